@@ -1,0 +1,1 @@
+"""Classical (NumPy) estimators: the reference the Bayesian fits are cross-checked against."""

@@ -1,0 +1,1 @@
+"""Bayesian judge-error models in PyMC."""
