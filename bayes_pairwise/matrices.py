@@ -1,0 +1,447 @@
+"""Observation matrices and per-pair counts (METHODS §1).
+
+* :func:`pair_counts` — one row per (judge, unordered pair {i, j}, i < j): k₊ (i shown first),
+  k₋ (j shown first), n₁ (wins of i among the k₊), n₂ (wins of i among the k₋).
+* :func:`y_matrix` — ŷ_ij = +1 if the first-shown i is preferred over j, −1 otherwise (needs every
+  ordered pair exactly once).
+* :func:`z_matrix` — Z = (Y − Yᵀ)/2; z_ij = 0 means the two orders disagree.
+* :func:`w_matrix` — w_ij = (2n₁ + 2n₂ − k₊ − k₋)/(k₊ + k₋), antisymmetric; W = Z when k₊ = k₋ = 1.
+* :func:`win_matrix` — x_ij = number of times i beat j in any order (ties count half).
+* :func:`round_robins` — Z or W per context, for logs made of many small round-robins.
+
+With ``ties="half"`` a tie counts as ŷ = 0 (half a win), so Z and W can take the values ±½.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import DesignError, DesignWarning
+
+__all__ = [
+    "PairCounts",
+    "RoundRobin",
+    "pair_counts",
+    "round_robins",
+    "w_matrix",
+    "win_matrix",
+    "y_matrix",
+    "z_matrix",
+]
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class PairCounts:
+    """Per-(judge, unordered pair) counts; all arrays have one entry per pair row.
+
+    Attributes
+    ----------
+    i, j : ndarray of int
+        Item indexes with ``i < j``.
+    judge, context : ndarray of int
+        Judge and context index of the pair row.
+    k_plus, k_minus : ndarray of int
+        Verdicts with ``i`` shown first / with ``j`` shown first.
+    n1, n2 : ndarray of float
+        Wins of ``i`` among the ``k_plus`` / among the ``k_minus`` verdicts (integers unless ties
+        are counted half).
+    items, judges : tuple of str
+        Labels, as in the :class:`~bayes_pairwise.data.Comparisons`.
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    judge: np.ndarray
+    context: np.ndarray
+    k_plus: np.ndarray
+    k_minus: np.ndarray
+    n1: np.ndarray
+    n2: np.ndarray
+    items: tuple[str, ...]
+    judges: tuple[str, ...]
+
+    @property
+    def n_items(self) -> int:
+        """Number of items."""
+        return len(self.items)
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of (judge, unordered pair) rows."""
+        return int(self.i.shape[0])
+
+    @property
+    def n_verdicts(self) -> np.ndarray:
+        """k₊ + k₋ per pair row."""
+        return self.k_plus + self.k_minus
+
+    @property
+    def first_wins(self) -> np.ndarray:
+        """Verdicts won by the first-shown item, per pair row."""
+        return self.n1 + (self.k_minus - self.n2)
+
+    @property
+    def both_orders(self) -> np.ndarray:
+        """True where the pair was seen in both presentation orders."""
+        return (self.k_plus > 0) & (self.k_minus > 0)
+
+    @property
+    def integer(self) -> bool:
+        """True when n₁ and n₂ are whole numbers (no half-counted ties)."""
+        return bool(np.all(self.n1 == np.round(self.n1)) and np.all(self.n2 == np.round(self.n2)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """The counts as a DataFrame with item and judge labels.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from bayes_pairwise.data import load_comparisons
+        >>> df = pd.DataFrame({"first": ["a", "b", "a"], "second": ["b", "a", "b"],
+        ...                    "outcome": ["first", "first", "second"]})
+        >>> pair_counts(load_comparisons(df)).to_frame()
+           judge item_i item_j  k_plus  k_minus   n1   n2
+        0  judge      a      b       2        1  1.0  0.0
+        """
+        items = np.asarray(self.items, dtype=object)
+        return pd.DataFrame(
+            {
+                "judge": np.asarray(self.judges, dtype=object)[self.judge],
+                "item_i": items[self.i],
+                "item_j": items[self.j],
+                "k_plus": self.k_plus,
+                "k_minus": self.k_minus,
+                "n1": self.n1,
+                "n2": self.n2,
+            }
+        )
+
+
+def pair_counts(data: Comparisons) -> PairCounts:
+    """Aggregate verdicts to one row per (judge, unordered pair).
+
+    Parameters
+    ----------
+    data : Comparisons
+
+    Returns
+    -------
+    PairCounts
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "b"], "second": ["b", "a", "a"],
+    ...                    "outcome": ["first", "first", "second"]})
+    >>> pc = pair_counts(load_comparisons(df))
+    >>> pc.k_plus.tolist(), pc.k_minus.tolist(), pc.n1.tolist(), pc.n2.tolist()
+    ([1], [2], [1.0], [1.0])
+    """
+    n = data.n_items
+    lo = np.minimum(data.first, data.second).astype(np.int64)
+    hi = np.maximum(data.first, data.second).astype(np.int64)
+    key = (data.judge.astype(np.int64) * n + lo) * n + hi
+    uniq, inv = np.unique(key, return_inverse=True)
+    m = len(uniq)
+    lo_first = data.first == lo
+    # wins of the lower-index item i
+    i_wins = np.where(lo_first, data.outcome, 1.0 - data.outcome)
+    k_plus = np.bincount(inv, weights=lo_first.astype(float), minlength=m).astype(np.int64)
+    k_tot = np.bincount(inv, minlength=m).astype(np.int64)
+    n1 = np.bincount(inv, weights=np.where(lo_first, i_wins, 0.0), minlength=m)
+    n2 = np.bincount(inv, weights=np.where(lo_first, 0.0, i_wins), minlength=m)
+    i = (uniq // n) % n
+    j = uniq % n
+    judge = uniq // (n * n)
+    return PairCounts(
+        i=_ro(i),
+        j=_ro(j),
+        judge=_ro(judge),
+        context=_ro(np.asarray(data.item_context)[i]),
+        k_plus=_ro(k_plus),
+        k_minus=_ro(k_tot - k_plus),
+        n1=_ro(n1),
+        n2=_ro(n2),
+        items=data.items,
+        judges=data.judges,
+    )
+
+
+# ------------------------------------------------------------------ selection helpers
+def _one_block(
+    data: Comparisons, judge: str | int | None, context: str | int | None
+) -> Comparisons:
+    """Restrict to one judge and one context (re-indexed), with clear errors when ambiguous."""
+    if judge is not None:
+        data = data.for_judge(judge)
+    elif data.n_judges > 1:
+        raise DesignError(
+            f"the data hold {data.n_judges} judges ({', '.join(data.judges[:5])}"
+            f"{', …' if data.n_judges > 5 else ''}); pass judge=… to pick one"
+        )
+    if context is not None:
+        data = data.for_context(context)
+    elif data.n_contexts > 1:
+        raise DesignError(
+            f"the data hold {data.n_contexts} contexts; pass context=… or use round_robins() "
+            "for per-context matrices"
+        )
+    return data
+
+
+def _pairs_text(items: tuple[str, ...], a: np.ndarray, b: np.ndarray, limit: int = 8) -> str:
+    shown = ", ".join(
+        f"({items[x]!r}, {items[y]!r})" for x, y in zip(a[:limit], b[:limit], strict=True)
+    )
+    if len(a) > limit:
+        shown += f", … ({len(a) - limit} more)"
+    return shown
+
+
+def _y_values(block: Comparisons) -> np.ndarray:
+    n = block.n_items
+    counts = np.zeros((n, n), dtype=np.int64)
+    np.add.at(counts, (block.first, block.second), 1)
+    off = ~np.eye(n, dtype=bool)
+    missing = np.argwhere((counts == 0) & off)
+    dup = np.argwhere(counts > 1)
+    if missing.size or dup.size:
+        parts = []
+        if missing.size:
+            parts.append(
+                f"{len(missing)} ordered pair(s) never shown (first, second): "
+                + _pairs_text(block.items, missing[:, 0], missing[:, 1])
+            )
+        if dup.size:
+            parts.append(
+                f"{len(dup)} ordered pair(s) shown more than once: "
+                + _pairs_text(block.items, dup[:, 0], dup[:, 1])
+                + " (use w_matrix for repeats)"
+            )
+        raise DesignError("Y and Z need every ordered pair exactly once; " + "; ".join(parts))
+    y = np.zeros((n, n))
+    y[block.first, block.second] = 2.0 * block.outcome - 1.0
+    return y
+
+
+def y_matrix(
+    data: Comparisons, *, judge: str | int | None = None, context: str | int | None = None
+) -> pd.DataFrame:
+    """Y: one verdict per ordered pair, ŷ_ij = +1 if the first-shown i is preferred, else −1.
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge, context : str or int, optional
+        Required when the data hold several judges / contexts.
+
+    Returns
+    -------
+    DataFrame
+        N×N, rows = item shown first, columns = item shown second, zero diagonal.
+
+    Raises
+    ------
+    DesignError
+        When an ordered pair is missing or repeated (the message lists them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                    "outcome": ["first", "first"]})
+    >>> y_matrix(load_comparisons(df)).to_numpy().tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    block = _one_block(data, judge, context)
+    return pd.DataFrame(_y_values(block), index=list(block.items), columns=list(block.items))
+
+
+def z_matrix(
+    data: Comparisons, *, judge: str | int | None = None, context: str | int | None = None
+) -> pd.DataFrame:
+    """Z = (Y − Yᵀ)/2: +1 / −1 when both orders agree, 0 when they disagree.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                    "outcome": ["first", "second"]})
+    >>> z_matrix(load_comparisons(df)).to_numpy().tolist()
+    [[0.0, 1.0], [-1.0, 0.0]]
+    """
+    block = _one_block(data, judge, context)
+    y = _y_values(block)
+    return pd.DataFrame((y - y.T) / 2.0, index=list(block.items), columns=list(block.items))
+
+
+def _w_values(block: Comparisons, require_complete: bool) -> np.ndarray:
+    pc = pair_counts(block)
+    n = block.n_items
+    w = np.zeros((n, n))
+    tot = pc.n_verdicts
+    val = (2 * pc.n1 + 2 * pc.n2 - tot) / tot
+    w[pc.i, pc.j] = val
+    w[pc.j, pc.i] = -val
+    if require_complete:
+        seen = np.zeros((n, n), dtype=bool)
+        seen[pc.i, pc.j] = True
+        iu = np.triu_indices(n, 1)
+        miss = ~seen[iu]
+        if miss.any():
+            raise DesignError(
+                f"W with require_complete=True needs every unordered pair; {int(miss.sum())} "
+                "never compared: " + _pairs_text(block.items, iu[0][miss], iu[1][miss])
+            )
+    return w
+
+
+def w_matrix(
+    data: Comparisons,
+    *,
+    judge: str | int | None = None,
+    context: str | int | None = None,
+    require_complete: bool = True,
+) -> pd.DataFrame:
+    """W: w_ij = (2n₁ + 2n₂ − k₊ − k₋)/(k₊ + k₋), antisymmetric (repeats allowed).
+
+    Parameters
+    ----------
+    require_complete : bool
+        Raise when an unordered pair was never compared (default); with False it is 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "a", "b"], "second": ["b", "b", "a"],
+    ...                    "outcome": ["first", "first", "first"]})
+    >>> round(float(w_matrix(load_comparisons(df)).loc["a", "b"]), 3)
+    0.333
+    """
+    block = _one_block(data, judge, context)
+    return pd.DataFrame(
+        _w_values(block, require_complete), index=list(block.items), columns=list(block.items)
+    )
+
+
+def win_matrix(data: Comparisons, *, judge: str | int | None = None) -> pd.DataFrame:
+    """X: x_ij = number of times i beat j in any order (ties count half; judges pooled unless one
+    is named). Covers all items of all contexts.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "a"], "second": ["b", "a", "b"],
+    ...                    "outcome": ["first", "first", "tie"]})
+    >>> win_matrix(load_comparisons(df, ties="half")).to_numpy().tolist()
+    [[0.0, 1.5], [1.5, 0.0]]
+    """
+    if judge is not None:
+        data = data.for_judge(judge)
+    n = data.n_items
+    x = np.zeros((n, n))
+    np.add.at(x, (data.first, data.second), data.outcome)
+    np.add.at(x, (data.second, data.first), 1.0 - data.outcome)
+    return pd.DataFrame(x, index=list(data.items), columns=list(data.items))
+
+
+@dataclass(frozen=True, eq=False)
+class RoundRobin:
+    """Z or W of one context: ``matrix`` is n×n over ``items`` (labels)."""
+
+    context: str
+    items: tuple[str, ...]
+    item_names: tuple[str, ...]
+    matrix: np.ndarray
+    kind: str
+
+    @property
+    def n(self) -> int:
+        """Number of items in this context."""
+        return len(self.items)
+
+
+def round_robins(
+    data: Comparisons,
+    *,
+    judge: str | int | None = None,
+    kind: str = "W",
+    skip_incomplete: bool = False,
+) -> list[RoundRobin]:
+    """Per-context Z or W matrices of one judge (for the Δ_S fit on many small round-robins).
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+        Required when the data hold several judges.
+    kind : {"W", "Z"}
+    skip_incomplete : bool
+        Skip contexts that cannot build the matrix, with a :class:`DesignWarning` naming how
+        many and which; by default such a context is a :class:`DesignError`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "a", "b"], "second": ["b", "a", "b", "a"],
+    ...                    "outcome": ["first", "second", "first", "first"], "q": [1, 1, 2, 2]})
+    >>> [float(rr.matrix[0, 1]) for rr in round_robins(load_comparisons(df, context="q"), kind="Z")]
+    [1.0, 0.0]
+    """
+    if kind not in ("W", "Z"):
+        raise ValueError(f"kind must be 'W' or 'Z', got {kind!r}")
+    if judge is not None:
+        data = data.for_judge(judge)
+    elif data.n_judges > 1:
+        raise DesignError(f"the data hold {data.n_judges} judges; pass judge=… to pick one")
+    out: list[RoundRobin] = []
+    skipped: list[str] = []
+    for c, ctx in enumerate(data.contexts):
+        block = data.for_context(c)
+        try:
+            if kind == "Z":
+                y = _y_values(block)
+                mat = (y - y.T) / 2.0
+            else:
+                mat = _w_values(block, require_complete=True)
+        except DesignError as exc:
+            if not skip_incomplete:
+                raise DesignError(f"context {ctx!r}: {exc}") from None
+            skipped.append(ctx)
+            continue
+        out.append(
+            RoundRobin(
+                context=ctx,
+                items=block.items,
+                item_names=block.item_names,
+                matrix=_ro(mat),
+                kind=kind,
+            )
+        )
+    if skipped:
+        warnings.warn(
+            f"{len(skipped)} of {data.n_contexts} contexts skipped: they cannot build {kind} "
+            f"({', '.join(skipped[:10])}{', …' if len(skipped) > 10 else ''})",
+            DesignWarning,
+            stacklevel=2,
+        )
+    if not out:
+        raise DesignError(f"no context can build {kind}")
+    return out
