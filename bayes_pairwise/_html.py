@@ -1,0 +1,151 @@
+"""A tiny builder for self-contained HTML pages: every string escaped, images embedded.
+
+The report must open offline and must never execute user-supplied text, so this module is the
+only place that writes markup: text goes through :func:`html.escape`, tables through
+``DataFrame.to_html(escape=True)``, and figures become ``data:image/png;base64`` URIs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;
+background:#fafafa;line-height:1.45}
+main{max-width:1150px;margin:0 auto;padding:1.5rem 2rem 4rem}
+h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.4rem;border-bottom:2px solid #ddd;
+padding-bottom:.2rem}h3{margin-top:1.6rem}
+.sub{color:#666;margin-top:0}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.88rem;background:#fff}
+th,td{border:1px solid #ddd;padding:.25rem .55rem;text-align:right}
+th{background:#f0f0f3}td:first-child,th:first-child{text-align:left}
+.fail{background:#fde2e1}.pass{background:#e3f6e5}
+.box{border-left:4px solid #888;background:#fff;padding:.6rem 1rem;margin:.8rem 0}
+.warn{border-color:#d97706;background:#fff7e6}.ok{border-color:#15803d;background:#effaf1}
+.bad{border-color:#b91c1c;background:#fdecec}.note{border-color:#2563eb;background:#eef4ff}
+figure{margin:1rem 0;background:#fff;padding:.5rem;border:1px solid #e5e5e5}
+figure img{max-width:100%;height:auto}figcaption{color:#555;font-size:.9rem}
+nav ul{columns:2;font-size:.92rem}code{background:#f1f1f4;padding:0 .25rem}
+"""
+
+
+def esc(text: Any) -> str:
+    """Escape any value for HTML text or attribute context.
+
+    Examples
+    --------
+    >>> esc("<script>alert(1)</script> & co")
+    '&lt;script&gt;alert(1)&lt;/script&gt; &amp; co'
+    """
+    return html.escape(str(text), quote=True)
+
+
+def figure_to_data_uri(fig: Any, *, dpi: int = 110) -> str:
+    """Render a Matplotlib figure to a ``data:image/png;base64,…`` URI (and close it)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+@dataclass
+class HtmlPage:
+    """Accumulates escaped blocks and renders one self-contained page.
+
+    Examples
+    --------
+    >>> page = HtmlPage("Judge <b> report")
+    >>> page.paragraph("item <script>")
+    >>> "<script>" in page.render()
+    False
+    """
+
+    title: str
+    subtitle: str = ""
+    blocks: list[str] = field(default_factory=list)
+    toc: list[tuple[str, str]] = field(default_factory=list)
+
+    def heading(self, text: str, level: int = 2) -> None:
+        """Add a heading (level-2 headings go into the table of contents)."""
+        anchor = f"s{len(self.toc) + 1}"
+        if level == 2:
+            self.toc.append((anchor, text))
+            self.blocks.append(f'<h2 id="{anchor}">{esc(text)}</h2>')
+        else:
+            self.blocks.append(f"<h{level}>{esc(text)}</h{level}>")
+
+    def paragraph(self, text: str) -> None:
+        """Add a paragraph of plain (escaped) text."""
+        self.blocks.append(f"<p>{esc(text)}</p>")
+
+    def box(self, text: str, kind: str = "note", title: str | None = None) -> None:
+        """Add a coloured call-out: ``kind`` in note / ok / warn / bad."""
+        head = f"<strong>{esc(title)}</strong><br>" if title else ""
+        self.blocks.append(f'<div class="box {esc(kind)}">{head}{esc(text)}</div>')
+
+    def bullets(self, items: list[str]) -> None:
+        """Add a bulleted list of plain (escaped) text."""
+        self.blocks.append("<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>")
+
+    def table(
+        self,
+        df: pd.DataFrame,
+        *,
+        caption: str | None = None,
+        float_format: str = "{:.3f}",
+        index: bool = True,
+        flag_column: str | None = None,
+    ) -> None:
+        """Add a DataFrame as an escaped HTML table; rows where ``flag_column`` is False are red."""
+        fmt = {
+            c: (lambda v, f=float_format: f.format(v) if isinstance(v, float) else v)
+            for c in df.columns
+        }
+        body = df.to_html(escape=True, index=index, formatters=fmt, border=0, na_rep="–")
+        if flag_column is not None and flag_column in df.columns:
+            # colour whole rows by the flag: re-render row by row
+            rows = []
+            head = df.iloc[:0].to_html(escape=True, index=index, border=0)
+            head = head.split("<tbody>")[0]
+            for k in range(len(df)):
+                part = df.iloc[[k]].to_html(
+                    escape=True, index=index, formatters=fmt, border=0, na_rep="–"
+                )
+                tr = part.split("<tbody>")[1].split("</tbody>")[0]
+                cls = "pass" if bool(df[flag_column].iloc[k]) else "fail"
+                rows.append(tr.replace("<tr>", f'<tr class="{cls}">', 1))
+            body = head + "<tbody>" + "".join(rows) + "</tbody></table>"
+        cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
+        self.blocks.append(cap + body)
+
+    def figure(self, fig: Any, caption: str = "") -> None:
+        """Embed a Matplotlib figure as a PNG data URI (the figure is closed)."""
+        uri = figure_to_data_uri(fig)
+        self.blocks.append(
+            f'<figure><img alt="{esc(caption)}" src="{uri}">'
+            f"<figcaption>{esc(caption)}</figcaption></figure>"
+        )
+
+    def preformatted(self, text: str) -> None:
+        """Add preformatted (escaped) text."""
+        self.blocks.append(f"<pre>{esc(text)}</pre>")
+
+    def render(self) -> str:
+        """The whole page as one string (no external references)."""
+        toc = "".join(f'<li><a href="#{a}">{esc(t)}</a></li>' for a, t in self.toc)
+        sub = f'<p class="sub">{esc(self.subtitle)}</p>' if self.subtitle else ""
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{esc(self.title)}</title><style>{_CSS}</style></head><body><main>"
+            f"<h1>{esc(self.title)}</h1>{sub}<nav><ul>{toc}</ul></nav>"
+            + "\n".join(self.blocks)
+            + "</main></body></html>\n"
+        )
