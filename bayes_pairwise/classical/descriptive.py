@@ -1,0 +1,733 @@
+"""Descriptive statistics of a pairwise judge (METHODS §2).
+
+* Commutativity score S_com: the share of unordered pairs whose two verdicts pick the same
+  *position* (z_ij = 0). Under the uniform error model E[S_com] = 2ε(1−ε), so
+  ε̂ = (1 − √(1 − 2 S_com))/2 for S_com ≤ 1/2.
+* First-position win rate r₁: the share of verdicts won by the first-shown item.
+* Moment estimator of (ε₊, ε₋) from (S_com, r₁): with every pair shown in both orders and the
+  presentation order independent of quality,
+
+  E[r₁]    = ½ (1 − ε₊ + ε₋)          (half the verdicts show the better item first)
+  E[S_com] = ε₊ + ε₋ − 2 ε₊ ε₋        (= 1 − (1−ε₊)(1−ε₋) − ε₊ε₋, METHODS §3.2)
+
+  With d = 2r₁ − 1 = ε₋ − ε₊ and s = ε₊ + ε₋ these give s² − 2s + 2 S_com − d² = 0, so
+  s = 1 − √(1 − 2 S_com + d²) (the root with ε₊ + ε₋ < 1), ε₊ = (s − d)/2, ε₋ = (s + d)/2.
+* Copeland scores S_i = Σ_j w_ij (= Σ_j z_ij when every pair is seen once in each order) and the
+  ranking (per context when the log holds contexts).
+
+With repeats (k₊, k₋ > 1) S_com generalises to the share of all (i-first verdict, j-first verdict)
+combinations of a pair that pick the same position; every such combination is one verdict in each
+order, so the expectations above are unchanged. With ``ties="half"`` a tie counts as half a
+verdict each way.
+
+Each statistic has a pure-array core and a wrapper taking a
+:class:`~bayes_pairwise.data.Comparisons`; :func:`descriptive_by_judge` gives all of them for
+every judge as one table.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.errors import DesignError, DesignWarning
+
+if TYPE_CHECKING:  # pragma: no cover
+    import arviz as az
+
+    from bayes_pairwise.data import Comparisons
+
+__all__ = [
+    "PositionalMoments",
+    "ScomEstimate",
+    "commutativity_score",
+    "commutativity_score_counts",
+    "commutativity_score_z",
+    "copeland_ranking",
+    "copeland_scores",
+    "copeland_scores_matrix",
+    "descriptive_by_judge",
+    "eps_from_scom",
+    "estimate_eps_scom",
+    "first_position_rate",
+    "moments_from_rates",
+    "position_consistency",
+    "positional_moments",
+]
+
+OnInvalid = Literal["raise", "nan"]
+
+
+# ============================================================================ array cores
+def commutativity_score_z(Z: np.ndarray) -> float:
+    """S_com of a Z matrix: the share of unordered pairs with z_ij = 0.
+
+    Parameters
+    ----------
+    Z : array_like, shape (N, N)
+        Antisymmetric matrix with entries in {−1, 0, 1} (±½ with half-counted ties count as
+        neither agreement nor disagreement: they are excluded from the numerator).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.array([[0, 1, 0], [-1, 0, 1], [0, -1, 0]])
+    >>> commutativity_score_z(Z)  # the pair (0, 2) has z = 0: its two verdicts disagree
+    0.3333333333333333
+    """
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or Z.shape[0] != Z.shape[1] or Z.shape[0] < 2:
+        raise ValueError(f"Z must be a square matrix with N >= 2, got shape {Z.shape}")
+    iu = np.triu_indices(Z.shape[0], 1)
+    return float(np.mean(Z[iu] == 0))
+
+
+def commutativity_score_counts(
+    k_plus: np.ndarray, k_minus: np.ndarray, n1: np.ndarray, n2: np.ndarray
+) -> float:
+    """S_com from per-pair counts (k₊, k₋, n₁, n₂), generalised to repeats.
+
+    For each pair seen in both orders, every combination of one i-first and one j-first verdict
+    is scored 1 when both pick the same position; S_com = Σ agreements / Σ k₊k₋. With
+    k₊ = k₋ = 1 this is the paper's share of pairs with z_ij = 0. Pairs seen in one order only
+    are ignored.
+
+    Parameters
+    ----------
+    k_plus, k_minus : array_like of int
+        Verdicts with the lower-index item i shown first / second.
+    n1, n2 : array_like of float
+        Wins of i among them.
+
+    Returns
+    -------
+    float
+        NaN when no pair was seen in both orders.
+
+    Examples
+    --------
+    >>> commutativity_score_counts([1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 1])
+    0.6666666666666666
+    >>> commutativity_score_counts([2], [2], [2], [0])  # i wins first twice, j wins first twice
+    1.0
+    """
+    num, den = _scom_terms(k_plus, k_minus, n1, n2)
+    tot = den.sum()
+    return float(num.sum() / tot) if tot > 0 else float("nan")
+
+
+def _scom_terms(k_plus, k_minus, n1, n2) -> tuple[np.ndarray, np.ndarray]:
+    kp = np.asarray(k_plus, dtype=float)
+    km = np.asarray(k_minus, dtype=float)
+    a = np.asarray(n1, dtype=float)
+    b = np.asarray(n2, dtype=float)
+    # same position: (first, first) = i wins i-first & j wins j-first; (second, second) = j wins
+    # i-first & i wins j-first
+    num = a * (km - b) + (kp - a) * b
+    den = kp * km
+    return num, den
+
+
+def eps_from_scom(s_com: float | np.ndarray, *, on_invalid: OnInvalid = "raise") -> Any:
+    """Closed-form uniform error rate from S_com: ε̂ = (1 − √(1 − 2 S_com))/2.
+
+    Inverts E[S_com] = 2ε(1−ε) on ε ∈ [0, ½].
+
+    Parameters
+    ----------
+    s_com : float or array_like
+        Commutativity score(s).
+    on_invalid : {"raise", "nan"}
+        What to do with S_com > ½, which no uniform error rate can produce (the largest possible
+        expectation is ½, at ε = ½): raise a :class:`DesignError`, or return NaN with a
+        :class:`DesignWarning`.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> round(eps_from_scom(2 * 0.15 * 0.85), 10)
+    0.15
+    >>> eps_from_scom(0.6, on_invalid="nan")  # doctest: +SKIP
+    nan
+    """
+    s = np.asarray(s_com, dtype=float)
+    bad = s > 0.5
+    if np.any(bad):
+        msg = (
+            f"S_com = {np.max(s[bad]):.4f} > 1/2: no uniform error rate produces this much "
+            "position-following (E[S_com] = 2ε(1−ε) ≤ 1/2). The judge has a positional bias; use "
+            "positional_moments() or the PositionalBias model instead."
+        )
+        if on_invalid == "raise":
+            raise DesignError(msg)
+        warnings.warn(msg, DesignWarning, stacklevel=2)
+    if np.any(s < 0):
+        raise ValueError("S_com must be non-negative")
+    with np.errstate(invalid="ignore"):
+        out = np.where(bad, np.nan, (1.0 - np.sqrt(np.clip(1.0 - 2.0 * s, 0.0, None))) / 2.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def moments_from_rates(s_com: float, r1: float) -> tuple[float, float, bool]:
+    """Solve the two expectation equations for (ε₊, ε₋) (module docstring).
+
+    Parameters
+    ----------
+    s_com : float
+        Commutativity score.
+    r1 : float
+        First-position win rate.
+
+    Returns
+    -------
+    eps_plus, eps_minus : float
+        Error rate when the better item is shown first / second.
+    at_boundary : bool
+        True when the equations have no solution in the domain (sampling noise: S_com < |2r₁−1|,
+        or S_com > (1 + (2r₁−1)²)/2); the estimate is then projected onto it (the smaller rate
+        set to 0, or ε₊ + ε₋ = 1).
+
+    Examples
+    --------
+    >>> ep, em = 0.1, 0.3
+    >>> s, r = ep + em - 2 * ep * em, 0.5 * (1 - ep + em)
+    >>> [round(x, 10) for x in moments_from_rates(s, r)[:2]]
+    [0.1, 0.3]
+    """
+    d = 2.0 * float(r1) - 1.0
+    s_c = float(s_com)
+    disc = 1.0 - 2.0 * s_c + d * d
+    at_boundary = False
+    if disc < 0:
+        disc = 0.0
+        at_boundary = True
+    s = 1.0 - np.sqrt(disc)
+    ep, em = (s - d) / 2.0, (s + d) / 2.0
+    if ep < 0 or em < 0:
+        at_boundary = True
+        ep, em = max(ep, 0.0), max(em, 0.0)
+    return float(ep), float(em), at_boundary
+
+
+def copeland_scores_matrix(M: np.ndarray) -> np.ndarray:
+    """Copeland scores S_i = Σ_j m_ij of an antisymmetric Z or W matrix.
+
+    Parameters
+    ----------
+    M : array_like, shape (N, N)
+
+    Returns
+    -------
+    ndarray, shape (N,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.array([[0, 1, 1], [-1, 0, 0], [-1, 0, 0]])
+    >>> copeland_scores_matrix(Z)
+    array([ 2., -1., -1.])
+    """
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"need a square matrix, got shape {M.shape}")
+    return M.sum(axis=1)
+
+
+# ============================================================================ wrappers
+def _block(data: Comparisons, judge: str | int | None) -> Comparisons:
+    if judge is not None:
+        return data.for_judge(judge)
+    if data.n_judges > 1:
+        raise DesignError(
+            f"the data hold {data.n_judges} judges ({', '.join(data.judges[:5])}"
+            f"{', …' if data.n_judges > 5 else ''}); pass judge=… or use descriptive_by_judge()"
+        )
+    return data
+
+
+def _counts(data: Comparisons):
+    from bayes_pairwise.matrices import pair_counts
+
+    return pair_counts(data)
+
+
+def _need_both_orders(pc, data: Comparisons) -> np.ndarray:
+    both = pc.both_orders
+    if not both.any():
+        raise DesignError(
+            "S_com needs pairs shown in both orders; no pair of "
+            f"{data.judges[int(pc.judge[0])] if pc.n_pairs else 'this judge'} was"
+        )
+    return both
+
+
+def commutativity_score(data: Comparisons, *, judge: str | int | None = None) -> float:
+    """Commutativity score S_com of one judge (METHODS §2).
+
+    Pools all pairs of all contexts. Pairs seen in only one order are ignored; with repeats the
+    generalised form of :func:`commutativity_score_counts` is used.
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+        Required when the data hold several judges.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DesignError
+        Several judges and no ``judge``, or no pair seen in both orders.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(60, eps=0.15, random_seed=0)
+    >>> round(commutativity_score(sim.data), 3), round(2 * 0.15 * 0.85, 3)
+    (0.258, 0.255)
+    """
+    block = _block(data, judge)
+    pc = _counts(block)
+    both = _need_both_orders(pc, block)
+    return commutativity_score_counts(pc.k_plus[both], pc.k_minus[both], pc.n1[both], pc.n2[both])
+
+
+def position_consistency(data: Comparisons, *, judge: str | int | None = None) -> float:
+    """Share of (i-first, j-first) verdict combinations that name the same winner or both tie.
+
+    For a pair seen once in each order this is 1 when the two verdicts agree on the winner (or
+    are both ties) — the "consistency" reported by e.g. the PRD data set. Without ties it equals
+    1 − S_com. Ties must be kept (``ties="half"``) to count tie/tie as consistent.
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> d = simulate_round_robin(30, eps=0.2, random_seed=0).data
+    >>> round(position_consistency(d) + commutativity_score(d), 12)
+    1.0
+    """
+    block = _block(data, judge)
+    lo = np.minimum(block.first, block.second)
+    hi = np.maximum(block.first, block.second)
+    n = block.n_items
+    key = lo.astype(np.int64) * n + hi
+    lo_first = block.first == lo
+    i_wins = np.where(lo_first, block.outcome, 1.0 - block.outcome)
+    code = np.rint(i_wins * 2).astype(np.int64)  # 0 = j won, 1 = tie, 2 = i won
+    uniq, inv = np.unique(key, return_inverse=True)
+    m = uniq.size
+    c_plus = np.zeros((m, 3))
+    c_minus = np.zeros((m, 3))
+    np.add.at(c_plus, (inv[lo_first], code[lo_first]), 1.0)
+    np.add.at(c_minus, (inv[~lo_first], code[~lo_first]), 1.0)
+    den = c_plus.sum(1) * c_minus.sum(1)
+    if not (den > 0).any():
+        raise DesignError("position consistency needs pairs shown in both orders; none was")
+    return float((c_plus * c_minus).sum() / den.sum())
+
+
+def first_position_rate(data: Comparisons | np.ndarray, *, judge: str | int | None = None) -> float:
+    """First-position win rate r₁: share of verdicts won by the first-shown item.
+
+    Parameters
+    ----------
+    data : Comparisons or array_like
+        A comparison log, or an array of outcomes (1 = first wins, 0 = second, 0.5 = tie).
+    judge : str or int, optional
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> first_position_rate(np.array([1, 1, 0, 0.5]))
+    0.625
+    """
+    if isinstance(data, np.ndarray | list | tuple):
+        out = np.asarray(data, dtype=float)
+        if out.size == 0:
+            raise ValueError("no outcomes")
+        return float(out.mean())
+    return float(_block(data, judge).outcome.mean())
+
+
+@dataclass(frozen=True)
+class ScomEstimate:
+    """Uniform error rate from the commutativity score.
+
+    Attributes
+    ----------
+    eps, eps_se : float
+        ε̂ = (1 − √(1 − 2 S_com))/2 and its delta-method standard error (NaN when S_com > ½).
+    s_com, s_com_se : float
+        The commutativity score and its standard error (pairs as independent units).
+    n_pairs : int
+        Pairs seen in both orders.
+    judge : str
+    """
+
+    eps: float
+    eps_se: float
+    s_com: float
+    s_com_se: float
+    n_pairs: int
+    judge: str
+
+    def to_inference_data(self) -> az.InferenceData:
+        """One-chain, one-draw posterior with variable ``eps`` (as the Bayesian models)."""
+        return _point_idata({"eps": self.eps}, self.judge, "commutativity score (closed form)")
+
+
+@dataclass(frozen=True)
+class PositionalMoments:
+    """Moment estimate of (ε₊, ε₋) from (S_com, r₁).
+
+    Attributes
+    ----------
+    eps_plus, eps_minus : float
+        Error rate when the truly better item is shown first / second.
+    eps_plus_se, eps_minus_se : float
+        Delta-method standard errors (pairs as independent units; NaN at the boundary).
+    s_com, r1 : float
+        The two statistics used.
+    n_pairs, n_verdicts : int
+    at_boundary : bool
+        The moment equations had no solution in the domain and the estimate was projected.
+    judge : str
+    """
+
+    eps_plus: float
+    eps_minus: float
+    eps_plus_se: float
+    eps_minus_se: float
+    s_com: float
+    r1: float
+    n_pairs: int
+    n_verdicts: int
+    at_boundary: bool
+    judge: str
+
+    def to_inference_data(self) -> az.InferenceData:
+        """One-chain, one-draw posterior with ``eps_plus`` and ``eps_minus``."""
+        return _point_idata(
+            {"eps_plus": self.eps_plus, "eps_minus": self.eps_minus},
+            self.judge,
+            "moment estimator (S_com, first-position rate)",
+        )
+
+
+def _point_idata(values: dict[str, float], judge: str, method: str) -> az.InferenceData:
+    import arviz as az
+
+    return az.from_dict(
+        posterior={k: np.array([[v]]) for k, v in values.items()},
+        attrs={"method": method, "judge": judge, "point_estimate": 1},
+    )
+
+
+def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
+    """Every descriptive number of one judge, with delta-method standard errors."""
+    pc = _counts(block)
+    both = _need_both_orders(pc, block)
+    a, c = _scom_terms(pc.k_plus[both], pc.k_minus[both], pc.n1[both], pc.n2[both])
+    n_p = int(both.sum())
+    S = a.sum() / c.sum()
+    b = pc.first_wins.astype(float)
+    v = pc.n_verdicts.astype(float)
+    r1 = b.sum() / v.sum()
+    # ratio-estimator linearisation with pairs as the independent units
+    P_all = pc.n_pairs
+    u = np.zeros(P_all)
+    u[both] = (a - S * c) / c.sum()
+    w = (b - r1 * v) / v.sum()
+    f_s = n_p / max(n_p - 1, 1)
+    f_r = P_all / max(P_all - 1, 1)
+    var_s = f_s * np.sum(u**2)
+    var_r = f_r * np.sum(w**2)
+    cov = np.sqrt(f_s * f_r) * np.sum(u * w)
+    eps_u = eps_from_scom(S, on_invalid="nan") if S <= 0.5 else float("nan")
+    eps_u_se = float(np.sqrt(var_s) / (2.0 * np.sqrt(1.0 - 2.0 * S))) if S < 0.5 else float("nan")
+    ep, em, boundary = moments_from_rates(S, r1)
+    if boundary:
+        ep_se = em_se = float("nan")
+    else:
+        d = 2 * r1 - 1
+        rd = np.sqrt(1 - 2 * S + d * d)
+        J = np.array([[0.5 / rd, -d / rd - 1.0], [0.5 / rd, 1.0 - d / rd]])
+        cov_m = J @ np.array([[var_s, cov], [cov, var_r]]) @ J.T
+        ep_se, em_se = (float(x) for x in np.sqrt(np.clip(np.diag(cov_m), 0, None)))
+    return {
+        "judge": judge_label,
+        "n_verdicts": int(block.n_comparisons),
+        "n_pairs": int(P_all),
+        "n_pairs_both_orders": n_p,
+        "n_ties_kept": int(np.sum(block.outcome == 0.5)),
+        "tie_policy": block.tie_policy,
+        "s_com": float(S),
+        "s_com_se": float(np.sqrt(var_s)),
+        "r1": float(r1),
+        "r1_se": float(np.sqrt(var_r)),
+        "eps_scom": eps_u,
+        "eps_scom_se": eps_u_se,
+        "eps_plus": ep,
+        "eps_minus": em,
+        "eps_plus_se": ep_se,
+        "eps_minus_se": em_se,
+        "moments_at_boundary": boundary,
+    }
+
+
+def estimate_eps_scom(
+    data: Comparisons, *, judge: str | int | None = None, on_invalid: OnInvalid = "raise"
+) -> ScomEstimate:
+    """Uniform error rate of one judge from its commutativity score, with standard errors.
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+    on_invalid : {"raise", "nan"}
+        S_com > ½ (see :func:`eps_from_scom`).
+
+    Returns
+    -------
+    ScomEstimate
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(80, eps=0.1, random_seed=3)
+    >>> est = estimate_eps_scom(sim.data)
+    >>> abs(est.eps - sim.realised_eps) < 3 * est.eps_se
+    True
+    """
+    block = _block(data, judge)
+    lab = block.judges[0] if block.n_judges == 1 else str(judge)
+    st = _stats(block, lab)
+    if st["s_com"] > 0.5:
+        eps_from_scom(st["s_com"], on_invalid=on_invalid)  # raises or warns
+    return ScomEstimate(
+        eps=st["eps_scom"],
+        eps_se=st["eps_scom_se"],
+        s_com=st["s_com"],
+        s_com_se=st["s_com_se"],
+        n_pairs=st["n_pairs_both_orders"],
+        judge=lab,
+    )
+
+
+def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> PositionalMoments:
+    """Moment estimator of (ε₊, ε₋) from S_com and the first-position rate (METHODS §2, §3.2).
+
+    Assumes every pair is shown in both orders with the presentation order independent of
+    quality (true of a round-robin). Unlike any statistic of Z or W alone, r₁ separates ε₊ from
+    ε₋.
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+
+    Returns
+    -------
+    PositionalMoments
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(100, eps_plus=0.05, eps_minus=0.3, random_seed=0)
+    >>> m = positional_moments(sim.data)
+    >>> round(m.eps_plus, 3), round(m.eps_minus, 3)  # estimates
+    (0.05, 0.306)
+    >>> round(sim.realised_eps_plus, 3), round(sim.realised_eps_minus, 3)  # this draw's truth
+    (0.05, 0.307)
+    """
+    block = _block(data, judge)
+    lab = block.judges[0] if block.n_judges == 1 else str(judge)
+    st = _stats(block, lab)
+    if st["moments_at_boundary"]:
+        warnings.warn(
+            f"judge {lab!r}: the moment equations have no solution inside the domain "
+            f"(S_com={st['s_com']:.4f}, r1={st['r1']:.4f}); the estimate is projected onto "
+            "the boundary",
+            DesignWarning,
+            stacklevel=2,
+        )
+    return PositionalMoments(
+        eps_plus=st["eps_plus"],
+        eps_minus=st["eps_minus"],
+        eps_plus_se=st["eps_plus_se"],
+        eps_minus_se=st["eps_minus_se"],
+        s_com=st["s_com"],
+        r1=st["r1"],
+        n_pairs=st["n_pairs_both_orders"],
+        n_verdicts=st["n_verdicts"],
+        at_boundary=st["moments_at_boundary"],
+        judge=lab,
+    )
+
+
+def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
+    """All descriptive statistics for every judge, one row per judge.
+
+    Columns: ``n_verdicts``, ``n_pairs``, ``n_pairs_both_orders``, ``n_ties_kept`` (ties counted
+    half under ``ties="half"``), ``tie_policy``,
+    ``s_com`` (+ ``_se``), ``consistency`` (see :func:`position_consistency`), ``r1`` (+ ``_se``),
+    ``eps_scom`` (+ ``_se``; NaN when S_com > ½), ``eps_plus``, ``eps_minus`` (+ ``_se``),
+    ``moments_at_boundary``. A judge with no pair in both orders gets NaN statistics.
+
+    Parameters
+    ----------
+    data : Comparisons
+
+    Returns
+    -------
+    DataFrame indexed by judge.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> d = simulate_round_robin(20, eps=0.1, random_seed=0).data
+    >>> descriptive_by_judge(d).loc["judge", ["n_verdicts", "n_pairs_both_orders"]].tolist()
+    [380, 190]
+    """
+    rows = []
+    invalid = []
+    for lab, block in data.by_judge():
+        try:
+            st = _stats(block, lab)
+            st["consistency"] = position_consistency(block)
+        except DesignError:
+            st = {
+                "judge": lab,
+                "n_verdicts": int(block.n_comparisons),
+                "n_ties_kept": int(np.sum(block.outcome == 0.5)),
+                "tie_policy": block.tie_policy,
+                "r1": float(block.outcome.mean()),
+            }
+        if st.get("s_com", 0.0) > 0.5:
+            invalid.append(lab)
+        rows.append(st)
+    if invalid:
+        warnings.warn(
+            f"S_com > 1/2 for judge(s) {invalid}: eps_scom is NaN (positional bias; see eps_plus/"
+            "eps_minus)",
+            DesignWarning,
+            stacklevel=2,
+        )
+    cols = [
+        "n_verdicts",
+        "n_pairs",
+        "n_pairs_both_orders",
+        "n_ties_kept",
+        "tie_policy",
+        "s_com",
+        "s_com_se",
+        "consistency",
+        "r1",
+        "r1_se",
+        "eps_scom",
+        "eps_scom_se",
+        "eps_plus",
+        "eps_minus",
+        "eps_plus_se",
+        "eps_minus_se",
+        "moments_at_boundary",
+    ]
+    return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
+
+
+def copeland_scores(data: Comparisons, *, judge: str | int | None = None) -> pd.Series:
+    """Copeland scores S_i = Σ_j w_ij of one judge, indexed by item label.
+
+    Every compared pair contributes w_ij = (2n₁ + 2n₂ − k₊ − k₋)/(k₊ + k₋) to i and −w_ij to j
+    (= z_ij with one verdict in each order). Items of different contexts are never compared, so
+    with contexts the scores are per-context Copeland scores.
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+
+    Returns
+    -------
+    Series
+        Scores (sum to zero), indexed by item label.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> d = simulate_round_robin(5, eps=0.0, random_seed=0).data
+    >>> sorted(copeland_scores(d).tolist(), reverse=True)
+    [4.0, 2.0, 0.0, -2.0, -4.0]
+    """
+    block = _block(data, judge)
+    pc = _counts(block)
+    tot = pc.n_verdicts.astype(float)
+    val = (2 * pc.n1 + 2 * pc.n2 - tot) / tot
+    s = np.bincount(pc.i, weights=val, minlength=block.n_items) - np.bincount(
+        pc.j, weights=val, minlength=block.n_items
+    )
+    return pd.Series(s, index=pd.Index(list(block.items), name="item"), name="copeland")
+
+
+def copeland_ranking(data: Comparisons, *, judge: str | int | None = None) -> pd.DataFrame:
+    """Copeland ranking of one judge (per context when the log holds contexts).
+
+    Parameters
+    ----------
+    data : Comparisons
+    judge : str or int, optional
+
+    Returns
+    -------
+    DataFrame
+        Columns ``context``, ``item`` (name within its context), ``score`` and ``rank``
+        (1 = best within the context; tied scores share the best rank), indexed by item label,
+        sorted by context then descending score.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(4, eps=0.0, random_seed=1)
+    >>> r = copeland_ranking(sim.data)
+    >>> tuple(r.index) == sim.true_order
+    True
+    """
+    block = _block(data, judge)
+    scores = copeland_scores(block)
+    ctx = np.asarray(block.contexts, dtype=object)[np.asarray(block.item_context)]
+    df = pd.DataFrame(
+        {"context": ctx, "item": list(block.item_names), "score": scores.to_numpy()},
+        index=scores.index,
+    )
+    df["rank"] = df.groupby("context", sort=False)["score"].rank(method="min", ascending=False)
+    df["rank"] = df["rank"].astype(np.int64)
+    ctx_pos = np.asarray(block.item_context)
+    order = np.lexsort((np.arange(len(df)), -df["score"].to_numpy(), ctx_pos))
+    return df.iloc[order]
