@@ -70,7 +70,8 @@ class DatasetInfo:
     order_recorded : bool
         The presentation order is known (False: "first" is only a nominal label).
     repeats : int
-        Most verdicts per judge and ordered pair (same context).
+        Most verdicts of one judge on the same ordered pair of the same texts (same context,
+        or same battle for ``chatbot_arena``, whose model pairs recur over many prompts).
     n_ties : int
         Tie verdicts in the tidy frame with the default options.
     has_texts : bool
