@@ -402,7 +402,10 @@ _INFOS: tuple[DatasetInfo, ...] = (
             "model. There is no round-robin, so Z matrices, Copeland scores and Delta_S per "
             "context are not available; pair-level error models and Bradley-Terry are.",
             "Some rows are missing upstream (e.g. MTBench gpt-3.5-turbo-0125 has 554 of 576, "
-            "DevBench gemini-pro 430 of 432), so a few pairs lack one order or a repetition.",
+            "DevBench gemini-pro 430 of 432), so a few pairs lack one order or a repetition. 30 "
+            "rows are flagged consistent_file=True although their swapped-order partner is "
+            "missing; wherever both orders are present the flag equals the recomputed "
+            "consistency.",
             "DevBench allowed no tie (n_options = 2); MTBench did.",
             "gpt-3.5-turbo-1106 and gpt-4-1106-preview are judges and also DevBench answer "
             "models: self-preference is possible.",
