@@ -19,6 +19,9 @@ class DatasetError(BayesPairwiseError, ValueError):
     """An unknown data set name, or an option value a data set does not accept."""
 
 
+DatasetError.__module__ = "bayes_pairwise.datasets"
+
+
 def _ro(mapping: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType(dict(mapping))
 
@@ -265,12 +268,6 @@ FAMILIES: Mapping[str, tuple[Mapping[str, str], Mapping[str, str]]] = MappingPro
     }
 )
 
-_FAMILY_NOTE = (
-    "Families group models by developer line for a self-preference covariate: an answer and a "
-    "judge of the same family may favour each other. Only the judges' lines are resolved "
-    "(openai, anthropic, google, vicuna, human); every other model is its own family, so it "
-    "never matches a judge. These are this package's labels, not upstream data."
-)
 _SELF_PREF = (
     "self-preference covariate: +1 when only the first-shown item is of the judge's model family, "
     "-1 when only the second-shown one is, 0 otherwise (see item_families / judge_families)"
