@@ -1,0 +1,614 @@
+"""The ``bayes-pairwise`` command line.
+
+Sub-commands::
+
+    bayes-pairwise simulate --n-items 100 --eps 0.15 --seed 0 --out sim.csv
+    bayes-pairwise estimate DATA --method {scom,moments,copeland,deltas,deltas2d,bt-mm,
+                                           biased-bt-spread,elo} [--json]
+    bayes-pairwise fit DATA --model NAME [--map] [--draws --tune --chains --seed] [--out fit.nc]
+    bayes-pairwise compare DATA [--json]
+    bayes-pairwise datasets [list | show NAME | export NAME --out FILE]
+    bayes-pairwise report DATA_OR_DATASET --out report.html [--judge J] [--model M]
+
+``DATA`` is a bundled data set name (see ``bayes-pairwise datasets list``) or a comparison log
+(.csv / .tsv / .parquet / .jsonl); column names are set with ``--first``, ``--second``,
+``--outcome``, ``--judge-column``, ``--context-column``, ``--repeat-column``. Errors in the data
+are printed as one line naming the rows and column, with exit status 2. Long work reports its
+progress on stderr; ``--json`` output goes to stdout alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise._version import __version__
+from bayes_pairwise.errors import BayesPairwiseError
+
+__all__ = ["main"]
+
+ESTIMATE_METHODS = (
+    "scom",
+    "moments",
+    "copeland",
+    "deltas",
+    "deltas2d",
+    "bt-mm",
+    "biased-bt-spread",
+    "elo",
+)
+
+
+# --------------------------------------------------------------------------- helpers
+def _jsonable(obj: Any) -> Any:
+    """Convert NumPy / pandas values to plain JSON values (NaN and ±inf become null)."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, pd.Series):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, pd.DataFrame):
+        return [_jsonable(r) for r in obj.to_dict(orient="records")]
+    if isinstance(obj, np.bool_ | bool):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, float | np.floating):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def _print_json(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(_jsonable(obj), indent=2, allow_nan=False) + "\n")
+
+
+def _info(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _parse_map(text: str | None) -> dict[str, str] | None:
+    """Parse ``"1=first,2=second,3=tie"``."""
+    if not text:
+        return None
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if "=" not in part:
+            raise BayesPairwiseError(
+                f"--outcome-map entries look like RAW=first|second|tie: {part!r}"
+            )
+        k, v = part.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for p in pairs or ():
+        if "=" not in p:
+            raise BayesPairwiseError(f"--option entries look like KEY=VALUE: {p!r}")
+        k, v = p.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out
+
+
+def _add_data_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", help="bundled data set name or comparison log file")
+    g = p.add_argument_group("reading a file")
+    g.add_argument("--first", default="first", help="column of the item shown first")
+    g.add_argument("--second", default="second", help="column of the item shown second")
+    g.add_argument("--outcome", default="outcome", help="column of the outcome / winner")
+    g.add_argument("--judge-column", default=None, help="column naming the judge")
+    g.add_argument("--context-column", default=None, help="column naming the context")
+    g.add_argument("--repeat-column", default=None, help="column with the repeat number")
+    g.add_argument("--covariates", default="", help="comma-separated covariate columns")
+    g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')
+    p.add_argument(
+        "--ties",
+        choices=("error", "drop", "half"),
+        default=None,
+        help="tie policy (default: 'drop' for bundled data sets, 'error' for files)",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="data set option, e.g. --option benchmark=MTBench",
+    )
+    p.add_argument("--judge", default=None, help="restrict to one judge")
+
+
+def _load_data(args: argparse.Namespace):
+    from bayes_pairwise import datasets
+    from bayes_pairwise.data import load_comparisons
+
+    name = args.data
+    if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
+        data = datasets.load(name, ties=args.ties or "drop", **_parse_options(args.option))
+    else:
+        # a file: when the default column names are absent, try the simulate output layout
+        covs = [c for c in args.covariates.split(",") if c]
+        frame_cols: list[str] | None = None
+        path = Path(name)
+        if path.suffix.lower() in (".csv", ".tsv") and path.exists():
+            frame_cols = list(
+                pd.read_csv(path, nrows=0, sep="\t" if path.suffix == ".tsv" else ",")
+            )
+        judge_col = args.judge_column or ("judge" if frame_cols and "judge" in frame_cols else None)
+        ctx_col = args.context_column or (
+            "context" if frame_cols and "context" in frame_cols else None
+        )
+        rep_col = args.repeat_column or (
+            "repeat" if frame_cols and "repeat" in frame_cols else None
+        )
+        data = load_comparisons(
+            name,
+            first=args.first,
+            second=args.second,
+            outcome=args.outcome,
+            judge=judge_col,
+            context=ctx_col,
+            repeat=rep_col,
+            covariates=covs,
+            ties=args.ties or "error",
+            outcome_map=_parse_map(args.outcome_map),
+        )
+    if args.judge is not None:
+        data = data.for_judge(args.judge)
+    return data
+
+
+# --------------------------------------------------------------------------- simulate
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    if args.eps is None and (args.eps_plus is None or args.eps_minus is None):
+        raise BayesPairwiseError("give --eps, or both --eps-plus and --eps-minus")
+    if args.eps is not None and (args.eps_plus is not None or args.eps_minus is not None):
+        raise BayesPairwiseError("give either --eps or --eps-plus/--eps-minus, not both")
+    sim = simulate_round_robin(
+        args.n_items,
+        eps=args.eps,
+        eps_plus=args.eps_plus,
+        eps_minus=args.eps_minus,
+        repeats=args.repeats,
+        soft_sigma=args.soft_sigma,
+        n_contexts=args.n_contexts,
+        random_seed=args.seed,
+    )
+    out = Path(args.out)
+    frame = sim.frame
+    if out.suffix == ".parquet":
+        frame.to_parquet(out, index=False)
+    elif out.suffix in (".jsonl", ".ndjson"):
+        frame.to_json(out, orient="records", lines=True)
+    else:
+        frame.to_csv(out, index=False)
+    truth = out.with_name(out.stem + ".truth.json")
+    truth.write_text(
+        json.dumps(
+            _jsonable(
+                {
+                    "synthetic": True,
+                    "generator": sim.generator,
+                    "true_order": list(sim.true_order),
+                    "eps": sim.eps,
+                    "eps_plus": sim.eps_plus,
+                    "eps_minus": sim.eps_minus,
+                    "realised_eps": sim.realised_eps,
+                    "realised_eps_plus": sim.realised_eps_plus,
+                    "realised_eps_minus": sim.realised_eps_minus,
+                    "settings": dict(sim.settings),
+                }
+            ),
+            indent=2,
+        )
+    )
+    _info(f"wrote {len(frame)} synthetic verdicts to {out} (truth in {truth.name})")
+    if args.json:
+        _print_json(
+            {
+                "out": str(out),
+                "truth": str(truth),
+                "n_verdicts": len(frame),
+                "realised_eps": sim.realised_eps,
+                "realised_eps_plus": sim.realised_eps_plus,
+                "realised_eps_minus": sim.realised_eps_minus,
+            }
+        )
+    return 0
+
+
+# --------------------------------------------------------------------------- estimate
+def _per_judge(data, fn: Callable[[Any, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for lab, block in data.by_judge():
+        _info(f"  judge {lab} …")
+        out[lab] = fn(block, lab)
+    return out
+
+
+def _flatten(by_judge: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+    if len(by_judge) == 1:
+        return dict(next(iter(by_judge.values()))[key])
+    flat: dict[str, Any] = {}
+    for judge, res in by_judge.items():
+        for name, v in res[key].items():
+            # az.summary style: eps[judge]; an indexed name gains the judge: copeland[item, judge]
+            flat[f"{name[:-1]}, {judge}]" if name.endswith("]") else f"{name}[{judge}]"] = v
+    return flat
+
+
+def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
+    method = args.method
+    settings: dict[str, Any] = {"data": data.settings(), "seed": args.seed}
+    pooled = False
+
+    if method in ("scom", "moments"):
+        from bayes_pairwise.classical.descriptive import descriptive_by_judge
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tbl = descriptive_by_judge(data)
+        keys = (
+            ["eps_scom", "eps_scom_se", "s_com", "consistency"]
+            if method == "scom"
+            else ["eps_plus", "eps_minus", "eps_plus_se", "eps_minus_se", "s_com", "r1"]
+        )
+        rename = {"eps_scom": "eps", "eps_scom_se": "eps_se", "consistency": "position_consistency"}
+        by_judge = {
+            str(j): {"estimates": {rename.get(k, k): row[k] for k in keys}}
+            for j, row in tbl.iterrows()
+        }
+        extra = {
+            "table": tbl.reset_index(),
+            "warnings": [str(w.message) for w in caught],
+        }
+    elif method == "copeland":
+        from bayes_pairwise.classical.descriptive import copeland_scores
+
+        by_judge = _per_judge(
+            data,
+            lambda b, lab: {
+                "estimates": {f"copeland[{k}]": v for k, v in copeland_scores(b).items()}
+            },
+        )
+        extra = {}
+    elif method == "deltas":
+        from bayes_pairwise.classical.deltas import DeltaSFit
+
+        fits = {}
+
+        def one(b, lab):
+            f = DeltaSFit(
+                random_seed=args.seed, progress=True, skip_incomplete=args.skip_incomplete
+            ).fit(b)
+            fits[lab] = f
+            return {"estimates": {"eps": f.eps_}}
+
+        by_judge = _per_judge(data, one)
+        extra = {
+            "curves": {
+                lab: {
+                    "n": f.sizes_,
+                    "observed": f.observed_curve_,
+                    "synthetic_at_eps": f.synthetic_curve_,
+                    "grid": f.grid_,
+                    "misfit": f.misfit_,
+                    "n_contexts": f.n_contexts_,
+                }
+                for lab, f in fits.items()
+            }
+        }
+    elif method == "deltas2d":
+        from bayes_pairwise.classical.deltas import DeltaS2DFit
+
+        fits = {}
+
+        def one(b, lab):
+            f = DeltaS2DFit(
+                random_seed=args.seed, progress=True, skip_incomplete=args.skip_incomplete
+            ).fit(b)
+            fits[lab] = f
+            est = {
+                "eps_plus": f.eps_plus_,
+                "eps_minus": f.eps_minus_,
+                "eps_low": f.eps_low_,
+                "eps_high": f.eps_high_,
+            }
+            if f.eps_plus_oriented_ is not None:
+                est["eps_plus_oriented"] = f.eps_plus_oriented_
+                est["eps_minus_oriented"] = f.eps_minus_oriented_
+            return {"estimates": est}
+
+        by_judge = _per_judge(data, one)
+        first = next(iter(fits.values()))
+        extra = {
+            "identifiable": False,
+            "caveat": first.caveat_,
+            "cross_validation": {lab: f.cv_results_ for lab, f in fits.items()},
+        }
+    elif method in ("bt-mm", "elo", "biased-bt-spread"):
+        if data.has_contexts:
+            data = data.pool_contexts()
+            pooled = True
+        if method == "bt-mm":
+            from bayes_pairwise.classical.bradley_terry import BradleyTerry
+
+            bt = BradleyTerry(method="mm", ridge=args.ridge).fit(data)
+            est = {f"strength[{k}]": v for k, v in bt.strengths_.items()}
+            extra = {"ranking": list(bt.strengths_.sort_values(ascending=False).index)}
+            settings.update(ridge=args.ridge, n_iter=bt.n_iter_, converged=bt.converged_)
+        elif method == "elo":
+            from bayes_pairwise.classical.elo import Elo
+
+            elo = Elo(random_seed=args.seed).fit(data)
+            est = {f"elo[{k}]": v for k, v in elo.ratings_.items()}
+            extra = {"ranking": list(elo.ratings_.sort_values(ascending=False).index)}
+        else:
+            from bayes_pairwise.classical.bradley_terry import BiasedBTSpreadSearch
+
+            s = BiasedBTSpreadSearch(random_seed=args.seed, progress=True).fit(data)
+            est = {"eps_opt_mode": s.mode_}
+            extra = {
+                "histogram": s.histogram_,
+                "at_edge": s.at_edge_,
+                "note": "the paper's biased-BT baseline: an improper model whose scores drift; "
+                "eps_opt is the mode of the restart histogram (METHODS §6)",
+            }
+        by_judge = {"all judges pooled": {"estimates": est}}
+        settings["judges_pooled"] = list(data.judges)
+    else:  # pragma: no cover - argparse restricts choices
+        raise BayesPairwiseError(f"unknown method {method!r}")
+
+    settings["contexts_pooled"] = pooled
+    out: dict[str, Any] = {
+        "method": method,
+        "estimates": _flatten(by_judge, "estimates"),
+        "settings": settings,
+    }
+    if len(by_judge) > 1:
+        out["by_judge"] = {j: r["estimates"] for j, r in by_judge.items()}
+    out.update(extra)
+    return out
+
+
+def _cmd_estimate(args: argparse.Namespace) -> int:
+    data = _load_data(args)
+    _info(f"{data!r}: method {args.method}")
+    res = _estimate(args, data)
+    if args.json:
+        _print_json(res)
+    else:
+        est = pd.Series(res["estimates"], dtype=float, name="estimate")
+        print(f"method: {res['method']}  ({data.n_comparisons} verdicts, ties={data.tie_policy})")
+        print(est.to_string(float_format=lambda v: f"{v:.4f}"))
+        if "caveat" in res:
+            print(f"\nnote: {res['caveat']}")
+        for w in res.get("warnings", []):
+            print(f"warning: {w}")
+    return 0
+
+
+# --------------------------------------------------------------------------- fit / compare
+def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    kw: dict[str, Any] = {}
+    for k in ("draws", "tune", "chains"):
+        v = getattr(args, k, None)
+        if v is not None:
+            kw[k] = v
+    return kw
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    from bayes_pairwise.pymc_models import fit_summary_dict, get_model
+
+    data = _load_data(args)
+    model = get_model(args.model, **_sampler_kwargs(args))
+    method = "map" if args.map else "nuts"
+    _info(f"fitting {args.model} ({method}) to {data!r} …")
+    model.fit(data, method=method, random_seed=args.seed)
+    if args.out:
+        model.save(args.out)
+        _info(f"saved to {args.out}")
+    summary = fit_summary_dict(model)
+    if args.json:
+        _print_json(summary)
+    else:
+        params = pd.DataFrame(summary["parameters"]).T
+        print(params.to_string(float_format=lambda v: f"{v:.4f}"))
+        print("diagnostics:", json.dumps(_jsonable(summary.get("diagnostics", {}))))
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from bayes_pairwise.comparison import compare
+
+    data = _load_data(args)
+    _info(f"cross-checking {data!r} …")
+    res = compare(
+        data,
+        model=args.model,
+        method="map" if args.map else "nuts",
+        random_seed=args.seed,
+        progress=True,
+        **_sampler_kwargs(args),
+    )
+    if args.json:
+        _print_json(res.to_dict())
+    else:
+        print(res.table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        print()
+        print(res.verdict)
+    return 0
+
+
+# --------------------------------------------------------------------------- datasets
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    from bayes_pairwise import datasets
+
+    action = args.action or "list"
+    if action == "list":
+        tbl = datasets.list_datasets()
+        if args.json:
+            _print_json({"datasets": tbl})
+        else:
+            cols = [
+                "name",
+                "n_verdicts",
+                "n_items",
+                "n_judges",
+                "both_orders",
+                "repeats",
+                "licence",
+                "synthetic",
+                "title",
+            ]
+            print(tbl[[c for c in cols if c in tbl.columns]].to_string(index=False))
+        return 0
+    if not args.name:
+        raise BayesPairwiseError(f"'datasets {action}' needs a data set name")
+    if action == "show":
+        print(datasets.info(args.name).to_text())
+        return 0
+    if action == "export":
+        if not args.out:
+            raise BayesPairwiseError("'datasets export' needs --out FILE")
+        datasets.export(args.name, args.out)
+        _info(f"wrote {args.name} to {args.out}")
+        return 0
+    raise BayesPairwiseError(f"unknown datasets action {action!r}: list, show or export")
+
+
+# --------------------------------------------------------------------------- report
+def _cmd_report(args: argparse.Namespace) -> int:
+    from bayes_pairwise.report import write_report
+
+    data = _load_data(args)
+    kw = _sampler_kwargs(args)
+    path = write_report(
+        data,
+        out=args.out,
+        model=args.model,
+        method="map" if args.map else "nuts",
+        random_seed=args.seed,
+        progress=True,
+        dataset_name=args.data,
+        **kw,
+    )
+    _info(f"report written to {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for the docs and tests)."""
+    ap = argparse.ArgumentParser(
+        prog="bayes-pairwise",
+        description="How often does a pairwise judge err, and what is the ranking once that "
+        "is known? Classical estimators and Bayesian models side by side.",
+    )
+    ap.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("simulate", help="write a synthetic round-robin comparison log")
+    p.add_argument("--n-items", type=int, default=100)
+    p.add_argument("--eps", type=float, default=None, help="uniform error rate")
+    p.add_argument("--eps-plus", type=float, default=None, help="error when better shown first")
+    p.add_argument("--eps-minus", type=float, default=None, help="error when better shown second")
+    p.add_argument("--repeats", type=int, default=1, help="verdicts per ordered pair")
+    p.add_argument("--soft-sigma", type=float, default=None, help="soft truth: BT strength sd")
+    p.add_argument("--n-contexts", type=int, default=1, help="independent round-robins")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="output file (.csv, .parquet or .jsonl)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    p.set_defaults(func=_cmd_simulate)
+
+    p = sub.add_parser("estimate", help="a classical estimate (instant)")
+    _add_data_args(p)
+    p.add_argument("--method", choices=ESTIMATE_METHODS, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ridge", type=float, default=0.0, help="ridge λ for bt-mm")
+    p.add_argument(
+        "--skip-incomplete",
+        action="store_true",
+        help="Δ_S: skip contexts that are not complete round-robins (with a warning)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_estimate)
+
+    def model_args(p: argparse.ArgumentParser, default_model: str) -> None:
+        p.add_argument("--model", default=default_model, help="model spec name (models/*.toml)")
+        p.add_argument("--map", action="store_true", help="MAP instead of NUTS")
+        p.add_argument("--draws", type=int, default=None)
+        p.add_argument("--tune", type=int, default=None)
+        p.add_argument("--chains", type=int, default=None)
+        p.add_argument("--seed", type=int, default=0)
+
+    p = sub.add_parser("fit", help="fit a Bayesian model (NUTS or MAP)")
+    _add_data_args(p)
+    model_args(p, "positional")
+    p.add_argument("--out", default=None, help="save the fit as NetCDF")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser("compare", help="Bayesian vs grid vs moments vs MM, side by side")
+    _add_data_args(p)
+    model_args(p, "positional")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("datasets", help="list, describe or export the bundled data sets")
+    p.add_argument("action", nargs="?", choices=("list", "show", "export"), default="list")
+    p.add_argument("name", nargs="?", default=None)
+    p.add_argument("--out", default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_datasets)
+
+    p = sub.add_parser("report", help="write a self-contained HTML diagnostics report")
+    _add_data_args(p)
+    model_args(p, "positional")
+    p.add_argument("--out", default="report.html")
+    p.set_defaults(func=_cmd_report)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    Examples
+    --------
+    >>> main(["datasets", "list", "--json"])  # doctest: +SKIP
+    0
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BayesPairwiseError as exc:
+        print(f"bayes-pairwise {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:  # unknown judge / context labels
+        print(f"bayes-pairwise {args.command}: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
