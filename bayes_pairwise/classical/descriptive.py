@@ -444,10 +444,10 @@ class PositionalMoments:
 def _point_idata(values: dict[str, float], judge: str, method: str) -> az.InferenceData:
     import arviz as az
 
-    return az.from_dict(
-        posterior={k: np.array([[v]]) for k, v in values.items()},
-        attrs={"method": method, "judge": judge, "point_estimate": 1},
-    )
+    attrs = {"method": method, "judge": judge, "point_estimate": 1}
+    idata = az.from_dict(posterior={k: np.array([[v]]) for k, v in values.items()}, attrs=attrs)
+    idata.posterior.attrs.update(attrs)
+    return idata
 
 
 def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:

@@ -1,0 +1,1228 @@
+"""The paper's Δ_S estimator of a judge's error rate (METHODS §5).
+
+Δ_S(matrix) = Σ_k |S_(k) − (N − 1 − 2k)|, with S_(k) the Copeland scores sorted descending: the
+L1 distance of the scores from the perfect sequence N−1, N−3, …, −(N−1). The *observed curve* is
+the mean Δ_S of random n-subsets of the items, n = 2..N; the *synthetic curve* at an error rate
+is the mean Δ_S of synthetic n×n matrices generated under the error model; the fit is the grid
+value whose synthetic curve is closest (L1 over n) to the observed one.
+
+Speed: the synthetic curves do not depend on the data, only on (n, design k₊/k₋, grid, number of
+synthetic matrices M, seed). They are computed once with **common random numbers** across the
+grid — one uniform u per showing; the showing is an error at grid value ε iff u < ε — which turns
+the whole grid into one cumulative histogram per item, and are cached on disk. A fit is then an
+observed curve plus an argmin. :func:`delta_s_curve_reference` and
+:func:`synthetic_curve_reference` are the slow, paper-faithful computations kept for tests and
+the benchmark.
+
+Contexts (many small round-robins, METHODS §1): one observed curve per context (n = 2..N_c),
+averaged over the contexts that have at least n items, against synthetic curves of the same sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import math
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.errors import DesignError, DesignWarning, NotFittedError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import arviz as az
+
+    from bayes_pairwise.data import Comparisons
+
+__all__ = [
+    "TABLE_VERSION",
+    "DeltaS2DFit",
+    "DeltaSFit",
+    "SyntheticTable",
+    "default_cache_dir",
+    "delta_s",
+    "delta_s_all_zero",
+    "delta_s_curve_reference",
+    "delta_s_scores",
+    "make_grid",
+    "observed_curve",
+    "synthetic_curve_reference",
+    "synthetic_delta_s_draws",
+    "synthetic_matrix_reference",
+    "synthetic_table",
+]
+
+#: Bumped whenever the synthetic-table algorithm changes (part of the cache key).
+TABLE_VERSION = 1
+
+ProgressArg = bool | Callable[[str, int, int], None] | None
+
+IDENTIFIABILITY_CAVEAT = (
+    "Only a symmetric function of (eps_plus, eps_minus) is identified by this fit: every "
+    "distribution of Z or W is unchanged when eps_plus and eps_minus are swapped (METHODS §3.2), "
+    "so the misfit surface is symmetric and cannot say which rate belongs to the first position. "
+    "In practice the surface has a long valley along eps_plus + eps_minus = constant: the sum "
+    "(eps_sum_) is well determined, the split along the valley is not (edge solutions such as "
+    "(0, 0.31) for a true (0.15, 0.15) are common), and eps_plus_/eps_minus_ (the paper's average "
+    "over sub-designs) inherit both problems. To separate the two rates use the first-position "
+    "win rate: eps_plus_hybrid_/eps_minus_hybrid_ combine eps_sum_ with "
+    "eps_minus - eps_plus = 2 r1 - 1; or use positional_moments() or the PositionalBias model."
+)
+
+
+# ============================================================================ Δ_S itself
+def delta_s_scores(scores: np.ndarray) -> np.ndarray | float:
+    """Δ_S from Copeland scores, vectorised over leading axes.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., n)
+        Copeland scores of n items (any order).
+
+    Returns
+    -------
+    float or ndarray, shape (...)
+        Σ_k |S_(k) − (n − 1 − 2k)| with S_(k) sorted descending.
+
+    Examples
+    --------
+    >>> delta_s_scores([2.0, 0.0, -2.0])
+    0.0
+    >>> delta_s_scores([[0, 0, 0], [2, -2, 0]]).tolist()
+    [4.0, 0.0]
+    """
+    s = np.asarray(scores, dtype=float)
+    n = s.shape[-1]
+    asc = np.sort(s, axis=-1)  # ascending: asc[j] = S_(n-1-j); perfect value there is 2j-(n-1)
+    perfect = 2.0 * np.arange(n) - (n - 1)
+    out = np.abs(asc - perfect).sum(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def delta_s(matrix: np.ndarray | pd.DataFrame) -> float:
+    """Δ_S of an antisymmetric Z or W matrix (METHODS §5).
+
+    Parameters
+    ----------
+    matrix : array_like or DataFrame, shape (N, N)
+
+    Returns
+    -------
+    float
+        0 for an error-free matrix; ⌊N²/2⌋ for an all-zero Z.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> perfect = np.triu(np.ones((4, 4)), 1) - np.tril(np.ones((4, 4)), -1)
+    >>> delta_s(perfect), delta_s(np.zeros((4, 4)))
+    (0.0, 8.0)
+    """
+    M = _as_matrix(matrix)
+    return float(delta_s_scores(M.sum(axis=1)))
+
+
+def delta_s_all_zero(n: int) -> int:
+    """Δ_S of an all-zero N×N Z: ⌊N²/2⌋ (the paper prints N(N+1)/2, which is wrong).
+
+    Examples
+    --------
+    >>> [delta_s_all_zero(n) for n in range(2, 7)]
+    [2, 4, 8, 12, 18]
+    """
+    return int(n) * int(n) // 2
+
+
+def _as_matrix(matrix: Any) -> np.ndarray:
+    M = np.asarray(matrix.to_numpy() if isinstance(matrix, pd.DataFrame) else matrix, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
+        raise DesignError(f"need a square N×N matrix with N >= 2, got shape {M.shape}")
+    if not np.all(np.isfinite(M)):
+        raise DesignError("the matrix has missing (non-finite) entries: Δ_S needs a round-robin")
+    if not np.allclose(M, -M.T, atol=1e-9):
+        raise DesignError("the matrix is not antisymmetric (Z and W are): pass Z or W")
+    return M
+
+
+# ============================================================================ observed curve
+def observed_curve(
+    matrix: np.ndarray | pd.DataFrame,
+    n_subsets: int = 200,
+    *,
+    random_seed: int | np.random.Generator | None = None,
+    exhaustive: bool = True,
+) -> np.ndarray:
+    """Observed Δ_S–n curve: mean Δ_S over ``n_subsets`` random n-subsets, n = 2..N.
+
+    Vectorised over subsets. With ``exhaustive=True`` every subset is used where there are no more
+    than ``n_subsets`` of them (C(N, n) ≤ R: small n, small contexts, n = N), which gives the exact
+    mean instead of a noisy one; the paper always samples.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (N, N)
+        Z or W.
+    n_subsets : int
+        R, random subsets per n (paper: 200).
+    random_seed : int or Generator, optional
+    exhaustive : bool
+
+    Returns
+    -------
+    ndarray, shape (N − 1,)
+        Entry n − 2 is the mean Δ_S of n-subsets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> observed_curve(np.zeros((4, 4)), random_seed=0).tolist()  # all-zero: ⌊n²/2⌋
+    [2.0, 4.0, 8.0]
+    """
+    M = _as_matrix(matrix)
+    rng = np.random.default_rng(random_seed)
+    N = M.shape[0]
+    R = int(n_subsets)
+    if R < 1:
+        raise ValueError("n_subsets must be at least 1")
+    out = np.empty(N - 1)
+    with _single_thread_blas():
+        _observed_loop(M, R, rng, exhaustive, out)
+    return out
+
+
+def _observed_loop(
+    M: np.ndarray, R: int, rng: np.random.Generator, exhaustive: bool, out: np.ndarray
+) -> None:
+    N = M.shape[0]
+    for n in range(2, N + 1):
+        if exhaustive and math.comb(N, n) <= R:
+            idx = np.array(list(itertools.combinations(range(N), n)), dtype=np.intp)
+        elif n == N:
+            idx = np.arange(N)[None, :]
+        else:
+            idx = np.argpartition(rng.random((R, N)), n, axis=1)[:, :n]
+        # Copeland scores of every item within each subset: M @ indicator (one BLAS call)
+        ind = np.zeros((idx.shape[0], N))
+        np.put_along_axis(ind, idx, 1.0, axis=1)
+        full = ind @ M.T  # (R, N): row r = M @ χ_r
+        scores = np.take_along_axis(full, idx, axis=1)
+        out[n - 2] = np.mean(delta_s_scores(scores))
+
+
+def _single_thread_blas() -> Any:
+    """Small matrix products are fastest on one thread (and threads thrash on a busy machine)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with pymc
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def delta_s_curve_reference(
+    matrix: np.ndarray | pd.DataFrame,
+    n_subsets: int = 200,
+    *,
+    random_seed: int | np.random.Generator | None = None,
+) -> np.ndarray:
+    """Paper-faithful observed curve: a Python loop over n and over R random subsets.
+
+    Slow on purpose (a reference for tests and the benchmark); use :func:`observed_curve`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> delta_s_curve_reference(np.zeros((3, 3)), n_subsets=5, random_seed=0).tolist()
+    [2.0, 4.0]
+    """
+    M = _as_matrix(matrix)
+    rng = np.random.default_rng(random_seed)
+    N = M.shape[0]
+    out = np.empty(N - 1)
+    for n in range(2, N + 1):
+        vals = []
+        for _ in range(int(n_subsets)):
+            s = rng.choice(N, size=n, replace=False)
+            sub = M[np.ix_(s, s)]
+            scores = np.sort(sub.sum(axis=1))[::-1]
+            vals.append(np.abs(scores - (n - 1 - 2 * np.arange(n))).sum())
+        out[n - 2] = np.mean(vals)
+    return out
+
+
+def synthetic_matrix_reference(
+    n: int,
+    eps_plus: float,
+    eps_minus: float | None = None,
+    *,
+    k_plus: int = 1,
+    k_minus: int = 1,
+    rng: np.random.Generator | int | None = None,
+) -> np.ndarray:
+    """One synthetic W (Z when k₊ = k₋ = 1) under §3, generated naively pair by pair.
+
+    Item index = true rank (0 = best); the presentation design is mirrored on a random index
+    order: for each pair, the item with the lower random index gets ``k_plus`` first showings.
+
+    Examples
+    --------
+    >>> W = synthetic_matrix_reference(5, 0.0, rng=0)
+    >>> W[0].tolist()
+    [0.0, 1.0, 1.0, 1.0, 1.0]
+    """
+    rng = np.random.default_rng(rng)
+    e_minus = eps_plus if eps_minus is None else eps_minus
+    K = k_plus + k_minus
+    pos = rng.permutation(n)
+    W = np.zeros((n, n))
+    for a in range(n):
+        for b in range(a + 1, n):  # a is truly better
+            f = k_plus if pos[a] < pos[b] else k_minus  # showings with the better item first
+            wins = np.sum(rng.random(f) >= eps_plus) + np.sum(rng.random(K - f) >= e_minus)
+            W[a, b] = (2 * wins - K) / K
+            W[b, a] = -W[a, b]
+    return W
+
+
+def synthetic_curve_reference(
+    n_items: int,
+    eps_plus: float,
+    eps_minus: float | None = None,
+    *,
+    k_plus: int = 1,
+    k_minus: int = 1,
+    n_synthetic: int = 10,
+    n_subsets: int = 200,
+    random_seed: int | np.random.Generator | None = None,
+    return_all: bool = False,
+) -> np.ndarray:
+    """Paper-faithful synthetic curve at one grid value: M naive N-matrices, R subsets each.
+
+    Parameters
+    ----------
+    n_items : int
+        N.
+    eps_plus, eps_minus : float
+        Error rates (``eps_minus`` defaults to ``eps_plus``: uniform error).
+    k_plus, k_minus : int
+        Design.
+    n_synthetic, n_subsets : int
+        M and R (paper: 10 and 200).
+    random_seed : int or Generator, optional
+    return_all : bool
+        Return the (M, N − 1) per-matrix curves instead of their mean.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> synthetic_curve_reference(4, 0.0, n_synthetic=2, n_subsets=3, random_seed=0).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    rng = np.random.default_rng(random_seed)
+    curves = np.array(
+        [
+            delta_s_curve_reference(
+                synthetic_matrix_reference(
+                    n_items, eps_plus, eps_minus, k_plus=k_plus, k_minus=k_minus, rng=rng
+                ),
+                n_subsets,
+                random_seed=rng,
+            )
+            for _ in range(int(n_synthetic))
+        ]
+    )
+    return curves if return_all else curves.mean(axis=0)
+
+
+# ============================================================================ synthetic tables
+def make_grid(step: float = 0.005, upper: float = 0.5) -> np.ndarray:
+    """The grid [0, upper] in steps of ``step`` (paper: 0.005 on [0, 0.5], 101 values).
+
+    Examples
+    --------
+    >>> g = make_grid()
+    >>> g.size, float(g[0]), float(g[-1]), float(g[1])
+    (101, 0.0, 0.5, 0.005)
+    """
+    if not (0 < step <= upper <= 1):
+        raise ValueError(f"need 0 < step <= upper <= 1, got step={step}, upper={upper}")
+    n = round(upper / step)
+    return np.round(np.linspace(0.0, n * step, n + 1), 12)
+
+
+def _dtype_for(K: int, n: int) -> type:
+    return np.int16 if 2 * K * n < 30000 else np.int32
+
+
+def synthetic_delta_s_draws(
+    n: int,
+    grid: np.ndarray,
+    *,
+    k_plus: int = 1,
+    k_minus: int = 1,
+    n_synthetic: int = 10,
+    random_seed: int = 0,
+    two_d: bool = False,
+) -> np.ndarray:
+    """Δ_S of M synthetic n×n matrices at every grid value, with common random numbers.
+
+    Every showing of every pair gets one uniform u; it is an error at ε iff u < ε. The error count
+    of each item at every grid value is then a cumulative histogram of the bins of its uniforms,
+    and the Copeland scores at all grid values follow without regenerating any matrix. In 2-D the
+    showings with the better item first use ε₊ and the others ε₋; the scores separate as
+    A(ε₊) + B(ε₋). The expected table is symmetric under ε₊ ↔ ε₋ (METHODS §3.2); only the
+    triangle ε₊ ≤ ε₋ is computed and mirrored.
+
+    Parameters
+    ----------
+    n : int
+        Matrix size (≥ 2).
+    grid : ndarray
+        Increasing grid of error rates in [0, 1].
+    k_plus, k_minus : int
+        Design (showings of each pair with the lower-index item first / second). In 1-D only
+        k₊ + k₋ matters.
+    n_synthetic : int
+        M.
+    random_seed : int
+        The stream is ``default_rng([random_seed, n, k₊, k₋, M, 1 or 2])``, so the draws for size
+        n do not depend on which other sizes are computed.
+    two_d : bool
+
+    Returns
+    -------
+    ndarray
+        Shape (M, G) or (M, G, G) (axis 1 = ε₊, axis 2 = ε₋).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = synthetic_delta_s_draws(6, np.array([0.0, 0.5, 1.0]), n_synthetic=2)
+    >>> d[:, 0].tolist(), d[:, 1].tolist()  # no error: the perfect sequence; ε = ½: far from it
+    ([0.0, 0.0], [10.0, 10.0])
+    >>> d[:, 2].tolist()  # every verdict wrong: the order is reversed, invisible to sorted scores
+    [0.0, 0.0]
+    """
+    n = int(n)
+    kp, km = int(k_plus), int(k_minus)
+    K = kp + km
+    M = int(n_synthetic)
+    grid = np.asarray(grid, dtype=float)
+    G = grid.size
+    if n < 2 or K < 1 or M < 1 or G < 1:
+        raise ValueError("need n >= 2, k_plus + k_minus >= 1, n_synthetic >= 1, a non-empty grid")
+    seed_key = [int(random_seed), n, kp, km, M, 2 if two_d else 1]
+    rng = np.random.default_rng(seed_key)
+    a, b = np.triu_indices(n, 1)  # a is truly better than b (index = true rank)
+    P = a.size
+    U = rng.random((M, P, K))
+    bins = np.searchsorted(grid, U, side="right")  # error at grid g iff g >= bins
+    dt = _dtype_for(K, n)
+    base = (K * (n - 1 - 2 * np.arange(n))).astype(dt)  # K × perfect scores
+    perfect_asc = (K * (2 * np.arange(n) - (n - 1))).astype(dt)
+
+    def hist(mask: np.ndarray | None) -> np.ndarray:
+        """Cumulative error counts per (matrix, item, grid): −1 for the better, +1 for the worse."""
+        m_idx = np.broadcast_to(np.arange(M)[:, None, None], U.shape)
+        sel = (slice(None),) if mask is None else (mask,)
+        bb = bins[sel] if mask is not None else bins.ravel()
+        mm = m_idx[sel] if mask is not None else m_idx.ravel()
+        pp = np.broadcast_to(np.arange(P)[None, :, None], U.shape)
+        pp = pp[sel] if mask is not None else pp.ravel()
+        size = M * n * (G + 1)
+        worse = np.bincount((mm * n + b[pp]) * (G + 1) + bb, minlength=size)
+        better = np.bincount((mm * n + a[pp]) * (G + 1) + bb, minlength=size)
+        h = (worse - better).reshape(M, n, G + 1)
+        return np.cumsum(h, axis=2)[:, :, :G].astype(dt)  # (M, n, G): Σ_better E − Σ_worse E
+
+    if not two_d:
+        D = hist(None)  # (M, n, G)
+        scores = base[None, :, None] + 2 * D  # K × Copeland scores
+        scores = np.sort(np.moveaxis(scores, 1, 2), axis=-1)  # (M, G, n) ascending
+        return np.abs(scores - perfect_asc).sum(axis=-1, dtype=np.int64) / K
+
+    pos = rng.permuted(np.tile(np.arange(n), (M, 1)), axis=1)  # random index of each true rank
+    f = np.where(pos[:, a] < pos[:, b], kp, km)  # (M, P): showings with the better item first
+    first = np.arange(K)[None, None, :] < f[:, :, None]
+    A = hist(first)  # errors at ε₊ (better item shown first)
+    B = hist(~first)  # errors at ε₋ (better item shown second)
+    gp, gm = np.triu_indices(G)  # ε₊ index <= ε₋ index
+    out = np.empty((M, G, G))
+    # chunk over the triangle to bound memory
+    chunk = max(1, 4_000_000 // max(M * n, 1))
+    for s in range(0, gp.size, chunk):
+        ip, im = gp[s : s + chunk], gm[s : s + chunk]
+        sc = base[None, :, None] + 2 * (A[:, :, ip] + B[:, :, im])  # (M, n, T)
+        sc = np.sort(np.moveaxis(sc, 1, 2), axis=-1)
+        v = np.abs(sc - perfect_asc).sum(axis=-1, dtype=np.int64) / K  # (M, T)
+        out[:, ip, im] = v
+        out[:, im, ip] = v
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SyntheticTable:
+    """Mean synthetic Δ_S per grid value and matrix size.
+
+    Attributes
+    ----------
+    values : ndarray
+        Shape (G, n_max − 1) in 1-D or (G, G, n_max − 1) in 2-D (ε₊, ε₋, n); the last axis is
+        n = 2..n_max.
+    grid : ndarray
+    sizes : ndarray
+        2..n_max.
+    k_plus, k_minus, n_synthetic, random_seed, version : int
+    two_d : bool
+    cache_file : Path or None
+        The file the table was read from or written to.
+    from_cache : bool
+        True when the table was read from ``cache_file`` rather than computed.
+    """
+
+    values: np.ndarray
+    grid: np.ndarray
+    sizes: np.ndarray
+    k_plus: int
+    k_minus: int
+    n_synthetic: int
+    random_seed: int
+    two_d: bool
+    version: int = TABLE_VERSION
+    cache_file: Path | None = None
+    from_cache: bool = False
+
+    @property
+    def n_max(self) -> int:
+        """Largest matrix size in the table."""
+        return int(self.sizes[-1])
+
+    def curve(self, eps: float, eps_minus: float | None = None) -> np.ndarray:
+        """Synthetic curve (n = 2..n_max) at the grid value(s) nearest ``eps`` (and ε₋)."""
+        g = int(np.argmin(np.abs(self.grid - eps)))
+        if not self.two_d:
+            return self.values[g]
+        h = int(np.argmin(np.abs(self.grid - (eps if eps_minus is None else eps_minus))))
+        return self.values[g, h]
+
+
+def default_cache_dir() -> Path:
+    """``$BAYES_PAIRWISE_CACHE`` if set, else ``~/.cache/bayes_pairwise``.
+
+    Examples
+    --------
+    >>> default_cache_dir().name in ("bayes_pairwise",) or True
+    True
+    """
+    env = os.environ.get("BAYES_PAIRWISE_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "bayes_pairwise"
+
+
+def _cache_key(
+    two_d: bool, kp: int, km: int, grid: np.ndarray, M: int, seed: int
+) -> tuple[str, dict[str, Any]]:
+    meta = {
+        "kind": "2d" if two_d else "1d",
+        # in 1-D only the total number of showings per pair matters
+        "design": [kp, km] if two_d else [kp + km],
+        "grid": [float(x) for x in np.round(grid, 12)],
+        "n_synthetic": M,
+        "seed": seed,
+        "version": TABLE_VERSION,
+    }
+    digest = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:20]
+    return f"deltas-{meta['kind']}-{digest}", meta
+
+
+def _progress_fn(progress: ProgressArg) -> Callable[[str, int, int], None] | None:
+    if progress is None or progress is False:
+        return None
+    if callable(progress):
+        return progress
+
+    def show(stage: str, done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\r{stage}: {done}/{total}{end}")
+        sys.stderr.flush()
+
+    return show
+
+
+def _atomic_save(path: Path, **arrays: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _load_cached(cache_dir: Path, stem: str, meta: dict, n_max: int) -> tuple[Any, Path] | None:
+    best: tuple[int, Path] | None = None
+    for p in cache_dir.glob(f"{stem}-n*.npz"):
+        try:
+            n = int(p.stem.rsplit("-n", 1)[1])
+        except (IndexError, ValueError):
+            continue
+        if n >= n_max and (best is None or n < best[0]):
+            best = (n, p)
+    if best is None:
+        return None
+    try:
+        with np.load(best[1]) as z:
+            if json.loads(str(z["meta"])) != meta:
+                return None
+            return z["values"][..., : n_max - 1].copy(), best[1]
+    except (OSError, ValueError, KeyError):  # a corrupt file is recomputed
+        return None
+
+
+def synthetic_table(
+    n_max: int,
+    *,
+    grid: np.ndarray | None = None,
+    grid_step: float = 0.005,
+    k_plus: int = 1,
+    k_minus: int = 1,
+    n_synthetic: int = 10,
+    random_seed: int = 0,
+    two_d: bool = False,
+    cache_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = True,
+    progress: ProgressArg = False,
+) -> SyntheticTable:
+    """Synthetic Δ_S table for n = 2..n_max over the grid, cached on disk.
+
+    The cache key is a hash of (1-D/2-D, design, grid, M, seed, :data:`TABLE_VERSION`); a cached
+    table for a larger n_max is reused (the draws for each n are independent of n_max). Writes
+    are atomic (temporary file + rename), so concurrent processes never read half a file.
+
+    Parameters
+    ----------
+    n_max : int
+        Largest matrix size.
+    grid : ndarray, optional
+        Grid of error rates; default :func:`make_grid` (``grid_step`` on [0, 0.5]).
+    grid_step : float
+    k_plus, k_minus : int
+        Design.
+    n_synthetic : int
+        M synthetic matrices per (n, grid value) (paper: 10).
+    random_seed : int
+    two_d : bool
+        Table over (ε₊, ε₋) instead of ε.
+    cache_dir : path, optional
+        Default :func:`default_cache_dir`.
+    use_cache : bool
+        Read and write the cache.
+    progress : bool or callable
+        True prints progress to stderr; a callable gets ``(stage, done, total)``.
+
+    Returns
+    -------
+    SyntheticTable
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     t1 = synthetic_table(10, cache_dir=d, random_seed=0)
+    ...     t2 = synthetic_table(8, cache_dir=d, random_seed=0)
+    >>> t1.values.shape, t1.from_cache, t2.from_cache
+    ((101, 9), False, True)
+    >>> bool((t2.values == t1.values[:, :7]).all())
+    True
+    """
+    n_max = int(n_max)
+    if n_max < 2:
+        raise ValueError("n_max must be at least 2")
+    grid = make_grid(grid_step) if grid is None else np.asarray(grid, dtype=float)
+    if np.any(np.diff(grid) <= 0) or grid[0] < 0 or grid[-1] > 1:
+        raise ValueError("grid must be increasing inside [0, 1]")
+    seed = int(random_seed)
+    stem, meta = _cache_key(two_d, int(k_plus), int(k_minus), grid, int(n_synthetic), seed)
+    cdir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    common = dict(
+        grid=grid,
+        sizes=np.arange(2, n_max + 1),
+        k_plus=int(k_plus),
+        k_minus=int(k_minus),
+        n_synthetic=int(n_synthetic),
+        random_seed=seed,
+        two_d=two_d,
+    )
+    if use_cache:
+        hit = _load_cached(cdir, stem, meta, n_max)
+        if hit is not None:
+            return SyntheticTable(values=hit[0], cache_file=hit[1], from_cache=True, **common)
+    show = _progress_fn(progress)
+    shape = (grid.size, grid.size) if two_d else (grid.size,)
+    values = np.empty((*shape, n_max - 1))
+    stage = f"Δ_S synthetic table ({'2-D' if two_d else '1-D'}, k+={k_plus}, k-={k_minus})"
+    total_work = sum(n * n for n in range(2, n_max + 1))
+    done = 0
+    shown = -1
+    for n in range(2, n_max + 1):
+        draws = synthetic_delta_s_draws(
+            n,
+            grid,
+            k_plus=k_plus,
+            k_minus=k_minus,
+            n_synthetic=n_synthetic,
+            random_seed=seed,
+            two_d=two_d,
+        )
+        values[..., n - 2] = draws.mean(axis=0)
+        done += n * n
+        pct = 100 * done // total_work
+        if show is not None and (pct // 10 > shown // 10 or n == n_max):
+            shown = pct
+            show(stage, pct, 100)
+    path = None
+    if use_cache:
+        path = cdir / f"{stem}-n{n_max:04d}.npz"
+        try:
+            _atomic_save(path, values=values, meta=np.array(json.dumps(meta, sort_keys=True)))
+        except OSError as exc:  # an unwritable cache is not fatal
+            warnings.warn(f"could not write the Δ_S cache {path}: {exc}", stacklevel=2)
+            path = None
+    return SyntheticTable(values=values, cache_file=path, from_cache=False, **common)
+
+
+# ============================================================================ data → matrices
+@dataclass(frozen=True)
+class _Observed:
+    contexts: tuple[str, ...]
+    matrices: tuple[np.ndarray, ...]
+    k_plus: int
+    k_minus: int
+    judge: str
+    r1: float | None = None
+
+
+def _block(data: Comparisons, judge: str | int | None) -> Comparisons:
+    if judge is not None:
+        return data.for_judge(judge)
+    if data.n_judges > 1:
+        raise DesignError(
+            f"the data hold {data.n_judges} judges ({', '.join(data.judges[:5])}"
+            f"{', …' if data.n_judges > 5 else ''}); pass fit(data, judge=…)"
+        )
+    return data
+
+
+def _design_of(block: Comparisons) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The modal (k₊, k₋) over pairs (ties: the larger design), and the per-pair counts."""
+    from bayes_pairwise.matrices import pair_counts
+
+    pc = pair_counts(block)
+    designs, counts = np.unique(np.c_[pc.k_plus, pc.k_minus], axis=0, return_counts=True)
+    best = max(range(len(counts)), key=lambda r: (counts[r], designs[r].sum()))
+    return int(designs[best][0]), int(designs[best][1]), pc.k_plus, pc.k_minus
+
+
+def _design_matrices(
+    block: Comparisons, k_plus: int, k_minus: int, skip_incomplete: bool
+) -> tuple[tuple[str, ...], tuple[np.ndarray, ...]]:
+    """Per-context W from the first k₊ i-first and k₋ j-first verdicts of every pair."""
+    N = block.n_items
+    first = np.asarray(block.first, dtype=np.int64)
+    second = np.asarray(block.second, dtype=np.int64)
+    lo, hi = np.minimum(first, second), np.maximum(first, second)
+    lo_first = first == lo
+    i_wins = np.where(lo_first, block.outcome, 1.0 - block.outcome)
+    key = lo * N + hi
+    order = np.lexsort((block.row, block.repeat, lo_first, key))
+    k_s, lf_s = key[order], lo_first[order]
+    grp = np.r_[True, (k_s[1:] != k_s[:-1]) | (lf_s[1:] != lf_s[:-1])]
+    start = np.maximum.accumulate(np.where(grp, np.arange(order.size), 0))
+    rank = np.arange(order.size) - start
+    keep_s = rank < np.where(lf_s, k_plus, k_minus)
+    kept = order[keep_s]
+    uniq, inv = np.unique(key[kept], return_inverse=True)
+    kp_c = np.bincount(inv, weights=lo_first[kept].astype(float), minlength=uniq.size)
+    tot = np.bincount(inv, minlength=uniq.size)
+    wins = np.bincount(inv, weights=i_wins[kept], minlength=uniq.size)
+    K = k_plus + k_minus
+    short = (kp_c != k_plus) | (tot - kp_c != k_minus)
+    W = np.full((N, N), np.nan)
+    np.fill_diagonal(W, 0.0)
+    ii, jj = uniq // N, uniq % N
+    val = (2.0 * wins - K) / K
+    val[short] = np.nan
+    W[ii, jj] = val
+    W[jj, ii] = -val
+
+    ctx_of = np.asarray(block.item_context)
+    labels, mats, skipped = [], [], []
+    for c, ctx in enumerate(block.contexts):
+        items = np.flatnonzero(ctx_of == c)
+        if items.size == 0:
+            continue
+        sub = W[np.ix_(items, items)]
+        bad = np.argwhere(np.isnan(np.triu(sub, 1)) & np.triu(np.ones_like(sub, bool), 1))
+        if items.size < 2 or bad.size:
+            if skip_incomplete:
+                skipped.append(ctx)
+                continue
+            shown = ", ".join(
+                f"({block.items[items[x]]!r}, {block.items[items[y]]!r})" for x, y in bad[:6]
+            )
+            more = f", … ({len(bad) - 6} more)" if len(bad) > 6 else ""
+            raise DesignError(
+                f"context {ctx!r}: Δ_S needs a complete round-robin with k+={k_plus}, "
+                f"k-={k_minus} verdicts for every pair; {len(bad)} pair(s) fall short: "
+                f"{shown}{more}. Use ties='half' if ties were dropped, or skip_incomplete=True"
+            )
+        labels.append(ctx)
+        mats.append(sub)
+    if skipped:
+        warnings.warn(
+            f"{len(skipped)} of {len(block.contexts)} contexts skipped (incomplete round-robin "
+            f"for k+={k_plus}, k-={k_minus}): {', '.join(skipped[:10])}"
+            f"{', …' if len(skipped) > 10 else ''}",
+            DesignWarning,
+            stacklevel=3,
+        )
+    if not mats:
+        raise DesignError("no context holds a complete round-robin for the Δ_S fit")
+    return tuple(labels), tuple(mats)
+
+
+def _observed(
+    data_or_matrix: Any,
+    judge: str | int | None,
+    k_plus: int | None,
+    k_minus: int | None,
+    skip_incomplete: bool,
+) -> _Observed:
+    from bayes_pairwise.data import Comparisons
+
+    if isinstance(data_or_matrix, Comparisons):
+        block = _block(data_or_matrix, judge)
+        kp_mode, km_mode, kps, kms = _design_of(block)
+        kp = kp_mode if k_plus is None else int(k_plus)
+        km = km_mode if k_minus is None else int(k_minus)
+        if kp < 0 or km < 0 or kp + km < 1:
+            raise DesignError(f"invalid design k_plus={kp}, k_minus={km}")
+        extra = int(np.sum(np.clip(kps - kp, 0, None) + np.clip(kms - km, 0, None)))
+        if extra:
+            warnings.warn(
+                f"unequal design across pairs (k+ from {kps.min()} to {kps.max()}, k- from "
+                f"{kms.min()} to {kms.max()}): the fit uses the first k+={kp}, k-={km} verdicts "
+                f"of every pair; {extra} verdicts are unused",
+                DesignWarning,
+                stacklevel=3,
+            )
+        labels, mats = _design_matrices(block, kp, km, skip_incomplete)
+        return _Observed(
+            contexts=labels,
+            matrices=mats,
+            k_plus=kp,
+            k_minus=km,
+            judge=block.judges[0],
+            r1=float(np.mean(block.outcome)),
+        )
+    M = _as_matrix(data_or_matrix)
+    vals = np.unique(np.round(M, 9))
+    if k_plus is None and k_minus is None:
+        if not np.all(np.isin(vals, (-1.0, 0.0, 1.0))):
+            raise DesignError(
+                "a matrix with entries other than -1, 0, 1 is a W: pass fit(W, k_plus=…, "
+                "k_minus=…) to say how many verdicts of each order every pair has"
+            )
+        kp = km = 1
+    else:
+        kp = 1 if k_plus is None else int(k_plus)
+        km = 1 if k_minus is None else int(k_minus)
+    return _Observed(contexts=("all",), matrices=(M,), k_plus=kp, k_minus=km, judge="judge")
+
+
+def _pooled_curve(
+    mats: Sequence[np.ndarray], n_subsets: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean observed curve over contexts (n = 2..max N_c) and the weight of each n."""
+    n_max = max(m.shape[0] for m in mats)
+    tot = np.zeros(n_max - 1)
+    cnt = np.zeros(n_max - 1)
+    for m in mats:
+        c = observed_curve(m, n_subsets, random_seed=rng)
+        tot[: c.size] += c
+        cnt[: c.size] += 1
+    return tot / cnt, cnt / len(mats)
+
+
+def _check_fitted(obj: Any, attr: str) -> None:
+    if not hasattr(obj, attr):
+        raise NotFittedError(f"{type(obj).__name__} is not fitted yet: call fit(data) first")
+
+
+# ============================================================================ estimators
+@dataclass
+class DeltaSFit:
+    """1-D Δ_S grid fit of a uniform error rate ε (METHODS §5).
+
+    Parameters
+    ----------
+    grid_step : float
+        Grid step on [0, ``grid_max``] (paper: 0.005 on [0, 0.5]).
+    n_subsets : int
+        R, random n-subsets per n for the observed curve (paper: 200).
+    n_synthetic : int
+        M, synthetic matrices per grid value and size for each round-robin (paper: 10). With C
+        pooled contexts the table averages M × C synthetic matrices, as precise as the average of
+        the C observed curves it is compared with (with M alone, tables for 5-item contexts are so
+        coarse that ε = 0.3 was fitted as 0.26).
+    random_seed : int, optional
+        Seeds the observed-curve subsets and the synthetic tables (tables use 0 when None so that
+        they can be cached and reused).
+    cache_dir : path, optional
+        Where synthetic tables are cached (default :func:`default_cache_dir`).
+    grid_max : float
+        Upper end of the grid.
+    use_cache : bool
+        Read/write the table cache.
+    skip_incomplete : bool
+        Skip contexts without a complete round-robin (with a warning) instead of raising.
+    progress : bool or callable
+        Progress of table computation on stderr (or a callback ``(stage, done, total)``).
+
+    Attributes
+    ----------
+    eps_ : float
+        Grid value minimising the misfit.
+    grid_ : ndarray
+    misfit_ : ndarray
+        Σ_n w_n |observed(n) − synthetic_ε(n)| for every grid value (w_n = share of contexts with at
+        least n items; all 1 for one round-robin).
+    observed_curve_, synthetic_curve_ : ndarray
+        Curves over ``sizes_`` (n = 2..``n_``); the synthetic one at ``eps_``.
+    sizes_ : ndarray
+    n_ : int
+        Items of the (largest) round-robin.
+    n_contexts_ : int
+    design_ : tuple of int
+        (k₊, k₋) used.
+    judge_ : str
+    table_ : SyntheticTable
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(40, eps=0.2, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaSFit(random_seed=0, cache_dir=d).fit(sim.data)
+    >>> abs(fit.eps_ - sim.realised_eps) < 0.02
+    True
+    >>> fit.misfit_.shape
+    (101,)
+    """
+
+    grid_step: float = 0.005
+    n_subsets: int = 200
+    n_synthetic: int = 10
+    random_seed: int | None = None
+    cache_dir: str | os.PathLike[str] | None = None
+    grid_max: float = 0.5
+    use_cache: bool = True
+    skip_incomplete: bool = False
+    progress: ProgressArg = False
+
+    def fit(
+        self,
+        data: Any,
+        *,
+        judge: str | int | None = None,
+        k_plus: int | None = None,
+        k_minus: int | None = None,
+    ) -> DeltaSFit:
+        """Fit ε to a :class:`~bayes_pairwise.data.Comparisons` (one judge) or a Z / W matrix.
+
+        Parameters
+        ----------
+        data : Comparisons or array_like
+            A log (per-context round-robins are pooled) or one N×N Z / W.
+        judge : str or int, optional
+            Required when the log holds several judges.
+        k_plus, k_minus : int, optional
+            Design: verdicts per pair with the lower-index item first / second. Default: the
+            most common design over pairs for a log (extra verdicts unused, with a warning;
+            pairs with fewer make their context incomplete), (1, 1) for a Z matrix; required
+            for a W matrix.
+
+        Returns
+        -------
+        self
+        """
+        obs = _observed(data, judge, k_plus, k_minus, self.skip_incomplete)
+        rng = np.random.default_rng(self.random_seed)
+        curve, weights = _pooled_curve(obs.matrices, self.n_subsets, rng)
+        n_max = curve.size + 1
+        table = synthetic_table(
+            n_max,
+            grid=make_grid(self.grid_step, self.grid_max),
+            k_plus=obs.k_plus,
+            k_minus=obs.k_minus,
+            n_synthetic=self.n_synthetic * len(obs.matrices),
+            random_seed=0 if self.random_seed is None else int(self.random_seed),
+            cache_dir=self.cache_dir,
+            use_cache=self.use_cache,
+            progress=self.progress,
+        )
+        misfit = (np.abs(table.values - curve[None, :]) * weights[None, :]).sum(axis=1)
+        g = int(np.argmin(misfit))
+        self.grid_ = table.grid
+        self.misfit_ = misfit
+        self.eps_ = float(table.grid[g])
+        self.observed_curve_ = curve
+        self.synthetic_curve_ = table.values[g].copy()
+        self.sizes_ = table.sizes
+        self.weights_ = weights
+        self.n_ = n_max
+        self.n_contexts_ = len(obs.matrices)
+        self.contexts_ = obs.contexts
+        self.design_ = (obs.k_plus, obs.k_minus)
+        self.judge_ = obs.judge
+        self.table_ = table
+        return self
+
+    def to_inference_data(self) -> az.InferenceData:
+        """One-chain, one-draw posterior with variable ``eps`` (as the Bayesian models).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import numpy as np
+        >>> Z = np.triu(np.ones((6, 6)), 1) - np.tril(np.ones((6, 6)), -1)
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     idata = DeltaSFit(cache_dir=d).fit(Z).to_inference_data()
+        >>> float(idata.posterior["eps"].values[0, 0])
+        0.0
+        """
+        _check_fitted(self, "eps_")
+        return _point_idata(
+            {"eps": self.eps_},
+            {
+                "method": "delta_s_grid_fit",
+                "judge": self.judge_,
+                "grid_step": self.grid_step,
+                "n_subsets": self.n_subsets,
+                "n_synthetic": self.n_synthetic,
+                "design": list(self.design_),
+                "min_misfit": float(self.misfit_.min()),
+            },
+        )
+
+
+@dataclass
+class DeltaS2DFit:
+    """2-D Δ_S grid fit of (ε₊, ε₋) on W, with the paper's sub-design cross-validation.
+
+    For every sub-design k₊* ≤ k₊, k₋* ≤ k₋ (the first k₊* / k₋* verdicts of each order of every
+    pair) W is rebuilt and fitted against the synthetic 2-D table of that design; the paper's
+    estimate is the average over sub-designs. **Only a symmetric function of (ε₊, ε₋) is
+    identified** (METHODS §3.2): see ``caveat_``; ``identifiable_`` is always False.
+
+    Parameters
+    ----------
+    grid_step, n_subsets, n_synthetic, random_seed, cache_dir, grid_max, use_cache,
+    skip_incomplete, progress
+        As :class:`DeltaSFit`.
+    cross_validate : bool
+        Average over all sub-designs (paper) or fit only the full design.
+
+    Attributes
+    ----------
+    eps_plus_, eps_minus_ : float
+        The paper's estimate: average over sub-designs of the 2-D argmin. Not to be read as
+        separate rates (``caveat_``).
+    eps_sum_ : float
+        Average over sub-designs of ε₊ + ε₋ at the argmin: the well-determined quantity.
+    eps_low_, eps_high_ : float
+        Average over sub-designs of the smaller / larger of the two rates at the argmin (the
+        unordered pair; weakly determined along the valley of the misfit surface).
+    eps_plus_hybrid_, eps_minus_hybrid_ : float or None
+        (``eps_sum_`` ∓ (2r₁ − 1))/2, clipped to [0, 1]: the Δ_S sum split by the first-position
+        win rate r₁ (needs a log; None for a bare matrix).
+    misfit_ : ndarray, shape (G, G)
+        Misfit surface (axis 0 = ε₊, axis 1 = ε₋) averaged over sub-designs; symmetric.
+    cv_results_ : DataFrame
+        One row per sub-design: k_plus, k_minus, eps_plus, eps_minus, min_misfit.
+    grid_, observed_curve_, synthetic_curve_, sizes_, n_, n_contexts_, design_, judge_, r1_
+        As :class:`DeltaSFit` (curves for the full design); ``r1_`` is the first-position rate.
+    identifiable_ : bool
+        Always False.
+    caveat_ : str
+        What is and is not identified, in words.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(20, eps_plus=0.05, eps_minus=0.25, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaS2DFit(grid_step=0.025, n_subsets=50, cache_dir=d).fit(sim.data)
+    >>> fit.identifiable_, fit.misfit_.shape
+    (False, (21, 21))
+    """
+
+    grid_step: float = 0.005
+    n_subsets: int = 200
+    n_synthetic: int = 10
+    random_seed: int | None = None
+    cache_dir: str | os.PathLike[str] | None = None
+    grid_max: float = 0.5
+    use_cache: bool = True
+    skip_incomplete: bool = False
+    progress: ProgressArg = False
+    cross_validate: bool = True
+    identifiable_: bool = field(default=False, init=False)
+    caveat_: str = field(default=IDENTIFIABILITY_CAVEAT, init=False)
+
+    def fit(
+        self,
+        data: Any,
+        *,
+        judge: str | int | None = None,
+        k_plus: int | None = None,
+        k_minus: int | None = None,
+    ) -> DeltaS2DFit:
+        """Fit (ε₊, ε₋) to a log (one judge) or to a W matrix with its design.
+
+        Parameters
+        ----------
+        data : Comparisons or array_like
+        judge : str or int, optional
+        k_plus, k_minus : int, optional
+            Full design (as :meth:`DeltaSFit.fit`). Cross-validation needs a log.
+
+        Returns
+        -------
+        self
+        """
+        from bayes_pairwise.data import Comparisons
+
+        obs = _observed(data, judge, k_plus, k_minus, self.skip_incomplete)
+        is_log = isinstance(data, Comparisons)
+        block = _block(data, judge) if is_log else None
+        if self.cross_validate and is_log:
+            designs = [
+                (a, b)
+                for a in (range(1, obs.k_plus + 1) if obs.k_plus else [0])
+                for b in (range(1, obs.k_minus + 1) if obs.k_minus else [0])
+            ]
+        else:
+            designs = [(obs.k_plus, obs.k_minus)]
+        grid = make_grid(self.grid_step, self.grid_max)
+        seed = 0 if self.random_seed is None else int(self.random_seed)
+        rng = np.random.default_rng(self.random_seed)
+        rows, surfaces = [], []
+        full_curve = None
+        full_weights = None
+        for kp, km in designs:
+            if (kp, km) == (obs.k_plus, obs.k_minus):
+                mats = obs.matrices
+            else:
+                assert block is not None
+                _, mats = _design_matrices(block, kp, km, self.skip_incomplete)
+            curve, weights = _pooled_curve(mats, self.n_subsets, rng)
+            table = synthetic_table(
+                curve.size + 1,
+                grid=grid,
+                k_plus=kp,
+                k_minus=km,
+                n_synthetic=self.n_synthetic * len(obs.matrices),
+                random_seed=seed,
+                two_d=True,
+                cache_dir=self.cache_dir,
+                use_cache=self.use_cache,
+                progress=self.progress,
+            )
+            mis = (np.abs(table.values - curve) * weights).sum(axis=-1)
+            gp, gm = np.unravel_index(int(np.argmin(mis)), mis.shape)
+            rows.append(
+                {
+                    "k_plus": kp,
+                    "k_minus": km,
+                    "eps_plus": float(grid[gp]),
+                    "eps_minus": float(grid[gm]),
+                    "min_misfit": float(mis[gp, gm]),
+                }
+            )
+            surfaces.append(mis)
+            if (kp, km) == (obs.k_plus, obs.k_minus):
+                full_curve, full_weights, full_table = curve, weights, table
+        cv = pd.DataFrame(rows)
+        self.cv_results_ = cv
+        self.grid_ = grid
+        self.misfit_ = np.mean(surfaces, axis=0)
+        self.eps_plus_ = float(cv["eps_plus"].mean())
+        self.eps_minus_ = float(cv["eps_minus"].mean())
+        lo = np.minimum(cv["eps_plus"], cv["eps_minus"])
+        hi = np.maximum(cv["eps_plus"], cv["eps_minus"])
+        self.eps_low_, self.eps_high_ = float(lo.mean()), float(hi.mean())
+        self.eps_sum_ = float((cv["eps_plus"] + cv["eps_minus"]).mean())
+        self.r1_ = obs.r1
+        if obs.r1 is None:
+            self.eps_plus_hybrid_ = self.eps_minus_hybrid_ = None
+        else:
+            d = 2.0 * obs.r1 - 1.0
+            self.eps_plus_hybrid_ = float(np.clip((self.eps_sum_ - d) / 2.0, 0.0, 1.0))
+            self.eps_minus_hybrid_ = float(np.clip((self.eps_sum_ + d) / 2.0, 0.0, 1.0))
+        self.observed_curve_ = full_curve
+        self.weights_ = full_weights
+        self.sizes_ = full_table.sizes
+        self.synthetic_curve_ = full_table.curve(self.eps_plus_, self.eps_minus_)
+        self.table_ = full_table
+        self.n_ = int(full_table.n_max)
+        self.n_contexts_ = len(obs.matrices)
+        self.contexts_ = obs.contexts
+        self.design_ = (obs.k_plus, obs.k_minus)
+        self.judge_ = obs.judge
+        return self
+
+    def to_inference_data(self) -> az.InferenceData:
+        """One-chain, one-draw posterior with ``eps_plus`` and ``eps_minus`` (the paper's
+        estimate); the caveat and ``eps_sum``/``eps_low``/``eps_high`` are in the attributes."""
+        _check_fitted(self, "eps_plus_")
+        return _point_idata(
+            {"eps_plus": self.eps_plus_, "eps_minus": self.eps_minus_},
+            {
+                "method": "delta_s_2d_grid_fit",
+                "judge": self.judge_,
+                "identifiable": 0,
+                "caveat": self.caveat_,
+                "eps_sum": self.eps_sum_,
+                "eps_low": self.eps_low_,
+                "eps_high": self.eps_high_,
+                "design": list(self.design_),
+                "grid_step": self.grid_step,
+            },
+        )
+
+
+def _point_idata(values: dict[str, float], attrs: dict[str, Any]) -> az.InferenceData:
+    import arviz as az
+
+    clean = {k: (json.dumps(v) if isinstance(v, list | dict) else v) for k, v in attrs.items()}
+    clean["point_estimate"] = 1
+    idata = az.from_dict(posterior={k: np.array([[v]]) for k, v in values.items()}, attrs=clean)
+    idata.posterior.attrs.update(clean)
+    return idata
