@@ -1,0 +1,2078 @@
+"""Plots of the classical and Bayesian estimates; every plot has a ``*_data`` twin.
+
+Each figure comes in two halves (DESIGN: "every number a plot shows can also be had as data"):
+
+* ``<name>_data(...)`` returns the numbers as a tidy :class:`pandas.DataFrame` (no Matplotlib
+  import, no drawing);
+* ``plot_<name>(..., ax=None, **options)`` draws them and returns what it drew on (one
+  :class:`~matplotlib.axes.Axes`, or an array of them for multi-panel figures). Pass ``ax`` (or
+  ``axes``) to draw into an existing figure; all options are keyword-only.
+
+===============================  ===============================================================
+plot                             shows
+===============================  ===============================================================
+:func:`plot_delta_s_curve`       observed Δ_S–n curve and the fitted synthetic curve (Δ_S fit)
+:func:`plot_misfit_curve`        misfit over the ε grid of a 1-D Δ_S fit
+:func:`plot_misfit_heatmap`      2-D misfit surface over (ε₊, ε₋), with its identifiability caveat
+:func:`plot_correct_score`       P(R_m, TO) vs N: the paper's Figure 1 "non-scalability" curves
+:func:`plot_posterior_vs_grid`   posterior densities of ε, ε₊, ε₋, γ, w with classical estimates
+:func:`plot_strength_forest`     item strengths: posterior mean + HDI, MM estimate overlaid
+:func:`plot_judge_forest`        several judges' ε₊ / ε₋ (one row per judge)
+:func:`plot_ppc`                 posterior predictive checks: S_com, first-position rate, Δ_S
+:func:`plot_trace`               trace / rank plots of the error parameters (ArviZ)
+:func:`plot_bt_vs_posterior`     Bradley–Terry MM strengths vs posterior means
+===============================  ===============================================================
+
+Inputs are duck-typed: a *model or InferenceData* is an :class:`arviz.InferenceData`, a fitted
+model with an ``idata_`` attribute, or anything with ``to_inference_data()`` (MAP, grid and MM
+fits are one-chain, one-draw posteriors with the same variable names). Classical estimates are
+the package's result objects (:class:`~bayes_pairwise.classical.descriptive.ScomEstimate`,
+:class:`~bayes_pairwise.classical.descriptive.PositionalMoments`,
+:class:`~bayes_pairwise.classical.deltas.DeltaSFit`,
+:class:`~bayes_pairwise.classical.deltas.DeltaS2DFit`, a MAP fit, a
+:class:`~bayes_pairwise.simulate.SyntheticComparisons` for the *realised* error rates), a mapping
+``{variable: value}``, or a ``(label, estimate)`` pair to name the source.
+
+User-supplied labels (item ids, judge names) are drawn as plain text: ``$`` is escaped so that
+Matplotlib never interprets them as mathtext.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import arviz as az
+    from matplotlib.axes import Axes
+
+    from bayes_pairwise.data import Comparisons
+
+__all__ = [
+    "ERROR_VARIABLES",
+    "HDI_PROB",
+    "bt_vs_posterior_data",
+    "correct_score_data",
+    "delta_s_curve_data",
+    "judge_forest_data",
+    "misfit_curve_data",
+    "misfit_heatmap_data",
+    "plot_bt_vs_posterior",
+    "plot_correct_score",
+    "plot_delta_s_curve",
+    "plot_judge_forest",
+    "plot_misfit_curve",
+    "plot_misfit_heatmap",
+    "plot_posterior_vs_grid",
+    "plot_ppc",
+    "plot_rank",
+    "plot_strength_forest",
+    "plot_trace",
+    "posterior_vs_grid_data",
+    "ppc_data",
+    "strength_forest_data",
+    "trace_data",
+]
+
+#: Probability mass of the highest-density intervals drawn and tabulated (ArviZ's default).
+HDI_PROB = 0.94
+
+#: The error parameters of the models, in display order.
+ERROR_VARIABLES = ("eps", "eps_plus", "eps_minus", "gamma", "w")
+
+_CONTEXT_SEP = "::"
+
+_VAR_TEX = {
+    "eps": "ε",
+    "eps_plus": "ε₊ (better shown first)",
+    "eps_minus": "ε₋ (better shown second)",
+    "gamma": "γ (first-position shift)",
+    "w": "w (covariate effect)",
+    "strength": "strength",
+}
+
+# one colour / line style per kind of source, shared by every panel
+_SOURCE_STYLES = [
+    ("#d62728", "--"),
+    ("#2ca02c", "-."),
+    ("#9467bd", ":"),
+    ("#ff7f0e", (0, (5, 1))),
+    ("#8c564b", (0, (3, 1, 1, 1))),
+    ("#e377c2", (0, (1, 1))),
+    ("#17becf", "--"),
+]
+
+
+# ============================================================================ helpers
+def _txt(value: Any) -> str:
+    """A user-supplied string made safe for Matplotlib (no mathtext, no hidden legend label)."""
+    s = str(value).replace("$", r"\$")
+    return " " + s if s.startswith("_") else s
+
+
+def _axes_array(ax: Any, n: int, *, ncols: int | None = None, panel_size=(4.2, 3.0)) -> np.ndarray:
+    """``n`` Axes: the user's (one Axes or a sequence) or a new figure's."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        nc = ncols or min(n, 3)
+        nr = max(1, math.ceil(n / nc))
+        fig, axs = plt.subplots(
+            nr, nc, figsize=(panel_size[0] * nc, panel_size[1] * nr), squeeze=False
+        )
+        flat = axs.ravel()
+        for extra in flat[n:]:
+            extra.set_visible(False)
+        fig.set_layout_engine("constrained")
+        return flat[:n]
+    flat = np.atleast_1d(np.asarray(ax, dtype=object)).ravel()
+    if flat.size < n:
+        raise ValueError(f"this plot needs {n} axes, got {flat.size}")
+    return flat[:n]
+
+
+def _one_ax(ax: Any, figsize=(6.0, 4.0)) -> Axes:
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def as_inference_data(obj: Any) -> az.InferenceData:
+    """The :class:`arviz.InferenceData` of a fit (model, MAP / grid / MM fit) or itself."""
+    import arviz as az
+
+    if isinstance(obj, az.InferenceData):
+        return obj
+    idata = getattr(obj, "idata_", None)
+    if isinstance(idata, az.InferenceData):
+        return idata
+    if hasattr(obj, "to_inference_data"):
+        return obj.to_inference_data()
+    raise TypeError(
+        f"expected an arviz.InferenceData, a fitted model (idata_) or an estimate with "
+        f"to_inference_data(), got {type(obj).__name__}"
+    )
+
+
+def _n_samples(idata: az.InferenceData) -> int:
+    post = idata.posterior
+    return int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
+
+
+def _hdi(x: np.ndarray, prob: float) -> tuple[float, float]:
+    """ArviZ's highest-density interval of a 1-D sample (NaN for an empty one)."""
+    import arviz as az
+
+    x = np.asarray(x, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return float("nan"), float("nan")
+    if x.size < 4:
+        return float(x.min()), float(x.max())
+    lo, hi = np.asarray(az.hdi(x, hdi_prob=prob)).ravel()[:2]
+    return float(lo), float(hi)
+
+
+def _posterior_entries(
+    idata: az.InferenceData, var_names: Sequence[str]
+) -> list[tuple[str, dict[str, str], np.ndarray]]:
+    """(variable, coords of its non-sample dims, flattened draws) for every scalar component."""
+    post = idata.posterior
+    out = []
+    for v in var_names:
+        if v not in post.data_vars:
+            continue
+        da = post[v]
+        extra = [d for d in da.dims if d not in ("chain", "draw")]
+        if not extra:
+            out.append((v, {}, da.values.reshape(-1)))
+            continue
+        stacked = da.stack(_cell=extra).transpose("chain", "draw", "_cell")
+        vals = stacked.values.reshape(-1, stacked.sizes["_cell"])
+        idx = stacked.indexes["_cell"]
+        for k in range(vals.shape[1]):
+            key = idx[k] if isinstance(idx[k], tuple) else (idx[k],)
+            coords = {d: str(c) for d, c in zip(extra, key, strict=True)}
+            out.append((v, coords, vals[:, k]))
+    return out
+
+
+def _judge_of(idata: Any) -> str | None:
+    j = getattr(idata, "attrs", {}).get("judge") if hasattr(idata, "attrs") else None
+    return None if j is None else str(j)
+
+
+def _panel_name(variable: str, coords: Mapping[str, str]) -> str:
+    if not coords:
+        return variable
+    return f"{variable}[{', '.join(coords.values())}]"
+
+
+def _source_label(obj: Any, idata: Any = None) -> str:
+    name = type(obj).__name__
+    labels = {
+        "ScomEstimate": "S_com closed form",
+        "PositionalMoments": "moments (S_com, r₁)",
+        "DeltaSFit": "Δ_S grid",
+        "DeltaS2DFit": "Δ_S 2-D grid (labels arbitrary)",
+        "SyntheticComparisons": "realised (synthetic)",
+    }
+    if name in labels:
+        return labels[name]
+    attrs = getattr(idata, "attrs", {}) if idata is not None else {}
+    method = attrs.get("method") or attrs.get("estimator")
+    if method is not None:
+        method = str(method)
+        return "MAP" if method.lower() in ("map", "find_map") else method
+    return name
+
+
+def _point(source, variable, judge, estimate, lower=np.nan, upper=np.nan, kind="classical", **kw):
+    row = {
+        "source": source,
+        "variable": variable,
+        "judge": judge,
+        "coord": kw.get("coord", ""),
+        "estimate": float(estimate) if estimate is not None else np.nan,
+        "lower": float(lower),
+        "upper": float(upper),
+        "kind": kind,
+    }
+    return row
+
+
+def _classical_rows(obj: Any, label: str | None = None) -> list[dict[str, Any]]:
+    """Rows (source, variable, judge, estimate, lower, upper, kind) of one classical estimate."""
+    name = type(obj).__name__
+    z = 1.959963984540054
+    rows: list[dict[str, Any]] = []
+    if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str):
+        return _classical_rows(obj[1], label=obj[0])
+    if isinstance(obj, Mapping):
+        src = label or "given"
+        for k, v in obj.items():
+            if isinstance(v, Mapping):  # {judge: {var: value}}
+                for var, val in v.items():
+                    rows.append(_point(src, str(var), str(k), val))
+            else:
+                rows.append(_point(src, str(k), None, v))
+        return rows
+    src = label or _source_label(obj)
+    if name == "SyntheticComparisons":
+        judge = str(obj.data.judges[0]) if obj.data.n_judges == 1 else None
+        if obj.generator == "round_robin":
+            vals = {
+                "eps": obj.realised_eps,
+                "eps_plus": obj.realised_eps_plus,
+                "eps_minus": obj.realised_eps_minus,
+            }
+        else:
+            vals = {"eps_plus": obj.realised_eps_plus, "eps_minus": obj.realised_eps_minus}
+            if obj.gamma is not None and np.ndim(obj.gamma) == 0:
+                rows.append(_point("nominal (synthetic)", "gamma", judge, obj.gamma, kind="truth"))
+            for cov, w in dict(obj.covariate_effects).items():
+                rows.append(_point("nominal (synthetic)", "w", judge, w, kind="truth", coord=cov))
+        for var, val in vals.items():
+            if val is not None and np.isfinite(val):
+                rows.append(_point(src, var, judge, val, kind="truth"))
+        return rows
+    if name == "ScomEstimate":
+        se = obj.eps_se if np.isfinite(obj.eps_se) else np.nan
+        return [_point(src, "eps", obj.judge, obj.eps, obj.eps - z * se, obj.eps + z * se)]
+    if name == "PositionalMoments":
+        out = []
+        for var in ("eps_plus", "eps_minus"):
+            v, se = getattr(obj, var), getattr(obj, var + "_se")
+            out.append(_point(src, var, obj.judge, v, v - z * se, v + z * se))
+        return out
+    if name == "DeltaS2DFit":
+        ep, em, split = _delta2d_split(obj)
+        if split and label is None:
+            src = "Δ_S 2-D sum split by r₁"
+        return [_point(src, "eps_plus", obj.judge_, ep), _point(src, "eps_minus", obj.judge_, em)]
+    if name == "DeltaSFit":
+        return [_point(src, "eps", obj.judge_, obj.eps_)]
+    if name in ("BradleyTerry", "BiasedBTSpreadSearch"):
+        return []
+    idata = as_inference_data(obj)
+    src = label or _source_label(obj, idata)
+    judge = _judge_of(idata)
+    kind = "classical"
+    for var, coords, draws in _posterior_entries(idata, ERROR_VARIABLES):
+        j = coords.get("judge", judge)
+        coord = ", ".join(v for d, v in coords.items() if d != "judge")
+        if draws.size == 1:
+            rows.append(_point(src, var, j, draws[0], kind=kind, coord=coord))
+        else:
+            lo, hi = _hdi(draws, HDI_PROB)
+            rows.append(_point(src, var, j, float(np.mean(draws)), lo, hi, kind=kind, coord=coord))
+    return rows
+
+
+# ============================================================================ Δ_S curve
+def _delta2d_split(fit: Any) -> tuple[float, float, bool]:
+    """(ε₊, ε₋) to show for a 2-D Δ_S fit: the sum split by r₁ when available, else the
+    paper's (arbitrarily labelled) average; the flag says which."""
+    for suffix in ("hybrid_", "oriented_"):
+        ep = getattr(fit, "eps_plus_" + suffix, None)
+        em = getattr(fit, "eps_minus_" + suffix, None)
+        if ep is not None and em is not None:
+            return float(ep), float(em), True
+    return float(fit.eps_plus_), float(fit.eps_minus_), False
+
+
+def _check_fit(fit: Any, attr: str, what: str) -> None:
+    if not hasattr(fit, attr):
+        from bayes_pairwise.errors import NotFittedError
+
+        raise NotFittedError(f"{what} needs a fitted estimate with {attr!r}; call fit() first")
+
+
+def delta_s_curve_data(fit: Any) -> pd.DataFrame:
+    """The observed Δ_S–n curve and the fitted synthetic curve of a Δ_S fit.
+
+    Parameters
+    ----------
+    fit : DeltaSFit or DeltaS2DFit
+        A fitted Δ_S estimator.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``n`` (subset size, 2..N), ``observed`` (``fit.observed_curve_``), ``synthetic``
+        (``fit.synthetic_curve_``, at the fitted grid value) and ``weight`` (share of contexts
+        with at least n items; 1 for one round-robin). ``attrs`` hold the estimate and judge.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_pairwise.classical.deltas import DeltaSFit
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(12, eps=0.2, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaSFit(n_subsets=50, random_seed=0, cache_dir=d).fit(sim.data)
+    >>> df = delta_s_curve_data(fit)
+    >>> df["n"].tolist()[:3], len(df)
+    ([2, 3, 4], 11)
+    """
+    _check_fit(fit, "observed_curve_", "delta_s_curve_data")
+    obs = np.asarray(fit.observed_curve_, dtype=float)
+    syn = np.asarray(fit.synthetic_curve_, dtype=float)
+    sizes = np.asarray(getattr(fit, "sizes_", np.arange(2, obs.size + 2)))[: obs.size]
+    weights = getattr(fit, "weights_", None)
+    weights = np.ones(obs.size) if weights is None else np.asarray(weights, dtype=float)
+    df = pd.DataFrame(
+        {"n": sizes.astype(int), "observed": obs, "synthetic": syn[: obs.size], "weight": weights}
+    )
+    df.attrs.update(_delta_attrs(fit))
+    return df
+
+
+def _delta_attrs(fit: Any) -> dict[str, Any]:
+    if hasattr(fit, "eps_plus_"):
+        return {
+            "kind": "2d",
+            "eps_plus": float(fit.eps_plus_),
+            "eps_minus": float(fit.eps_minus_),
+            "eps_low": float(fit.eps_low_),
+            "eps_high": float(fit.eps_high_),
+            "eps_sum": float(getattr(fit, "eps_sum_", fit.eps_plus_ + fit.eps_minus_)),
+            "judge": str(fit.judge_),
+            "n_contexts": int(fit.n_contexts_),
+        }
+    return {
+        "kind": "1d",
+        "eps": float(fit.eps_),
+        "judge": str(fit.judge_),
+        "n_contexts": int(fit.n_contexts_),
+    }
+
+
+def _eps_text(attrs: Mapping[str, Any]) -> str:
+    if attrs["kind"] == "2d":
+        return (
+            f"(ε₊, ε₋) = ({attrs['eps_plus']:.3f}, {attrs['eps_minus']:.3f}), "
+            f"sum {attrs['eps_sum']:.3f}"
+        )
+    return f"ε̂ = {attrs['eps']:.3f}"
+
+
+def plot_delta_s_curve(
+    fit: Any,
+    *,
+    ax: Axes | None = None,
+    extra_eps: Mapping[str, float] | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Observed Δ_S–n curve with the fitted synthetic curve (the paper's Δ_S fit).
+
+    Parameters
+    ----------
+    fit : DeltaSFit or DeltaS2DFit
+        A fitted Δ_S estimator.
+    ax : Axes, optional
+        Where to draw (a new figure by default).
+    extra_eps : mapping of str to float, optional
+        More synthetic curves to draw from the fit's table (1-D fits), e.g.
+        ``{"posterior mean": 0.14}``, one dotted line each.
+    title : str, optional
+        Overrides the default title.
+
+    Returns
+    -------
+    Axes
+        With one line for the observed curve, one for the fitted synthetic curve and one per
+        ``extra_eps`` entry.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bayes_pairwise.classical.deltas import DeltaSFit
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(12, eps=0.2, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaSFit(n_subsets=50, random_seed=0, cache_dir=d).fit(sim.data)
+    >>> ax = plot_delta_s_curve(fit)
+    >>> len(ax.lines)
+    2
+    """
+    df = delta_s_curve_data(fit)
+    ax = _one_ax(ax)
+    ax.plot(df["n"], df["observed"], "o-", color="#1f77b4", ms=3.5, label="observed")
+    ax.plot(
+        df["n"], df["synthetic"], "--", color="#d62728", label=f"synthetic at {_eps_text(df.attrs)}"
+    )
+    for k, (lab, e) in enumerate((extra_eps or {}).items()):
+        if df.attrs["kind"] != "1d":
+            raise ValueError("extra_eps needs a 1-D DeltaSFit")
+        curve = np.asarray(fit.table_.curve(float(e)))[: len(df)]
+        ax.plot(
+            df["n"],
+            curve,
+            ":",
+            color=_SOURCE_STYLES[(k + 1) % len(_SOURCE_STYLES)][0],
+            label=f"synthetic at {_txt(lab)} ε = {float(e):.3f}",
+        )
+    ax.set_xlabel("subset size n")
+    ax.set_ylabel("mean Δ_S")
+    ctx = df.attrs["n_contexts"]
+    where = f", {ctx} contexts pooled" if ctx > 1 else ""
+    ax.set_title(title or f"Δ_S–n curve: judge {_txt(df.attrs['judge'])}{where}")
+    ax.legend(fontsize=8)
+    return ax
+
+
+# ============================================================================ misfit curve
+def misfit_curve_data(fit: Any) -> pd.DataFrame:
+    """Misfit Σ_n w_n |observed(n) − synthetic_ε(n)| of a 1-D Δ_S fit over its ε grid.
+
+    Parameters
+    ----------
+    fit : DeltaSFit
+
+    Returns
+    -------
+    DataFrame
+        Columns ``eps`` (``fit.grid_``) and ``misfit`` (``fit.misfit_``); ``attrs["eps"]`` is the
+        argmin.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_pairwise.classical.deltas import DeltaSFit
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(12, eps=0.2, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaSFit(n_subsets=50, random_seed=0, cache_dir=d).fit(sim.data)
+    >>> df = misfit_curve_data(fit)
+    >>> float(df.loc[df["misfit"].idxmin(), "eps"]) == fit.eps_
+    True
+    """
+    _check_fit(fit, "misfit_", "misfit_curve_data")
+    mis = np.asarray(fit.misfit_, dtype=float)
+    if mis.ndim != 1:
+        raise ValueError("misfit_curve_data needs a 1-D DeltaSFit; use misfit_heatmap_data")
+    df = pd.DataFrame({"eps": np.asarray(fit.grid_, dtype=float), "misfit": mis})
+    df.attrs.update(_delta_attrs(fit))
+    return df
+
+
+def plot_misfit_curve(
+    fit: Any,
+    *,
+    ax: Axes | None = None,
+    mark: Mapping[str, float] | None = None,
+    title: str | None = None,
+) -> Axes:
+    """The misfit curve of a 1-D Δ_S fit, with the fitted ε marked.
+
+    Parameters
+    ----------
+    fit : DeltaSFit
+    ax : Axes, optional
+    mark : mapping of str to float, optional
+        More vertical reference lines, e.g. ``{"S_com": 0.15, "posterior mean": 0.14}``.
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+        One line for the misfit, one vertical line at ``fit.eps_`` and one per ``mark`` entry.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bayes_pairwise.classical.deltas import DeltaSFit
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(12, eps=0.2, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaSFit(n_subsets=50, random_seed=0, cache_dir=d).fit(sim.data)
+    >>> len(plot_misfit_curve(fit, mark={"S_com": 0.2}).lines)
+    3
+    """
+    df = misfit_curve_data(fit)
+    ax = _one_ax(ax)
+    ax.plot(df["eps"], df["misfit"], "-", color="#1f77b4", label="misfit")
+    ax.axvline(df.attrs["eps"], color="#d62728", ls="--", label=f"Δ_S grid ε̂ = {fit.eps_:.3f}")
+    for k, (lab, v) in enumerate((mark or {}).items()):
+        color, ls = _SOURCE_STYLES[(k + 1) % len(_SOURCE_STYLES)]
+        ax.axvline(float(v), color=color, ls=ls, label=f"{_txt(lab)} = {float(v):.3f}")
+    ax.set_xlabel("ε (grid)")
+    ax.set_ylabel("Σₙ |observed − synthetic|")
+    ax.set_title(title or f"Δ_S misfit over the grid: judge {_txt(df.attrs['judge'])}")
+    ax.legend(fontsize=8)
+    return ax
+
+
+# ============================================================================ 2-D heatmap
+def misfit_heatmap_data(fit: Any) -> pd.DataFrame:
+    """The 2-D misfit surface of a :class:`~bayes_pairwise.classical.deltas.DeltaS2DFit`.
+
+    Parameters
+    ----------
+    fit : DeltaS2DFit
+
+    Returns
+    -------
+    DataFrame
+        Long form: columns ``eps_plus``, ``eps_minus``, ``misfit`` (``fit.misfit_[i, j]`` at
+        ``grid_[i]``, ``grid_[j]``). ``attrs`` hold the paper's estimate, the identified pair
+        ``eps_low``/``eps_high``/``eps_sum``, the sum split by r₁ (``eps_plus_split``,
+        ``eps_minus_split``) and ``caveat``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayes_pairwise.classical.deltas import DeltaS2DFit
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(10, eps_plus=0.05, eps_minus=0.25, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaS2DFit(grid_step=0.05, n_subsets=30, cache_dir=d).fit(sim.data)
+    >>> df = misfit_heatmap_data(fit)
+    >>> len(df), df.attrs["identifiable"]
+    (121, False)
+    """
+    _check_fit(fit, "misfit_", "misfit_heatmap_data")
+    mis = np.asarray(fit.misfit_, dtype=float)
+    if mis.ndim != 2:
+        raise ValueError("misfit_heatmap_data needs a DeltaS2DFit; use misfit_curve_data")
+    g = np.asarray(fit.grid_, dtype=float)
+    ep, em = np.meshgrid(g, g, indexing="ij")
+    df = pd.DataFrame({"eps_plus": ep.ravel(), "eps_minus": em.ravel(), "misfit": mis.ravel()})
+    df.attrs.update(_delta_attrs(fit))
+    ep, em, split = _delta2d_split(fit)
+    df.attrs.update(
+        {
+            "eps_plus_split": ep if split else None,
+            "eps_minus_split": em if split else None,
+            "identifiable": bool(fit.identifiable_),
+            "caveat": str(fit.caveat_),
+        }
+    )
+    return df
+
+
+def plot_misfit_heatmap(
+    fit: Any, *, ax: Axes | None = None, log: bool = True, title: str | None = None
+) -> Axes:
+    """The 2-D Δ_S misfit surface over (ε₊, ε₋), with the paper's estimate and its mirror.
+
+    The surface is symmetric under ε₊ ↔ ε₋ (METHODS §3.2) and has a long valley along
+    ε₊ + ε₋ = constant: only the sum is well determined. The title says so; the paper's estimate
+    and its mirror image are marked, the valley is dotted, and the sum split by the
+    first-position win rate is circled when available.
+
+    Parameters
+    ----------
+    fit : DeltaS2DFit
+    ax : Axes, optional
+    log : bool
+        Colour by log(1 + misfit) (the minimum is a narrow valley).
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+        With one image (``ax.images``) and the markers as collections.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bayes_pairwise.classical.deltas import DeltaS2DFit
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(10, eps_plus=0.05, eps_minus=0.25, random_seed=0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     fit = DeltaS2DFit(grid_step=0.05, n_subsets=30, cache_dir=d).fit(sim.data)
+    >>> ax = plot_misfit_heatmap(fit)
+    >>> len(ax.images)
+    1
+    """
+    df = misfit_heatmap_data(fit)
+    ax = _one_ax(ax, figsize=(6.0, 5.0))
+    g = np.asarray(fit.grid_, dtype=float)
+    mis = np.asarray(fit.misfit_, dtype=float)
+    val = np.log1p(mis) if log else mis
+    step = g[1] - g[0] if g.size > 1 else 1.0
+    ext = (g[0] - step / 2, g[-1] + step / 2, g[0] - step / 2, g[-1] + step / 2)
+    # rows of misfit_ are eps_plus: put eps_plus on x, eps_minus on y
+    im = ax.imshow(val.T, origin="lower", extent=ext, aspect="equal", cmap="viridis_r")
+    ax.figure.colorbar(im, ax=ax, label="log(1 + misfit)" if log else "misfit")
+    a = df.attrs
+    ax.scatter(
+        [a["eps_plus"]], [a["eps_minus"]], marker="x", color="red", s=60, label="paper's estimate"
+    )
+    ax.scatter(
+        [a["eps_minus"]],
+        [a["eps_plus"]],
+        marker="x",
+        color="orange",
+        s=60,
+        label="its mirror (equally good)",
+    )
+    if a["eps_plus_split"] is not None:
+        ax.scatter(
+            [a["eps_plus_split"]],
+            [a["eps_minus_split"]],
+            marker="o",
+            facecolors="none",
+            edgecolors="white",
+            s=140,
+            linewidths=1.5,
+            label="sum split by first-position rate",
+        )
+    # the well-determined direction: ε₊ + ε₋ = const (the valley of the surface)
+    ax.plot(g, a["eps_sum"] - g, color="white", lw=0.8, ls=":", label="ε₊ + ε₋ = fitted sum")
+    ax.set_xlim(ext[0], ext[1])
+    ax.set_ylim(ext[2], ext[3])
+    ax.set_xlabel("ε₊ (better shown first)")
+    ax.set_ylabel("ε₋ (better shown second)")
+    ax.set_title(
+        title
+        or (
+            f"2-D Δ_S misfit: judge {_txt(a['judge'])}\n"
+            "only a symmetric function of (ε₊, ε₋) is identified"
+        ),
+        fontsize=10,
+    )
+    ax.legend(fontsize=7, loc="upper right")
+    return ax
+
+
+# ============================================================================ P(R_m, TO) vs N
+def _p_exact_local(n: int, m: int, eps: float) -> float:
+    """Exact P(R_m, TO) under uniform error (METHODS §4); fallback when correct_score is absent."""
+    a, b = 2 * (n - m), 2 * (m - 1)
+    k = np.arange(0, min(a, b) + 1)
+    logc = (
+        np.vectorize(math.lgamma)(a + 1.0)
+        - np.vectorize(math.lgamma)(k + 1.0)
+        - np.vectorize(math.lgamma)(a - k + 1.0)
+        + np.vectorize(math.lgamma)(b + 1.0)
+        - np.vectorize(math.lgamma)(k + 1.0)
+        - np.vectorize(math.lgamma)(b - k + 1.0)
+    )
+    if eps <= 0:
+        return 1.0
+    if eps >= 1:
+        return float(a == 0 and b == 0)
+    lp = logc + 2 * k * math.log(eps) + (2 * (n - 1) - 2 * k) * math.log1p(-eps)
+    return float(np.exp(lp).sum())
+
+
+def _p_correct(n: int, m: int, eps: float, method: str, random_seed: int | None) -> float:
+    try:
+        from bayes_pairwise.classical.correct_score import p_correct_score
+    except ImportError:  # pragma: no cover - depends on which modules are installed
+        if method != "exact":
+            raise ImportError(
+                f"method={method!r} needs bayes_pairwise.classical.correct_score"
+            ) from None
+        return _p_exact_local(n, m, eps)
+    kw: dict[str, Any] = {"method": method}
+    if method in ("monte_carlo", "mc"):
+        kw["random_seed"] = random_seed
+    return float(p_correct_score(n, m, eps, **kw))
+
+
+def correct_score_data(
+    eps: float = 0.15,
+    *,
+    ranks: Iterable[int] = range(1, 9),
+    n_max: int = 100,
+    n_min: int = 2,
+    methods: Sequence[str] = ("exact",),
+    random_seed: int | None = 0,
+) -> pd.DataFrame:
+    """P(R_m, TO) — the probability that the text of true rank m gets its correct Copeland
+    score — as a function of the number of texts N (the paper's Figure 1).
+
+    Parameters
+    ----------
+    eps : float
+        Uniform error rate.
+    ranks : iterable of int
+        True ranks m (paper: 1..8).
+    n_max, n_min : int
+        N runs over max(n_min, m)..n_max (paper: up to 100).
+    methods : sequence of str
+        ``"exact"`` (METHODS §4) and optionally ``"paper"`` (the paper's reversal-only formula,
+        which undercounts for m ≥ 2) or ``"monte_carlo"``, as offered by
+        :func:`bayes_pairwise.classical.correct_score.p_correct_score`.
+    random_seed : int, optional
+        For the Monte Carlo method.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``N``, ``m``, ``method``, ``p``; ``attrs["eps"]``.
+
+    Examples
+    --------
+    >>> df = correct_score_data(0.15, ranks=[2], n_max=10)
+    >>> round(float(df.loc[df["N"] == 10, "p"].item()), 4)
+    0.1134
+    """
+    eps = float(eps)
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"eps must be in [0, 1], got {eps!r}")
+    rows = []
+    for method in methods:
+        for m in ranks:
+            m = int(m)
+            if m < 1:
+                raise ValueError(f"ranks must be >= 1, got {m}")
+            for n in range(max(int(n_min), m, 2), int(n_max) + 1):
+                rows.append(
+                    {
+                        "N": n,
+                        "m": m,
+                        "method": method,
+                        "p": _p_correct(n, m, eps, method, random_seed),
+                    }
+                )
+    df = pd.DataFrame(rows, columns=["N", "m", "method", "p"])
+    df.attrs["eps"] = eps
+    return df
+
+
+def plot_correct_score(
+    eps: float = 0.15,
+    *,
+    ranks: Iterable[int] = range(1, 9),
+    n_max: int = 100,
+    methods: Sequence[str] = ("exact",),
+    ax: Axes | None = None,
+    title: str | None = None,
+    random_seed: int | None = 0,
+) -> Axes:
+    """P(R_m, TO) vs N for several ranks m: ranking many texts with a noisy judge does not scale.
+
+    Solid lines are the exact probability; a second method (e.g. ``"paper"``, the paper's
+    reversal-only formula) is drawn dashed in the same colour.
+
+    Parameters
+    ----------
+    eps : float
+        Uniform error rate (e.g. a judge's estimate).
+    ranks, n_max, methods, random_seed
+        As :func:`correct_score_data`.
+    ax : Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+        One line per (method, rank).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> ax = plot_correct_score(0.15, ranks=[1, 2, 3], n_max=30)
+    >>> len(ax.lines)
+    3
+    """
+    df = correct_score_data(eps, ranks=ranks, n_max=n_max, methods=methods, random_seed=random_seed)
+    ax = _one_ax(ax)
+    import matplotlib as mpl
+
+    ms = sorted(df["m"].unique())
+    cmap = mpl.colormaps["viridis"]
+    styles = ["-", "--", ":", "-."]
+    for k, method in enumerate(methods):
+        for i, m in enumerate(ms):
+            sub = df[(df["method"] == method) & (df["m"] == m)]
+            lab = f"m = {m}" if k == 0 else f"m = {m} ({method})"
+            ax.plot(
+                sub["N"],
+                sub["p"],
+                ls=styles[k % len(styles)],
+                color=cmap(i / max(len(ms) - 1, 1)),
+                label=lab,
+            )
+    ax.set_xlabel("number of texts N")
+    ax.set_ylabel("P(R_m, TO)")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(title or f"P(text of rank m gets its correct score), ε = {float(eps):.3f}")
+    ax.legend(fontsize=7, ncol=2)
+    return ax
+
+
+# ============================================================================ posterior vs grid
+def posterior_vs_grid_data(
+    model_or_idata: Any,
+    *classical: Any,
+    var_names: Sequence[str] | None = None,
+    hdi_prob: float = HDI_PROB,
+) -> pd.DataFrame:
+    """Posterior summaries of the error parameters next to classical estimates (one row each).
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+        The Bayesian fit (NUTS posterior, or a one-draw MAP posterior).
+    *classical
+        Classical estimates to compare with (see the module docstring): S_com estimate, moments,
+        Δ_S fits, MAP fits, a :class:`~bayes_pairwise.simulate.SyntheticComparisons` (realised
+        rates), a mapping ``{variable: value}`` or ``(label, estimate)``.
+    var_names : sequence of str, optional
+        Variables (default: those of :data:`ERROR_VARIABLES` in the posterior).
+    hdi_prob : float
+        HDI mass for the posterior row.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``panel`` (variable and its coordinates, e.g. ``eps_plus[gpt4]``),
+        ``variable``, ``judge``, ``coord``, ``source``, ``kind`` (``"posterior"``, ``"point"`` for
+        a one-draw fit, ``"classical"``, ``"truth"``), ``estimate``, ``lower``, ``upper``. The
+        posterior row has the mean and the HDI; classical rows their estimate and, where they
+        have one, a 95% normal interval. A classical estimate appears on a panel when its
+        variable matches and its judge matches the panel's (or either has no judge).
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps": rng.normal(0.15, 0.01, (2, 200))})
+    >>> df = posterior_vs_grid_data(idata, ("Δ_S grid", {"eps": 0.16}))
+    >>> df[["variable", "source", "kind"]].values.tolist()
+    [['eps', 'posterior', 'posterior'], ['eps', 'Δ_S grid', 'classical']]
+    """
+    idata = as_inference_data(model_or_idata)
+    names = [v for v in (var_names or ERROR_VARIABLES) if v in idata.posterior.data_vars]
+    if not names:
+        raise ValueError(
+            f"the posterior has none of the variables {list(var_names or ERROR_VARIABLES)}; "
+            f"it has {list(idata.posterior.data_vars)}"
+        )
+    base_judge = _judge_of(idata)
+    point = _n_samples(idata) == 1
+    post_label = _source_label(model_or_idata, idata) if point else "posterior"
+    crows: list[dict[str, Any]] = []
+    for c in classical:
+        crows.extend(_classical_rows(c))
+    rows = []
+    for var, coords, draws in _posterior_entries(idata, names):
+        judge = coords.get("judge", base_judge)
+        coord = ", ".join(v for d, v in coords.items() if d != "judge")
+        panel = _panel_name(var, coords)
+        if point:
+            est, lo, hi = float(draws[0]), np.nan, np.nan
+        else:
+            est = float(np.mean(draws))
+            lo, hi = _hdi(draws, hdi_prob)
+        rows.append(
+            {
+                "panel": panel,
+                "variable": var,
+                "judge": judge,
+                "coord": coord,
+                "source": post_label,
+                "kind": "point" if point else "posterior",
+                "estimate": est,
+                "lower": lo,
+                "upper": hi,
+            }
+        )
+        for r in crows:
+            if r["variable"] != var:
+                continue
+            if r["judge"] is not None and judge is not None and str(r["judge"]) != str(judge):
+                continue
+            if r["coord"] and coord and r["coord"] != coord:
+                continue
+            rows.append({"panel": panel, **{k: v for k, v in r.items()}, "judge": judge})
+    cols = ["panel", "variable", "judge", "coord", "source", "kind", "estimate", "lower", "upper"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _source_style(sources: list[str], source: str) -> tuple[str, Any]:
+    if source not in sources:
+        sources.append(source)
+    return _SOURCE_STYLES[sources.index(source) % len(_SOURCE_STYLES)]
+
+
+def plot_posterior_vs_grid(
+    model_or_idata: Any,
+    *classical: Any,
+    var_names: Sequence[str] | None = None,
+    hdi_prob: float = HDI_PROB,
+    ax: Any = None,
+    ncols: int | None = None,
+) -> np.ndarray:
+    """Posterior density of each error parameter with the classical estimates as vertical lines.
+
+    One panel per scalar component (``eps``, ``eps_plus[judge]``, ``w[covariate]`` …). Each
+    panel has the posterior density (a kernel density estimate; a one-draw MAP posterior is a
+    solid vertical line instead) with its HDI shaded, and one dashed vertical line per matching
+    classical estimate (S_com, moments, Δ_S grid, MAP, realised-on-synthetic …), one colour per
+    source across panels.
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+    *classical
+        As :func:`posterior_vs_grid_data`.
+    var_names : sequence of str, optional
+    hdi_prob : float
+    ax : Axes or array of Axes, optional
+        At least one Axes per panel.
+    ncols : int, optional
+        Panels per row of a new figure.
+
+    Returns
+    -------
+    ndarray of Axes
+        Panel k has 1 + (number of classical estimates on it) lines.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps_plus": rng.beta(5, 40, (2, 300)),
+    ...                                 "eps_minus": rng.beta(12, 40, (2, 300))})
+    >>> axes = plot_posterior_vs_grid(idata, ("moments", {"eps_plus": 0.1, "eps_minus": 0.2}))
+    >>> [len(a.lines) for a in axes]
+    [2, 2]
+    """
+    import arviz as az
+
+    df = posterior_vs_grid_data(model_or_idata, *classical, var_names=var_names, hdi_prob=hdi_prob)
+    idata = as_inference_data(model_or_idata)
+    panels = list(dict.fromkeys(df["panel"]))
+    axes = _axes_array(ax, len(panels), ncols=ncols or min(len(panels), 2))
+    draws_by_panel = {
+        _panel_name(v, c): d
+        for v, c, d in _posterior_entries(idata, list(dict.fromkeys(df["variable"])))
+    }
+    sources: list[str] = []
+    for a, panel in zip(axes, panels, strict=False):
+        sub = df[df["panel"] == panel]
+        post = sub.iloc[0]
+        draws = draws_by_panel[panel]
+        if post["kind"] == "posterior":
+            x = np.asarray(draws, dtype=float)
+            x = x[np.isfinite(x)]
+            if np.ptp(x) > 0:
+                grid, pdf = az.kde(x)
+            else:  # a degenerate posterior: draw a spike
+                grid, pdf = np.array([x[0], x[0]]), np.array([0.0, 1.0])
+            a.plot(
+                grid, pdf, color="#1f77b4", lw=1.8, label=f"posterior (mean {post.estimate:.3f})"
+            )
+            inside = (grid >= post.lower) & (grid <= post.upper)
+            a.fill_between(grid, 0, pdf, where=inside, color="#1f77b4", alpha=0.18, lw=0)
+            a.set_ylabel("density")
+        else:
+            a.axvline(
+                post.estimate,
+                color="#1f77b4",
+                lw=1.8,
+                label=f"{_txt(post.source)} {post.estimate:.3f}",
+            )
+            a.set_yticks([])
+        for _, r in sub.iloc[1:].iterrows():
+            color, ls = _source_style(sources, str(r["source"]))
+            a.axvline(
+                r["estimate"],
+                color=color,
+                ls=ls,
+                lw=1.5,
+                label=f"{_txt(r['source'])} {r['estimate']:.3f}",
+            )
+        var = str(post["variable"])
+        a.set_xlabel(_VAR_TEX.get(var, _txt(var)))
+        bits = [_txt(post["judge"])] if post["judge"] not in (None, "") else []
+        if post["coord"]:
+            bits.append(_txt(post["coord"]))
+        a.set_title(f"{var}" + (f" — {', '.join(bits)}" if bits else ""), fontsize=10)
+        a.legend(fontsize=7)
+    return axes
+
+
+# ============================================================================ strengths
+def _strength_draws(idata: az.InferenceData) -> tuple[np.ndarray, list[str]]:
+    post = idata.posterior
+    if "strength" not in post.data_vars:
+        raise ValueError(
+            f"the posterior has no 'strength' variable (it has {list(post.data_vars)})"
+        )
+    da = post["strength"]
+    extra = [d for d in da.dims if d not in ("chain", "draw")]
+    if len(extra) != 1:
+        raise ValueError(f"'strength' should have one item dimension, it has {extra}")
+    dim = extra[0]
+    vals = da.transpose("chain", "draw", dim).values.reshape(-1, da.sizes[dim])
+    return vals, [str(v) for v in da.coords[dim].values]
+
+
+def _mm_series(mm: Any) -> pd.Series | None:
+    if mm is None:
+        return None
+    if isinstance(mm, pd.Series):
+        return mm.rename(index=str).astype(float)
+    if hasattr(mm, "strengths_"):
+        return mm.strengths_.rename(index=str).astype(float)
+    idata = as_inference_data(mm)
+    vals, labels = _strength_draws(idata)
+    return pd.Series(vals.mean(axis=0), index=labels, dtype=float)
+
+
+def _groups(labels: Sequence[str], groups: Any) -> np.ndarray | None:
+    if groups is None:
+        return None
+    if isinstance(groups, str) and groups == "auto":
+        if labels and all(_CONTEXT_SEP in s for s in labels):
+            return np.array([s.split(_CONTEXT_SEP, 1)[0] for s in labels], dtype=object)
+        return None
+    if isinstance(groups, pd.Series):
+        return groups.rename(index=str).reindex(list(labels)).to_numpy(dtype=object)
+    if isinstance(groups, Mapping):
+        return np.array([groups.get(s) for s in labels], dtype=object)
+    arr = np.asarray(groups, dtype=object)
+    if arr.shape != (len(labels),):
+        raise ValueError(f"groups needs one value per item ({len(labels)}), got {arr.shape}")
+    return arr
+
+
+def _centre(values: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """Subtract the mean over items (last axis), within groups when given (NaN-aware)."""
+    v = np.array(values, dtype=float)
+    if groups is None:
+        return v - np.nanmean(v, axis=-1, keepdims=True)
+    g = pd.Series(groups).astype(str).to_numpy()
+    for key in np.unique(g):
+        sel = g == key
+        v[..., sel] -= np.nanmean(v[..., sel], axis=-1, keepdims=True)
+    return v
+
+
+def strength_forest_data(
+    model_or_idata: Any,
+    mm: Any = None,
+    *,
+    hdi_prob: float = HDI_PROB,
+    groups: Any = "auto",
+    items: Sequence[str] | None = None,
+    max_items: int | None = None,
+    sort: bool = True,
+) -> pd.DataFrame:
+    """Posterior mean and HDI of every item strength, with a Bradley–Terry MM estimate.
+
+    Strengths are only identified up to a constant per connected set of items (per context for
+    a log made of separate round-robins), so both the posterior draws and the MM estimate are
+    centred within ``groups`` before summarising. The MM strengths (Bradley–Terry scale, no
+    lapses) are also given rescaled by the least-squares factor onto the posterior means
+    (``mm_scaled``; the factor is ``attrs["mm_scale"]``): the error models' strengths describe
+    the latent truth, whose scale is larger.
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+        With a ``strength`` variable over an item dimension.
+    mm : BradleyTerry, Series or InferenceData, optional
+        Classical strengths by item label.
+    hdi_prob : float
+    groups : "auto", Series, mapping, array or None
+        Centring groups. ``"auto"``: the context part of ``"context::name"`` labels when every
+        label has one, else all items together. ``None``: all items together.
+    items : sequence of str, optional
+        Keep only these item labels (in this order unless ``sort``).
+    max_items : int, optional
+        Keep at most this many rows (after sorting).
+    sort : bool
+        Sort by group, then by descending posterior mean.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by item label: ``group``, ``mean``, ``lower``, ``upper``, ``mm``, ``mm_scaled``.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> draws = rng.normal([1.0, 0.0, -1.0], 0.1, size=(2, 100, 3))
+    >>> idata = az.from_dict(posterior={"strength": draws}, coords={"item": ["a", "b", "c"]},
+    ...                      dims={"strength": ["item"]})
+    >>> df = strength_forest_data(idata)
+    >>> df.index.tolist(), bool(df["lower"].lt(df["mean"]).all())
+    (['a', 'b', 'c'], True)
+    """
+    idata = as_inference_data(model_or_idata)
+    vals, labels = _strength_draws(idata)
+    g = _groups(labels, groups)
+    cen = _centre(vals, g)
+    mean = cen.mean(axis=0)
+    hdi = np.array([_hdi(cen[:, k], hdi_prob) for k in range(cen.shape[1])]).reshape(-1, 2)
+    df = pd.DataFrame(
+        {
+            "group": g if g is not None else np.full(len(labels), "", dtype=object),
+            "mean": mean,
+            "lower": hdi[:, 0],
+            "upper": hdi[:, 1],
+        },
+        index=pd.Index(labels, name="item"),
+    )
+    mms = _mm_series(mm)
+    scale = float("nan")
+    if mms is not None:
+        raw = mms.reindex(df.index).to_numpy(dtype=float)
+        mmc = _centre(raw, g)
+        df["mm"] = mmc
+        ok = np.isfinite(mmc) & np.isfinite(mean)
+        den = float(np.sum(mmc[ok] ** 2))
+        scale = float(np.sum(mmc[ok] * mean[ok]) / den) if den > 0 else float("nan")
+        df["mm_scaled"] = mmc * scale
+    else:
+        df["mm"] = np.nan
+        df["mm_scaled"] = np.nan
+    if items is not None:
+        missing = [i for i in items if str(i) not in df.index]
+        if missing:
+            raise KeyError(f"unknown item labels {missing[:5]}")
+        df = df.loc[[str(i) for i in items]]
+    if sort:
+        first_seen = {k: n for n, k in enumerate(dict.fromkeys(df["group"]))}
+        order = np.lexsort((-df["mean"].to_numpy(), df["group"].map(first_seen).to_numpy()))
+        df = df.iloc[order]
+    if max_items is not None:
+        df = df.iloc[: int(max_items)]
+    df.attrs["mm_scale"] = scale
+    df.attrs["hdi_prob"] = float(hdi_prob)
+    return df
+
+
+def plot_strength_forest(
+    model_or_idata: Any,
+    mm: Any = None,
+    *,
+    hdi_prob: float = HDI_PROB,
+    groups: Any = "auto",
+    items: Sequence[str] | None = None,
+    max_items: int | None = 40,
+    scale_mm: bool = True,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Forest plot of item strengths: posterior mean with its HDI, MM estimate overlaid.
+
+    Parameters
+    ----------
+    model_or_idata, mm, hdi_prob, groups, items, max_items
+        As :func:`strength_forest_data` (at most 40 rows by default).
+    scale_mm : bool
+        Draw the MM strengths rescaled onto the posterior scale (the factor is in the legend)
+        rather than raw.
+    ax : Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+        One error-bar container (``ax.containers``) for the posterior, one scatter collection
+        for MM when given; one y tick per item.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, pandas as pd, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> draws = rng.normal([1.0, 0.0, -1.0], 0.1, size=(2, 100, 3))
+    >>> idata = az.from_dict(posterior={"strength": draws}, coords={"item": ["a", "b", "c"]},
+    ...                      dims={"strength": ["item"]})
+    >>> ax = plot_strength_forest(idata, pd.Series([0.5, 0.0, -0.5], index=["a", "b", "c"]))
+    >>> len(ax.get_yticks()), len(ax.containers)
+    (3, 1)
+    """
+    df = strength_forest_data(
+        model_or_idata, mm, hdi_prob=hdi_prob, groups=groups, items=items, max_items=max_items
+    )
+    ax = _one_ax(ax, figsize=(6.5, max(2.5, 0.24 * len(df) + 1.2)))
+    y = np.arange(len(df))[::-1]
+    ax.errorbar(
+        df["mean"],
+        y,
+        xerr=np.vstack([df["mean"] - df["lower"], df["upper"] - df["mean"]]),
+        fmt="o",
+        ms=4,
+        color="#1f77b4",
+        ecolor="#1f77b4",
+        elinewidth=1.2,
+        label=f"posterior mean, {round(100 * hdi_prob)}% HDI",
+    )
+    if df["mm"].notna().any():
+        col = "mm_scaled" if scale_mm else "mm"
+        lab = (
+            f"MM (Bradley–Terry) × {df.attrs['mm_scale']:.2f}" if scale_mm else "MM (Bradley–Terry)"
+        )
+        ax.scatter(df[col], y, marker="D", s=22, color="#d62728", zorder=3, label=lab)
+    ax.set_yticks(y)
+    ax.set_yticklabels([_txt(i) for i in df.index], fontsize=7)
+    groups_present = [k for k in dict.fromkeys(df["group"]) if k != ""]
+    if len(groups_present) > 1:  # separators between contexts
+        grp = df["group"].to_numpy()
+        for k in range(1, len(df)):
+            if grp[k] != grp[k - 1]:
+                ax.axhline(y[k] + 0.5, color="#bbbbbb", lw=0.6)
+    ax.axvline(0, color="#888888", lw=0.6)
+    ax.set_xlabel("strength (centred within context)" if groups_present else "strength (centred)")
+    ax.set_title(title or "Item strengths", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+# ============================================================================ judges' ε₊ / ε₋
+def judge_forest_data(
+    fits: Any,
+    *,
+    var_names: Sequence[str] = ("eps_plus", "eps_minus"),
+    classical: pd.DataFrame | None = None,
+    hdi_prob: float = HDI_PROB,
+) -> pd.DataFrame:
+    """Posterior mean and HDI of each judge's error rates, one row per (judge, variable).
+
+    Parameters
+    ----------
+    fits : mapping, sequence, fitted model or InferenceData
+        ``{judge: fit}``; a sequence of single-judge fits (the judge is read from the
+        posterior's ``judge`` coordinate or ``attrs["judge"]``); or one multi-judge fit whose
+        variables have a ``judge`` dimension.
+    var_names : sequence of str
+        Variables to show (those missing from a fit are skipped); e.g. ``("eps",)`` for
+        uniform-error fits or ``("gamma",)``.
+    classical : DataFrame, optional
+        Classical estimates indexed by judge with columns named like ``var_names`` (e.g.
+        :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge`'s ``eps_plus`` /
+        ``eps_minus`` moments), added as rows with ``source="classical"``.
+    hdi_prob : float
+
+    Returns
+    -------
+    DataFrame
+        Columns ``judge``, ``variable``, ``source`` (``"posterior"``, ``"point"`` or
+        ``"classical"``), ``mean``, ``lower``, ``upper``; judges in input order.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps_plus": rng.beta(5, 40, (2, 100, 3)),
+    ...                                 "eps_minus": rng.beta(9, 40, (2, 100, 3))},
+    ...                      coords={"judge": ["a", "b", "c"]},
+    ...                      dims={"eps_plus": ["judge"], "eps_minus": ["judge"]})
+    >>> df = judge_forest_data(idata)
+    >>> df["judge"].unique().tolist(), len(df)
+    (['a', 'b', 'c'], 6)
+    """
+    import arviz as az
+
+    if isinstance(fits, az.InferenceData):
+        pairs = [(None, fits)]
+    elif isinstance(fits, Mapping):
+        pairs = [(str(k), v) for k, v in fits.items()]
+    elif isinstance(fits, list | tuple):
+        pairs = [(None, f) for f in fits]
+    else:
+        pairs = [(None, fits)]
+    rows = []
+    for label, fit in pairs:
+        idata = as_inference_data(fit)
+        point = _n_samples(idata) == 1
+        base = label if label is not None else _judge_of(idata)
+        for var, coords, draws in _posterior_entries(idata, list(var_names)):
+            judge = coords.get("judge", base)
+            if label is not None and "judge" in coords and len(pairs) > 1:
+                judge = label  # mapping keys win for single-judge fits with a judge dim
+            if point:
+                m, lo, hi = float(draws[0]), np.nan, np.nan
+            else:
+                m = float(np.mean(draws))
+                lo, hi = _hdi(draws, hdi_prob)
+            rows.append(
+                {
+                    "judge": "judge" if judge is None else str(judge),
+                    "variable": var,
+                    "source": "point" if point else "posterior",
+                    "mean": m,
+                    "lower": lo,
+                    "upper": hi,
+                }
+            )
+    if classical is not None:
+        for judge, r in classical.iterrows():
+            for var in var_names:
+                if var in r.index and np.isfinite(float(r[var])):
+                    rows.append(
+                        {
+                            "judge": str(judge),
+                            "variable": var,
+                            "source": "classical",
+                            "mean": float(r[var]),
+                            "lower": np.nan,
+                            "upper": np.nan,
+                        }
+                    )
+    df = pd.DataFrame(rows, columns=["judge", "variable", "source", "mean", "lower", "upper"])
+    if df.empty:
+        raise ValueError(f"none of the fits has any of {list(var_names)}")
+    return df
+
+
+def plot_judge_forest(
+    fits: Any,
+    *,
+    var_names: Sequence[str] = ("eps_plus", "eps_minus"),
+    classical: pd.DataFrame | None = None,
+    hdi_prob: float = HDI_PROB,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Forest plot comparing judges: one row per judge, one marker + HDI per variable.
+
+    Parameters
+    ----------
+    fits, var_names, classical, hdi_prob
+        As :func:`judge_forest_data`; classical estimates are hollow markers.
+    ax : Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+        One y tick per judge; one error-bar container per variable.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps_plus": rng.beta(5, 40, (2, 100, 3)),
+    ...                                 "eps_minus": rng.beta(9, 40, (2, 100, 3))},
+    ...                      coords={"judge": ["a", "b", "c"]},
+    ...                      dims={"eps_plus": ["judge"], "eps_minus": ["judge"]})
+    >>> ax = plot_judge_forest(idata)
+    >>> len(ax.get_yticks()), len(ax.containers)
+    (3, 2)
+    """
+    df = judge_forest_data(fits, var_names=var_names, classical=classical, hdi_prob=hdi_prob)
+    judges = list(dict.fromkeys(df["judge"]))
+    vars_present = [v for v in var_names if v in set(df["variable"])]
+    ax = _one_ax(ax, figsize=(6.5, max(2.2, 0.55 * len(judges) + 1.2)))
+    ypos = {j: len(judges) - 1 - k for k, j in enumerate(judges)}
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
+    nv = len(vars_present)
+    for k, var in enumerate(vars_present):
+        off = (k - (nv - 1) / 2) * (0.5 / max(nv, 1))
+        color = colors[k % len(colors)]
+        sub = df[(df["variable"] == var) & (df["source"] != "classical")]
+        y = np.array([ypos[j] for j in sub["judge"]]) + off
+        err = np.vstack([sub["mean"] - sub["lower"], sub["upper"] - sub["mean"]])
+        ax.errorbar(
+            sub["mean"],
+            y,
+            xerr=np.nan_to_num(err),
+            fmt="o",
+            ms=5,
+            color=color,
+            capsize=2,
+            label=_VAR_TEX.get(var, _txt(var)),
+        )
+        cl = df[(df["variable"] == var) & (df["source"] == "classical")]
+        if not cl.empty:
+            ax.scatter(
+                cl["mean"],
+                np.array([ypos[j] for j in cl["judge"]]) + off,
+                marker="s",
+                s=36,
+                facecolors="none",
+                edgecolors=color,
+                zorder=3,
+                label=f"{_VAR_TEX.get(var, _txt(var)).split(' ')[0]} classical",
+            )
+    ax.set_yticks([ypos[j] for j in judges])
+    ax.set_yticklabels([_txt(j) for j in judges])
+    ax.set_xlabel(f"error rate (posterior mean, {round(100 * hdi_prob)}% HDI)")
+    ax.set_title(title or "Judges compared", fontsize=10)
+    ax.legend(fontsize=7)
+    return ax
+
+
+# ============================================================================ trace / rank
+def _default_trace_vars(idata: az.InferenceData, var_names: Sequence[str] | None) -> list[str]:
+    if var_names is not None:
+        return list(var_names)
+    names = [v for v in ERROR_VARIABLES if v in idata.posterior.data_vars]
+    if not names:
+        names = [v for v in idata.posterior.data_vars if v != "strength"][:4]
+    return names
+
+
+def trace_data(model_or_idata: Any, *, var_names: Sequence[str] | None = None) -> pd.DataFrame:
+    """The draws a trace / rank plot shows, long form.
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+    var_names : sequence of str, optional
+        Default: the error parameters present (``strength`` excluded).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``variable``, ``coord``, ``chain``, ``draw``, ``value``.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> idata = az.from_dict(posterior={"eps": np.zeros((2, 5)), "strength": np.zeros((2, 5, 3))})
+    >>> trace_data(idata)["variable"].unique().tolist(), len(trace_data(idata))
+    (['eps'], 10)
+    """
+    idata = as_inference_data(model_or_idata)
+    names = _default_trace_vars(idata, var_names)
+    post = idata.posterior
+    frames = []
+    for v in names:
+        da = post[v]
+        extra = [d for d in da.dims if d not in ("chain", "draw")]
+        df = da.to_dataframe(name="value").reset_index()
+        df["coord"] = df[extra].astype(str).agg(", ".join, axis=1) if extra else ""
+        df["variable"] = v
+        frames.append(df[["variable", "coord", "chain", "draw", "value"]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def plot_trace(
+    model_or_idata: Any,
+    *,
+    var_names: Sequence[str] | None = None,
+    kind: str = "rank_bars",
+    axes: Any = None,
+) -> np.ndarray:
+    """Trace plot (density + rank bars by default) of the error parameters, via ArviZ.
+
+    Thin wrapper around :func:`arviz.plot_trace` with ``compact=True`` and ``strength``
+    excluded (pass ``var_names`` to choose).
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+    var_names : sequence of str, optional
+    kind : {"rank_bars", "rank_vlines", "trace"}
+    axes : array of Axes, optional
+        Shape (n_variables, 2).
+
+    Returns
+    -------
+    ndarray of Axes, shape (n_variables, 2)
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps": rng.beta(5, 30, (2, 200))})
+    >>> plot_trace(idata).shape
+    (1, 2)
+    """
+    import arviz as az
+
+    idata = as_inference_data(model_or_idata)
+    names = _default_trace_vars(idata, var_names)
+    out = az.plot_trace(idata, var_names=names, kind=kind, compact=True, axes=axes, show=False)
+    out = np.atleast_2d(np.asarray(out, dtype=object))
+    if axes is None:
+        out[0, 0].figure.set_layout_engine("constrained")
+    return out
+
+
+def plot_rank(
+    model_or_idata: Any,
+    *,
+    var_names: Sequence[str] | None = None,
+    kind: str = "bars",
+    ax: Any = None,
+) -> np.ndarray:
+    """Rank plots (one panel per scalar component) of the error parameters, via ArviZ.
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+    var_names : sequence of str, optional
+        Default: the error parameters present (``strength`` excluded).
+    kind : {"bars", "vlines"}
+    ax : Axes or array of Axes, optional
+
+    Returns
+    -------
+    ndarray of Axes
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps": rng.beta(5, 30, (2, 200)),
+    ...                                 "gamma": rng.normal(0, 1, (2, 200))})
+    >>> plot_rank(idata).size
+    2
+    """
+    import arviz as az
+
+    idata = as_inference_data(model_or_idata)
+    names = _default_trace_vars(idata, var_names)
+    out = az.plot_rank(idata, var_names=names, kind=kind, ax=ax, show=False)
+    return np.atleast_1d(np.asarray(out, dtype=object)).ravel()
+
+
+# ============================================================================ MM vs posterior
+def bt_vs_posterior_data(
+    model_or_idata: Any,
+    mm: Any,
+    *,
+    groups: Any = "auto",
+    hdi_prob: float = HDI_PROB,
+) -> pd.DataFrame:
+    """Bradley–Terry MM strengths against posterior mean strengths, one row per item.
+
+    Both are centred within ``groups`` (see :func:`strength_forest_data`).
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+    mm : BradleyTerry, Series or InferenceData
+    groups : "auto", Series, mapping, array or None
+    hdi_prob : float
+
+    Returns
+    -------
+    DataFrame
+        Indexed by item: ``group``, ``mm``, ``mean``, ``lower``, ``upper``. ``attrs`` hold
+        ``spearman`` (Spearman ρ of the two), ``mm_scale`` (least-squares factor) and
+        ``max_abs_diff`` (max |posterior mean − scaled MM|).
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> draws = rng.normal([2.0, 0.0, -2.0], 0.1, size=(2, 100, 3))
+    >>> idata = az.from_dict(posterior={"strength": draws}, coords={"item": ["a", "b", "c"]},
+    ...                      dims={"strength": ["item"]})
+    >>> df = bt_vs_posterior_data(idata, pd.Series([1.0, 0.0, -1.0], index=["a", "b", "c"]))
+    >>> df.attrs["spearman"], round(df.attrs["mm_scale"], 1)
+    (1.0, 2.0)
+    """
+    if mm is None:
+        raise ValueError("bt_vs_posterior_data needs MM strengths")
+    df = strength_forest_data(model_or_idata, mm, groups=groups, hdi_prob=hdi_prob, sort=False)
+    ok = df["mm"].notna() & df["mean"].notna()
+    from bayes_pairwise.classical.agreement import spearman_rho
+
+    rho = (
+        spearman_rho(df.loc[ok, "mm"].to_numpy(), df.loc[ok, "mean"].to_numpy())
+        if ok.sum() >= 2
+        else float("nan")
+    )
+    out = df[["group", "mm", "mean", "lower", "upper"]].copy()
+    out.attrs["spearman"] = float(rho)
+    out.attrs["mm_scale"] = df.attrs["mm_scale"]
+    out.attrs["max_abs_diff"] = (
+        float(np.max(np.abs(df.loc[ok, "mean"] - df.loc[ok, "mm_scaled"])))
+        if ok.any()
+        else float("nan")
+    )
+    out.attrs["n_items"] = int(ok.sum())
+    return out
+
+
+def plot_bt_vs_posterior(
+    model_or_idata: Any,
+    mm: Any,
+    *,
+    groups: Any = "auto",
+    hdi_prob: float = HDI_PROB,
+    error_bars: bool = True,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Scatter of MM strengths (x) against posterior mean strengths (y), with the fitted scale.
+
+    Parameters
+    ----------
+    model_or_idata, mm, groups, hdi_prob
+        As :func:`bt_vs_posterior_data`.
+    error_bars : bool
+        Draw each item's HDI as a vertical bar.
+    ax : Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+        One scatter collection (one point per item) and one line (posterior = scale × MM).
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, pandas as pd, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rng = np.random.default_rng(0)
+    >>> draws = rng.normal([2.0, 0.0, -2.0], 0.1, size=(2, 100, 3))
+    >>> idata = az.from_dict(posterior={"strength": draws}, coords={"item": ["a", "b", "c"]},
+    ...                      dims={"strength": ["item"]})
+    >>> ax = plot_bt_vs_posterior(idata, pd.Series([1.0, 0.0, -1.0], index=["a", "b", "c"]))
+    >>> len(ax.lines), ax.collections[-1].get_offsets().shape[0]
+    (1, 3)
+    """
+    df = bt_vs_posterior_data(model_or_idata, mm, groups=groups, hdi_prob=hdi_prob)
+    ax = _one_ax(ax, figsize=(5.0, 4.5))
+    ok = df["mm"].notna()
+    d = df[ok]
+    if error_bars:
+        ax.vlines(d["mm"], d["lower"], d["upper"], color="#9ecae1", lw=0.8, zorder=1)
+    ax.scatter(d["mm"], d["mean"], s=14, color="#1f77b4", zorder=2)
+    xs = np.linspace(float(d["mm"].min()), float(d["mm"].max()), 2) if len(d) else np.zeros(2)
+    ax.plot(
+        xs,
+        df.attrs["mm_scale"] * xs,
+        "--",
+        color="#d62728",
+        label=f"posterior = {df.attrs['mm_scale']:.2f} × MM",
+    )
+    ax.set_xlabel("MM strength (Bradley–Terry, centred)")
+    ax.set_ylabel("posterior mean strength (centred)")
+    ax.set_title(
+        title
+        or (
+            f"MM vs posterior: Spearman ρ = {df.attrs['spearman']:.3f} "
+            f"({df.attrs['n_items']} items)"
+        ),
+        fontsize=10,
+    )
+    ax.legend(fontsize=7)
+    return ax
+
+
+# ============================================================================ posterior predictive
+PPC_STATISTICS = ("s_com", "first_position_rate", "delta_s")
+
+
+def _select_judge(da: Any, judge: str | None) -> Any:
+    if "judge" not in da.dims:
+        return da
+    labels = [str(v) for v in da.coords["judge"].values]
+    if judge is not None and str(judge) in labels:
+        return da.isel(judge=labels.index(str(judge)))
+    if da.sizes["judge"] == 1:
+        return da.isel(judge=0)
+    raise ValueError(f"the posterior has judges {labels}; pass judge=… to pick one")
+
+
+def _flat_draws(da: Any, idx: np.ndarray) -> np.ndarray:
+    extra = [d for d in da.dims if d not in ("chain", "draw")]
+    vals = da.transpose("chain", "draw", *extra).values
+    return vals.reshape(-1, *vals.shape[2:])[idx]
+
+
+def _replicate_pair_counts(
+    idata: az.InferenceData,
+    block: Comparisons,
+    pc: Any,
+    n_draws: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Replicated (n₁, n₂) per pair row of ``pc``: shape (D, P), from posterior draws.
+
+    Simulates the models' generative stories (METHODS §7): the error models draw one latent
+    outcome per pair, T ~ Bernoulli(σ(s_i − s_j)), then flip each verdict with ε₊ / ε₋; the
+    biased Bradley–Terry model draws each verdict with σ(s_f − s_s + γ + wᵀx).
+    """
+    from scipy.special import expit
+
+    post = idata.posterior
+    judge = block.judges[0]
+    total = _n_samples(idata)
+    idx = rng.choice(total, size=min(int(n_draws), total), replace=False)
+    idx.sort()
+    D = idx.size
+    s, labels = _strength_draws(idata)
+    pos = {lab: k for k, lab in enumerate(labels)}
+    missing = [it for it in block.items if it not in pos]
+    if missing:
+        raise ValueError(f"the posterior has no strength for items {missing[:5]}")
+    col = np.array([pos[it] for it in block.items])
+    s = s[idx][:, col]  # (D, n_items) in the data's item order
+    kp = np.asarray(pc.k_plus, dtype=np.int64)
+    km = np.asarray(pc.k_minus, dtype=np.int64)
+    if "gamma" in post.data_vars:  # biased Bradley–Terry: one Bernoulli per verdict
+        g = _flat_draws(_select_judge(post["gamma"], judge), idx).reshape(D)
+        eta = s[:, block.first] - s[:, block.second] + g[:, None]
+        if "w" in post.data_vars and block.covariates:
+            w = post["w"]
+            names = [str(v) for v in w.coords[w.dims[-1]].values] if w.ndim > 2 else []
+            wv = _flat_draws(_select_judge(w, judge), idx).reshape(D, -1)
+            for k, name in enumerate(names):
+                if name in block.covariates:
+                    x = np.asarray(block.covariates[name], dtype=float)
+                    sd = x.std()
+                    x = (x - x.mean()) / (sd if sd > 0 else 1.0)
+                    eta = eta + wv[:, k : k + 1] * x[None, :]
+        first_wins = rng.random(eta.shape) < expit(eta)
+        lo = np.minimum(block.first, block.second)
+        lo_first = block.first == lo
+        i_wins = np.where(lo_first[None, :], first_wins, ~first_wins)
+        key = lo.astype(np.int64) * block.n_items + np.maximum(block.first, block.second)
+        pkey = np.asarray(pc.i, dtype=np.int64) * block.n_items + np.asarray(pc.j)
+        row = np.searchsorted(pkey, key)
+        n1 = np.zeros((D, pc.n_pairs))
+        n2 = np.zeros((D, pc.n_pairs))
+        for d in range(D):
+            n1[d] = np.bincount(row, weights=i_wins[d] & lo_first, minlength=pc.n_pairs)
+            n2[d] = np.bincount(row, weights=i_wins[d] & ~lo_first, minlength=pc.n_pairs)
+        return n1, n2
+    if "eps_plus" in post.data_vars and "eps_minus" in post.data_vars:
+        ep = _flat_draws(_select_judge(post["eps_plus"], judge), idx).reshape(D, 1)
+        em = _flat_draws(_select_judge(post["eps_minus"], judge), idx).reshape(D, 1)
+    elif "eps" in post.data_vars:
+        ep = em = _flat_draws(_select_judge(post["eps"], judge), idx).reshape(D, 1)
+    else:
+        raise ValueError(
+            "cannot simulate replicated data: the posterior has none of eps, eps_plus/eps_minus, "
+            f"gamma (it has {list(post.data_vars)})"
+        )
+    p_i = expit(s[:, pc.i] - s[:, pc.j])  # (D, P)
+    t_i = rng.random(p_i.shape) < p_i
+    q1 = np.where(t_i, 1.0 - ep, em)  # P(i wins | i first)
+    q2 = np.where(t_i, 1.0 - em, ep)  # P(i wins | i second)
+    n1 = rng.binomial(np.broadcast_to(kp, q1.shape), q1).astype(float)
+    n2 = rng.binomial(np.broadcast_to(km, q2.shape), q2).astype(float)
+    return n1, n2
+
+
+def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(size, pair rows, local (i, j)) for every context whose unordered pairs are all present."""
+    ctx_of = np.asarray(block.item_context)
+    out = []
+    for c in range(block.n_contexts):
+        items = np.flatnonzero(ctx_of == c)
+        n = items.size
+        if n < 2:
+            continue
+        rows = np.flatnonzero(ctx_of[np.asarray(pc.i)] == c)
+        if rows.size != n * (n - 1) // 2:
+            continue
+        local = np.full(block.n_items, -1)
+        local[items] = np.arange(n)
+        out.append((n, rows, np.c_[local[pc.i[rows]], local[pc.j[rows]]]))
+    return out
+
+
+def _pooled_delta_curve(
+    ctx: list[tuple[int, np.ndarray, np.ndarray]],
+    w: np.ndarray,
+    n_subsets: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    from bayes_pairwise.classical.deltas import observed_curve
+
+    n_max = max(n for n, _, _ in ctx)
+    tot = np.zeros(n_max - 1)
+    cnt = np.zeros(n_max - 1)
+    for n, rows, ij in ctx:
+        W = np.zeros((n, n))
+        W[ij[:, 0], ij[:, 1]] = w[rows]
+        W[ij[:, 1], ij[:, 0]] = -w[rows]
+        c = observed_curve(W, n_subsets, random_seed=rng)
+        tot[: c.size] += c
+        cnt[: c.size] += 1
+    return tot / cnt
+
+
+def ppc_data(
+    model_or_idata: Any,
+    data: Comparisons,
+    *,
+    judge: str | int | None = None,
+    statistics: Sequence[str] = PPC_STATISTICS,
+    n_draws: int = 200,
+    n_draws_curve: int = 60,
+    n_subsets: int = 50,
+    random_seed: int | None = 0,
+) -> pd.DataFrame:
+    """Posterior predictive checks with the paper's own statistics.
+
+    Replicated data sets are simulated from posterior draws with the model's generative story
+    (same design: the same pairs, each shown k₊ / k₋ times), and each statistic is computed on
+    the replicate and on the observed data: the commutativity score S_com, the first-position
+    win rate r₁, and the Δ_S–n curve (from W, pooled over the contexts that hold every pair).
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or InferenceData
+        A posterior with ``strength`` (item labels as in ``data.items``) and ``eps`` or
+        ``eps_plus``/``eps_minus`` (error models) or ``gamma`` (+ ``w``) (biased Bradley–Terry),
+        optionally with a ``judge`` dimension.
+    data : Comparisons
+        The data the model was fitted to.
+    judge : str or int, optional
+        Required when ``data`` holds several judges.
+    statistics : sequence of str
+        Any of ``"s_com"``, ``"first_position_rate"``, ``"delta_s"``.
+    n_draws : int
+        Replicates for the scalar statistics.
+    n_draws_curve : int
+        Replicates for the Δ_S curve (the costlier one).
+    n_subsets : int
+        Random subsets per size for the Δ_S curve (all of them where fewer exist).
+    random_seed : int, optional
+
+    Returns
+    -------
+    DataFrame
+        Columns ``statistic``, ``n`` (subset size for ``delta_s``, else 0), ``draw``,
+        ``replicated``, ``observed``. ``attrs["p_value"]`` maps each scalar statistic to the
+        posterior predictive p-value P(replicated ≥ observed).
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(6, eps=0.2, random_seed=0)
+    >>> rng = np.random.default_rng(1)
+    >>> s = sim.true_strengths.reindex(list(sim.data.items)).to_numpy()
+    >>> idata = az.from_dict(
+    ...     posterior={"eps": rng.beta(20, 80, (1, 50)),
+    ...                "strength": np.broadcast_to(3 * s, (1, 50, 6))},
+    ...     coords={"item": list(sim.data.items)}, dims={"strength": ["item"]})
+    >>> df = ppc_data(idata, sim.data, n_draws=50, n_draws_curve=5)
+    >>> sorted(df["statistic"].unique())
+    ['delta_s', 'first_position_rate', 's_com']
+    """
+    from bayes_pairwise.classical.descriptive import commutativity_score_counts
+    from bayes_pairwise.matrices import pair_counts
+
+    unknown = [s for s in statistics if s not in PPC_STATISTICS]
+    if unknown:
+        raise ValueError(f"unknown statistics {unknown}; choose from {list(PPC_STATISTICS)}")
+    if judge is not None:
+        block = data.for_judge(judge)
+    elif data.n_judges > 1:
+        raise ValueError(f"the data hold {data.n_judges} judges; pass judge=… to pick one")
+    else:
+        block = data
+    idata = as_inference_data(model_or_idata)
+    rng = np.random.default_rng(random_seed)
+    pc = pair_counts(block)
+    kp = pc.k_plus.astype(float)
+    km = pc.k_minus.astype(float)
+    n1r, n2r = _replicate_pair_counts(idata, block, pc, n_draws, rng)
+    both = (kp > 0) & (km > 0)
+    rows: list[pd.DataFrame] = []
+    pvals: dict[str, float] = {}
+
+    def scalar(name: str, obs: float, rep: np.ndarray) -> None:
+        rows.append(
+            pd.DataFrame(
+                {
+                    "statistic": name,
+                    "n": 0,
+                    "draw": np.arange(rep.size),
+                    "replicated": rep,
+                    "observed": obs,
+                }
+            )
+        )
+        pvals[name] = float(np.mean(rep >= obs))
+
+    if "s_com" in statistics and both.any():
+        obs = commutativity_score_counts(kp[both], km[both], pc.n1[both], pc.n2[both])
+        rep = np.array(
+            [
+                commutativity_score_counts(kp[both], km[both], n1r[d, both], n2r[d, both])
+                for d in range(n1r.shape[0])
+            ]
+        )
+        scalar("s_com", obs, rep)
+    if "first_position_rate" in statistics:
+        tot = float((kp + km).sum())
+        obs = float((pc.n1 + km - pc.n2).sum() / tot)
+        rep = (n1r + km[None, :] - n2r).sum(axis=1) / tot
+        scalar("first_position_rate", obs, rep)
+    if "delta_s" in statistics:
+        ctx = _context_pairs(block, pc)
+        if ctx:
+            k = kp + km
+            obs_curve = _pooled_delta_curve(ctx, (2 * pc.n1 + 2 * pc.n2 - k) / k, n_subsets, rng)
+            sizes = np.arange(2, obs_curve.size + 2)
+            for d in range(min(int(n_draws_curve), n1r.shape[0])):
+                w = (2 * n1r[d] + 2 * n2r[d] - k) / k
+                rep_curve = _pooled_delta_curve(ctx, w, n_subsets, rng)
+                rows.append(
+                    pd.DataFrame(
+                        {
+                            "statistic": "delta_s",
+                            "n": sizes,
+                            "draw": d,
+                            "replicated": rep_curve,
+                            "observed": obs_curve,
+                        }
+                    )
+                )
+    cols = ["statistic", "n", "draw", "replicated", "observed"]
+    df = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
+    df.attrs["p_value"] = pvals
+    df.attrs["judge"] = block.judges[0]
+    df.attrs["n_contexts_delta_s"] = (
+        len(_context_pairs(block, pc)) if "delta_s" in statistics else 0
+    )
+    return df
+
+
+def plot_ppc(
+    model_or_idata: Any,
+    data: Comparisons,
+    *,
+    judge: str | int | None = None,
+    statistics: Sequence[str] = PPC_STATISTICS,
+    n_draws: int = 200,
+    n_draws_curve: int = 60,
+    n_subsets: int = 50,
+    random_seed: int | None = 0,
+    ppc: pd.DataFrame | None = None,
+    ax: Any = None,
+) -> np.ndarray:
+    """Posterior predictive checks: histograms of replicated S_com and first-position rate with
+    the observed value, and the replicated Δ_S–n curves (90% band) with the observed curve.
+
+    Parameters
+    ----------
+    model_or_idata, data, judge, statistics, n_draws, n_draws_curve, n_subsets, random_seed
+        As :func:`ppc_data`.
+    ppc : DataFrame, optional
+        A precomputed :func:`ppc_data` result (then the model is not re-simulated).
+    ax : array of Axes, optional
+        One per statistic present.
+
+    Returns
+    -------
+    ndarray of Axes
+        Scalar panels: one histogram and one vertical line (observed). Δ_S panel: a band, the
+        replicated median line and the observed line.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np, matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(6, eps=0.2, random_seed=0)
+    >>> rng = np.random.default_rng(1)
+    >>> s = sim.true_strengths.reindex(list(sim.data.items)).to_numpy()
+    >>> idata = az.from_dict(
+    ...     posterior={"eps": rng.beta(20, 80, (1, 50)),
+    ...                "strength": np.broadcast_to(3 * s, (1, 50, 6))},
+    ...     coords={"item": list(sim.data.items)}, dims={"strength": ["item"]})
+    >>> axes = plot_ppc(idata, sim.data, n_draws=50, n_draws_curve=5)
+    >>> [len(a.lines) for a in axes]
+    [1, 1, 2]
+    """
+    df = (
+        ppc
+        if ppc is not None
+        else ppc_data(
+            model_or_idata,
+            data,
+            judge=judge,
+            statistics=statistics,
+            n_draws=n_draws,
+            n_draws_curve=n_draws_curve,
+            n_subsets=n_subsets,
+            random_seed=random_seed,
+        )
+    )
+    present = [s for s in PPC_STATISTICS if s in set(df["statistic"])]
+    if not present:
+        raise ValueError("no posterior predictive statistic could be computed")
+    axes = _axes_array(ax, len(present), ncols=len(present))
+    names = {
+        "s_com": "S_com (commutativity score)",
+        "first_position_rate": "first-position win rate r₁",
+    }
+    for a, stat in zip(axes, present, strict=False):
+        sub = df[df["statistic"] == stat]
+        if stat == "delta_s":
+            piv = sub.pivot(index="n", columns="draw", values="replicated")
+            n = piv.index.to_numpy()
+            lo, mid, hi = (np.quantile(piv.to_numpy(), q, axis=1) for q in (0.05, 0.5, 0.95))
+            a.fill_between(n, lo, hi, color="#1f77b4", alpha=0.25, lw=0, label="replicated 90%")
+            a.plot(n, mid, color="#1f77b4", lw=1.2, label="replicated median")
+            obs = sub.groupby("n")["observed"].first()
+            a.plot(obs.index, obs.to_numpy(), "o-", color="black", ms=3, label="observed")
+            a.set_xlabel("subset size n")
+            a.set_ylabel("mean Δ_S")
+            a.set_title("PPC: Δ_S–n curve", fontsize=10)
+        else:
+            obs = float(sub["observed"].iloc[0])
+            a.hist(
+                sub["replicated"], bins=30, color="#9ecae1", edgecolor="white", label="replicated"
+            )
+            p = df.attrs.get("p_value", {}).get(stat, float("nan"))
+            a.axvline(obs, color="black", lw=1.8, label=f"observed {obs:.3f}")
+            a.set_xlabel(names[stat])
+            a.set_ylabel("replicates")
+            a.set_title(f"PPC: {names[stat].split(' (')[0]} (p = {p:.2f})", fontsize=10)
+        a.legend(fontsize=7)
+    return axes
