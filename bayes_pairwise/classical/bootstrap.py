@@ -149,7 +149,9 @@ def bootstrap(
     estimator : callable
         ``estimator(data)`` returns a scalar, a 1-D array, a pandas Series or a mapping (one CI per
         entry). Estimator objects of this package are callable (e.g. ``BradleyTerry(ridge=0.1)``,
-        ``Elo()``); if it also has ``from_win_matrix(X)``, the fast multinomial path is available.
+        ``Elo()``); if it also has ``from_win_matrix(X)`` — returning the same quantities, in the
+        same order, from the N × N win-count matrix over ``data.items`` — the fast multinomial path
+        is available.
     n_boot : int
         Number of bootstrap replicates.
     ci : float
