@@ -1,5 +1,116 @@
-"""bayes_pairwise: how often does a pairwise judge err, and what is the ranking once that is known?"""
+"""bayes_pairwise: how often does a pairwise judge err, and what is the ranking once that is known?
+
+Every public name is importable from the top level (``bp.load_comparisons``,
+``bp.DeltaSFit``, ``bp.PositionalBias`` …); the modules are imported lazily, so
+``import bayes_pairwise`` does not import PyMC until a model is used.
+
+Examples
+--------
+>>> import bayes_pairwise as bp
+>>> sim = bp.simulate_round_robin(30, eps=0.1, random_seed=0)
+>>> round(bp.commutativity_score(sim.data), 3)
+0.184
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from bayes_pairwise._version import __version__
 
-__all__ = ["__version__"]
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # data and matrices
+    "Comparisons": "data",
+    "DataSummary": "data",
+    "load_comparisons": "data",
+    "PairCounts": "matrices",
+    "RoundRobin": "matrices",
+    "pair_counts": "matrices",
+    "round_robins": "matrices",
+    "w_matrix": "matrices",
+    "win_matrix": "matrices",
+    "y_matrix": "matrices",
+    "z_matrix": "matrices",
+    # errors
+    "BayesPairwiseError": "errors",
+    "ConvergenceWarning": "errors",
+    "DataError": "errors",
+    "DesignError": "errors",
+    "DesignWarning": "errors",
+    "NotFittedError": "errors",
+    "PriorError": "errors",
+    # simulation
+    "SyntheticComparisons": "simulate",
+    "simulate_biased_bt": "simulate",
+    "simulate_round_robin": "simulate",
+    # classical: descriptive
+    "PositionalMoments": "classical.descriptive",
+    "ScomEstimate": "classical.descriptive",
+    "commutativity_score": "classical.descriptive",
+    "copeland_ranking": "classical.descriptive",
+    "copeland_scores": "classical.descriptive",
+    "descriptive_by_judge": "classical.descriptive",
+    "eps_from_scom": "classical.descriptive",
+    "estimate_eps_scom": "classical.descriptive",
+    "first_position_rate": "classical.descriptive",
+    "position_consistency": "classical.descriptive",
+    "positional_moments": "classical.descriptive",
+    # classical: Δ_S
+    "DeltaS2DFit": "classical.deltas",
+    "DeltaSFit": "classical.deltas",
+    "delta_s": "classical.deltas",
+    "observed_curve": "classical.deltas",
+    "synthetic_table": "classical.deltas",
+    # classical: correct Copeland score
+    "p_correct_score": "classical.correct_score",
+    # classical: Bradley–Terry family
+    "BiasedBTSpreadSearch": "classical.bradley_terry",
+    "BradleyTerry": "classical.bradley_terry",
+    "fit_bradley_terry": "classical.bradley_terry",
+    "Elo": "classical.elo",
+    "average_win_rate": "classical.elo",
+    "win_rate": "classical.elo",
+    "kendall_distance": "classical.agreement",
+    "kendall_tau": "classical.agreement",
+    "pearson_r": "classical.agreement",
+    "rank_agreement": "classical.agreement",
+    "spearman_rho": "classical.agreement",
+    "bootstrap": "classical.bootstrap",
+    # Bayesian models
+    "BiasedBradleyTerry": "pymc_models",
+    "PositionalBias": "pymc_models",
+    "UniformError": "pymc_models",
+    "available_models": "pymc_models",
+    "diagnose": "pymc_models",
+    "get_model": "pymc_models",
+    "load_model": "pymc_models",
+    "style_features": "features",
+    # cross-checks, plots, report
+    "CrossCheck": "comparison",
+    "compare": "comparison",
+    "build_report": "report",
+    "write_report": "report",
+}
+
+_SUBMODULES = {"datasets", "plots", "classical", "pymc_models", "features", "report", "cli"}
+
+__all__ = ["__version__", *sorted(_EXPORTS), *sorted(_SUBMODULES)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        module = importlib.import_module(f"bayes_pairwise.{_EXPORTS[name]}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"bayes_pairwise.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'bayes_pairwise' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
