@@ -9,7 +9,7 @@ Examples
 >>> import bayes_pairwise as bp
 >>> sim = bp.simulate_round_robin(30, eps=0.1, random_seed=0)
 >>> round(bp.commutativity_score(sim.data), 3)
-0.184
+0.147
 """
 
 from __future__ import annotations

@@ -691,105 +691,99 @@ def plot_misfit_heatmap(
 
 
 # ============================================================================ P(R_m, TO) vs N
-def _p_exact_local(n: int, m: int, eps: float) -> float:
-    """Exact P(R_m, TO) under uniform error (METHODS §4); fallback when correct_score is absent."""
-    a, b = 2 * (n - m), 2 * (m - 1)
-    k = np.arange(0, min(a, b) + 1)
-    logc = (
-        np.vectorize(math.lgamma)(a + 1.0)
-        - np.vectorize(math.lgamma)(k + 1.0)
-        - np.vectorize(math.lgamma)(a - k + 1.0)
-        + np.vectorize(math.lgamma)(b + 1.0)
-        - np.vectorize(math.lgamma)(k + 1.0)
-        - np.vectorize(math.lgamma)(b - k + 1.0)
-    )
-    if eps <= 0:
-        return 1.0
-    if eps >= 1:
-        return float(a == 0 and b == 0)
-    lp = logc + 2 * k * math.log(eps) + (2 * (n - 1) - 2 * k) * math.log1p(-eps)
-    return float(np.exp(lp).sum())
-
-
-def _p_correct(n: int, m: int, eps: float, method: str, random_seed: int | None) -> float:
-    try:
-        from bayes_pairwise.classical.correct_score import p_correct_score
-    except ImportError:  # pragma: no cover - depends on which modules are installed
-        if method != "exact":
-            raise ImportError(
-                f"method={method!r} needs bayes_pairwise.classical.correct_score"
-            ) from None
-        return _p_exact_local(n, m, eps)
-    kw: dict[str, Any] = {"method": method}
-    if method in ("monte_carlo", "mc"):
-        kw["random_seed"] = random_seed
-    return float(p_correct_score(n, m, eps, **kw))
+_PR_METHODS = {"paper": "paper_reversal_only", "mc": "monte_carlo"}
 
 
 def correct_score_data(
-    eps: float = 0.15,
+    eps: float | None = 0.15,
     *,
+    eps_plus: float | None = None,
+    eps_minus: float | None = None,
     ranks: Iterable[int] = range(1, 9),
     n_max: int = 100,
     n_min: int = 2,
     methods: Sequence[str] = ("exact",),
+    n_sims: int = 20000,
     random_seed: int | None = 0,
 ) -> pd.DataFrame:
     """P(R_m, TO) — the probability that the text of true rank m gets its correct Copeland
     score — as a function of the number of texts N (the paper's Figure 1).
 
+    The numbers come from :func:`bayes_pairwise.classical.correct_score.p_correct_score`.
+
     Parameters
     ----------
-    eps : float
-        Uniform error rate.
+    eps : float, optional
+        Uniform error rate (ignored when ``eps_plus``/``eps_minus`` are given).
+    eps_plus, eps_minus : float, optional
+        Positional error rates instead.
     ranks : iterable of int
         True ranks m (paper: 1..8).
     n_max, n_min : int
-        N runs over max(n_min, m)..n_max (paper: up to 100).
+        N runs over max(n_min, m, 2)..n_max (paper: up to 100).
     methods : sequence of str
-        ``"exact"`` (METHODS §4) and optionally ``"paper"`` (the paper's reversal-only formula,
-        which undercounts for m ≥ 2) or ``"monte_carlo"``, as offered by
-        :func:`bayes_pairwise.classical.correct_score.p_correct_score`.
+        ``"exact"`` (METHODS §4), ``"paper_reversal_only"`` (alias ``"paper"``: the paper's
+        printed form, which counts only full pair reversals and undercounts for m ≥ 2) and
+        ``"monte_carlo"`` (alias ``"mc"``; slow for many N).
+    n_sims : int
+        Monte Carlo replications.
     random_seed : int, optional
-        For the Monte Carlo method.
+        Monte Carlo seed.
 
     Returns
     -------
     DataFrame
-        Columns ``N``, ``m``, ``method``, ``p``; ``attrs["eps"]``.
+        Columns ``N``, ``m``, ``method``, ``p``; ``attrs`` hold the rates.
 
     Examples
     --------
-    >>> df = correct_score_data(0.15, ranks=[2], n_max=10)
-    >>> round(float(df.loc[df["N"] == 10, "p"].item()), 4)
-    0.1134
+    >>> df = correct_score_data(0.15, ranks=[2], n_max=10, methods=("exact", "paper"))
+    >>> df[df["N"] == 10].set_index("method")["p"].round(3).to_dict()
+    {'exact': 0.113, 'paper_reversal_only': 0.054}
     """
-    eps = float(eps)
-    if not 0.0 <= eps <= 1.0:
-        raise ValueError(f"eps must be in [0, 1], got {eps!r}")
-    rows = []
+    from bayes_pairwise.classical.correct_score import p_correct_score
+
+    rates: dict[str, Any]
+    if eps_plus is not None or eps_minus is not None:
+        rates = {"eps_plus": eps_plus, "eps_minus": eps_minus}
+    else:
+        rates = {"eps": eps}
+    frames = []
     for method in methods:
+        meth = _PR_METHODS.get(method, method)
         for m in ranks:
             m = int(m)
             if m < 1:
                 raise ValueError(f"ranks must be >= 1, got {m}")
-            for n in range(max(int(n_min), m, 2), int(n_max) + 1):
-                rows.append(
-                    {
-                        "N": n,
-                        "m": m,
-                        "method": method,
-                        "p": _p_correct(n, m, eps, method, random_seed),
-                    }
+            ns = np.arange(max(int(n_min), m, 2), int(n_max) + 1)
+            if ns.size == 0:
+                continue
+            if meth == "monte_carlo":
+                p = np.array(
+                    [
+                        p_correct_score(
+                            int(n), m, method=meth, n_sims=n_sims, random_seed=random_seed, **rates
+                        ).estimate
+                        for n in ns
+                    ]
                 )
-    df = pd.DataFrame(rows, columns=["N", "m", "method", "p"])
-    df.attrs["eps"] = eps
+            else:
+                p = np.asarray(p_correct_score(ns, m, method=meth, **rates), dtype=float)
+            frames.append(pd.DataFrame({"N": ns, "m": m, "method": meth, "p": p}))
+    df = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["N", "m", "method", "p"])
+    )
+    df.attrs.update({k: (None if v is None else float(v)) for k, v in rates.items()})
     return df
 
 
 def plot_correct_score(
-    eps: float = 0.15,
+    eps: float | None = 0.15,
     *,
+    eps_plus: float | None = None,
+    eps_minus: float | None = None,
     ranks: Iterable[int] = range(1, 9),
     n_max: int = 100,
     methods: Sequence[str] = ("exact",),
@@ -804,8 +798,10 @@ def plot_correct_score(
 
     Parameters
     ----------
-    eps : float
+    eps : float, optional
         Uniform error rate (e.g. a judge's estimate).
+    eps_plus, eps_minus : float, optional
+        Positional error rates instead.
     ranks, n_max, methods, random_seed
         As :func:`correct_score_data`.
     ax : Axes, optional
@@ -824,14 +820,22 @@ def plot_correct_score(
     >>> len(ax.lines)
     3
     """
-    df = correct_score_data(eps, ranks=ranks, n_max=n_max, methods=methods, random_seed=random_seed)
+    df = correct_score_data(
+        eps,
+        eps_plus=eps_plus,
+        eps_minus=eps_minus,
+        ranks=ranks,
+        n_max=n_max,
+        methods=methods,
+        random_seed=random_seed,
+    )
     ax = _one_ax(ax)
     import matplotlib as mpl
 
     ms = sorted(df["m"].unique())
     cmap = mpl.colormaps["viridis"]
     styles = ["-", "--", ":", "-."]
-    for k, method in enumerate(methods):
+    for k, method in enumerate(dict.fromkeys(df["method"])):
         for i, m in enumerate(ms):
             sub = df[(df["method"] == method) & (df["m"] == m)]
             lab = f"m = {m}" if k == 0 else f"m = {m} ({method})"
@@ -845,7 +849,12 @@ def plot_correct_score(
     ax.set_xlabel("number of texts N")
     ax.set_ylabel("P(R_m, TO)")
     ax.set_ylim(0, 1.02)
-    ax.set_title(title or f"P(text of rank m gets its correct score), ε = {float(eps):.3f}")
+    rate = (
+        f"ε₊ = {float(eps_plus):.3f}, ε₋ = {float(eps_minus):.3f}"
+        if eps_plus is not None or eps_minus is not None
+        else f"ε = {float(eps):.3f}"
+    )
+    ax.set_title(title or f"P(text of rank m gets its correct score), {rate}", fontsize=10)
     ax.legend(fontsize=7, ncol=2)
     return ax
 
@@ -1746,8 +1755,8 @@ def _replicate_pair_counts(
     post = idata.posterior
     judge = block.judges[0]
     total = _n_samples(idata)
-    idx = rng.choice(total, size=min(int(n_draws), total), replace=False)
-    idx.sort()
+    # a one-draw (MAP) posterior is replicated n_draws times: a plug-in predictive check
+    idx = np.sort(rng.choice(total, size=int(n_draws), replace=total < int(n_draws)))
     D = idx.size
     s, labels = _strength_draws(idata)
     pos = {lab: k for k, lab in enumerate(labels)}
