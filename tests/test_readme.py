@@ -1,0 +1,31 @@
+"""The README's quick start is executed as written, and its set-up commands are the real ones."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_quick_start_runs(capsys):
+    block = re.search(r"## Quick start \(Python\)\s+```python\n(.*?)```", README, re.S)
+    assert block, "no python quick start block in README"
+    namespace: dict = {}
+    exec(compile(block.group(1), "README quick start", "exec"), namespace)  # noqa: S102
+    out = capsys.readouterr().out
+    assert "Δ_S grid fit for gpt4: eps = 0.1" in out  # the gpt4 grid estimate is 0.1xx
+    cc = namespace["cc"]
+    assert {"eps_plus", "eps_minus", "eps"} <= set(cc.table["quantity"])
+
+
+def test_readme_commands_match_ci():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python -m pytest\n" in README and "\npython -m pytest\n" in ci
+    assert 'pip install -e ".[dev]"' in README and 'pip install -q -e ".[dev]"' in ci
+    assert "bayes-pairwise report prd_vicuna80 --out report.html" in README
