@@ -333,10 +333,11 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 "eps_minus": f.eps_minus_,
                 "eps_low": f.eps_low_,
                 "eps_high": f.eps_high_,
+                "eps_sum": f.eps_sum_,
             }
-            if f.eps_plus_oriented_ is not None:
-                est["eps_plus_oriented"] = f.eps_plus_oriented_
-                est["eps_minus_oriented"] = f.eps_minus_oriented_
+            if f.eps_plus_hybrid_ is not None:
+                est["eps_plus_split_by_r1"] = f.eps_plus_hybrid_
+                est["eps_minus_split_by_r1"] = f.eps_minus_hybrid_
             return {"estimates": est}
 
         by_judge = _per_judge(data, one)

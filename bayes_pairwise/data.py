@@ -94,7 +94,9 @@ class Comparisons:
     tie_policy : {"error", "drop", "half"}
         How ties were handled.
     n_ties, n_ties_dropped : int
-        Ties found in the input, and how many of them were dropped.
+        Ties found in the input (of the judges / contexts kept), and how many were dropped.
+    dropped_tie_judge, dropped_tie_item : ndarray of int
+        Judge and first-shown item of each dropped tie (so subsets report their own counts).
     source : str
         Where the data came from.
 
@@ -128,6 +130,8 @@ class Comparisons:
     source: str = "DataFrame"
     has_context_column: bool = False
     has_judge_column: bool = False
+    dropped_tie_judge: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    dropped_tie_item: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -221,7 +225,16 @@ class Comparisons:
         """
         j = self.judge_index(judge)
         idx = np.flatnonzero(self.judge == j)
-        out = self._take(idx, judges=(self.judges[j],))
+        keep = self.dropped_tie_judge == j
+        n_dropped = int(keep.sum())
+        out = self._take(
+            idx,
+            judges=(self.judges[j],),
+            n_ties_dropped=n_dropped,
+            n_ties=n_dropped + int(np.sum(self.outcome[idx] == 0.5)),
+            dropped_tie_judge=_readonly(np.zeros(n_dropped, dtype=np.int64)),
+            dropped_tie_item=_readonly(self.dropped_tie_item[keep]),
+        )
         return replace(out, judge=_readonly(np.zeros(len(idx), dtype=np.int64)))
 
     def by_judge(self) -> Iterator[tuple[str, Comparisons]]:
@@ -241,7 +254,15 @@ class Comparisons:
         remap = np.full(self.n_items, -1, dtype=np.int64)
         remap[keep_items] = np.arange(len(keep_items))
         idx = np.flatnonzero(remap[self.first] >= 0)
-        out = self._take(idx)
+        keep = remap[self.dropped_tie_item] >= 0
+        n_dropped = int(keep.sum())
+        out = self._take(
+            idx,
+            n_ties_dropped=n_dropped,
+            n_ties=n_dropped + int(np.sum(self.outcome[idx] == 0.5)),
+            dropped_tie_judge=_readonly(self.dropped_tie_judge[keep]),
+            dropped_tie_item=_readonly(remap[self.dropped_tie_item[keep]]),
+        )
         return replace(
             out,
             items=tuple(self.items[i] for i in keep_items),
@@ -278,6 +299,7 @@ class Comparisons:
             first=_readonly(remap[self.first]),
             second=_readonly(remap[self.second]),
             has_context_column=False,
+            dropped_tie_item=_readonly(remap[self.dropped_tie_item]),
         )
 
     def with_covariates(
@@ -707,4 +729,6 @@ def load_comparisons(
         source=source_name or default_name,
         has_context_column=with_ctx,
         has_judge_column=bool(judge),
+        dropped_tie_judge=_readonly(j_idx[~keep].astype(np.int64)),
+        dropped_tie_item=_readonly(f_idx[~keep].astype(np.int64)),
     )

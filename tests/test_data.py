@@ -160,6 +160,13 @@ def test_contexts_judges_and_subsets():
     assert data.contexts == ("2", "10")  # numeric order, not string order
     assert data.items == ("2::a", "2::b", "10::a", "10::b")
     assert data.for_judge("h").n_comparisons == 1
+    # tie counts follow the subset
+    tied = df.assign(outcome=["tie", "first", "tie", "second", "tie"])
+    d2 = load_comparisons(tied, context="q", judge="judge", ties="drop")
+    assert (d2.n_ties, d2.n_ties_dropped) == (3, 3)
+    assert (d2.for_judge("g").n_ties_dropped, d2.for_judge("h").n_ties_dropped) == (2, 1)
+    assert d2.for_context("2").n_ties_dropped == 1 and d2.for_context("10").n_ties == 2
+    assert d2.for_judge("g").summary().n_ties == 2
     ctx = data.for_context("10")
     assert ctx.items == ("10::a", "10::b") and ctx.first.tolist() == [0, 1, 0]
     pooled = data.pool_contexts()
