@@ -835,17 +835,24 @@ def plot_correct_score(
     ms = sorted(df["m"].unique())
     cmap = mpl.colormaps["viridis"]
     styles = ["-", "--", ":", "-."]
-    for k, method in enumerate(dict.fromkeys(df["method"])):
+    from matplotlib.lines import Line2D
+
+    present = list(dict.fromkeys(df["method"]))
+    for k, method in enumerate(present):
         for i, m in enumerate(ms):
             sub = df[(df["method"] == method) & (df["m"] == m)]
-            lab = f"m = {m}" if k == 0 else f"m = {m} ({method})"
             ax.plot(
                 sub["N"],
                 sub["p"],
                 ls=styles[k % len(styles)],
                 color=cmap(i / max(len(ms) - 1, 1)),
-                label=lab,
+                label=f"m = {m}" if k == 0 else "_nolegend_",
             )
+    handles, labels = ax.get_legend_handles_labels()
+    if len(present) > 1:  # one legend entry per method (line style), not per curve
+        for k, method in enumerate(present):
+            handles.append(Line2D([], [], color="0.3", ls=styles[k % len(styles)]))
+            labels.append(method.replace("_", " "))
     ax.set_xlabel("number of texts N")
     ax.set_ylabel("P(R_m, TO)")
     ax.set_ylim(0, 1.02)
@@ -855,7 +862,7 @@ def plot_correct_score(
         else f"ε = {float(eps):.3f}"
     )
     ax.set_title(title or f"P(text of rank m gets its correct score), {rate}", fontsize=10)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(handles, labels, fontsize=7, ncol=2)
     return ax
 
 
@@ -1426,7 +1433,7 @@ def plot_judge_forest(
     colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
     nv = len(vars_present)
     for k, var in enumerate(vars_present):
-        off = (k - (nv - 1) / 2) * (0.5 / max(nv, 1))
+        off = ((nv - 1) / 2 - k) * (0.5 / max(nv, 1))  # first variable on top
         color = colors[k % len(colors)]
         sub = df[(df["variable"] == var) & (df["source"] != "classical")]
         y = np.array([ypos[j] for j in sub["judge"]]) + off
@@ -2075,8 +2082,13 @@ def plot_ppc(
             a.set_title("PPC: Δ_S–n curve", fontsize=10)
         else:
             obs = float(sub["observed"].iloc[0])
+            n_unique = int(sub["replicated"].nunique())
             a.hist(
-                sub["replicated"], bins=30, color="#9ecae1", edgecolor="white", label="replicated"
+                sub["replicated"],
+                bins=max(5, min(30, n_unique)),
+                color="#9ecae1",
+                edgecolor="white",
+                label="replicated",
             )
             p = df.attrs.get("p_value", {}).get(stat, float("nan"))
             a.axvline(obs, color="black", lw=1.8, label=f"observed {obs:.3f}")
