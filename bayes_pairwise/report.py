@@ -1,0 +1,1229 @@
+"""A self-contained HTML diagnostics report: data, classical estimates, Bayesian fits, cross-check.
+
+:func:`build_report` runs every estimator that applies to a comparison log and lays the results
+out as one HTML page (:class:`~bayes_pairwise._html.HtmlPage`: every user-supplied string is
+escaped, figures are embedded as ``data:image/png;base64`` URIs, no external CSS / JS / images,
+so the file opens offline). :func:`write_report` writes it to disk.
+
+Sections
+--------
+1. **Data**: items, contexts, judges, verdicts, both-order and repeat coverage, ties, and the
+   design warnings raised while loading and fitting (:class:`~bayes_pairwise.errors.DesignWarning`)
+   plus the report's own coverage checks.
+2. **Classical estimates**: S_com, ε from S_com, the (ε₊, ε₋) moment estimator, the Copeland
+   ranking, and — where complete round-robins exist (per context, pooled) — the Δ_S–n curve with
+   the fitted synthetic curve, the misfit curve, the 2-D misfit heatmap with its identifiability
+   caveat, and P(R_m, TO) vs N at each judge's estimated ε.
+3. **Bayesian fits** (one fit per judge): ArviZ summary with pass/fail flags, trace / rank plots,
+   posterior densities with the classical estimates drawn on them, a strengths forest plot with
+   the MM estimate, MM vs posterior strengths, and posterior predictive checks of S_com, the
+   first-position rate and the Δ_S curve; with several judges a forest plot compares their error
+   rates.
+4. **Cross-check**: the table of :func:`bayes_pairwise.comparison.compare` and its
+   plain-language verdict on whether the Bayesian and grid estimates agree.
+5. **Settings and run time**.
+
+Long steps print progress lines on stderr (``progress=True``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise._html import HtmlPage
+from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignWarning
+
+__all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
+
+#: Sampler settings used by the report unless given: short enough for the bundled PRD data set
+#: (5 judges, 400 items) on two CPU cores, long enough for ESS ≥ 400 on the error rates.
+REPORT_DEFAULTS: dict[str, int] = {"draws": 500, "tune": 500, "chains": 2}
+
+#: Diagnostic thresholds of METHODS §7.4.
+RHAT_MAX = 1.01
+ESS_MIN = 400
+
+_MODEL_VARS = {
+    "uniform": ("eps",),
+    "positional": ("eps_plus", "eps_minus"),
+    "biased_bt": ("gamma",),
+}
+
+
+# ============================================================================ small helpers
+class _Progress:
+    """Progress lines on stderr plus a record of how long each step took."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.t0 = time.perf_counter()
+        self.steps: list[tuple[str, float]] = []
+        self._current: tuple[str, float] | None = None
+
+    def __call__(self, msg: str) -> None:
+        now = time.perf_counter()
+        if self._current is not None:
+            self.steps.append((self._current[0], now - self._current[1]))
+        self._current = (msg, now)
+        if self.on:
+            el = now - self.t0
+            print(
+                f"[report {int(el // 60):02d}:{el % 60:04.1f}] {msg}", file=sys.stderr, flush=True
+            )
+
+    def finish(self) -> float:
+        self("done")
+        self._current = None
+        return time.perf_counter() - self.t0
+
+
+def _fmt(v: Any, nd: int = 3) -> str:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return "–" if not math.isfinite(f) else f"{f:.{nd}f}"
+
+
+def _call_with_supported(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` with only the keyword arguments its signature accepts."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return fn(*args, **kwargs)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return fn(*args, **kwargs)
+    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
+
+
+@dataclass
+class _Captured:
+    """Warnings caught while loading and fitting, de-duplicated, by kind."""
+
+    design: list[str] = field(default_factory=list)
+    convergence: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+
+    def add(self, records: Sequence[warnings.WarningMessage], where: str = "") -> None:
+        for r in records:
+            msg = f"{where}{r.message}" if where else str(r.message)
+            if issubclass(r.category, DesignWarning):
+                bucket = self.design
+            elif issubclass(r.category, ConvergenceWarning):
+                bucket = self.convergence
+            elif issubclass(r.category, UserWarning | RuntimeWarning):
+                bucket = self.other
+            else:  # deprecation noise from dependencies is not the user's business
+                continue
+            if msg not in bucket:
+                bucket.append(msg)
+
+
+class _Capture:
+    """Context manager: record every warning raised inside into a :class:`_Captured`."""
+
+    def __init__(self, sink: _Captured, where: str = "") -> None:
+        self.sink, self.where = sink, where
+
+    def __enter__(self) -> None:
+        self._cm = warnings.catch_warnings(record=True)
+        self._rec = self._cm.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cm.__exit__(*exc)
+        self.sink.add(self._rec, self.where)
+
+
+def _resolve_data(data: Any, sink: _Captured) -> tuple[Any, Any, str | None]:
+    """(Comparisons, synthetic truth or None, dataset name) from what the user passed."""
+    from bayes_pairwise.data import Comparisons, load_comparisons
+
+    if isinstance(data, Comparisons):
+        return data, None, None
+    if hasattr(data, "data") and hasattr(data, "realised_eps"):  # SyntheticComparisons
+        return data.data, data, None
+    if isinstance(data, str | os.PathLike):
+        from bayes_pairwise import datasets
+
+        name = str(data)
+        with _Capture(sink, "loading: "):
+            if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
+                return datasets.load(name), None, name
+            return load_comparisons(data), None, Path(name).name
+    if isinstance(data, pd.DataFrame):
+        with _Capture(sink, "loading: "):
+            return load_comparisons(data), None, None
+    raise TypeError(
+        "build_report needs a Comparisons, a SyntheticComparisons, a DataFrame, a file path or a "
+        f"bundled dataset name; got {type(data).__name__}"
+    )
+
+
+class _Flag(str):
+    """A table cell that prints as text but is truthy only when the row passes.
+
+    ``HtmlPage.table`` colours rows by ``bool(flag)`` and hands every non-float cell to pandas'
+    HTML writer unformatted, which needs strings; this keeps both working.
+    """
+
+    ok: bool
+
+    def __new__(cls, ok: bool) -> _Flag:
+        obj = super().__new__(cls, "yes" if ok else "NO")
+        obj.ok = bool(ok)
+        return obj
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def _table(
+    page: HtmlPage,
+    df: pd.DataFrame,
+    *,
+    caption: str | None = None,
+    float_format: str = "{:.3f}",
+    index: bool = True,
+    flag_column: str | None = None,
+) -> None:
+    """``page.table`` with every cell pre-rendered as text (floats by ``float_format``)."""
+
+    def cell(v: Any) -> Any:
+        if isinstance(v, float | np.floating):
+            return "–" if not math.isfinite(float(v)) else float_format.format(float(v))
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "–"
+        return str(v)
+
+    out = df.copy()
+    out.columns = [str(c) for c in out.columns]
+    for c in out.columns:
+        if c == flag_column:  # object dtype keeps the _Flag cells (a string dtype would not)
+            out[c] = pd.Series([_Flag(bool(v)) for v in df[c]], index=out.index, dtype=object)
+        else:
+            out[c] = pd.Series([cell(v) for v in out[c]], index=out.index, dtype=object)
+    out.index = pd.Index([str(i) for i in out.index], name=df.index.name)
+    page.table(out, caption=caption, index=index, flag_column=flag_column)
+
+
+# ============================================================================ the report
+@dataclass
+class _State:
+    data: Any
+    truth: Any
+    judges: tuple[str, ...]
+    blocks: dict[str, Any]
+    desc: pd.DataFrame | None = None
+    scom: dict[str, Any] = field(default_factory=dict)
+    moments: dict[str, Any] = field(default_factory=dict)
+    delta: dict[str, Any] = field(default_factory=dict)
+    delta2d: dict[str, Any] = field(default_factory=dict)
+    delta_errors: dict[str, str] = field(default_factory=dict)
+    mm: dict[str, Any] = field(default_factory=dict)
+    mm_notes: dict[str, str] = field(default_factory=dict)
+    fits: dict[str, Any] = field(default_factory=dict)
+    fit_errors: dict[str, str] = field(default_factory=dict)
+    fit_seconds: dict[str, float] = field(default_factory=dict)
+    crosscheck: Any = None
+    crosscheck_error: str | None = None
+
+
+def build_report(
+    data: Any,
+    *,
+    judge: str | int | None = None,
+    model: str = "positional",
+    method: str = "nuts",
+    draws: int = REPORT_DEFAULTS["draws"],
+    tune: int = REPORT_DEFAULTS["tune"],
+    chains: int = REPORT_DEFAULTS["chains"],
+    random_seed: int | None = 0,
+    progress: bool = True,
+    dataset_name: str | None = None,
+    max_forest_items: int = 40,
+    ppc_draws: int = 200,
+    grid_kwargs: Mapping[str, Any] | None = None,
+) -> HtmlPage:
+    """Run the classical estimators and a Bayesian model and lay everything out as HTML.
+
+    Parameters
+    ----------
+    data : Comparisons, SyntheticComparisons, DataFrame, path or str
+        The comparison log; a bundled data set name (:func:`bayes_pairwise.datasets.load`,
+        ties dropped) or a file readable by :func:`~bayes_pairwise.data.load_comparisons` with
+        its default column names. A :class:`~bayes_pairwise.simulate.SyntheticComparisons`
+        adds the realised error rates to every comparison.
+    judge : str or int, optional
+        Report on this judge only. Default: every judge, one Bayesian fit per judge, and a
+        forest plot comparing their error rates.
+    model : {"positional", "uniform", "biased_bt"}
+        Bayesian model (a spec name understood by
+        :func:`bayes_pairwise.pymc_models.get_model`).
+    method : {"nuts", "map"}
+        NUTS sampling (with the settings below) or a MAP point estimate (fast; no convergence
+        diagnostics).
+    draws, tune, chains : int
+        NUTS settings (defaults :data:`REPORT_DEFAULTS`: 500 / 500 / 2, a few minutes for the
+        bundled PRD data set on two cores). Shown in the report.
+    random_seed : int, optional
+        Seeds the grid fits, the samplers and the posterior predictive replicates.
+    progress : bool
+        Print progress lines on stderr.
+    dataset_name : str, optional
+        Name shown in the title (default: the data's ``source``).
+    max_forest_items : int
+        Rows of the strengths forest plot (whole contexts are kept together).
+    ppc_draws : int
+        Replicated data sets for the posterior predictive checks.
+    grid_kwargs : mapping, optional
+        Settings for the Δ_S fits (default ``skip_incomplete=True``: contexts without a
+        complete round-robin are skipped, with a design warning).
+
+    Returns
+    -------
+    HtmlPage
+        Call ``.render()`` for the HTML text, or use :func:`write_report`.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(8, eps=0.15, random_seed=0)
+    >>> page = build_report(sim, model="uniform", method="map", progress=False)  # doctest: +SKIP
+    >>> "Cross-check" in page.render()  # doctest: +SKIP
+    True
+    """
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo"):
+        matplotlib.use("Agg")
+    from bayes_pairwise._version import __version__
+
+    if method not in ("nuts", "map"):
+        raise ValueError(f"method must be 'nuts' or 'map', got {method!r}")
+    prog = _Progress(progress)
+    sink = _Captured()
+    prog("loading data")
+    comp, truth, loaded_name = _resolve_data(data, sink)
+    if judge is not None:
+        comp = comp.for_judge(judge)
+    judges = tuple(comp.judges)
+    st = _State(data=comp, truth=truth, judges=judges, blocks=dict(comp.by_judge()))
+    gkw = {"skip_incomplete": True, **dict(grid_kwargs or {})}
+    sampler = {"draws": int(draws), "tune": int(tune), "chains": int(chains)}
+
+    _classical(st, sink, prog, random_seed, gkw)
+    _bayesian(st, sink, prog, model, method, sampler, random_seed)
+    _crosscheck(st, sink, prog, method, random_seed, gkw)
+
+    name = dataset_name or loaded_name or comp.source
+    page = HtmlPage(
+        f"Judge error report: {name}",
+        subtitle=(
+            f"bayes_pairwise {__version__} · {comp.n_comparisons} verdicts · "
+            f"{len(judges)} judge{'s' if len(judges) != 1 else ''} · model {model} "
+            f"({'NUTS' if method == 'nuts' else 'MAP'})"
+        ),
+    )
+    prog("rendering: data")
+    _section_data(page, st, sink)
+    prog("rendering: classical estimates")
+    _section_classical(page, st)
+    prog("rendering: Bayesian fits")
+    _section_bayesian(
+        page, st, sink, model, method, sampler, random_seed, max_forest_items, prog, ppc_draws
+    )
+    prog("rendering: cross-check")
+    _section_crosscheck(page, st)
+    total = prog.finish()
+    _section_settings(
+        page, st, prog, total, model, method, sampler, random_seed, gkw, name, ppc_draws
+    )
+    return page
+
+
+def write_report(data: Any, *, out: str | os.PathLike[str] = "report.html", **kwargs: Any) -> Path:
+    """Build the report (:func:`build_report`, same keyword arguments) and write it as UTF-8.
+
+    Parameters
+    ----------
+    data
+        As :func:`build_report`.
+    out : path
+        Output HTML file (parent folders are created).
+    **kwargs
+        Passed to :func:`build_report`.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(8, eps=0.15, random_seed=0)
+    >>> write_report(sim, out="report.html", model="uniform", method="map")  # doctest: +SKIP
+    PosixPath('report.html')
+    """
+    page = build_report(data, **kwargs)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page.render(), encoding="utf-8")
+    return path
+
+
+# ============================================================================ computation
+def _classical(st: _State, sink: _Captured, prog: _Progress, seed: Any, gkw: dict) -> None:
+    from bayes_pairwise.classical.bradley_terry import BradleyTerry, check_bt_connected
+    from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
+    from bayes_pairwise.classical.descriptive import (
+        descriptive_by_judge,
+        estimate_eps_scom,
+        positional_moments,
+    )
+    from bayes_pairwise.errors import DesignError
+    from bayes_pairwise.matrices import win_matrix
+
+    prog("classical: S_com, first-position rate, moments")
+    with _Capture(sink):
+        st.desc = descriptive_by_judge(st.data)
+    for j, block in st.blocks.items():
+        with _Capture(sink, f"{j}: "):
+            try:
+                est = estimate_eps_scom(block, on_invalid="nan")
+                if math.isfinite(est.eps):
+                    st.scom[j] = est
+            except DesignError:
+                pass
+            with contextlib.suppress(DesignError):
+                st.moments[j] = positional_moments(block)
+    for j, block in st.blocks.items():
+        prog(f"classical: Δ_S grid fits ({j})")
+        with _Capture(sink, f"Δ_S ({j}): "):
+            try:
+                st.delta[j] = DeltaSFit(random_seed=seed, **gkw).fit(block)
+                st.delta2d[j] = DeltaS2DFit(random_seed=seed, **gkw).fit(block)
+            except DesignError as exc:
+                st.delta_errors[j] = str(exc)
+        with _Capture(sink, f"MM ({j}): "):
+            try:
+                x = win_matrix(block).to_numpy()
+                try:
+                    check_bt_connected(x)
+                    ridge = 0.0
+                    st.mm_notes[j] = "MM (Hunter 2004), λ = 0"
+                except DesignError:
+                    ridge = 0.1
+                    st.mm_notes[j] = (
+                        "MM with ridge λ = 0.1: the win graph is not strongly connected "
+                        "(separate contexts or unbeaten items)"
+                    )
+                st.mm[j] = BradleyTerry(method="mm", ridge=ridge).fit(block)
+            except BayesPairwiseError as exc:
+                st.mm_notes[j] = f"MM not available: {exc}"
+
+
+def _get_model(model: str, method: str, sampler: dict[str, int]) -> Any:
+    from bayes_pairwise import pymc_models
+
+    kw = sampler if method == "nuts" else {}
+    return _call_with_supported(pymc_models.get_model, model, **kw)
+
+
+def _bayesian(
+    st: _State,
+    sink: _Captured,
+    prog: _Progress,
+    model: str,
+    method: str,
+    sampler: dict[str, int],
+    seed: Any,
+) -> None:
+    try:
+        from bayes_pairwise import pymc_models
+
+        pymc_models.get_model  # noqa: B018 - fail early when the models are absent
+    except (ImportError, AttributeError) as exc:
+        for j in st.judges:
+            st.fit_errors[j] = f"the Bayesian models are not available: {exc}"
+        return
+    for j, block in st.blocks.items():
+        prog(f"Bayesian: fitting {model} ({method}) to judge {j}")
+        t = time.perf_counter()
+        with _Capture(sink, f"{model} ({j}): "):
+            try:
+                m = _get_model(model, method, sampler)
+                _call_with_supported(
+                    m.fit, block, method=method, random_seed=seed, progressbar=False
+                )
+                st.fits[j] = m
+            except (BayesPairwiseError, ValueError, RuntimeError) as exc:
+                st.fit_errors[j] = f"{type(exc).__name__}: {exc}"
+        st.fit_seconds[j] = time.perf_counter() - t
+
+
+def _crosscheck(
+    st: _State, sink: _Captured, prog: _Progress, method: str, seed: Any, gkw: dict
+) -> None:
+    prog("cross-check: comparison.compare")
+    try:
+        from bayes_pairwise.comparison import compare
+    except ImportError as exc:  # HOOK: comparison module missing
+        st.crosscheck_error = f"bayes_pairwise.comparison is not available ({exc})"
+        return
+    fits = [_FitView(j, m) for j, m in st.fits.items()]
+    with _Capture(sink, "cross-check: "):
+        try:
+            st.crosscheck = _call_with_supported(
+                compare,
+                st.data,
+                *fits,
+                models=(),
+                method=method,
+                truth=st.truth,
+                random_seed=seed,
+                progress=prog.on,
+                grid_kwargs=gkw,
+            )
+        except (BayesPairwiseError, ValueError, TypeError, KeyError) as exc:
+            st.crosscheck_error = f"{type(exc).__name__}: {exc}"
+
+
+class _FitView:
+    """A per-judge fit presented to ``compare`` with its judge label attached.
+
+    ``compare`` matches posterior variables to judges through a ``judge`` coordinate; a
+    single-judge fit without one would otherwise be matched to every judge.
+    """
+
+    def __init__(self, judge: str, fit: Any) -> None:
+        self.judge = judge
+        self.fit = fit
+        self.name = f"{getattr(fit, 'name', None) or type(fit).__name__} [{judge}]"
+        self.method_ = getattr(fit, "method_", None)
+        self.idata_ = _with_judge_coord(_idata(fit), judge)
+
+
+def _idata(fit: Any) -> Any:
+    from bayes_pairwise.plots import as_inference_data
+
+    return as_inference_data(fit)
+
+
+def _with_judge_coord(idata: Any, judge: str) -> Any:
+    """``idata`` with its error variables given a one-element ``judge`` dimension (if absent)."""
+    import arviz as az
+
+    post = idata.posterior
+    todo = [
+        v
+        for v in ("eps", "eps_plus", "eps_minus", "gamma")
+        if v in post.data_vars and "judge" not in post[v].dims
+    ]
+    if not todo:
+        return idata
+    new_post = post.copy()
+    for v in todo:
+        new_post[v] = post[v].expand_dims(judge=[judge], axis=-1)
+    groups = {g: idata[g] for g in idata.groups() if g != "posterior"}
+    return az.InferenceData(posterior=new_post, **groups)
+
+
+# ============================================================================ sections
+def _section_data(page: HtmlPage, st: _State, sink: _Captured) -> None:
+    d = st.data
+    s = d.summary()
+    page.heading("Data")
+    page.paragraph(f"Source: {d.source}")
+    facts = [
+        f"{d.n_comparisons} verdicts on {d.n_items} items"
+        + (
+            f" in {d.n_contexts} contexts (each item is a context::name pair)"
+            if d.has_contexts
+            else ""
+        ),
+        f"{d.n_judges} judge{'s' if d.n_judges != 1 else ''}: {', '.join(d.judges)}",
+        f"ties: {d.n_ties} found, policy '{d.tie_policy}'"
+        + (f", {d.n_ties_dropped} dropped" if d.n_ties_dropped else "")
+        + (
+            f", {int(np.sum(d.outcome == 0.5))} counted as half a win"
+            if d.tie_policy == "half"
+            else ""
+        ),
+        f"repeats: up to {int(s.table['max_repeats_per_order'].max())} verdict(s) per ordered pair",
+    ]
+    if d.covariate_names:
+        facts.append(f"covariates: {', '.join(d.covariate_names)}")
+    if st.truth is not None:
+        facts.append("SYNTHETIC data: " + st.truth.describe())
+    page.bullets(facts)
+    tbl = s.table.rename(
+        columns={
+            "share_pairs_both_orders": "pairs in both orders",
+            "max_repeats_per_order": "max repeats / order",
+            "first_position_win_rate": "first-position win rate",
+            "unordered_pairs": "unordered pairs",
+            "items_seen": "items seen",
+            "ties_kept": "ties kept",
+        }
+    )
+    _table(page, tbl, caption="Coverage per judge")
+
+    page.heading("Design warnings", level=3)
+    checks = []
+    for j, row in s.table.iterrows():
+        both = float(row["share_pairs_both_orders"])
+        if both < 1.0:
+            checks.append(
+                f"{j}: only {100 * both:.1f}% of the compared pairs were seen in both orders; "
+                "S_com, the moments and Δ_S use only those pairs (and Δ_S only complete "
+                "round-robins)."
+            )
+    if d.n_ties_dropped:
+        checks.append(
+            f"{d.n_ties_dropped} tie verdicts were dropped (policy 'drop'): a judge that answers "
+            "'tie' when unsure looks more consistent than it is."
+        )
+    if "NOT recorded" in d.source:
+        checks.append(
+            "The presentation order was not recorded: every position parameter is "
+            "meaningless for these data."
+        )
+    if sink.design or checks:
+        if sink.design:
+            page.paragraph("Raised while loading and fitting (DesignWarning):")
+            page.bullets(sink.design)
+        if checks:
+            page.paragraph("The report's own coverage checks:")
+            page.bullets(checks)
+    else:
+        page.box("No design warnings were raised.", kind="ok")
+
+
+def _copeland_table(st: _State) -> tuple[pd.DataFrame, str]:
+    from bayes_pairwise.classical.descriptive import copeland_ranking
+
+    per = {}
+    for j, block in st.blocks.items():
+        per[j] = copeland_ranking(block)
+    if st.data.has_contexts:
+        cols = {}
+        for j, r in per.items():
+            g = r.reset_index(drop=True).groupby("item", sort=False)
+            cols[(j, "mean rank")] = g["rank"].mean()
+            cols[(j, "ranked 1st")] = g["rank"].apply(lambda x: int((x == 1).sum()))
+        df = pd.DataFrame(cols)
+        df.columns = [f"{a}: {b}" for a, b in df.columns]
+        first = df.columns[0]
+        df = df.sort_values(first)
+        df.index.name = "item name"
+        cap = (
+            f"Copeland ranking within each of the {st.data.n_contexts} contexts, summarised per "
+            "item name: mean rank (1 = best) and the number of contexts where it ranked first."
+        )
+        if len(df) > 30:
+            df = df.iloc[:30]
+            cap += " First 30 names shown."
+        return df, cap
+    scores = pd.DataFrame({j: r["score"] for j, r in per.items()})
+    scores["mean"] = scores.mean(axis=1)
+    scores = scores.sort_values("mean", ascending=False)
+    cap = "Copeland scores S_i = Σ_j w_ij per judge, sorted by their mean over judges."
+    if len(scores) > 30:
+        scores = pd.concat([scores.iloc[:20], scores.iloc[-10:]])
+        cap += " Top 20 and bottom 10 items shown."
+    scores.index.name = "item"
+    return scores, cap
+
+
+def _section_classical(page: HtmlPage, st: _State) -> None:
+    import matplotlib.pyplot as plt
+
+    from bayes_pairwise import plots
+
+    page.heading("Classical estimates")
+    page.paragraph(
+        "S_com is the share of pairs whose two verdicts (one per presentation order) pick the same "
+        "position. Under a uniform error rate ε, E[S_com] = 2ε(1−ε), giving the closed form "
+        "ε = (1 − √(1 − 2 S_com))/2; with the first-position win rate r₁ the moment estimator "
+        "separates ε₊ (error when the better text is shown first) from ε₋ (shown second). "
+        "Intervals are 95% normal (delta method, pairs as units)."
+    )
+    if st.desc is not None:
+        cols = [
+            "n_verdicts",
+            "n_pairs_both_orders",
+            "s_com",
+            "s_com_se",
+            "r1",
+            "eps_scom",
+            "eps_scom_se",
+            "eps_plus",
+            "eps_plus_se",
+            "eps_minus",
+            "eps_minus_se",
+            "moments_at_boundary",
+        ]
+        _table(
+            page,
+            st.desc[[c for c in cols if c in st.desc.columns]],
+            caption="Descriptive statistics and closed-form / moment estimates per judge "
+            "(eps_scom is empty when S_com > 1/2: a position-biased judge).",
+        )
+    df, cap = _copeland_table(st)
+    page.heading("Copeland ranking", level=3)
+    _table(page, df, caption=cap, float_format="{:.2f}")
+
+    page.heading("Δ_S grid fit (the paper's estimator)", level=3)
+    page.paragraph(
+        "Δ_S is the L1 distance of the sorted Copeland scores from the error-free sequence. The "
+        "observed curve (mean Δ_S over random n-subsets) is compared with synthetic curves "
+        "simulated on a grid of ε; the best-matching ε is the estimate. With many small "
+        "round-robins (contexts) the curves are averaged over contexts."
+    )
+    for j in st.judges:
+        if j in st.delta_errors or j not in st.delta:
+            page.box(
+                f"{j}: no Δ_S fit — {st.delta_errors.get(j, 'no complete round-robin')}",
+                kind="warn",
+            )
+            continue
+        fit = st.delta[j]
+        fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+        plots.plot_delta_s_curve(fit, ax=axes[0])
+        marks = {}
+        if j in st.scom:
+            marks["S_com closed form"] = st.scom[j].eps
+        plots.plot_misfit_curve(fit, ax=axes[1], mark=marks)
+        page.figure(
+            fig,
+            f"Judge {j}: Δ_S–n curve with the synthetic curve at ε̂ = {fit.eps_:.3f} "
+            f"({fit.n_contexts_} complete round-robin(s) of up to {fit.n_} items), and the "
+            "misfit over the grid.",
+        )
+    if st.delta2d:
+        page.box(
+            str(next(iter(st.delta2d.values())).caveat_),
+            kind="warn",
+            title="What the 2-D Δ_S fit can and cannot identify",
+        )
+    for j in st.judges:
+        if j not in st.delta2d:
+            continue
+        f2 = st.delta2d[j]
+        fig, ax = plt.subplots(figsize=(6.2, 5.0), layout="constrained")
+        plots.plot_misfit_heatmap(f2, ax=ax)
+        ep, em, split = plots._delta2d_split(f2)
+        ep_sum = getattr(f2, "eps_sum_", f2.eps_plus_ + f2.eps_minus_)
+        page.figure(
+            fig,
+            f"Judge {j}: 2-D Δ_S misfit over (ε₊, ε₋). The paper's estimate is "
+            f"({f2.eps_plus_:.3f}, {f2.eps_minus_:.3f}); only a symmetric function of the pair "
+            f"is identified (sum ε₊ + ε₋ ≈ {ep_sum:.3f})"
+            + (f"; split by the first-position rate: ({ep:.3f}, {em:.3f})" if split else "")
+            + " (see the caveat above).",
+        )
+    # P(R_m, TO) vs N at each judge's ε
+    eps = {}
+    for j in st.judges:
+        if j in st.delta:
+            eps[j] = (st.delta[j].eps_, "Δ_S grid")
+        elif j in st.scom:
+            eps[j] = (st.scom[j].eps, "S_com")
+    page.heading("Probability that a text gets its correct Copeland score", level=3)
+    if not eps:
+        page.paragraph("No uniform error-rate estimate is available for P(R_m, TO).")
+        return
+    shown = list(eps.items())[:6]
+    fig, axes = plt.subplots(
+        math.ceil(len(shown) / 3),
+        min(len(shown), 3),
+        figsize=(4.6 * min(len(shown), 3), 3.6 * math.ceil(len(shown) / 3)),
+        squeeze=False,
+        layout="constrained",
+    )
+    for a in axes.ravel()[len(shown) :]:
+        a.set_visible(False)
+    for a, (j, (e, src)) in zip(axes.ravel(), shown, strict=False):
+        e = min(max(float(e), 0.0), 0.5)
+        plots.plot_correct_score(
+            e, ax=a, methods=("exact", "paper"), title=f"{plots._txt(j)}: ε = {e:.3f} ({src})"
+        )
+    page.figure(
+        fig,
+        "P(R_m, TO) against the number of texts N for true ranks m = 1..8 at each judge's "
+        "estimated ε (solid: exact, METHODS §4; dashed: the paper's printed reversal-only "
+        "formula, which undercounts for m ≥ 2). The probability falls with N for every m: "
+        "ranking many texts with a noisy judge does not scale.",
+    )
+
+
+def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """ArviZ summary of the error parameters with pass/fail flags, plus sampler statistics."""
+    import arviz as az
+
+    post = idata.posterior
+    names = [v for v in post.data_vars if v != "strength"]
+    info: dict[str, Any] = {}
+    if method == "map" or post.sizes.get("chain", 1) * post.sizes.get("draw", 1) == 1:
+        rows = []
+        for v in names:
+            vals = np.asarray(post[v].values).reshape(-1)
+            if vals.size <= 12:
+                for k, x in enumerate(vals):
+                    rows.append({"parameter": v if vals.size == 1 else f"{v}[{k}]", "MAP": x})
+        return pd.DataFrame(rows).set_index("parameter") if rows else pd.DataFrame(), info
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        summ = az.summary(idata, var_names=names, kind="all", hdi_prob=0.94)
+        full = (
+            az.summary(idata, var_names=["strength"], kind="diagnostics")
+            if ("strength" in post.data_vars)
+            else None
+        )
+    summ = summ[
+        [
+            c
+            for c in summ.columns
+            if c
+            in ("mean", "sd", "hdi_3%", "hdi_97%", "ess_bulk", "ess_tail", "r_hat", "mcse_mean")
+        ]
+    ]
+    if full is not None and len(full):
+        agg = pd.DataFrame(
+            {
+                "mean": [np.nan],
+                "sd": [np.nan],
+                "ess_bulk": [full["ess_bulk"].min()],
+                "ess_tail": [full["ess_tail"].min()],
+                "r_hat": [full["r_hat"].max()],
+            },
+            index=[f"strength (worst of {len(full)})"],
+        )
+        summ = pd.concat([summ, agg])
+    summ["pass"] = (
+        (summ["r_hat"] <= RHAT_MAX) & (summ["ess_bulk"] >= ESS_MIN) & (summ["ess_tail"] >= ESS_MIN)
+    )
+    for c in ("ess_bulk", "ess_tail"):  # whole numbers
+        summ[c] = pd.Series(
+            [str(round(v)) if np.isfinite(v) else "–" for v in summ[c].astype(float)],
+            index=summ.index,
+            dtype=object,
+        )
+    ss = idata.get("sample_stats") if hasattr(idata, "get") else None
+    ss = getattr(idata, "sample_stats", None) if ss is None else ss
+    if ss is not None:
+        if "diverging" in ss:
+            info["divergences"] = int(np.asarray(ss["diverging"]).sum())
+        if "reached_max_treedepth" in ss:
+            info["tree-depth hits"] = int(np.asarray(ss["reached_max_treedepth"]).sum())
+        if "energy" in ss:
+            with contextlib.suppress(ValueError, TypeError):
+                info["min E-BFMI"] = float(np.min(az.bfmi(idata)))
+    return summ, info
+
+
+def _diagnose(fit: Any) -> Any:
+    """The models' own diagnostics (``pymc_models.diagnostics.diagnose``) when available."""
+    try:
+        from bayes_pairwise.pymc_models.diagnostics import diagnose
+    except ImportError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return diagnose(fit)
+    except Exception:  # diagnostics are optional decoration here
+        return None
+
+
+def _forest_items(st: _State, idata: Any, max_items: int) -> list[str] | None:
+    labels = [
+        str(x)
+        for x in idata.posterior["strength"]
+        .coords[next(d for d in idata.posterior["strength"].dims if d not in ("chain", "draw"))]
+        .values
+    ]
+    if len(labels) <= max_items:
+        return None
+    d = st.data
+    if d.has_contexts:
+        ctx = np.asarray(d.item_context)
+        keep: list[str] = []
+        for c in range(d.n_contexts):
+            its = [d.items[i] for i in np.flatnonzero(ctx == c)]
+            if keep and len(keep) + len(its) > max_items:
+                break
+            keep.extend(its)
+        return [k for k in keep if k in set(labels)]
+    return None
+
+
+def _section_bayesian(
+    page: HtmlPage,
+    st: _State,
+    sink: _Captured,
+    model: str,
+    method: str,
+    sampler: dict[str, int],
+    seed: Any,
+    max_items: int,
+    prog: _Progress,
+    ppc_draws: int,
+) -> None:
+    import matplotlib.pyplot as plt
+
+    from bayes_pairwise import plots
+
+    page.heading("Bayesian fits")
+    how = (
+        f"NUTS, {sampler['chains']} chains × {sampler['draws']} draws after {sampler['tune']} "
+        "tuning steps"
+        if method == "nuts"
+        else "MAP point estimate (one-draw posterior: no intervals, no convergence diagnostics)"
+    )
+    page.paragraph(
+        f"Model '{model}', fitted separately to each judge: {how}; random_seed={seed}. "
+        "Error rates are shared across contexts; strengths are per (context, text). Flags: "
+        f"R-hat ≤ {RHAT_MAX}, bulk and tail ESS ≥ {ESS_MIN} (METHODS §7.4). σ_s is not "
+        "identified under a hard truth and is not a finding."
+    )
+    if sink.convergence:
+        page.box("; ".join(sink.convergence), kind="bad", title="Convergence warnings")
+    if not st.fits:
+        page.box(
+            "No Bayesian fit is available: "
+            + "; ".join(f"{j}: {e}" for j, e in st.fit_errors.items()),
+            kind="bad",
+        )
+        return
+    if len(st.fits) > 1:
+        var_names = _MODEL_VARS.get(model, ("eps_plus", "eps_minus"))
+        classical = None
+        if st.desc is not None:
+            cols = [c for c in var_names if c in st.desc.columns]
+            classical = st.desc[cols] if cols else None
+        try:
+            ax = plots.plot_judge_forest(
+                {j: _idata(m) for j, m in st.fits.items()},
+                var_names=var_names,
+                classical=classical,
+                title="Judges compared: error rates",
+            )
+            page.figure(
+                ax.figure,
+                "One row per judge: posterior mean and 94% HDI of "
+                + " and ".join(var_names)
+                + (" (hollow squares: the moment estimates)" if classical is not None else ""),
+            )
+        except ValueError as exc:
+            page.box(f"Judge comparison not drawn: {exc}", kind="warn")
+    for j in st.judges:
+        page.heading(f"Judge {j}", level=3)
+        if j not in st.fits:
+            page.box(f"No fit: {st.fit_errors.get(j, 'unknown error')}", kind="bad")
+            continue
+        prog(f"rendering: Bayesian fit of {j}")
+        fit = st.fits[j]
+        idata = _idata(fit)
+        block = st.blocks[j]
+        summ, info = _summary_table(fit, idata, method)
+        if len(summ):
+            flag = "pass" if "pass" in summ.columns else None
+            _table(
+                page,
+                summ,
+                caption=(
+                    "ArviZ summary of the error parameters (strengths: the worst R-hat and ESS "
+                    "over all items); red rows fail a threshold."
+                    if flag
+                    else "MAP estimates."
+                ),
+                flag_column=flag,
+            )
+            if flag:
+                n_fail = int((~summ["pass"]).sum())
+                page.box(
+                    "All parameters pass R-hat and ESS thresholds."
+                    if n_fail == 0
+                    else f"{n_fail} row(s) fail R-hat ≤ {RHAT_MAX} or ESS ≥ {ESS_MIN}: sample "
+                    "longer (draws/tune/chains) before trusting the intervals.",
+                    kind="ok" if n_fail == 0 else "bad",
+                )
+        if info:
+            page.paragraph(
+                "Sampler: "
+                + ", ".join(
+                    f"{k} = {_fmt(v, 2) if isinstance(v, float) else v}" for k, v in info.items()
+                )
+            )
+        diag = _diagnose(fit)
+        if diag is not None and hasattr(diag, "table") and isinstance(diag.table, pd.DataFrame):
+            flagc = next((c for c in ("pass", "ok", "passed") if c in diag.table.columns), None)
+            _table(
+                page,
+                diag.table,
+                caption="Model diagnostics (pymc_models.diagnostics)",
+                flag_column=flagc,
+            )
+        elif diag is not None and isinstance(diag, pd.DataFrame):
+            _table(page, diag, caption="Model diagnostics (pymc_models.diagnostics)")
+        n_samples = idata.posterior.sizes.get("chain", 1) * idata.posterior.sizes.get("draw", 1)
+        if n_samples > 1:
+            try:
+                axes = plots.plot_trace(idata)
+                page.figure(
+                    axes.ravel()[0].figure,
+                    f"Judge {j}: posterior densities per chain and rank plots (uniform bars = "
+                    "chains agree).",
+                )
+            except (ValueError, TypeError) as exc:
+                page.box(f"Trace plot not drawn: {exc}", kind="warn")
+        classical: list[Any] = []
+        for src in (st.scom, st.moments, st.delta, st.delta2d):
+            if j in src:
+                classical.append(src[j])
+        if st.truth is not None:
+            classical.append(st.truth)
+        try:
+            axes = plots.plot_posterior_vs_grid(idata, *classical)
+            page.figure(
+                axes[0].figure,
+                f"Judge {j}: posterior of each error parameter (shaded: 94% HDI) with the "
+                "classical estimates as vertical lines"
+                + (" and the realised error rates of the synthetic draw" if st.truth else "")
+                + ". The 2-D Δ_S values are its sum split by the first-position rate: the fit "
+                "alone cannot tell ε₊ from ε₋.",
+            )
+        except ValueError as exc:
+            page.box(f"Posterior densities not drawn: {exc}", kind="warn")
+        if "strength" in idata.posterior.data_vars:
+            mm = st.mm.get(j)
+            items = _forest_items(st, idata, max_items)
+            try:
+                ax = plots.plot_strength_forest(
+                    idata,
+                    mm,
+                    items=items,
+                    max_items=max_items,
+                    title=f"Strengths: judge {plots._txt(j)}",
+                )
+                n_all = len(
+                    idata.posterior["strength"].coords[
+                        next(
+                            d
+                            for d in idata.posterior["strength"].dims
+                            if d not in ("chain", "draw")
+                        )
+                    ]
+                )
+                page.figure(
+                    ax.figure,
+                    f"Judge {j}: item strengths, posterior mean and 94% HDI, centred within "
+                    "each context; diamonds: Bradley–Terry MM strengths rescaled onto the "
+                    f"posterior scale ({st.mm_notes.get(j, 'no MM')}). "
+                    + (
+                        f"{len(ax.get_yticks())} of {n_all} items shown."
+                        if n_all > len(ax.get_yticks())
+                        else ""
+                    ),
+                )
+                if mm is not None:
+                    ax = plots.plot_bt_vs_posterior(idata, mm)
+                    page.figure(
+                        ax.figure,
+                        f"Judge {j}: MM strengths against posterior mean strengths (both "
+                        "centred within context). The error model's strengths describe the "
+                        "latent truth and have a larger scale than Bradley–Terry's, which "
+                        "absorbs the judge's lapses; compare orderings (Spearman ρ).",
+                    )
+            except (ValueError, KeyError) as exc:
+                page.box(f"Strength plots not drawn: {exc}", kind="warn")
+        prog(f"rendering: posterior predictive checks ({j})")
+        try:
+            df = plots.ppc_data(idata, block, n_draws=ppc_draws, random_seed=seed)
+            axes = plots.plot_ppc(idata, block, ppc=df)
+            pv = df.attrs.get("p_value", {})
+            page.figure(
+                axes[0].figure,
+                f"Judge {j}: posterior predictive checks with the paper's statistics, from "
+                f"{ppc_draws} data sets replicated from the "
+                + ("posterior" if n_samples > 1 else "MAP estimate (plug-in)")
+                + " with the observed design. p-values P(replicated ≥ observed): "
+                + ", ".join(f"{k} {v:.2f}" for k, v in pv.items())
+                + " (values near 0 or 1 flag a misfit).",
+            )
+        except (ValueError, KeyError) as exc:
+            page.box(f"Posterior predictive checks not drawn: {exc}", kind="warn")
+        plt.close("all")
+
+
+def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
+    """Positional fits: do the 2-D grid's identified sum and the moments fall in the HDIs?
+
+    ``compare``'s verdict looks at ε only; for a positional posterior the comparable quantities
+    are ε₊ + ε₋ (the one thing the 2-D Δ_S fit identifies) and the moment estimates.
+    """
+    from bayes_pairwise import plots
+
+    rows, lines = [], []
+    for j in st.judges:
+        fit = st.fits.get(j)
+        if fit is None:
+            continue
+        post = _idata(fit).posterior
+        if "eps_plus" not in post.data_vars or "eps_minus" not in post.data_vars:
+            continue
+        ep = np.asarray(plots._select_judge(post["eps_plus"], j).values, dtype=float).ravel()
+        em = np.asarray(plots._select_judge(post["eps_minus"], j).values, dtype=float).ravel()
+        if ep.size < 4:
+            continue
+        checks = []
+        if j in st.delta2d:
+            f2 = st.delta2d[j]
+            checks.append(
+                ("ε₊ + ε₋", "Δ_S 2-D grid (sum)", getattr(f2, "eps_sum_", np.nan), ep + em)
+            )
+        if j in st.moments and not st.moments[j].at_boundary:
+            m = st.moments[j]
+            checks.append(("ε₊", "moments (S_com, r₁)", m.eps_plus, ep))
+            checks.append(("ε₋", "moments (S_com, r₁)", m.eps_minus, em))
+        for qty, method, value, draws in checks:
+            lo, hi = plots._hdi(draws, plots.HDI_PROB)
+            inside = bool(lo <= value <= hi) if np.isfinite(value) else False
+            rows.append(
+                {
+                    "judge": j,
+                    "quantity": qty,
+                    "classical": method,
+                    "classical estimate": float(value),
+                    "posterior mean": float(np.mean(draws)),
+                    "hdi_lower": lo,
+                    "hdi_upper": hi,
+                    "inside_hdi": inside,
+                }
+            )
+            lines.append(
+                f"{j}: {'AGREE' if inside else 'DISAGREE'} on {qty} — {method} gives "
+                f"{value:.3f}, {'inside' if inside else 'outside'} the posterior 94% HDI "
+                f"[{lo:.3f}, {hi:.3f}] (mean {np.mean(draws):.3f})."
+            )
+    return pd.DataFrame(rows), lines
+
+
+def _section_crosscheck(page: HtmlPage, st: _State) -> None:
+    page.heading("Cross-check: classical vs Bayesian")
+    cc = st.crosscheck
+    if cc is None:
+        # HOOK: bayes_pairwise.comparison.compare unavailable or failed; nothing is invented here
+        page.box(
+            "The cross-check table is not available: "
+            + (st.crosscheck_error or "comparison.compare was not run"),
+            kind="bad",
+        )
+        return
+    verdict = str(getattr(cc, "verdict", ""))
+    for line in [x for x in verdict.splitlines() if x.strip()]:
+        kind = (
+            "ok"
+            if "AGREE" in line and "DISAGREE" not in line
+            else ("bad" if "DISAGREE" in line else "note")
+        )
+        page.box(line, kind=kind)
+    pos, pos_lines = _positional_agreement(st)
+    if len(pos):
+        page.heading("Positional model: the quantities the classical fits identify", level=3)
+        page.paragraph(
+            "The verdict above compares ε; a positional posterior is compared here on ε₊ + ε₋ "
+            "(the only quantity the 2-D Δ_S grid fit identifies) and on the moment estimates of "
+            "ε₊ and ε₋ (computed by the report from the same fits)."
+        )
+        for line in pos_lines:
+            page.box(line, kind="ok" if line.split(": ", 1)[1].startswith("AGREE") else "bad")
+        _table(page, pos, index=False, flag_column="inside_hdi")
+    agreement = getattr(cc, "agreement", None)
+    if isinstance(agreement, pd.DataFrame) and len(agreement):
+        _table(
+            page,
+            agreement,
+            caption="Does the Δ_S grid estimate lie inside the posterior 94% HDI of ε?",
+            index=False,
+            flag_column="grid_inside_hdi" if "grid_inside_hdi" in agreement.columns else None,
+        )
+    table = getattr(cc, "table", None)
+    if isinstance(table, pd.DataFrame):
+        _table(
+            page,
+            table,
+            caption="Every estimate side by side (one row per quantity, judge and method).",
+            index=False,
+        )
+    notes = getattr(cc, "settings", {}).get("notes", []) if hasattr(cc, "settings") else []
+    if notes:
+        page.paragraph("Notes from the cross-check:")
+        page.bullets([str(n) for n in notes[:30]])
+
+
+def _section_settings(
+    page: HtmlPage,
+    st: _State,
+    prog: _Progress,
+    total: float,
+    model: str,
+    method: str,
+    sampler: dict[str, int],
+    seed: Any,
+    gkw: dict,
+    name: str,
+    ppc_draws: int,
+) -> None:
+    import arviz as az
+    import matplotlib
+    import pymc
+
+    from bayes_pairwise._version import __version__
+
+    page.heading("Settings and run time")
+    settings = {
+        "data": name,
+        "judges": ", ".join(st.judges),
+        "model": model,
+        "method": method,
+        "draws / tune / chains": (
+            f"{sampler['draws']} / {sampler['tune']} / {sampler['chains']}"
+            if method == "nuts"
+            else "– (MAP)"
+        ),
+        "random_seed": seed,
+        "Δ_S grid settings": ", ".join(f"{k}={v}" for k, v in gkw.items()) or "defaults",
+        "posterior predictive replicates": ppc_draws,
+        "tie policy": st.data.tie_policy,
+        "versions": (
+            f"bayes_pairwise {__version__}, pymc {pymc.__version__}, arviz {az.__version__}, "
+            f"numpy {np.__version__}, pandas {pd.__version__}, matplotlib {matplotlib.__version__}"
+        ),
+        "total run time": f"{total:.1f} s",
+    }
+    _table(
+        page,
+        pd.DataFrame({"setting": list(settings), "value": [str(v) for v in settings.values()]}),
+        index=False,
+    )
+    steps = pd.DataFrame(prog.steps, columns=["step", "seconds"])
+    _table(page, steps, caption="Time per step", index=False, float_format="{:.1f}")

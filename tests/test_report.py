@@ -1,0 +1,269 @@
+"""The HTML report: escaped, self-contained, with every section and the cross-check table.
+
+Most tests replace the Bayesian model by a fake whose ``fit`` returns a synthetic posterior
+instantly (no PyMC compile, no sampling); one test runs the real models with MAP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from typing import ClassVar
+
+import arviz as az
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from bayes_pairwise import pymc_models
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.report import build_report, write_report
+from bayes_pairwise.simulate import simulate_round_robin
+
+NASTY_ITEMS = ["<script>alert(1)</script>", "A & B", "c&d", "plain", 'q"uote', "f$x$"]
+NASTY_JUDGES = ["<b>bold</b>", "j & 2"]
+
+
+def _nasty_data(n_contexts: int = 1):
+    frames = []
+    for k, judge in enumerate(NASTY_JUDGES):
+        sim = simulate_round_robin(
+            6, eps_plus=0.1, eps_minus=0.25, n_contexts=n_contexts, random_seed=k
+        )
+        f = sim.frame.copy()
+        names = {f"t{i:03d}": NASTY_ITEMS[i] for i in range(6)}
+        f["first"] = f["first"].map(names)
+        f["second"] = f["second"].map(names)
+        f["judge"] = judge
+        frames.append(f)
+    frame = pd.concat(frames, ignore_index=True)
+    ctx = "context" if n_contexts > 1 else None
+    return frame, load_comparisons(frame, judge="judge", repeat="repeat", context=ctx)
+
+
+class FakeModel:
+    """Stands in for a pymc_models class: ``fit`` makes a posterior without sampling."""
+
+    name = "FakePositional"
+    calls: ClassVar[list[tuple[str, dict]]] = []
+
+    def __init__(self, spec: str = "positional", **settings):
+        self.spec = spec
+        self.settings = settings
+        FakeModel.calls.append((spec, settings))
+
+    def fit(self, data, method="nuts", random_seed=None):
+        rng = np.random.default_rng(random_seed)
+        chains, draws = (1, 1) if method == "map" else (2, 200)
+        n = data.n_items
+        self.method_ = method
+        self.idata_ = az.from_dict(
+            posterior={
+                "eps_plus": rng.beta(10, 60, (chains, draws)),
+                "eps_minus": rng.beta(20, 60, (chains, draws)),
+                "strength": np.linspace(1.5, -1.5, n) + rng.normal(0, 0.3, (chains, draws, n)),
+            },
+            coords={"item": list(data.items)},
+            dims={"strength": ["item"]},
+            sample_stats={"diverging": np.zeros((chains, draws), dtype=bool)},
+        )
+        return self
+
+
+@pytest.fixture
+def fake_models(monkeypatch):
+    FakeModel.calls = []
+    monkeypatch.setattr(
+        pymc_models, "get_model", lambda name, **kw: FakeModel(name, **kw), raising=False
+    )
+    return FakeModel
+
+
+@pytest.fixture(scope="module")
+def nasty_html():
+    """One report (fake model, NUTS path) shared by the tests that only read it."""
+    _, data = _nasty_data()
+    err = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stderr(err):
+        FakeModel.calls = []
+        mp.setattr(
+            pymc_models, "get_model", lambda name, **kw: FakeModel(name, **kw), raising=False
+        )
+        page = build_report(data, random_seed=0, grid_kwargs={"n_subsets": 30}, ppc_draws=40)
+    return page.render(), err.getvalue()
+
+
+def test_user_strings_are_escaped(nasty_html):
+    html, _ = nasty_html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "A &amp; B" in html and "c&amp;d" in html
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html and "j &amp; 2" in html
+    assert "<script" not in html.lower()
+    assert "alert(1)</script>" not in html
+    assert "<b>bold</b>" not in html
+    # every '&' in the document starts an entity: no raw ampersand from a user string
+    assert not re.search(r"&(?![a-zA-Z]+;|#x?[0-9a-fA-F]+;)", html)
+
+
+def test_report_is_self_contained(nasty_html):
+    html, _ = nasty_html
+    refs = re.findall(r"""(?:src|href)\s*=\s*["']([^"']*)["']""", html, flags=re.I)
+    assert refs, "the report has images and table-of-contents links"
+    assert not [r for r in refs if re.match(r"\s*(https?:)?//", r, flags=re.I)]
+    srcs = re.findall(r"""src\s*=\s*["']([^"']*)["']""", html, flags=re.I)
+    assert len(srcs) >= 10
+    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert "<link" not in html.lower() and "@import" not in html
+    assert re.findall(r'href="([^"]*)"', html) == [f"#s{k}" for k in range(1, 6)]
+
+
+def test_report_sections_and_progress(nasty_html):
+    html, err = nasty_html
+    h2 = re.findall(r"<h2[^>]*>([^<]*)</h2>", html)
+    assert h2 == [
+        "Data",
+        "Classical estimates",
+        "Bayesian fits",
+        "Cross-check: classical vs Bayesian",
+        "Settings and run time",
+    ]
+    h3 = re.findall(r"<h3>([^<]*)</h3>", html)
+    for needed in (
+        "Design warnings",
+        "Copeland ranking",
+        "Δ_S grid fit (the paper&#x27;s estimator)",
+        "Probability that a text gets its correct Copeland score",
+        "Judge &lt;b&gt;bold&lt;/b&gt;",
+        "Judge j &amp; 2",
+    ):
+        assert needed in h3
+    assert "[report" in err and "fitting positional (nuts)" in err
+    assert "500 / 500 / 2" in html  # sampler settings shown
+    assert "One row per judge" in html  # the judges' forest plot (two judges)
+
+
+def _table_rows(html: str, header: str) -> list[list[str]]:
+    """Rows of the first table whose header row contains ``header``."""
+    for table in re.findall(r"<table.*?</table>", html, flags=re.S):
+        if header in table:
+            body = table.split("<tbody>")[1]
+            return [
+                [
+                    re.sub(r"\s+", " ", c).strip()
+                    for c in re.findall(r"<t[dh]>(.*?)</t[dh]>", r, re.S)
+                ]
+                for r in re.findall(r"<tr[^>]*>(.*?)</tr>", body, flags=re.S)
+            ]
+    raise AssertionError(f"no table with {header!r}")
+
+
+def test_crosscheck_table_rows(nasty_html):
+    html, _ = nasty_html
+    rows = _table_rows(html, "<th>interval</th>")
+    got = {(r[0], r[1], r[2]) for r in rows}
+    for judge in ("&lt;b&gt;bold&lt;/b&gt;", "j &amp; 2"):
+        for quantity, method in [
+            ("eps", "S_com closed form"),
+            ("eps_plus", "moments (S_com, r₁)"),
+            ("eps_minus", "moments (S_com, r₁)"),
+            ("eps", "Δ_S grid (1-D)"),
+            ("eps_plus", "Δ_S grid (2-D)"),
+            ("eps_minus", "Δ_S grid (2-D)"),
+            ("eps_plus", f"FakePositional [{judge}] (posterior)"),
+            ("eps_minus", f"FakePositional [{judge}] (posterior)"),
+        ]:
+            assert (quantity, judge, method) in got
+    # each judge's posterior appears for that judge only
+    assert (
+        "eps_plus",
+        "j &amp; 2",
+        "FakePositional [&lt;b&gt;bold&lt;/b&gt;] (posterior)",
+    ) not in got
+    # the report's positional check: one ε₊ + ε₋ row per judge, pass/fail coloured
+    pos = _table_rows(html, "<th>inside_hdi</th>")
+    assert sum(r[1] == "ε₊ + ε₋" for r in pos) == 2
+    assert re.search(r'<tr class="(pass|fail)">\s*<td>&lt;b&gt;bold&lt;/b&gt;</td>', html)
+
+
+def test_summary_flags_colour_rows(nasty_html):
+    html, _ = nasty_html
+    rows = re.findall(
+        r'<tr class="(pass|fail)">\s*<th>(eps_plus|eps_minus|strength[^<]*)</th>', html
+    )
+    assert len(rows) == 6  # 3 rows × 2 judges
+    cells = _table_rows(html, "<th>r_hat</th>")
+    for r in cells:
+        ok = float(r[-2]) <= 1.01 and int(r[6]) >= 400 and int(r[7]) >= 400
+        assert r[-1] == ("yes" if ok else "NO")
+
+
+def test_design_warnings_are_shown(fake_models):
+    frame, _ = _nasty_data(n_contexts=3)
+    # remove one verdict: that context is no longer a complete round-robin
+    data = load_comparisons(
+        frame.drop(index=[0]), judge="judge", repeat="repeat", context="context"
+    )
+    html = build_report(
+        data, method="map", progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
+    ).render()
+    section = html.split("<h3>Design warnings</h3>")[1].split("<h2")[0]
+    assert "contexts skipped" in section
+    # the report's own coverage check: 44 of the 45 pairs of this judge in both orders
+    assert "only 97.8% of the compared pairs were seen in both orders" in section
+    assert "MAP point estimate" in html
+    assert all(s == {} for _, s in fake_models.calls)  # MAP: no sampler settings passed
+
+
+def test_write_report_and_settings(fake_models, tmp_path):
+    sim = simulate_round_robin(7, eps=0.15, random_seed=1)
+    out = write_report(
+        sim,
+        out=tmp_path / "sub" / "r.html",
+        model="positional",
+        draws=120,
+        tune=80,
+        chains=3,
+        progress=False,
+        dataset_name="tiny <synthetic>",
+        grid_kwargs={"n_subsets": 20},
+        ppc_draws=20,
+    )
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    assert "tiny &lt;synthetic&gt;" in text and "tiny <synthetic>" not in text
+    assert "120 / 80 / 3" in text
+    assert fake_models.calls[0][1] == {"draws": 120, "tune": 80, "chains": 3}
+    assert "realised (synthetic truth)" in text  # truth passed to the cross-check
+    assert "SYNTHETIC data" in text
+
+
+def test_missing_models_are_reported(monkeypatch):
+    monkeypatch.delattr(pymc_models, "get_model", raising=False)
+    sim = simulate_round_robin(6, eps=0.15, random_seed=2)
+    html = build_report(sim, method="map", progress=False, grid_kwargs={"n_subsets": 20}).render()
+    assert "No Bayesian fit is available" in html
+    assert "Cross-check: classical vs Bayesian" in html  # classical cross-check still shown
+
+
+@pytest.mark.skipif(
+    not hasattr(pymc_models, "get_model"), reason="the PyMC model classes have not landed"
+)
+def test_report_with_real_models_map():
+    sim = simulate_round_robin(8, eps=0.15, random_seed=0)
+    html = build_report(
+        sim,
+        model="uniform",
+        method="map",
+        progress=False,
+        grid_kwargs={"n_subsets": 20},
+        ppc_draws=30,
+    ).render()
+    assert "No Bayesian fit is available" not in html
+    rows = _table_rows(html, "<th>interval</th>")
+    methods = {r[2] for r in rows if r[0] == "eps"}
+    assert "S_com closed form" in methods and "Δ_S grid (1-D)" in methods
+    assert any("MAP" in m for m in methods)
