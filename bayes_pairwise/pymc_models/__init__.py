@@ -1,1 +1,65 @@
-"""Bayesian judge-error models in PyMC."""
+"""Bayesian judge-error models in PyMC (METHODS §7).
+
+Model classes: :class:`UniformError`, :class:`PositionalBias`, :class:`BiasedBradleyTerry`.
+Named variants (one TOML spec each in ``models/``): :func:`available_models`,
+:func:`get_model`. Persistence: ``model.save(path)`` / :func:`load_model`. Diagnostics:
+:func:`diagnose`, :func:`fit_summary_dict`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, sample_nuts
+from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
+from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
+from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
+from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
+from bayes_pairwise.pymc_models.specs import ModelSpec, available_models, load_spec
+
+__all__ = [
+    "BayesianPairwiseModel",
+    "BiasedBradleyTerry",
+    "Diagnostics",
+    "ModelFileError",
+    "ModelSpec",
+    "PositionalBias",
+    "UniformError",
+    "available_models",
+    "diagnose",
+    "fit_summary_dict",
+    "get_model",
+    "load_model",
+    "load_spec",
+    "sample_nuts",
+    "save_model",
+]
+
+_CLASSES = {
+    "UniformError": UniformError,
+    "PositionalBias": PositionalBias,
+    "BiasedBradleyTerry": BiasedBradleyTerry,
+}
+
+
+def get_model(name: str, **settings: Any) -> BayesianPairwiseModel:
+    """An unfitted model for a named variant (as used by ``bayes-pairwise fit --model NAME``).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`available_models`.
+    **settings
+        Constructor settings (``draws``, ``tune``, ``chains``, ``priors`` …); they take
+        precedence over the spec.
+
+    Examples
+    --------
+    >>> get_model("positional", draws=500)
+    PositionalBias(spec='positional', draws=500)
+    >>> get_model("uniform_independent").name
+    'uniform_independent'
+    """
+    spec = load_spec(name)
+    cls = _CLASSES[spec.model_class]
+    return cls(spec=name, **settings)

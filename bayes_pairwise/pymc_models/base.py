@@ -1,0 +1,662 @@
+"""Shared machinery of the PyMC models: settings, priors, strengths, fitting, summaries.
+
+Every model class follows scikit-learn conventions: ``__init__`` stores its settings unchanged
+(and does nothing else), ``fit(data)`` returns ``self``, learned attributes end in ``_`` and
+using them before ``fit`` raises :class:`~bayes_pairwise.errors.NotFittedError`.
+
+Sampling goes through the module-level function :func:`sample_nuts` (nutpie when installed,
+PyMC's NUTS otherwise), so tests can replace it with a fake sampler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import pymc as pm
+import pytensor.tensor as pt
+
+from bayes_pairwise._version import __version__
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import NotFittedError, PriorError
+from bayes_pairwise.pymc_models.specs import (
+    ModelSpec,
+    check_sampler_settings,
+    load_spec,
+    merge_priors,
+)
+
+__all__ = ["BayesianPairwiseModel", "nutpie_available", "sample_nuts"]
+
+#: Attribute keys written into ``idata.posterior.attrs``.
+ATTR_MODEL = "bayes_pairwise_model"
+ATTR_SPEC = "bayes_pairwise_spec"
+ATTR_VERSION = "bayes_pairwise_version"
+ATTR_SETTINGS = "bayes_pairwise_settings"
+
+_METHODS = ("nuts", "map")
+
+
+def nutpie_available() -> bool:
+    """True when :mod:`nutpie` can be imported."""
+    try:
+        import nutpie  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resolve_sampler(name: str) -> str:
+    if name == "auto":
+        return "nutpie" if nutpie_available() else "pymc"
+    if name == "nutpie" and not nutpie_available():
+        raise ImportError("nuts_sampler='nutpie' but nutpie is not installed (pip install nutpie)")
+    return name
+
+
+def sample_nuts(
+    model: pm.Model,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    target_accept: float,
+    random_seed: int,
+    nuts_sampler: str = "auto",
+    progress: bool = False,
+    **kwargs: Any,
+) -> az.InferenceData:
+    """Run NUTS on ``model`` (nutpie when installed and asked for, PyMC's NUTS otherwise).
+
+    This is the single sampling call of the package: tests replace it (``monkeypatch``) with a
+    fake sampler that returns a trace of the right shape.
+
+    Parameters
+    ----------
+    model : pymc.Model
+    draws, tune, chains : int
+    target_accept : float
+    random_seed : int
+        The same seed gives the same draws.
+    nuts_sampler : {"auto", "nutpie", "pymc"}
+    progress : bool
+    **kwargs
+        Passed to :func:`pymc.sample` (``nuts_sampler_kwargs=…`` reaches nutpie).
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior`` (constrained free variables and deterministics), ``sample_stats``,
+        ``observed_data`` and ``constant_data``.
+    """
+    sampler = _resolve_sampler(nuts_sampler)
+    kw: dict[str, Any] = dict(kwargs)
+    if sampler == "nutpie":
+        nk = dict(kw.pop("nuts_sampler_kwargs", {}) or {})
+        nk.setdefault("save_warmup", False)
+        kw["nuts_sampler_kwargs"] = nk
+    else:
+        kw.setdefault("cores", min(chains, os.cpu_count() or 1))
+        kw.setdefault("idata_kwargs", {"log_likelihood": False})
+        kw.setdefault("compute_convergence_checks", False)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*idata_kwargs.*", category=UserWarning)
+        return pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            target_accept=target_accept,
+            random_seed=random_seed,
+            nuts_sampler=sampler,
+            progressbar=progress,
+            model=model,
+            **kw,
+        )
+
+
+def make_prior(name: str, table: Mapping[str, Any], kind: str, dims: Any = None) -> Any:
+    """Create the random variable ``name`` from a validated prior table (inside a model).
+
+    For ``kind="half_rate"`` a ``Beta(alpha, beta)`` prior is placed on ``name / 0.5`` (a free
+    variable ``<name>_unit``), so the rate stays in (0, 0.5).
+    """
+    dist = table["dist"]
+    params = {k: v for k, v in table.items() if k != "dist"}
+    if kind == "half_rate" and dist == "Beta":
+        unit = pm.Beta(f"{name}_unit", **params, dims=dims)
+        return pm.Deterministic(name, 0.5 * unit, dims=dims)
+    if dist == "Dirichlet":
+        params["a"] = np.asarray(params["a"], dtype=float)
+    try:
+        return getattr(pm, dist)(name, **params, dims=dims)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - validate_prior catches these
+        raise PriorError(f"prior {name!r}: cannot build {dist}({params}): {exc}") from exc
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, tuple | set):
+        return list(o)
+    return str(o)
+
+
+def to_json(obj: Any) -> str:
+    """JSON text of settings (NumPy scalars and tuples allowed)."""
+    return json.dumps(obj, default=_json_default, sort_keys=True)
+
+
+class BayesianPairwiseModel:
+    """Base class of :class:`UniformError`, :class:`PositionalBias` and
+    :class:`BiasedBradleyTerry`.
+
+    Parameters
+    ----------
+    spec : str or path, optional
+        Model spec name (see :func:`available_models`) or a TOML file of the same layout; the
+        class's default spec when omitted.
+    priors : dict, optional
+        Prior overrides by parameter name, e.g. ``{"sigma_s": {"sigma": 5.0}}`` or
+        ``{"eps": {"dist": "Beta", "alpha": 2, "beta": 8}}``. Precedence: these > the spec >
+        ``models/_base.toml``. Unknown names raise :class:`~bayes_pairwise.errors.PriorError`.
+    likelihood : str, optional
+        Overrides the spec's likelihood.
+    draws, tune, chains : int, optional
+        NUTS settings (default from the spec: 1000, 1000, 4).
+    target_accept : float, optional
+    nuts_sampler : {"auto", "nutpie", "pymc"}, optional
+        ``"auto"`` uses nutpie when installed.
+    sampler_kwargs : dict, optional
+        Extra keyword arguments for :func:`pymc.sample`.
+    map_kwargs : dict, optional
+        Extra keyword arguments for :func:`pymc.find_MAP` (``method``, ``maxeval`` …).
+    """
+
+    #: Default spec name of the class.
+    default_spec: ClassVar[str] = ""
+    #: Likelihoods the class implements.
+    likelihoods: ClassVar[tuple[str, ...]] = ()
+    #: Name of the observed variable.
+    observed_name: ClassVar[str] = ""
+    #: Error parameters reported by :meth:`summary` (besides ``strength``).
+    reported: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        *,
+        spec: str | os.PathLike[str] | None = None,
+        priors: Mapping[str, Mapping[str, Any]] | None = None,
+        likelihood: str | None = None,
+        draws: int | None = None,
+        tune: int | None = None,
+        chains: int | None = None,
+        target_accept: float | None = None,
+        nuts_sampler: str | None = None,
+        sampler_kwargs: Mapping[str, Any] | None = None,
+        map_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.priors = priors
+        self.likelihood = likelihood
+        self.draws = draws
+        self.tune = tune
+        self.chains = chains
+        self.target_accept = target_accept
+        self.nuts_sampler = nuts_sampler
+        self.sampler_kwargs = sampler_kwargs
+        self.map_kwargs = map_kwargs
+
+    # ------------------------------------------------------------------ settings
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        import inspect
+
+        names: list[str] = []
+        for klass in reversed(cls.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is None or klass is object:
+                continue
+            for p in inspect.signature(init).parameters.values():
+                if p.name != "self" and p.kind is p.KEYWORD_ONLY and p.name not in names:
+                    names.append(p.name)
+        return names
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor settings, as given (scikit-learn convention).
+
+        Examples
+        --------
+        >>> from bayes_pairwise.pymc_models import UniformError
+        >>> UniformError(draws=500).get_params()["draws"]
+        500
+        """
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> BayesianPairwiseModel:
+        """Change constructor settings; returns ``self``."""
+        valid = self._param_names()
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"unknown setting {k!r} for {type(self).__name__}; {valid}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        given = {k: v for k, v in self.get_params().items() if v is not None}
+        args = ", ".join(f"{k}={v!r}" for k, v in given.items())
+        return f"{type(self).__name__}({args})"
+
+    def get_spec(self) -> ModelSpec:
+        """The model spec the settings start from (merged with ``models/_base.toml``)."""
+        spec = load_spec(self.spec if self.spec is not None else self.default_spec)
+        if spec.model_class != type(self).__name__:
+            raise PriorError(
+                f"spec {spec.name!r} is for {spec.model_class}, not {type(self).__name__}"
+            )
+        return spec
+
+    @property
+    def prior_kinds(self) -> dict[str, str]:
+        """Prior names of this model and the kind of distribution each may take."""
+        raise NotImplementedError
+
+    def resolved_likelihood(self) -> str:
+        """The likelihood in effect: the user's, else the spec's."""
+        lik = self.likelihood if self.likelihood is not None else self.get_spec().likelihood
+        if lik not in self.likelihoods:
+            raise PriorError(
+                f"{type(self).__name__} has no likelihood {lik!r}; choose from {self.likelihoods}"
+            )
+        return lik
+
+    def resolved_priors(self) -> dict[str, dict[str, Any]]:
+        """Priors in effect (user > spec > package defaults), validated.
+
+        Raises
+        ------
+        PriorError
+            Unknown prior name, disallowed distribution or malformed parameters.
+
+        Examples
+        --------
+        >>> from bayes_pairwise.pymc_models import UniformError
+        >>> priors = UniformError(priors={"sigma_s": {"sigma": 3.0}}).resolved_priors()
+        >>> priors["sigma_s"], priors["eps"]["dist"]
+        ({'dist': 'HalfNormal', 'sigma': 3.0}, 'Uniform')
+        """
+        return merge_priors(self.get_spec().priors, self.priors, self.prior_kinds)
+
+    def resolved_sampler(self) -> dict[str, Any]:
+        """Sampler settings in effect (user > spec > package defaults)."""
+        settings = dict(self.get_spec().sampler)
+        for key in ("draws", "tune", "chains", "target_accept", "nuts_sampler"):
+            value = getattr(self, key)
+            if value is not None:
+                settings[key] = value
+        check_sampler_settings(f"{type(self).__name__} settings", settings)
+        return settings
+
+    def resolved_map(self) -> dict[str, Any]:
+        """:func:`pymc.find_MAP` settings in effect (user > spec > package defaults)."""
+        return {**self.get_spec().map, **dict(self.map_kwargs or {})}
+
+    @property
+    def name(self) -> str:
+        """Name of the model variant (``"uniform"``, ``"positional_independent"`` …)."""
+        spec = self.get_spec()
+        lik = self.resolved_likelihood()
+        if lik == spec.likelihood:
+            return spec.name
+        base = spec.name.removesuffix("_independent")
+        return base if lik == "marginal" else f"{base}_{lik}"
+
+    # ------------------------------------------------------------------ model building
+    def build_model(self, data: Comparisons) -> pm.Model:
+        """The :class:`pymc.Model` for ``data`` with the resolved priors (not fitted).
+
+        Use it to inspect or extend the model (add variables inside ``with model:``); the
+        fitted model is also available as ``model_`` after :meth:`fit`.
+        """
+        self._check_data(data)
+        return self._build(data, self.resolved_priors(), self.resolved_likelihood())
+
+    def _check_data(self, data: Comparisons) -> None:
+        if not isinstance(data, Comparisons):
+            raise TypeError(
+                f"{type(self).__name__}.fit expects a Comparisons object "
+                f"(bayes_pairwise.load_comparisons), got {type(data).__name__}"
+            )
+
+    def _build(self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str):
+        raise NotImplementedError
+
+    def _design_warnings(self, data: Comparisons) -> list[str]:
+        return []
+
+    def _strength_block(self, data: Comparisons, prior: Mapping[str, Any]) -> Any:
+        """strength = sigma_s · z, z ~ ZeroSumNormal(1) over items (per context).
+
+        With several contexts the strengths of each context sum to zero: z is a standard normal
+        vector centred within each context, which has exactly the ZeroSumNormal(1) distribution
+        per context (METHODS §1, §7).
+        """
+        pm.Data("item_context", np.asarray(data.item_context, dtype=np.int64), dims="item")
+        sigma_s = make_prior("sigma_s", prior, "positive")
+        if data.n_contexts <= 1:
+            z = pm.ZeroSumNormal("z", sigma=1.0, dims="item")
+        else:
+            ctx = np.asarray(data.item_context, dtype=np.int64)
+            counts = np.bincount(ctx, minlength=data.n_contexts).astype(float)
+            z_raw = pm.Normal("z", 0.0, 1.0, dims="item")
+            sums = pt.zeros(data.n_contexts)
+            sums = pt.inc_subtensor(sums[ctx], z_raw)
+            z = z_raw - (sums / np.maximum(counts, 1.0))[ctx]
+        return pm.Deterministic("strength", sigma_s * z, dims="item")
+
+    # ------------------------------------------------------------------ fitting
+    def fit(
+        self,
+        data: Comparisons,
+        *,
+        method: str = "nuts",
+        random_seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+    ) -> BayesianPairwiseModel:
+        """Fit the model to a comparison log.
+
+        Parameters
+        ----------
+        data : Comparisons
+            From :func:`bayes_pairwise.load_comparisons` (or a simulation's ``.data``).
+        method : {"nuts", "map"}
+            Full posterior with NUTS, or the posterior mode (:func:`pymc.find_MAP`) stored as a
+            one-chain, one-draw posterior with the same dims and coords.
+        random_seed : int or Generator, optional
+            Same seed, same draws. When omitted a seed is drawn and kept in ``random_seed_``.
+        progress : bool
+            Show the sampler's progress bar.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        DesignError
+            The data cannot support the model (e.g. ties counted half for a binomial model).
+        PriorError
+            Unknown or malformed prior settings.
+
+        Warns
+        -----
+        DesignWarning
+            Before sampling, when the data cannot inform a parameter.
+        """
+        if method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+        priors = self.resolved_priors()
+        likelihood = self.resolved_likelihood()
+        sampler = self.resolved_sampler()
+        map_settings = self.resolved_map()
+        self._check_data(data)
+        seed = self._seed(random_seed)
+        design = self._design_warnings(data)
+        model = self._build(data, priors, likelihood)
+        if method == "nuts":
+            idata = sample_nuts(
+                _frozen(model),
+                draws=sampler["draws"],
+                tune=sampler["tune"],
+                chains=sampler["chains"],
+                target_accept=sampler["target_accept"],
+                random_seed=seed,
+                nuts_sampler=sampler["nuts_sampler"],
+                progress=progress,
+                **dict(self.sampler_kwargs or {}),
+            )
+            idata = _tidy_posterior(idata, model)
+        else:
+            idata = _map_idata(model, seed, progress, map_settings)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning)
+            pm.compute_log_likelihood(
+                idata, model=model, extend_inferencedata=True, progressbar=False
+            )
+        settings = {
+            "model": self.name,
+            "class": type(self).__name__,
+            "method": method,
+            "random_seed": seed,
+            "likelihood": likelihood,
+            "priors": priors,
+            "sampler": sampler if method == "nuts" else {},
+            "map": map_settings if method == "map" else {},
+            "params": self.get_params(),
+            "data": data.settings(),
+            "layout": {"item_names": list(data.item_names), "contexts": list(data.contexts)},
+            "design_warnings": design,
+            **self._extra_settings(),
+        }
+        _stamp(idata, type(self).__name__, self.name, settings)
+        self.model_ = model
+        self.idata_ = idata
+        self.method_ = method
+        self.random_seed_ = seed
+        self.settings_ = settings
+        self.design_warnings_ = design
+        self.items_ = tuple(data.items)
+        self.judges_ = tuple(data.judges)
+        self.n_comparisons_ = int(data.n_comparisons)
+        return self
+
+    def _extra_settings(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def _seed(random_seed: int | np.random.Generator | None) -> int:
+        if isinstance(random_seed, np.random.Generator):
+            return int(random_seed.integers(2**31 - 1))
+        if random_seed is None:
+            return int(np.random.default_rng().integers(2**31 - 1))
+        return int(random_seed)
+
+    def sample_posterior_predictive(
+        self,
+        *,
+        random_seed: int | np.random.Generator | None = None,
+        progress: bool = False,
+        point_draws: int = 500,
+    ) -> az.InferenceData:
+        """Add replicated observations to ``idata_`` (group ``posterior_predictive``).
+
+        For the error models the replicated variable is ``wins`` (dims ``pair``, ``count`` =
+        ``n1``, ``n2``); for the biased BT model it is ``first_wins`` (dim ``verdict``). For a
+        MAP fit (one draw) ``point_draws`` replicates are drawn at the point estimate (a plug-in
+        predictive check).
+
+        Parameters
+        ----------
+        random_seed : int or Generator, optional
+        progress : bool
+        point_draws : int
+            Replicates for a one-draw (MAP) posterior.
+
+        Returns
+        -------
+        arviz.InferenceData
+            ``idata_``, extended in place.
+        """
+        self._check_fitted()
+        seed = self._seed(random_seed)
+        trace = self.idata_
+        n = trace.posterior.sizes["chain"] * trace.posterior.sizes["draw"]
+        if n == 1:
+            post = trace.posterior.isel(draw=np.zeros(int(point_draws), dtype=int))
+            post = post.assign_coords(draw=np.arange(int(point_draws)))
+            trace = az.InferenceData(posterior=post)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning)
+            pp = pm.sample_posterior_predictive(
+                trace,
+                model=self.model_,
+                var_names=[self.observed_name],
+                random_seed=seed,
+                extend_inferencedata=False,
+                progressbar=progress,
+            )
+        group = pp.posterior_predictive
+        group.attrs["random_seed"] = seed
+        group.attrs["plug_in"] = int(n == 1)
+        if "posterior_predictive" in self.idata_.groups():
+            del self.idata_.posterior_predictive
+        self.idata_.add_groups({"posterior_predictive": group})
+        return self.idata_
+
+    # ------------------------------------------------------------------ results
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "idata_"):
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet: call fit(data) first"
+            )
+
+    def __getattr__(self, name: str) -> Any:
+        # learned attributes (trailing underscore) raise NotFittedError before fit
+        if name.endswith("_") and not name.startswith("_"):
+            raise NotFittedError(
+                f"{type(self).__name__}.{name} is not available: call fit(data) first"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def strengths_(self) -> pd.Series:
+        """Posterior mean strength of every item (log-odds scale, centred per context)."""
+        self._check_fitted()
+        da = self.idata_.posterior["strength"].mean(("chain", "draw"))
+        return pd.Series(
+            np.asarray(da, dtype=float),
+            index=pd.Index([str(v) for v in da.coords["item"].values], name="item"),
+            name="strength",
+        )
+
+    @property
+    def ranking_(self) -> tuple[str, ...]:
+        """Item labels by posterior mean strength, strongest first."""
+        s = self.strengths_
+        order = np.argsort(-s.to_numpy(), kind="stable")
+        return tuple(s.index[order])
+
+    def summary(self, *, hdi_prob: float = 0.94, strengths: bool = True) -> pd.DataFrame:
+        """ArviZ summary of the reported parameters (error parameters, then strengths).
+
+        ``sigma_s`` and ``z`` are left out (σ_s is not identified under a hard truth); a MAP fit
+        gives the mode in ``mean`` and NaN elsewhere. With one judge the error parameters are
+        named ``eps``, ``eps_plus`` … instead of ``eps[judge]``.
+        """
+        from bayes_pairwise.pymc_models.diagnostics import parameter_summary
+
+        self._check_fitted()
+        return parameter_summary(self.idata_, self.reported_names(strengths), hdi_prob=hdi_prob)
+
+    def reported_names(self, strengths: bool = True) -> list[str]:
+        """Posterior variables presented as findings."""
+        self._check_fitted()
+        names = [v for v in self.reported if v in self.idata_.posterior]
+        return [*names, "strength"] if strengths else names
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the fitted model to NetCDF (idata + settings + package version)."""
+        from bayes_pairwise.pymc_models.io import save_model
+
+        save_model(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> BayesianPairwiseModel:
+        """Read a model saved with :meth:`save`; the file must come from this class."""
+        from bayes_pairwise.pymc_models.io import load_model
+
+        return load_model(path, expected=cls)
+
+
+def _frozen(model: pm.Model) -> pm.Model:
+    """The model with data and dims frozen to constants (faster compiled logp)."""
+    from pymc.model.transform.optimization import freeze_dims_and_data
+
+    return freeze_dims_and_data(model)
+
+
+def _model_coords_dims(model: pm.Model) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    coords = {k: list(v) if v is not None else None for k, v in model.coords.items()}
+    dims = {k: list(v) for k, v in model.named_vars_to_dims.items()}
+    return coords, dims
+
+
+def _posterior_names(model: pm.Model) -> list[str]:
+    return [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+
+
+def _tidy_posterior(idata: az.InferenceData, model: pm.Model) -> az.InferenceData:
+    """Keep only the model's variables in the posterior and make sure dims/coords match."""
+    keep = [n for n in _posterior_names(model) if n in idata.posterior]
+    extra = [n for n in idata.posterior.data_vars if n not in keep]
+    if extra:
+        idata.posterior = idata.posterior.drop_vars(extra)
+    for group in ("warmup_posterior", "warmup_sample_stats"):
+        if group in idata.groups():
+            delattr(idata, group)
+    return idata
+
+
+def _map_idata(
+    model: pm.Model, seed: int, progress: bool, settings: Mapping[str, Any]
+) -> az.InferenceData:
+    """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS)."""
+    from pymc.backends.arviz import find_constants, find_observations
+
+    kw = dict(settings)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        point, raw = pm.find_MAP(
+            model=_frozen(model),
+            seed=seed,
+            progressbar=progress,
+            include_transformed=True,
+            return_raw=True,
+            **kw,
+        )
+    coords, dims = _model_coords_dims(model)
+    names = _posterior_names(model)
+    posterior = {n: np.asarray(point[n])[None, None, ...] for n in names}
+    lp = -float(raw.fun)
+    idata = az.from_dict(
+        posterior=posterior,
+        sample_stats={"lp": np.array([[lp]])},
+        observed_data={k: np.asarray(v) for k, v in find_observations(model).items()},
+        constant_data={k: np.asarray(v) for k, v in find_constants(model).items()},
+        coords=coords,
+        dims=dims,
+    )
+    idata.sample_stats.attrs["map_method"] = str(kw.get("method", ""))
+    idata.sample_stats.attrs["map_success"] = int(bool(getattr(raw, "success", True)))
+    idata.sample_stats.attrs["map_message"] = str(getattr(raw, "message", ""))
+    return idata
+
+
+def _stamp(idata: az.InferenceData, cls_name: str, name: str, settings: dict[str, Any]) -> None:
+    attrs = {
+        ATTR_MODEL: cls_name,
+        ATTR_SPEC: name,
+        ATTR_VERSION: __version__,
+        ATTR_SETTINGS: to_json(settings),
+    }
+    idata.posterior.attrs.update(attrs)

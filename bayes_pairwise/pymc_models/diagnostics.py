@@ -1,0 +1,628 @@
+"""Convergence diagnostics and posterior predictive checks (METHODS §7.4).
+
+:func:`diagnose` returns a :class:`Diagnostics` with
+
+* ``table`` — one row per scalar parameter: mean, sd, 94% HDI, R-hat, bulk/tail ESS and pass/fail
+  flags (R-hat ≤ 1.01, ESS ≥ 400);
+* divergences, tree-depth hits and E-BFMI per chain (flag < 0.3);
+* ``ppc`` — posterior predictive checks with the paper's own statistics per judge: S_com (the
+  share of same-position verdict pairs, repeats-generalised), the first-position win rate r₁
+  and the area under the Δ_S curve, each with the observed value, the replicated mean and sd and
+  the posterior predictive p-value P(T(y_rep) ≥ T(y)); ``ppc_curve`` holds the Δ_S curve itself
+  (observed vs replicated mean, per subset size n).
+
+:func:`fit_summary_dict` is the JSON object printed by ``bayes-pairwise fit --json``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "ESS_MIN",
+    "RHAT_MAX",
+    "Diagnostics",
+    "diagnose",
+    "fit_summary_dict",
+    "parameter_summary",
+    "ppc_pair_counts",
+]
+
+RHAT_MAX = 1.01
+ESS_MIN = 400.0
+EBFMI_MIN = 0.3
+SUMMARY_COLUMNS = ["mean", "sd", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk", "ess_tail"]
+
+
+def _idata_of(model_or_idata: Any) -> az.InferenceData:
+    if isinstance(model_or_idata, az.InferenceData):
+        return model_or_idata
+    idata = getattr(model_or_idata, "idata_", None)
+    if idata is None:
+        from bayes_pairwise.errors import NotFittedError
+
+        raise NotFittedError("diagnose needs a fitted model or an InferenceData")
+    return idata
+
+
+def _n_samples(idata: az.InferenceData) -> int:
+    post = idata.posterior
+    return int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
+
+
+def _element_labels(name: str, da: Any) -> list[str]:
+    """``name[coord, …]`` per element (C order), dropping a length-1 ``judge`` dim."""
+    dims = [d for d in da.dims if d not in ("chain", "draw")]
+    shown = [d for d in dims if not (d == "judge" and da.sizes[d] == 1)]
+    if not dims:
+        return [name]
+    values = [
+        [str(v) for v in da.coords[d].values]
+        if d in da.coords
+        else [str(v) for v in range(da.sizes[d])]
+        for d in dims
+    ]
+    labels = []
+    for idx in np.ndindex(*[da.sizes[d] for d in dims]):
+        parts = [values[k][i] for k, (d, i) in enumerate(zip(dims, idx, strict=True)) if d in shown]
+        labels.append(f"{name}[{', '.join(parts)}]" if parts else name)
+    return labels
+
+
+def parameter_summary(
+    idata: az.InferenceData, var_names: Sequence[str], *, hdi_prob: float = 0.94
+) -> pd.DataFrame:
+    """ArviZ summary with tidy labels (``eps`` rather than ``eps[judge]`` for one judge).
+
+    A one-draw posterior (MAP) gives its value in ``mean`` and NaN in every other column.
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps": rng.normal(0.2, 0.01, (4, 500, 1))},
+    ...                      coords={"judge": ["gpt"]}, dims={"eps": ["judge"]})
+    >>> parameter_summary(idata, ["eps"]).index.tolist()
+    ['eps']
+    """
+    hi = f"hdi_{100 * (1 - hdi_prob) / 2:g}%"
+    hi2 = f"hdi_{100 * (1 + hdi_prob) / 2:g}%"
+    labels = [lab for v in var_names for lab in _element_labels(v, idata.posterior[v])]
+    if _n_samples(idata) < 4:
+        values = np.concatenate(
+            [np.asarray(idata.posterior[v].mean(("chain", "draw"))).ravel() for v in var_names]
+        )
+        out = pd.DataFrame(
+            np.nan,
+            index=labels,
+            columns=[
+                "mean",
+                "sd",
+                hi,
+                hi2,
+                "mcse_mean",
+                "mcse_sd",
+                "ess_bulk",
+                "ess_tail",
+                "r_hat",
+            ],
+        )
+        out["mean"] = values
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = az.summary(idata, var_names=list(var_names), hdi_prob=hdi_prob, round_to="none")
+    out.index = labels
+    return out
+
+
+@dataclass
+class Diagnostics:
+    """Result of :func:`diagnose`.
+
+    Attributes
+    ----------
+    table : DataFrame
+        Per scalar parameter: ``mean``, ``sd``, HDI, ``r_hat``, ``ess_bulk``, ``ess_tail``,
+        ``rhat_ok``, ``ess_ok``, ``ok``.
+    divergences : int
+    tree_depth_hits : int
+        Transitions that hit the maximum tree depth.
+    ebfmi : ndarray
+        E-BFMI per chain (NaN when the sampler stored no energy).
+    ok : bool or None
+        R-hat ≤ 1.01 and ESS ≥ 400 for every parameter and no divergence; ``None`` for a MAP fit
+        (convergence diagnostics do not apply).
+    checks : dict
+        Each check's pass/fail (``rhat``, ``ess``, ``divergences``, ``tree_depth``, ``ebfmi``).
+    ppc : DataFrame or None
+        Per judge and statistic: ``observed``, ``replicated_mean``, ``replicated_sd``,
+        ``p_value`` = P(T_rep ≥ T_obs), ``extreme`` (p < 0.025 or > 0.975).
+    ppc_curve : DataFrame or None
+        Δ_S curve: ``judge``, ``n``, ``observed``, ``replicated_mean``, ``replicated_sd``.
+    messages : list of str
+        Plain-language findings.
+    """
+
+    table: pd.DataFrame
+    divergences: int
+    tree_depth_hits: int
+    ebfmi: np.ndarray
+    ok: bool | None
+    checks: dict[str, bool | None] = field(default_factory=dict)
+    ppc: pd.DataFrame | None = None
+    ppc_curve: pd.DataFrame | None = None
+    messages: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary of the sampler diagnostics (no per-parameter table)."""
+        t = self.table
+        return _clean(
+            {
+                "ok": self.ok,
+                "divergences": self.divergences,
+                "tree_depth_hits": self.tree_depth_hits,
+                "ebfmi_min": float(np.nanmin(self.ebfmi))
+                if np.isfinite(self.ebfmi).any()
+                else None,
+                "max_r_hat": float(t["r_hat"].max()) if len(t) else None,
+                "min_ess_bulk": float(t["ess_bulk"].min()) if len(t) else None,
+                "min_ess_tail": float(t["ess_tail"].min()) if len(t) else None,
+                "checks": dict(self.checks),
+                "messages": list(self.messages),
+            }
+        )
+
+    def __repr__(self) -> str:
+        status = {True: "ok", False: "FAILED", None: "n/a (point estimate)"}[self.ok]
+        return (
+            f"Diagnostics({status}: {len(self.table)} parameters, divergences="
+            f"{self.divergences}, tree-depth hits={self.tree_depth_hits})"
+        )
+
+
+def _stat(ss: Any, *names: str) -> np.ndarray | None:
+    for n in names:
+        if n in ss:
+            return np.asarray(ss[n])
+    return None
+
+
+def _sampler_checks(idata: az.InferenceData) -> tuple[int, int, np.ndarray]:
+    ss = idata.get("sample_stats") if hasattr(idata, "get") else None
+    if ss is None or "sample_stats" not in idata.groups():
+        return 0, 0, np.array([np.nan])
+    ss = idata.sample_stats
+    div = _stat(ss, "diverging")
+    hits = _stat(ss, "reached_max_treedepth", "maxdepth_reached")
+    n_div = int(div.sum()) if div is not None else 0
+    n_hits = int(hits.sum()) if hits is not None else 0
+    if "energy" in ss and ss.sizes.get("draw", 0) > 2:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ebfmi = np.asarray(az.bfmi(idata), dtype=float)
+    else:
+        ebfmi = np.array([np.nan])
+    return n_div, n_hits, ebfmi
+
+
+def _default_vars(idata: az.InferenceData) -> list[str]:
+    return [v for v in idata.posterior.data_vars]
+
+
+def diagnose(
+    model_or_idata: Any,
+    data: Any = None,
+    *,
+    var_names: Sequence[str] | None = None,
+    ppc: bool = True,
+    random_seed: int | None = None,
+    n_draws_curve: int = 20,
+    n_subsets: int = 50,
+) -> Diagnostics:
+    """Convergence diagnostics and posterior predictive checks of a fit.
+
+    Parameters
+    ----------
+    model_or_idata : fitted model or arviz.InferenceData
+    data : Comparisons, optional
+        Not needed: the observed counts and the design are read from ``observed_data`` and
+        ``constant_data``. Accepted for symmetry with the classical estimators.
+    var_names : sequence of str, optional
+        Parameters to tabulate (default: every posterior variable, σ_s and z included, since
+        they must converge too).
+    ppc : bool
+        Run the posterior predictive checks. For a fitted model without replicated data,
+        :meth:`sample_posterior_predictive` is called first (``idata_`` is extended).
+    random_seed : int, optional
+        For the replicated data (when drawn here) and the Δ_S subsets.
+    n_draws_curve : int
+        Posterior predictive draws used for the Δ_S curve (it is the slow statistic).
+    n_subsets : int
+        Random n-subsets per size for the Δ_S curve (the same subsets for observed and
+        replicated data).
+
+    Returns
+    -------
+    Diagnostics
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformError
+    >>> sim = bp.simulate_round_robin(10, eps=0.15, random_seed=0)
+    >>> m = UniformError().fit(sim.data, method="map", random_seed=0)
+    >>> d = diagnose(m, ppc=False)
+    >>> d.ok is None, "eps" in d.table.index
+    (True, True)
+    >>> m = UniformError(draws=500).fit(sim.data, random_seed=1)  # doctest: +SKIP
+    >>> diagnose(m, random_seed=2).ppc  # doctest: +SKIP
+    """
+    del data
+    idata = _idata_of(model_or_idata)
+    names = list(var_names) if var_names is not None else _default_vars(idata)
+    table = parameter_summary(idata, names)
+    point = _n_samples(idata) < 4
+    messages: list[str] = []
+    if point:
+        table = table[["mean", *[c for c in table.columns if c.startswith("hdi_")]]].copy()
+        for col in ("r_hat", "ess_bulk", "ess_tail"):
+            table[col] = np.nan
+        for col in ("rhat_ok", "ess_ok", "ok"):
+            table[col] = pd.NA
+        n_div, n_hits, ebfmi = 0, 0, np.array([np.nan])
+        ok = None
+        checks: dict[str, bool | None] = {
+            k: None for k in ("rhat", "ess", "divergences", "tree_depth", "ebfmi")
+        }
+        messages.append("point estimate (MAP): convergence diagnostics do not apply")
+    else:
+        keep = [
+            "mean",
+            "sd",
+            *[c for c in table.columns if c.startswith("hdi_")],
+            "r_hat",
+            "ess_bulk",
+            "ess_tail",
+        ]
+        table = table[keep].copy()
+        table["rhat_ok"] = table["r_hat"] <= RHAT_MAX
+        ess = np.minimum(table["ess_bulk"], table["ess_tail"])
+        table["ess_ok"] = ess >= ESS_MIN
+        table["ok"] = table["rhat_ok"] & table["ess_ok"]
+        n_div, n_hits, ebfmi = _sampler_checks(idata)
+        finite_bfmi = ebfmi[np.isfinite(ebfmi)]
+        checks = {
+            "rhat": bool(table["rhat_ok"].all()),
+            "ess": bool(table["ess_ok"].all()),
+            "divergences": n_div == 0,
+            "tree_depth": n_hits == 0,
+            "ebfmi": bool((finite_bfmi >= EBFMI_MIN).all()) if finite_bfmi.size else None,
+        }
+        ok = bool(checks["rhat"] and checks["ess"] and checks["divergences"])
+        if not checks["rhat"]:
+            bad = table.index[~table["rhat_ok"]].tolist()
+            messages.append(f"R-hat > {RHAT_MAX} for {len(bad)} parameter(s): {bad[:5]}")
+        if not checks["ess"]:
+            bad = table.index[~table["ess_ok"]].tolist()
+            messages.append(f"ESS < {ESS_MIN:g} for {len(bad)} parameter(s): {bad[:5]}")
+        if n_div:
+            messages.append(f"{n_div} divergent transition(s): the posterior is not trustworthy")
+        if n_hits:
+            messages.append(f"{n_hits} transition(s) hit the maximum tree depth (inefficient)")
+        if checks["ebfmi"] is False:
+            messages.append(f"E-BFMI below {EBFMI_MIN} in some chain: poor energy exploration")
+    ppc_table = ppc_curve = None
+    if ppc:
+        if "posterior_predictive" not in idata.groups() and hasattr(
+            model_or_idata, "sample_posterior_predictive"
+        ):
+            model_or_idata.sample_posterior_predictive(random_seed=random_seed)
+            idata = model_or_idata.idata_
+        if "posterior_predictive" in idata.groups():
+            ppc_table, ppc_curve = _ppc(idata, random_seed, n_draws_curve, n_subsets)
+            if ppc_table is not None:
+                extreme = ppc_table[ppc_table["extreme"]]
+                for _, row in extreme.iterrows():
+                    messages.append(
+                        f"posterior predictive check: {row['statistic']} for judge "
+                        f"{row['judge']!r} is extreme (observed {row['observed']:.4g}, "
+                        f"replicated {row['replicated_mean']:.4g}, p = {row['p_value']:.3f})"
+                    )
+        else:
+            messages.append("no posterior_predictive group: predictive checks skipped")
+    return Diagnostics(
+        table=table,
+        divergences=n_div,
+        tree_depth_hits=n_hits,
+        ebfmi=ebfmi,
+        ok=ok,
+        checks=checks,
+        ppc=ppc_table,
+        ppc_curve=ppc_curve,
+        messages=messages,
+    )
+
+
+# --------------------------------------------------------------------------- PPC
+def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
+    """Observed and replicated per-pair counts from an error-model or biased-BT fit.
+
+    Returns
+    -------
+    dict
+        ``i``, ``j``, ``judge``, ``k_plus``, ``k_minus`` (per pair row), ``n1``, ``n2``
+        (observed), ``n1_rep``, ``n2_rep`` (shape (draws, pairs), chains stacked).
+    """
+    cd, od, pp = idata.constant_data, idata.observed_data, idata.posterior_predictive
+    if "wins" in od:
+        k = np.asarray(cd["k"])
+        obs = np.asarray(od["wins"])
+        rep = np.asarray(pp["wins"]).reshape(-1, *obs.shape)
+        return {
+            "i": np.asarray(cd["pair_i"]),
+            "j": np.asarray(cd["pair_j"]),
+            "judge": np.asarray(cd["pair_judge"]),
+            "k_plus": k[:, 0],
+            "k_minus": k[:, 1],
+            "n1": obs[:, 0].astype(float),
+            "n2": obs[:, 1].astype(float),
+            "n1_rep": rep[..., 0].astype(float),
+            "n2_rep": rep[..., 1].astype(float),
+        }
+    first = np.asarray(cd["first"]).astype(np.int64)
+    second = np.asarray(cd["second"]).astype(np.int64)
+    judge = np.asarray(cd["verdict_judge"]).astype(np.int64)
+    y = np.asarray(od["first_wins"], dtype=float)
+    y_rep = np.asarray(pp["first_wins"], dtype=float).reshape(-1, y.size)
+    n = np.int64(max(first.max(), second.max()) + 1)
+    lo, hi = np.minimum(first, second), np.maximum(first, second)
+    key = (judge * n + lo) * n + hi
+    uniq, inv = np.unique(key, return_inverse=True)
+    lo_first = first == lo
+    m = uniq.size
+
+    def counts(yv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        i_wins = np.where(lo_first, yv, 1.0 - yv)
+        return (
+            np.bincount(inv, weights=np.where(lo_first, i_wins, 0.0), minlength=m),
+            np.bincount(inv, weights=np.where(lo_first, 0.0, i_wins), minlength=m),
+        )
+
+    n1, n2 = counts(y)
+    reps = [counts(r) for r in y_rep]
+    return {
+        "i": (uniq // n) % n,
+        "j": uniq % n,
+        "judge": uniq // (n * n),
+        "k_plus": np.bincount(inv, weights=lo_first.astype(float), minlength=m),
+        "k_minus": np.bincount(inv, weights=(~lo_first).astype(float), minlength=m),
+        "n1": n1,
+        "n2": n2,
+        "n1_rep": np.array([r[0] for r in reps]),
+        "n2_rep": np.array([r[1] for r in reps]),
+    }
+
+
+def _scom(kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
+    """Repeats-generalised S_com over pairs seen in both orders (last axis = pairs)."""
+    num = n1 * (km - n2) + (kp - n1) * n2
+    den = (kp * km).sum()
+    return num.sum(axis=-1) / den if den > 0 else np.full(num.shape[:-1], np.nan)
+
+
+def _first_rate(kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
+    return (n1 + km - n2).sum(axis=-1) / (kp + km).sum()
+
+
+def _delta_curves(
+    counts: dict[str, np.ndarray],
+    rows: np.ndarray,
+    item_context: np.ndarray | None,
+    draws: np.ndarray,
+    seed: int | None,
+    n_subsets: int,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Pooled Δ_S curves (observed, replicated per draw) over complete round-robins."""
+    from bayes_pairwise.classical.deltas import observed_curve
+
+    i, j = counts["i"][rows], counts["j"][rows]
+    k = (counts["k_plus"] + counts["k_minus"])[rows].astype(float)
+    ctx = item_context if item_context is not None else np.zeros(int(max(i.max(), j.max())) + 1)
+    blocks = []
+    for c in np.unique(ctx[i]):
+        members = np.flatnonzero(ctx == c)
+        n = members.size
+        sel = np.flatnonzero(ctx[i] == c)
+        if n < 3 or sel.size != n * (n - 1) // 2:
+            continue  # not a complete round-robin
+        local = {int(g): loc for loc, g in enumerate(members)}
+        li = np.array([local[int(a)] for a in i[sel]])
+        lj = np.array([local[int(b)] for b in j[sel]])
+        blocks.append((n, sel, li, lj))
+    if not blocks:
+        return None
+    size = max(b[0] for b in blocks)
+
+    def pooled(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
+        total = np.zeros(size - 1)
+        weight = np.zeros(size - 1)
+        for c_idx, (n, sel, li, lj) in enumerate(blocks):
+            w = (2 * n1[rows][sel] + 2 * n2[rows][sel] - k[sel]) / k[sel]
+            mat = np.zeros((n, n))
+            mat[li, lj] = w
+            mat[lj, li] = -w
+            rs = None if seed is None else seed + c_idx
+            curve = observed_curve(mat, n_subsets, random_seed=rs)
+            total[: n - 1] += curve
+            weight[: n - 1] += 1
+        return total / np.maximum(weight, 1)
+
+    obs = pooled(counts["n1"], counts["n2"])
+    rep = np.array([pooled(counts["n1_rep"][d], counts["n2_rep"][d]) for d in draws])
+    return obs, rep
+
+
+def _p_value(rep: np.ndarray, obs: float) -> float:
+    rep = rep[np.isfinite(rep)]
+    if rep.size == 0 or not np.isfinite(obs):
+        return float("nan")
+    return float(np.mean(rep > obs) + 0.5 * np.mean(rep == obs))
+
+
+def _ppc(
+    idata: az.InferenceData, seed: int | None, n_draws_curve: int, n_subsets: int
+) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    counts = ppc_pair_counts(idata)
+    judges = (
+        [str(v) for v in idata.posterior.coords["judge"].values]
+        if "judge" in idata.posterior.coords
+        else ["judge"]
+    )
+    item_context = (
+        np.asarray(idata.constant_data["item_context"])
+        if "item_context" in idata.constant_data
+        else None
+    )
+    rng = np.random.default_rng(seed)
+    n_rep = counts["n1_rep"].shape[0]
+    curve_draws = np.sort(rng.choice(n_rep, size=min(n_draws_curve, n_rep), replace=False))
+    stats: list[dict[str, Any]] = []
+    curves: list[pd.DataFrame] = []
+    for jdx, judge in enumerate(judges):
+        rows = np.flatnonzero(counts["judge"] == jdx)
+        if rows.size == 0:
+            continue
+        kp, km = counts["k_plus"][rows], counts["k_minus"][rows]
+        n1, n2 = counts["n1"][rows], counts["n2"][rows]
+        n1r, n2r = counts["n1_rep"][:, rows], counts["n2_rep"][:, rows]
+        values = {
+            "first_position_rate": (_first_rate(kp, km, n1, n2), _first_rate(kp, km, n1r, n2r))
+        }
+        both = (kp > 0) & (km > 0)
+        if both.any():
+            b = both
+            values["s_com"] = (
+                _scom(kp[b], km[b], n1[b], n2[b]),
+                _scom(kp[b], km[b], n1r[:, b], n2r[:, b]),
+            )
+        seed_c = None if seed is None else int(seed) + 1000 * jdx
+        curve = _delta_curves(counts, rows, item_context, curve_draws, seed_c, n_subsets)
+        if curve is not None:
+            obs_c, rep_c = curve
+            values["delta_s_area"] = (float(obs_c.sum()), rep_c.sum(axis=1))
+            curves.append(
+                pd.DataFrame(
+                    {
+                        "judge": judge,
+                        "n": np.arange(2, obs_c.size + 2),
+                        "observed": obs_c,
+                        "replicated_mean": rep_c.mean(axis=0),
+                        "replicated_sd": rep_c.std(axis=0, ddof=1) if len(rep_c) > 1 else np.nan,
+                    }
+                )
+            )
+        for name, (obs, rep) in values.items():
+            rep = np.asarray(rep, dtype=float)
+            p = _p_value(rep, float(obs))
+            stats.append(
+                {
+                    "judge": judge,
+                    "statistic": name,
+                    "observed": float(obs),
+                    "replicated_mean": float(np.nanmean(rep)),
+                    "replicated_sd": float(np.nanstd(rep, ddof=1)) if rep.size > 1 else np.nan,
+                    "p_value": p,
+                    "extreme": bool(rep.size >= 20 and np.isfinite(p) and (p < 0.025 or p > 0.975)),
+                    "n_draws": int(rep.size),
+                }
+            )
+    table = pd.DataFrame(stats) if stats else None
+    curve_df = pd.concat(curves, ignore_index=True) if curves else None
+    return table, curve_df
+
+
+# --------------------------------------------------------------------------- JSON summary
+def _clean(obj: Any) -> Any:
+    """NaN/inf → None, NumPy scalars → Python, recursively (strict JSON)."""
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_clean(v) for v in obj.tolist()]
+    if isinstance(obj, np.bool_ | bool):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating | float):
+        v = float(obj)
+        return v if math.isfinite(v) else None
+    if obj is pd.NA:
+        return None
+    return obj
+
+
+def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
+    """The JSON object of ``bayes-pairwise fit --json``.
+
+    ``{"model", "method", "parameters": {name: {"mean", "sd", "hdi_3%", "hdi_97%", "r_hat",
+    "ess_bulk", "ess_tail"}}, "diagnostics": {...}, "settings": {...}}``. Parameter names follow
+    :func:`parameter_summary`: ``eps``, ``eps_plus``, ``eps_minus``, ``gamma`` (``name[judge]``
+    with several judges), ``w[covariate]``, ``strength[item]``. σ_s is not reported (it is not
+    identified under a hard truth). NaN (e.g. R-hat of a MAP fit) becomes ``null``.
+
+    Examples
+    --------
+    >>> import json
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformError
+    >>> sim = bp.simulate_round_robin(8, eps=0.15, random_seed=0)
+    >>> m = UniformError().fit(sim.data, method="map", random_seed=0)
+    >>> out = fit_summary_dict(m)
+    >>> sorted(out)
+    ['diagnostics', 'method', 'model', 'parameters', 'settings']
+    >>> sorted(out["parameters"]["eps"])
+    ['ess_bulk', 'ess_tail', 'hdi_3%', 'hdi_97%', 'mean', 'r_hat', 'sd']
+    >>> out["parameters"]["eps"]["r_hat"] is None
+    True
+    >>> _ = json.dumps(out, allow_nan=False)
+    """
+    idata = _idata_of(model)
+    names = model.reported_names()
+    table = parameter_summary(idata, names, hdi_prob=hdi_prob)
+    lo = f"hdi_{100 * (1 - hdi_prob) / 2:g}%"
+    hi = f"hdi_{100 * (1 + hdi_prob) / 2:g}%"
+    params = {}
+    for label, row in table.iterrows():
+        params[str(label)] = {
+            "mean": row["mean"],
+            "sd": row["sd"],
+            lo: row[lo],
+            hi: row[hi],
+            "r_hat": row["r_hat"],
+            "ess_bulk": row["ess_bulk"],
+            "ess_tail": row["ess_tail"],
+        }
+    diag = diagnose(model, ppc=False)
+    diagnostics = diag.to_dict()
+    diagnostics["n_chains"] = int(idata.posterior.sizes.get("chain", 1))
+    diagnostics["n_draws"] = int(idata.posterior.sizes.get("draw", 1))
+    diagnostics["design_warnings"] = list(getattr(model, "design_warnings_", []))
+    return _clean(
+        {
+            "model": model.name,
+            "method": getattr(model, "method_", None),
+            "parameters": params,
+            "diagnostics": diagnostics,
+            "settings": getattr(model, "settings_", {}),
+        }
+    )

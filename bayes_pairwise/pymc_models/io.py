@@ -1,0 +1,221 @@
+"""Save fitted models to NetCDF and load them back.
+
+The file is the model's :class:`arviz.InferenceData` (every group) written with
+:meth:`~arviz.InferenceData.to_netcdf`; ``posterior.attrs`` carry the model class, the variant
+name, the package version and every setting as JSON (priors, sampler, seed, data description).
+Loading rebuilds the estimator with the same settings and its fitted attributes, including the
+PyMC model (from the stored design), so ``sample_posterior_predictive`` and ``summary`` work on a
+loaded fit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise._version import __version__
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import BayesPairwiseError
+from bayes_pairwise.pymc_models.base import (
+    ATTR_MODEL,
+    ATTR_SETTINGS,
+    ATTR_SPEC,
+    ATTR_VERSION,
+    BayesianPairwiseModel,
+)
+
+__all__ = ["ModelFileError", "load_model", "save_model"]
+
+
+class ModelFileError(BayesPairwiseError, ValueError):
+    """A NetCDF file is not a saved bayes_pairwise model, or was made by another model class."""
+
+
+def save_model(model: BayesianPairwiseModel, path: str | os.PathLike[str]) -> Path:
+    """Write a fitted model to NetCDF.
+
+    Parameters
+    ----------
+    model : fitted model
+    path : str or path-like
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformError, load_model
+    >>> sim = bp.simulate_round_robin(8, eps=0.15, random_seed=0)
+    >>> m = UniformError().fit(sim.data, method="map", random_seed=0)
+    >>> path = os.path.join(tempfile.mkdtemp(), "fit.nc")
+    >>> _ = save_model(m, path)
+    >>> loaded = load_model(path)
+    >>> type(loaded).__name__, bool((loaded.strengths_ == m.strengths_).all())
+    ('UniformError', True)
+    """
+    model._check_fitted()
+    path = Path(path)
+    idata = model.idata_
+    for key in (ATTR_MODEL, ATTR_SPEC, ATTR_VERSION, ATTR_SETTINGS):
+        if key not in idata.posterior.attrs:
+            raise ModelFileError(f"the model's idata_ lacks the attribute {key!r}")
+    idata.to_netcdf(str(path), engine="h5netcdf")
+    return path
+
+
+def _registry() -> dict[str, type[BayesianPairwiseModel]]:
+    from bayes_pairwise.pymc_models import _CLASSES
+
+    return dict(_CLASSES)
+
+
+def _read(path: Path) -> az.InferenceData:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        idata = az.from_netcdf(str(path), engine="h5netcdf")
+    except Exception as exc:
+        raise ModelFileError(f"{path} is not a NetCDF InferenceData file: {exc}") from exc
+    for group in idata.groups():
+        getattr(idata, group).load()
+    return idata
+
+
+def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Comparisons:
+    """A :class:`Comparisons` with the stored design (enough to rebuild the PyMC model)."""
+    layout = settings.get("layout", {})
+    items = tuple(str(v) for v in idata.posterior.coords["item"].values)
+    judges = tuple(str(v) for v in idata.posterior.coords["judge"].values)
+    cd, od = idata.constant_data, idata.observed_data
+    if "wins" in od:  # error model: expand pair counts back into verdicts
+        i, j = np.asarray(cd["pair_i"]), np.asarray(cd["pair_j"])
+        jd, k = np.asarray(cd["pair_judge"]), np.asarray(cd["k"])
+        wins = np.asarray(od["wins"])
+        first, second, outcome, judge = [], [], [], []
+        for r in range(i.size):
+            kp, km, n1, n2 = int(k[r, 0]), int(k[r, 1]), int(wins[r, 0]), int(wins[r, 1])
+            first += [i[r]] * kp + [j[r]] * km
+            second += [j[r]] * kp + [i[r]] * km
+            outcome += [1.0] * n1 + [0.0] * (kp - n1) + [1.0] * (km - n2) + [0.0] * n2
+            judge += [jd[r]] * (kp + km)
+        covariates: dict[str, np.ndarray] = {}
+        row = np.arange(len(first))
+    else:  # biased BT
+        first, second = np.asarray(cd["first"]), np.asarray(cd["second"])
+        judge = np.asarray(cd["verdict_judge"])
+        outcome = np.asarray(od["first_wins"], dtype=float)
+        row = np.asarray(idata.posterior.coords.get("verdict", np.arange(len(first))))
+        if "verdict" in od.coords:
+            row = np.asarray(od.coords["verdict"])
+        covariates = {}
+        if "x" in cd:
+            names = [str(v) for v in cd["x"].coords["covariate"].values]
+            raw = np.asarray(cd["x"]) * np.asarray(cd["covariate_scale"])
+            covariates = {n: raw[:, c] for c, n in enumerate(names)}
+    ro = [np.asarray(a) for a in (first, second, outcome, judge)]
+    for a in ro:
+        a.setflags(write=False)
+    return Comparisons(
+        items=items,
+        item_names=tuple(layout.get("item_names", items)),
+        item_context=np.asarray(cd["item_context"]),
+        contexts=tuple(layout.get("contexts", ("all",))),
+        judges=judges,
+        first=ro[0].astype(np.int64),
+        second=ro[1].astype(np.int64),
+        outcome=ro[2].astype(float),
+        judge=ro[3].astype(np.int64),
+        repeat=np.zeros(ro[0].size, dtype=np.int64),
+        covariates=MappingProxyType(covariates),
+        row=np.asarray(row, dtype=np.int64),
+        tie_policy=str(settings.get("data", {}).get("tie_policy", "error")),
+        source=f"stored design ({settings.get('data', {}).get('source', 'unknown')})",
+    )
+
+
+def load_model(
+    path: str | os.PathLike[str], *, expected: type[BayesianPairwiseModel] | None = None
+) -> BayesianPairwiseModel:
+    """Read a model written by ``model.save(path)``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    expected : model class, optional
+        Raise :class:`ModelFileError` when the file holds another class's fit (what
+        ``UniformError.load(path)`` does).
+
+    Returns
+    -------
+    fitted model
+        Same class and settings, with ``idata_``, ``model_``, ``settings_``, ``method_`` …
+
+    Raises
+    ------
+    ModelFileError
+        Not a saved bayes_pairwise model, or made by a different model class.
+    """
+    path = Path(path)
+    idata = _read(path)
+    attrs = idata.posterior.attrs if "posterior" in idata.groups() else {}
+    missing = [k for k in (ATTR_MODEL, ATTR_SPEC, ATTR_SETTINGS) if k not in attrs]
+    if missing:
+        raise ModelFileError(
+            f"{path} is not a saved bayes_pairwise model (posterior attributes {missing} missing)"
+        )
+    cls_name = str(attrs[ATTR_MODEL])
+    registry = _registry()
+    if cls_name not in registry:
+        raise ModelFileError(f"{path} holds an unknown model class {cls_name!r}")
+    cls = registry[cls_name]
+    if expected is not None and cls is not expected:
+        raise ModelFileError(
+            f"{path} holds a {cls_name} fit (model {attrs[ATTR_SPEC]!r}), not a "
+            f"{expected.__name__}: load it with {cls_name}.load(...) or load_model(...)"
+        )
+    settings = json.loads(str(attrs[ATTR_SETTINGS]))
+    model = cls(**settings["params"])
+    data = _data_from_idata(idata, settings)
+    model.model_ = model._build(data, settings["priors"], settings["likelihood"])
+    model.idata_ = idata
+    model.method_ = settings["method"]
+    model.random_seed_ = settings["random_seed"]
+    model.settings_ = settings
+    model.design_warnings_ = list(settings.get("design_warnings", []))
+    model.items_ = tuple(data.items)
+    model.judges_ = tuple(data.judges)
+    model.n_comparisons_ = int(settings.get("data", {}).get("n_comparisons", data.n_comparisons))
+    model.file_version_ = str(attrs.get(ATTR_VERSION, ""))
+    if "covariate_scale" in idata.constant_data:
+        names = [str(v) for v in idata.constant_data["covariate_scale"].coords["covariate"].values]
+        idx = pd.Index(names, name="covariate")
+        model.covariates_ = tuple(names)
+        model.covariate_means_ = pd.Series(
+            np.asarray(idata.constant_data["covariate_mean"]), index=idx
+        )
+        model.covariate_scales_ = pd.Series(
+            np.asarray(idata.constant_data["covariate_scale"]), index=idx
+        )
+    elif cls_name == "BiasedBradleyTerry":
+        model.covariates_ = ()
+        model.covariate_means_ = pd.Series(dtype=float)
+        model.covariate_scales_ = pd.Series(dtype=float)
+    if model.file_version_ and model.file_version_ != __version__:
+        import warnings
+
+        warnings.warn(
+            f"{path} was written by bayes_pairwise {model.file_version_}; this is {__version__}",
+            UserWarning,
+            stacklevel=2,
+        )
+    return model

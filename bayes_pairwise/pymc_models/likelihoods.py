@@ -1,0 +1,329 @@
+"""Likelihoods of the judge-error models, as PyMC distributions with pointwise log-probability.
+
+The observation unit of the error models is one (judge, unordered pair {i, j}) row of
+:class:`~bayes_pairwise.matrices.PairCounts`: the vector ``(n1, n2)`` of wins of ``i`` among the
+``k_plus`` verdicts with ``i`` shown first and among the ``k_minus`` verdicts with ``j`` shown
+first. Both likelihoods below are defined on that unit, so their pointwise log-likelihoods are
+comparable with :func:`arviz.loo` / :func:`arviz.compare`.
+
+``"marginal"`` (METHODS §7.1–7.2)
+    One latent true outcome T per row, P(T = i≻j) = σ(d), d = s_i − s_j, shared by all the row's
+    verdicts; given T they are independent flips::
+
+        T = i≻j: n1 ~ Bin(k₊, 1−ε₊), n2 ~ Bin(k₋, 1−ε₋)
+        T = j≻i: n1 ~ Bin(k₊, ε₋),   n2 ~ Bin(k₋, ε₊)
+
+    T is summed out: log p = logaddexp(log σ(d) + A, log σ(−d) + B) with A, B the two
+    conditional binomial log-probabilities.
+
+``"independent"``
+    Every verdict is an independent Bernoulli with P(first wins) = ε₋ + (1−ε₊−ε₋) σ(s_f − s_s),
+    so n1 ~ Bin(k₊, ε₋ + c σ(d)) and n2 ~ Bin(k₋, ε₊ + c σ(d)), c = 1 − ε₊ − ε₋. Known bias:
+    it confounds ε with σ_s (posterior correlation up to 0.8) and over-estimates ε when verdicts
+    repeat (0.19–0.22 for a true 0.15), because repeats of one pair are not independent given
+    the strengths (METHODS §7.1). Offered for comparison only.
+
+Both are exposed as symbolic functions (``*_logp``), NumPy samplers (``*_random``) and a
+constructor :func:`pair_counts_dist` that registers the observed node as a
+:class:`pymc.CustomDist` (a real distribution: PyMC computes its elementwise log-likelihood, and
+:func:`pymc.sample_posterior_predictive` draws replicated ``(n1, n2)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+__all__ = [
+    "LIKELIHOODS",
+    "bernoulli_half_logp",
+    "bernoulli_half_random",
+    "independent_logp",
+    "independent_random",
+    "marginal_logp",
+    "marginal_random",
+    "pair_counts_dist",
+]
+
+#: Likelihood names the error models accept.
+LIKELIHOODS = ("marginal", "independent")
+
+
+def _binom_coef(n: Any, k: Any) -> Any:
+    return pt.gammaln(k + 1) - pt.gammaln(n + 1) - pt.gammaln(k - n + 1)
+
+
+def _judge_rates(judge: Any, eps_plus: Any, eps_minus: Any) -> tuple[Any, Any]:
+    """Per-judge rate vectors (possibly with leading broadcast dims) and a one-hot (pair, J)."""
+    ep = eps_plus.reshape((eps_plus.shape[-1],))
+    em = eps_minus.reshape((eps_minus.shape[-1],))
+    onehot = pt.eq(judge[:, None], pt.arange(ep.shape[0])[None, :]).astype("float64")
+    return ep, em, onehot
+
+
+def marginal_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any, k: Any) -> Any:
+    """Log-probability of ``value = (n1, n2)`` per pair row under the marginal model.
+
+    Parameters
+    ----------
+    value : tensor, shape (P, 2)
+        Observed ``(n1, n2)``.
+    d : tensor, shape (P,)
+        ``s_i − s_j``.
+    judge : tensor of int, shape (P,)
+        Judge index of each row.
+    eps_plus, eps_minus : tensor, shape (J,)
+        Error rates per judge.
+    k : tensor, shape (P, 2)
+        ``(k_plus, k_minus)``.
+
+    Returns
+    -------
+    tensor, shape (P,)
+
+    Notes
+    -----
+    With Δ = B − A, log p = coef + A + log(σ(d) + σ(−d) e^Δ), evaluated stably as
+    ``A + max(Δ, 0) + log(q + (1 − q) σ(±d))`` with ``q = exp(−|Δ|)``: one sigmoid and one log
+    per row instead of two softplus and a logaddexp (about 3× faster to differentiate).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit
+    >>> val = np.array([[2.0, 1.0]]); k = np.array([[3.0, 2.0]])
+    >>> lp = marginal_logp(val, np.array([0.4]), np.array([0]), np.array([0.1]),
+    ...                    np.array([0.3]), k).eval()
+    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
+    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
+    >>> bool(np.isclose(lp[0], by_hand))
+    True
+    """
+    value = pt.as_tensor(value)
+    n1, n2 = value[..., 0], value[..., 1]
+    k = pt.as_tensor(k)
+    kp, km = k[..., 0], k[..., 1]
+    ep, em, onehot = _judge_rates(
+        pt.as_tensor(judge), pt.as_tensor(eps_plus), pt.as_tensor(eps_minus)
+    )
+    logs = pt.stack([pt.log1p(-ep), pt.log(ep), pt.log1p(-em), pt.log(em)], axis=-1)  # (J, 4)
+    lp = pt.dot(onehot, logs)  # (P, 4): log(1-e+), log e+, log(1-e-), log e-
+    l1p, lp_, l1m, lm = lp[:, 0], lp[:, 1], lp[:, 2], lp[:, 3]
+    # T = i > j: n1 ~ Bin(k+, 1-e+), n2 ~ Bin(k-, 1-e-)
+    a = n1 * l1p + (kp - n1) * lp_ + n2 * l1m + (km - n2) * lm
+    # T = j > i: n1 ~ Bin(k+, e-), n2 ~ Bin(k-, e+)
+    b = n1 * lm + (kp - n1) * l1m + n2 * lp_ + (km - n2) * l1p
+    delta = b - a
+    pos = pt.gt(delta, 0)
+    q = pt.exp(-pt.abs(delta))
+    sig = pt.sigmoid(pt.switch(pos, -d, d))
+    mix = pt.log(q + (1.0 - q) * sig)
+    return _binom_coef(n1, kp) + _binom_coef(n2, km) + a + pt.maximum(delta, 0.0) + mix
+
+
+def independent_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any, k: Any) -> Any:
+    """Log-probability of ``(n1, n2)`` per pair row when every verdict is independent.
+
+    P(i wins | i first) = ε₋ + c σ(d), P(i wins | j first) = ε₊ + c σ(d), c = 1 − ε₊ − ε₋;
+    their complements are written ε₊ + c σ(−d) and ε₋ + c σ(−d) for numerical stability.
+    Same arguments as :func:`marginal_logp`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit
+    >>> val = np.array([[2.0, 1.0]]); k = np.array([[3.0, 2.0]])
+    >>> lp = independent_logp(val, np.array([0.4]), np.array([0]), np.array([0.1]),
+    ...                       np.array([0.3]), k).eval()
+    >>> c = 1 - 0.1 - 0.3
+    >>> by_hand = (binom.logpmf(2, 3, 0.3 + c * expit(0.4))
+    ...            + binom.logpmf(1, 2, 0.1 + c * expit(0.4)))
+    >>> bool(np.isclose(lp[0], by_hand))
+    True
+    """
+    value = pt.as_tensor(value)
+    n1, n2 = value[..., 0], value[..., 1]
+    k = pt.as_tensor(k)
+    kp, km = k[..., 0], k[..., 1]
+    ep, em, onehot = _judge_rates(
+        pt.as_tensor(judge), pt.as_tensor(eps_plus), pt.as_tensor(eps_minus)
+    )
+    rates = pt.dot(onehot, pt.stack([ep, em], axis=-1))  # (P, 2)
+    e_p, e_m = rates[:, 0], rates[:, 1]
+    c = 1.0 - e_p - e_m
+    sp, sm = pt.sigmoid(d), pt.sigmoid(-d)
+    lp1 = n1 * pt.log(e_m + c * sp) + (kp - n1) * pt.log(e_p + c * sm)
+    lp2 = n2 * pt.log(e_p + c * sp) + (km - n2) * pt.log(e_m + c * sm)
+    return _binom_coef(n1, kp) + _binom_coef(n2, km) + lp1 + lp2
+
+
+def _np_rates(judge: Any, eps_plus: Any, eps_minus: Any) -> tuple[np.ndarray, np.ndarray]:
+    judge = np.asarray(judge, dtype=np.int64)
+    ep = np.asarray(eps_plus, dtype=float)
+    em = np.asarray(eps_minus, dtype=float)
+    # per-judge vectors, possibly with leading broadcast dims of length 1
+    ep = ep.reshape(ep.shape[-1]) if ep.ndim else ep.reshape(1)
+    em = em.reshape(em.shape[-1]) if em.ndim else em.reshape(1)
+    return ep[judge], em[judge]
+
+
+def _out_size(size: Any, *arrays: np.ndarray) -> tuple[int, ...]:
+    if size is None:
+        return np.broadcast_shapes(*(a.shape for a in arrays))
+    return tuple(int(s) for s in np.atleast_1d(size))
+
+
+def marginal_random(
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    rng: np.random.Generator | None = None,
+    size: Any = None,
+) -> np.ndarray:
+    """Draw ``(n1, n2)`` per pair row from the marginal model (draw T, then the flips).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> draws = marginal_random(np.array([50.0, -50.0]), np.array([0, 0]), np.array([0.0]),
+    ...                         np.array([0.0]), np.array([[3, 2], [1, 1]]), rng=rng)
+    >>> draws.tolist()  # no errors: i always wins when it is truly better, never otherwise
+    [[3, 2], [0, 0]]
+    """
+    rng = rng if rng is not None else np.random.default_rng()
+    d = np.asarray(d, dtype=float)
+    k = np.asarray(k, dtype=np.int64)
+    ep, em = _np_rates(judge, eps_plus, eps_minus)
+    kp, km = k[..., 0], k[..., 1]
+    shape = _out_size(size, d, ep, em, kp)
+    d, ep, em, kp, km = (np.broadcast_to(a, shape) for a in (d, ep, em, kp, km))
+    t = rng.random(shape) < 1.0 / (1.0 + np.exp(-d))
+    n1 = rng.binomial(kp, np.where(t, 1.0 - ep, em))
+    n2 = rng.binomial(km, np.where(t, 1.0 - em, ep))
+    return np.stack([n1, n2], axis=-1)
+
+
+def independent_random(
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    rng: np.random.Generator | None = None,
+    size: Any = None,
+) -> np.ndarray:
+    """Draw ``(n1, n2)`` per pair row with every verdict independent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> independent_random(np.array([50.0]), np.array([0]), np.array([0.0]), np.array([0.0]),
+    ...                    np.array([[4, 3]]), rng=rng).tolist()
+    [[4, 3]]
+    """
+    rng = rng if rng is not None else np.random.default_rng()
+    d = np.asarray(d, dtype=float)
+    k = np.asarray(k, dtype=np.int64)
+    ep, em = _np_rates(judge, eps_plus, eps_minus)
+    kp, km = k[..., 0], k[..., 1]
+    shape = _out_size(size, d, ep, em, kp)
+    d, ep, em, kp, km = (np.broadcast_to(a, shape) for a in (d, ep, em, kp, km))
+    sig = 1.0 / (1.0 + np.exp(-d))
+    c = 1.0 - ep - em
+    n1 = rng.binomial(kp, em + c * sig)
+    n2 = rng.binomial(km, ep + c * sig)
+    return np.stack([n1, n2], axis=-1)
+
+
+_LOGP = {"marginal": marginal_logp, "independent": independent_logp}
+_RANDOM = {"marginal": marginal_random, "independent": independent_random}
+
+
+def pair_counts_dist(
+    name: str,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    *,
+    likelihood: str = "marginal",
+    observed: Any = None,
+    dims: tuple[str, str] = ("pair", "count"),
+) -> Any:
+    """Register the observed ``(n1, n2)`` node of an error model inside a ``pm.Model`` context.
+
+    Parameters
+    ----------
+    name : str
+        Variable name (the models use ``"wins"``).
+    d : tensor, shape (P,)
+        ``s_i − s_j`` per pair row.
+    judge : tensor of int, shape (P,)
+        Judge index per pair row.
+    eps_plus, eps_minus : tensor, shape (J,)
+        Error rates per judge (the same tensor twice for the uniform model).
+    k : tensor, shape (P, 2)
+        ``(k_plus, k_minus)`` per pair row.
+    likelihood : {"marginal", "independent"}
+    observed : array, shape (P, 2), optional
+    dims : tuple of str
+
+    Returns
+    -------
+    TensorVariable
+        A :class:`pymc.CustomDist` with pointwise ``logp`` and a ``random`` function.
+    """
+    if likelihood not in _LOGP:
+        raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
+    return pm.CustomDist(
+        name,
+        d,
+        judge,
+        eps_plus,
+        eps_minus,
+        k,
+        logp=_LOGP[likelihood],
+        random=_RANDOM[likelihood],
+        signature="(),(),(j),(j),(o)->(o)",
+        dtype="int64",
+        observed=observed,
+        dims=dims,
+    )
+
+
+def bernoulli_half_logp(value: Any, eta: Any) -> Any:
+    """Bernoulli log-probability on the logit scale that also accepts half wins (ties).
+
+    ``value`` 1 = first-shown wins, 0 = second wins, 0.5 = a tie counted half a win each:
+    ``y log σ(η) + (1 − y) log σ(−η)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import expit
+    >>> lp = bernoulli_half_logp(np.array([1.0, 0.5]), np.array([0.3, 0.3])).eval()
+    >>> bool(np.allclose(lp, [np.log(expit(0.3)), 0.5 * np.log(expit(0.3) * expit(-0.3))]))
+    True
+    """
+    value = pt.as_tensor(value)
+    return -value * pt.softplus(-eta) - (1.0 - value) * pt.softplus(eta)
+
+
+def bernoulli_half_random(
+    eta: Any, rng: np.random.Generator | None = None, size: Any = None
+) -> np.ndarray:
+    """Replicated verdicts (0/1) for :func:`bernoulli_half_logp`."""
+    rng = rng if rng is not None else np.random.default_rng()
+    eta = np.asarray(eta, dtype=float)
+    shape = _out_size(size, eta)
+    return (rng.random(shape) < 1.0 / (1.0 + np.exp(-np.broadcast_to(eta, shape)))).astype(float)
