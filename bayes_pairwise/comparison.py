@@ -277,12 +277,19 @@ def compare(
         if names:
             from bayes_pairwise.pymc_models import get_model
 
+            model_data = data
+            if not data.integer_outcomes:
+                model_data = data.drop_ties()
+                notes.append(
+                    f"the Bayesian models are binomial: {model_data.n_ties_dropped} tie(s) counted "
+                    "half in the classical estimates were dropped for the model fits"
+                )
             for name in names:
                 _progress(progress, f"fitting {name} ({method}) …")
                 m = get_model(name, **sampler_kwargs)
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    m.fit(data, method=method, random_seed=random_seed)
+                    m.fit(model_data, method=method, random_seed=random_seed)
                 notes.extend(f"{name}: {w.message}" for w in caught)
                 bayes.append(m)
     for k, f in enumerate(bayes):

@@ -302,6 +302,36 @@ class Comparisons:
             dropped_tie_item=_readonly(remap[self.dropped_tie_item]),
         )
 
+    def drop_ties(self) -> Comparisons:
+        """A copy without the ties kept under ``ties="half"`` (policy becomes ``"drop"``).
+
+        The dropped ties are counted in ``n_ties_dropped``, so the choice stays recorded. Use it
+        to fit the binomial error models to data loaded with ``ties="half"`` for the win-count
+        estimators and the Δ_S fit.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"first": ["a", "b", "a"], "second": ["b", "a", "b"],
+        ...                    "outcome": ["first", "tie", "second"]})
+        >>> d = load_comparisons(df, ties="half").drop_ties()
+        >>> d.n_comparisons, d.n_ties, d.n_ties_dropped, d.tie_policy
+        (2, 1, 1, 'drop')
+        """
+        tie = self.outcome == 0.5
+        if self.tie_policy != "half" and not tie.any():
+            return self
+        keep = np.flatnonzero(~tie)
+        if keep.size == 0:
+            raise DataError("no comparisons left after dropping ties")
+        return self._take(
+            keep,
+            tie_policy="drop",
+            n_ties_dropped=self.n_ties_dropped + int(tie.sum()),
+            dropped_tie_judge=_readonly(np.concatenate([self.dropped_tie_judge, self.judge[tie]])),
+            dropped_tie_item=_readonly(np.concatenate([self.dropped_tie_item, self.first[tie]])),
+        )
+
     def with_covariates(
         self, covariates: Mapping[str, Sequence[float] | np.ndarray]
     ) -> Comparisons:
