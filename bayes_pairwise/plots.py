@@ -39,6 +39,7 @@ Matplotlib never interprets them as mathtext.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -871,6 +872,7 @@ def posterior_vs_grid_data(
     model_or_idata: Any,
     *classical: Any,
     var_names: Sequence[str] | None = None,
+    judge: str | None = None,
     hdi_prob: float = HDI_PROB,
 ) -> pd.DataFrame:
     """Posterior summaries of the error parameters next to classical estimates (one row each).
@@ -885,6 +887,8 @@ def posterior_vs_grid_data(
         rates), a mapping ``{variable: value}`` or ``(label, estimate)``.
     var_names : sequence of str, optional
         Variables (default: those of :data:`ERROR_VARIABLES` in the posterior).
+    judge : str, optional
+        Keep only the panels of this judge (of a posterior with a ``judge`` dimension).
     hdi_prob : float
         HDI mass for the posterior row.
 
@@ -921,8 +925,11 @@ def posterior_vs_grid_data(
     for c in classical:
         crows.extend(_classical_rows(c))
     rows = []
+    only = judge
     for var, coords, draws in _posterior_entries(idata, names):
         judge = coords.get("judge", base_judge)
+        if only is not None and judge is not None and str(judge) != str(only):
+            continue
         coord = ", ".join(v for d, v in coords.items() if d != "judge")
         panel = _panel_name(var, coords)
         if point:
@@ -952,6 +959,8 @@ def posterior_vs_grid_data(
                 continue
             rows.append({"panel": panel, **{k: v for k, v in r.items()}, "judge": judge})
     cols = ["panel", "variable", "judge", "coord", "source", "kind", "estimate", "lower", "upper"]
+    if not rows:
+        raise ValueError(f"the posterior has no panel for judge {only!r}")
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -965,6 +974,7 @@ def plot_posterior_vs_grid(
     model_or_idata: Any,
     *classical: Any,
     var_names: Sequence[str] | None = None,
+    judge: str | None = None,
     hdi_prob: float = HDI_PROB,
     ax: Any = None,
     ncols: int | None = None,
@@ -983,6 +993,8 @@ def plot_posterior_vs_grid(
     *classical
         As :func:`posterior_vs_grid_data`.
     var_names : sequence of str, optional
+    judge : str, optional
+        Only this judge's panels.
     hdi_prob : float
     ax : Axes or array of Axes, optional
         At least one Axes per panel.
@@ -1007,7 +1019,9 @@ def plot_posterior_vs_grid(
     """
     import arviz as az
 
-    df = posterior_vs_grid_data(model_or_idata, *classical, var_names=var_names, hdi_prob=hdi_prob)
+    df = posterior_vs_grid_data(
+        model_or_idata, *classical, var_names=var_names, judge=judge, hdi_prob=hdi_prob
+    )
     idata = as_inference_data(model_or_idata)
     panels = list(dict.fromkeys(df["panel"]))
     axes = _axes_array(ax, len(panels), ncols=ncols or min(len(panels), 2))
@@ -1517,6 +1531,7 @@ def plot_trace(
     model_or_idata: Any,
     *,
     var_names: Sequence[str] | None = None,
+    coords: Mapping[str, Sequence[Any]] | None = None,
     kind: str = "rank_bars",
     axes: Any = None,
 ) -> np.ndarray:
@@ -1529,6 +1544,8 @@ def plot_trace(
     ----------
     model_or_idata : fitted model or InferenceData
     var_names : sequence of str, optional
+    coords : mapping, optional
+        Coordinates to keep, e.g. ``{"judge": ["gpt4"]}``.
     kind : {"rank_bars", "rank_vlines", "trace"}
     axes : array of Axes, optional
         Shape (n_variables, 2).
@@ -1550,7 +1567,15 @@ def plot_trace(
 
     idata = as_inference_data(model_or_idata)
     names = _default_trace_vars(idata, var_names)
-    out = az.plot_trace(idata, var_names=names, kind=kind, compact=True, axes=axes, show=False)
+    out = az.plot_trace(
+        idata,
+        var_names=names,
+        coords=dict(coords) if coords else None,
+        kind=kind,
+        compact=True,
+        axes=axes,
+        show=False,
+    )
     out = np.atleast_2d(np.asarray(out, dtype=object))
     if axes is None:
         out[0, 0].figure.set_layout_engine("constrained")
@@ -1561,6 +1586,7 @@ def plot_rank(
     model_or_idata: Any,
     *,
     var_names: Sequence[str] | None = None,
+    coords: Mapping[str, Sequence[Any]] | None = None,
     kind: str = "bars",
     ax: Any = None,
 ) -> np.ndarray:
@@ -1571,6 +1597,8 @@ def plot_rank(
     model_or_idata : fitted model or InferenceData
     var_names : sequence of str, optional
         Default: the error parameters present (``strength`` excluded).
+    coords : mapping, optional
+        Coordinates to keep, e.g. ``{"judge": ["gpt4"]}``.
     kind : {"bars", "vlines"}
     ax : Axes or array of Axes, optional
 
@@ -1592,7 +1620,14 @@ def plot_rank(
 
     idata = as_inference_data(model_or_idata)
     names = _default_trace_vars(idata, var_names)
-    out = az.plot_rank(idata, var_names=names, kind=kind, ax=ax, show=False)
+    out = az.plot_rank(
+        idata,
+        var_names=names,
+        coords=dict(coords) if coords else None,
+        kind=kind,
+        ax=ax,
+        show=False,
+    )
     return np.atleast_1d(np.asarray(out, dtype=object)).ravel()
 
 
@@ -1819,6 +1854,46 @@ def _replicate_pair_counts(
     return n1, n2
 
 
+def _model_replicates(
+    idata: az.InferenceData, block: Comparisons, pc: Any, n_draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Replicated (n₁, n₂) of ``block``'s pairs from the model's own ``posterior_predictive``
+    group (:meth:`sample_posterior_predictive` of the model classes), or None when absent."""
+    if "posterior_predictive" not in idata.groups() or "constant_data" not in idata.groups():
+        return None
+    try:
+        from bayes_pairwise.pymc_models.diagnostics import ppc_pair_counts
+
+        counts = ppc_pair_counts(idata)
+    except (ImportError, KeyError, ValueError, AttributeError, IndexError):
+        return None
+    post = idata.posterior
+    judges = [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else []
+    label = str(block.judges[0])
+    if label in judges:
+        jdx = judges.index(label)
+    elif len(judges) <= 1:
+        jdx = 0
+    else:
+        return None
+    rows = np.flatnonzero(np.asarray(counts["judge"]) == jdx)
+    same = (
+        rows.size == pc.n_pairs
+        and np.array_equal(np.asarray(counts["i"])[rows], pc.i)
+        and np.array_equal(np.asarray(counts["j"])[rows], pc.j)
+        and np.array_equal(np.asarray(counts["k_plus"])[rows], pc.k_plus)
+        and np.array_equal(np.asarray(counts["k_minus"])[rows], pc.k_minus)
+    )
+    if not same:
+        return None
+    n1r = np.asarray(counts["n1_rep"], dtype=float)[:, rows]
+    n2r = np.asarray(counts["n2_rep"], dtype=float)[:, rows]
+    if n1r.shape[0] > int(n_draws):
+        keep = np.sort(rng.choice(n1r.shape[0], size=int(n_draws), replace=False))
+        n1r, n2r = n1r[keep], n2r[keep]
+    return n1r, n2r
+
+
 def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """(size, pair rows, local (i, j)) for every context whose unordered pairs are all present."""
     ctx_of = np.asarray(block.item_context)
@@ -1837,24 +1912,48 @@ def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, n
     return out
 
 
-def _pooled_delta_curve(
+def _pooled_delta_curves(
     ctx: list[tuple[int, np.ndarray, np.ndarray]],
     w: np.ndarray,
     n_subsets: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    from bayes_pairwise.classical.deltas import observed_curve
+    """Δ_S–n curves averaged over contexts, for every row of ``w`` (shape (D, pairs)).
 
+    Contexts small enough that :func:`~bayes_pairwise.classical.deltas.observed_curve` would
+    enumerate every subset (C(n, m) ≤ ``n_subsets`` for all m) are done for all rows and all
+    contexts of a size at once; the same numbers, without a Python loop per context and draw.
+    """
+    from bayes_pairwise.classical.deltas import delta_s_scores, observed_curve
+
+    w = np.atleast_2d(np.asarray(w, dtype=float))
+    D = w.shape[0]
     n_max = max(n for n, _, _ in ctx)
-    tot = np.zeros(n_max - 1)
+    tot = np.zeros((D, n_max - 1))
     cnt = np.zeros(n_max - 1)
+    by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
     for n, rows, ij in ctx:
-        W = np.zeros((n, n))
-        W[ij[:, 0], ij[:, 1]] = w[rows]
-        W[ij[:, 1], ij[:, 0]] = -w[rows]
-        c = observed_curve(W, n_subsets, random_seed=rng)
-        tot[: c.size] += c
-        cnt[: c.size] += 1
+        if all(math.comb(n, m) <= n_subsets for m in range(2, n + 1)):
+            by_size.setdefault(n, []).append((rows, ij))
+            continue
+        for d in range(D):
+            W = np.zeros((n, n))
+            W[ij[:, 0], ij[:, 1]] = w[d, rows]
+            W[ij[:, 1], ij[:, 0]] = -w[d, rows]
+            tot[d, : n - 1] += observed_curve(W, n_subsets, random_seed=rng)
+        cnt[: n - 1] += 1
+    for n, blocks in by_size.items():
+        C = len(blocks)
+        W = np.zeros((D, C, n, n))
+        for c, (rows, ij) in enumerate(blocks):
+            W[:, c, ij[:, 0], ij[:, 1]] = w[:, rows]
+            W[:, c, ij[:, 1], ij[:, 0]] = -w[:, rows]
+        for m in range(2, n + 1):
+            idx = np.array(list(itertools.combinations(range(n), m)), dtype=np.intp)  # (K, m)
+            sub = W[:, :, idx[:, :, None], idx[:, None, :]]  # (D, C, K, m, m)
+            ds = delta_s_scores(sub.sum(axis=-1))  # (D, C, K)
+            tot[:, m - 2] += np.asarray(ds).mean(axis=2).sum(axis=1)
+        cnt[: n - 1] += C
     return tot / cnt
 
 
@@ -1871,10 +1970,13 @@ def ppc_data(
 ) -> pd.DataFrame:
     """Posterior predictive checks with the paper's own statistics.
 
-    Replicated data sets are simulated from posterior draws with the model's generative story
-    (same design: the same pairs, each shown k₊ / k₋ times), and each statistic is computed on
-    the replicate and on the observed data: the commutativity score S_com, the first-position
-    win rate r₁, and the Δ_S–n curve (from W, pooled over the contexts that hold every pair).
+    Replicated data sets come from the model's own ``posterior_predictive`` group when the fit
+    has one (:meth:`~bayes_pairwise.pymc_models.BayesianPairwiseModel.sample_posterior_predictive`);
+    otherwise they are simulated here from posterior draws with the models' generative story
+    (METHODS §7; same design: the same pairs, each shown k₊ / k₋ times). Each statistic is
+    computed on every replicate and on the observed data: the commutativity score S_com, the
+    first-position win rate r₁, and the Δ_S–n curve (from W, pooled over the contexts that hold
+    every pair).
 
     Parameters
     ----------
@@ -1901,7 +2003,8 @@ def ppc_data(
     DataFrame
         Columns ``statistic``, ``n`` (subset size for ``delta_s``, else 0), ``draw``,
         ``replicated``, ``observed``. ``attrs["p_value"]`` maps each scalar statistic to the
-        posterior predictive p-value P(replicated ≥ observed).
+        posterior predictive p-value P(replicated > observed) + ½ P(replicated = observed);
+        ``attrs["replicates"]`` says where the replicates came from.
 
     Examples
     --------
@@ -1935,7 +2038,12 @@ def ppc_data(
     pc = pair_counts(block)
     kp = pc.k_plus.astype(float)
     km = pc.k_minus.astype(float)
-    n1r, n2r = _replicate_pair_counts(idata, block, pc, n_draws, rng)
+    reps = _model_replicates(idata, block, pc, n_draws, rng)
+    source = "model posterior_predictive"
+    if reps is None:
+        reps = _replicate_pair_counts(idata, block, pc, n_draws, rng)
+        source = "simulated from posterior draws"
+    n1r, n2r = reps
     both = (kp > 0) & (km > 0)
     rows: list[pd.DataFrame] = []
     pvals: dict[str, float] = {}
@@ -1952,7 +2060,7 @@ def ppc_data(
                 }
             )
         )
-        pvals[name] = float(np.mean(rep >= obs))
+        pvals[name] = float(np.mean(rep > obs) + 0.5 * np.mean(rep == obs))
 
     if "s_com" in statistics and both.any():
         obs = commutativity_score_counts(kp[both], km[both], pc.n1[both], pc.n2[both])
@@ -1972,26 +2080,29 @@ def ppc_data(
         ctx = _context_pairs(block, pc)
         if ctx:
             k = kp + km
-            obs_curve = _pooled_delta_curve(ctx, (2 * pc.n1 + 2 * pc.n2 - k) / k, n_subsets, rng)
+            obs_curve = _pooled_delta_curves(ctx, (2 * pc.n1 + 2 * pc.n2 - k) / k, n_subsets, rng)[
+                0
+            ]
             sizes = np.arange(2, obs_curve.size + 2)
-            for d in range(min(int(n_draws_curve), n1r.shape[0])):
-                w = (2 * n1r[d] + 2 * n2r[d] - k) / k
-                rep_curve = _pooled_delta_curve(ctx, w, n_subsets, rng)
-                rows.append(
-                    pd.DataFrame(
-                        {
-                            "statistic": "delta_s",
-                            "n": sizes,
-                            "draw": d,
-                            "replicated": rep_curve,
-                            "observed": obs_curve,
-                        }
-                    )
+            n_c = min(int(n_draws_curve), n1r.shape[0])
+            w_rep = (2 * n1r[:n_c] + 2 * n2r[:n_c] - k) / k
+            rep_curves = _pooled_delta_curves(ctx, w_rep, n_subsets, rng)  # (n_c, sizes)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "statistic": "delta_s",
+                        "n": np.tile(sizes, n_c),
+                        "draw": np.repeat(np.arange(n_c), sizes.size),
+                        "replicated": rep_curves.ravel(),
+                        "observed": np.tile(obs_curve, n_c),
+                    }
                 )
+            )
     cols = ["statistic", "n", "draw", "replicated", "observed"]
     df = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
     df.attrs["p_value"] = pvals
     df.attrs["judge"] = block.judges[0]
+    df.attrs["replicates"] = source
     df.attrs["n_contexts_delta_s"] = (
         len(_context_pairs(block, pc)) if "delta_s" in statistics else 0
     )

@@ -233,11 +233,12 @@ class _State:
     delta: dict[str, Any] = field(default_factory=dict)
     delta2d: dict[str, Any] = field(default_factory=dict)
     delta_errors: dict[str, str] = field(default_factory=dict)
-    mm: dict[str, Any] = field(default_factory=dict)
-    mm_notes: dict[str, str] = field(default_factory=dict)
-    fits: dict[str, Any] = field(default_factory=dict)
-    fit_errors: dict[str, str] = field(default_factory=dict)
-    fit_seconds: dict[str, float] = field(default_factory=dict)
+    mm: Any = None
+    mm_note: str = ""
+    fit: Any = None
+    fit_error: str | None = None
+    fit_seconds: float = float("nan")
+    diag: Any = None
     crosscheck: Any = None
     crosscheck_error: str | None = None
 
@@ -255,7 +256,7 @@ def build_report(
     progress: bool = True,
     dataset_name: str | None = None,
     max_forest_items: int = 40,
-    ppc_draws: int = 200,
+    ppc_draws: int = 1000,
     grid_kwargs: Mapping[str, Any] | None = None,
 ) -> HtmlPage:
     """Run the classical estimators and a Bayesian model and lay everything out as HTML.
@@ -288,7 +289,10 @@ def build_report(
     max_forest_items : int
         Rows of the strengths forest plot (whole contexts are kept together).
     ppc_draws : int
-        Replicated data sets for the posterior predictive checks.
+        Replicated data sets for the scalar posterior predictive checks (at most the model's
+        replicates: chains × draws, or 500 for MAP; all of them by default, so the p-values equal
+        those of :func:`~bayes_pairwise.pymc_models.diagnostics.diagnose`). The Δ_S curve uses
+        60 of them.
     grid_kwargs : mapping, optional
         Settings for the Δ_S fits (default ``skip_incomplete=True``: contexts without a
         complete round-robin are skipped, with a design warning).
@@ -421,22 +425,23 @@ def _classical(st: _State, sink: _Captured, prog: _Progress, seed: Any, gkw: dic
                 st.delta2d[j] = DeltaS2DFit(random_seed=seed, **gkw).fit(block)
             except DesignError as exc:
                 st.delta_errors[j] = str(exc)
-        with _Capture(sink, f"MM ({j}): "):
+    prog("classical: Bradley–Terry MM strengths (judges pooled)")
+    with _Capture(sink, "MM: "):
+        try:
+            x = win_matrix(st.data).to_numpy()
             try:
-                x = win_matrix(block).to_numpy()
-                try:
-                    check_bt_connected(x)
-                    ridge = 0.0
-                    st.mm_notes[j] = "MM (Hunter 2004), λ = 0"
-                except DesignError:
-                    ridge = 0.1
-                    st.mm_notes[j] = (
-                        "MM with ridge λ = 0.1: the win graph is not strongly connected "
-                        "(separate contexts or unbeaten items)"
-                    )
-                st.mm[j] = BradleyTerry(method="mm", ridge=ridge).fit(block)
-            except BayesPairwiseError as exc:
-                st.mm_notes[j] = f"MM not available: {exc}"
+                check_bt_connected(x)
+                ridge = 0.0
+                st.mm_note = "MM (Hunter 2004), λ = 0, all judges' verdicts pooled"
+            except DesignError:
+                ridge = 0.1
+                st.mm_note = (
+                    "MM with ridge λ = 0.1, all judges' verdicts pooled: the win graph is not "
+                    "strongly connected (separate contexts or unbeaten items)"
+                )
+            st.mm = BradleyTerry(method="mm", ridge=ridge).fit(st.data)
+        except BayesPairwiseError as exc:
+            st.mm_note = f"MM not available: {exc}"
 
 
 def _get_model(model: str, method: str, sampler: dict[str, int]) -> Any:
@@ -455,27 +460,44 @@ def _bayesian(
     sampler: dict[str, int],
     seed: Any,
 ) -> None:
+    """One joint fit of all judges (shared strengths, per-judge error parameters)."""
     try:
         from bayes_pairwise import pymc_models
 
         pymc_models.get_model  # noqa: B018 - fail early when the models are absent
     except (ImportError, AttributeError) as exc:
-        for j in st.judges:
-            st.fit_errors[j] = f"the Bayesian models are not available: {exc}"
+        st.fit_error = f"the Bayesian models are not available: {exc}"
         return
-    for j, block in st.blocks.items():
-        prog(f"Bayesian: fitting {model} ({method}) to judge {j}")
-        t = time.perf_counter()
-        with _Capture(sink, f"{model} ({j}): "):
+    n = len(st.judges)
+    prog(
+        f"Bayesian: fitting {model} ({method}) to {n} judge{'s' if n != 1 else ''} jointly"
+        + (
+            f" — {sampler['chains']} chains × ({sampler['tune']} tune + {sampler['draws']} draws)"
+            if method == "nuts"
+            else ""
+        )
+    )
+    t = time.perf_counter()
+    with _Capture(sink, f"{model}: "):
+        try:
+            m = _get_model(model, method, sampler)
+            _call_with_supported(m.fit, st.data, method=method, random_seed=seed)
+            st.fit = m
+        except (BayesPairwiseError, ValueError, RuntimeError, ImportError) as exc:
+            st.fit_error = f"{type(exc).__name__}: {exc}"
+    st.fit_seconds = time.perf_counter() - t
+    if st.fit is None:
+        return
+    if hasattr(st.fit, "sample_posterior_predictive"):
+        prog("Bayesian: posterior predictive replicates")
+        with _Capture(sink, "posterior predictive: "):
             try:
-                m = _get_model(model, method, sampler)
-                _call_with_supported(
-                    m.fit, block, method=method, random_seed=seed, progressbar=False
-                )
-                st.fits[j] = m
+                _call_with_supported(st.fit.sample_posterior_predictive, random_seed=seed)
             except (BayesPairwiseError, ValueError, RuntimeError) as exc:
-                st.fit_errors[j] = f"{type(exc).__name__}: {exc}"
-        st.fit_seconds[j] = time.perf_counter() - t
+                sink.other.append(f"posterior predictive replicates not drawn: {exc}")
+    prog("Bayesian: diagnostics")
+    with _Capture(sink, "diagnostics: "):
+        st.diag = _diagnose(st.fit, seed)
 
 
 def _crosscheck(
@@ -487,7 +509,7 @@ def _crosscheck(
     except ImportError as exc:  # HOOK: comparison module missing
         st.crosscheck_error = f"bayes_pairwise.comparison is not available ({exc})"
         return
-    fits = [_FitView(j, m) for j, m in st.fits.items()]
+    fits = [st.fit] if st.fit is not None else []
     with _Capture(sink, "cross-check: "):
         try:
             st.crosscheck = _call_with_supported(
@@ -505,44 +527,10 @@ def _crosscheck(
             st.crosscheck_error = f"{type(exc).__name__}: {exc}"
 
 
-class _FitView:
-    """A per-judge fit presented to ``compare`` with its judge label attached.
-
-    ``compare`` matches posterior variables to judges through a ``judge`` coordinate; a
-    single-judge fit without one would otherwise be matched to every judge.
-    """
-
-    def __init__(self, judge: str, fit: Any) -> None:
-        self.judge = judge
-        self.fit = fit
-        self.name = f"{getattr(fit, 'name', None) or type(fit).__name__} [{judge}]"
-        self.method_ = getattr(fit, "method_", None)
-        self.idata_ = _with_judge_coord(_idata(fit), judge)
-
-
 def _idata(fit: Any) -> Any:
     from bayes_pairwise.plots import as_inference_data
 
     return as_inference_data(fit)
-
-
-def _with_judge_coord(idata: Any, judge: str) -> Any:
-    """``idata`` with its error variables given a one-element ``judge`` dimension (if absent)."""
-    import arviz as az
-
-    post = idata.posterior
-    todo = [
-        v
-        for v in ("eps", "eps_plus", "eps_minus", "gamma")
-        if v in post.data_vars and "judge" not in post[v].dims
-    ]
-    if not todo:
-        return idata
-    new_post = post.copy()
-    for v in todo:
-        new_post[v] = post[v].expand_dims(judge=[judge], axis=-1)
-    groups = {g: idata[g] for g in idata.groups() if g != "posterior"}
-    return az.InferenceData(posterior=new_post, **groups)
 
 
 # ============================================================================ sections
@@ -739,38 +727,45 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             + (f"; split by the first-position rate: ({ep:.3f}, {em:.3f})" if split else "")
             + " (see the caveat above).",
         )
-    # P(R_m, TO) vs N at each judge's ε
-    eps = {}
+    # P(R_m, TO) vs N at each judge's estimated error rates
+    rates: dict[str, tuple[dict[str, float], str]] = {}
     for j in st.judges:
-        if j in st.delta:
-            eps[j] = (st.delta[j].eps_, "Δ_S grid")
+        if j in st.moments:
+            m = st.moments[j]
+            rates[j] = ({"eps_plus": m.eps_plus, "eps_minus": m.eps_minus}, "moments")
+        elif j in st.delta:
+            rates[j] = ({"eps": st.delta[j].eps_}, "Δ_S grid")
         elif j in st.scom:
-            eps[j] = (st.scom[j].eps, "S_com")
+            rates[j] = ({"eps": st.scom[j].eps}, "S_com")
     page.heading("Probability that a text gets its correct Copeland score", level=3)
-    if not eps:
-        page.paragraph("No uniform error-rate estimate is available for P(R_m, TO).")
+    if not rates:
+        page.paragraph("No error-rate estimate is available for P(R_m, TO).")
         return
-    shown = list(eps.items())[:6]
+    shown = list(rates.items())[:6]
+    nc = min(len(shown), 3)
+    nr = math.ceil(len(shown) / 3)
     fig, axes = plt.subplots(
-        math.ceil(len(shown) / 3),
-        min(len(shown), 3),
-        figsize=(4.6 * min(len(shown), 3), 3.6 * math.ceil(len(shown) / 3)),
-        squeeze=False,
-        layout="constrained",
+        nr, nc, figsize=(4.6 * nc, 3.6 * nr), squeeze=False, layout="constrained"
     )
     for a in axes.ravel()[len(shown) :]:
         a.set_visible(False)
-    for a, (j, (e, src)) in zip(axes.ravel(), shown, strict=False):
-        e = min(max(float(e), 0.0), 0.5)
+    for a, (j, (r, src)) in zip(axes.ravel(), shown, strict=False):
+        r = {k: min(max(float(v), 0.0), 1.0) for k, v in r.items()}
+        what = ", ".join(
+            f"{'ε' if k == 'eps' else ('ε₊' if k == 'eps_plus' else 'ε₋')} = {v:.3f}"
+            for k, v in r.items()
+        )
         plots.plot_correct_score(
-            e, ax=a, methods=("exact", "paper"), title=f"{plots._txt(j)}: ε = {e:.3f} ({src})"
+            ax=a, methods=("exact", "paper"), title=f"{plots._txt(j)}: {what} ({src})", **r
         )
     page.figure(
         fig,
-        "P(R_m, TO) against the number of texts N for true ranks m = 1..8 at each judge's "
-        "estimated ε (solid: exact, METHODS §4; dashed: the paper's printed reversal-only "
-        "formula, which undercounts for m ≥ 2). The probability falls with N for every m: "
-        "ranking many texts with a noisy judge does not scale.",
+        "P(R_m, TO) against the number of texts N for true ranks m = 1..8, at each judge's "
+        "estimated error rates (the moment estimates of ε₊ and ε₋ where available). Solid: exact "
+        "(METHODS §4); dashed: the paper's printed reversal-only formula, which undercounts for "
+        "m ≥ 2. The probability falls with N for every m: ranking many texts with a noisy judge "
+        "does not scale."
+        + (f" First {len(shown)} judges shown." if len(rates) > len(shown) else ""),
     )
 
 
@@ -839,18 +834,51 @@ def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dic
     return summ, info
 
 
-def _diagnose(fit: Any) -> Any:
-    """The models' own diagnostics (``pymc_models.diagnostics.diagnose``) when available."""
+def _diagnose(fit: Any, seed: Any) -> Any:
+    """The models' own diagnostics (:func:`bayes_pairwise.pymc_models.diagnostics.diagnose`)."""
     try:
         from bayes_pairwise.pymc_models.diagnostics import diagnose
     except ImportError:
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return diagnose(fit)
-    except Exception:  # diagnostics are optional decoration here
+        # the predictive checks are computed by plots.ppc_data from the same replicates
+        return _call_with_supported(diagnose, fit, random_seed=seed, ppc=False)
+    except (BayesPairwiseError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _diagnostics_table(diag: Any) -> pd.DataFrame:
+    """The diagnostics table with per-item rows (strength, z) collapsed to their worst."""
+    t = diag.table
+    idx = pd.Series(t.index.astype(str), index=t.index)
+    # eps_simplex rows repeat eps_plus / eps_minus (and 1 minus both): shown once
+    hidden = idx.str.match(r"^(strength|z)\[")
+    if idx.str.match(r"^eps_plus(\[|$)").any():
+        hidden |= idx.str.startswith("eps_simplex")
+    shown = t[~hidden.to_numpy()].copy()
+    for name in ("strength", "z"):
+        sel = t[idx.str.startswith(f"{name}[").to_numpy()]
+        if not len(sel):
+            continue
+        row = {c: np.nan for c in t.columns}
+        for c in ("ess_bulk", "ess_tail"):
+            if c in sel:
+                row[c] = sel[c].min()
+        if "r_hat" in sel:
+            row["r_hat"] = sel["r_hat"].max()
+        for c in ("rhat_ok", "ess_ok", "ok"):
+            if c in sel:
+                vals = sel[c]
+                row[c] = pd.NA if vals.isna().all() else bool(vals.fillna(False).all())
+        shown.loc[f"{name} (worst of {len(sel)} items)"] = row
+    for c in ("ess_bulk", "ess_tail"):  # whole numbers
+        if c in shown:
+            shown[c] = pd.Series(
+                [str(round(float(v))) if pd.notna(v) else "–" for v in shown[c]],
+                index=shown.index,
+                dtype=object,
+            )
+    return shown
 
 
 def _forest_items(st: _State, idata: Any, max_items: int) -> list[str] | None:
@@ -896,182 +924,253 @@ def _section_bayesian(
         f"NUTS, {sampler['chains']} chains × {sampler['draws']} draws after {sampler['tune']} "
         "tuning steps"
         if method == "nuts"
-        else "MAP point estimate (one-draw posterior: no intervals, no convergence diagnostics)"
+        else "MAP point estimate (a one-draw posterior: no intervals, no convergence diagnostics)"
     )
+    n = len(st.judges)
     page.paragraph(
-        f"Model '{model}', fitted separately to each judge: {how}; random_seed={seed}. "
-        "Error rates are shared across contexts; strengths are per (context, text). Flags: "
-        f"R-hat ≤ {RHAT_MAX}, bulk and tail ESS ≥ {ESS_MIN} (METHODS §7.4). σ_s is not "
-        "identified under a hard truth and is not a finding."
+        f"Model '{model}': {how}; random_seed={seed}. "
+        + (
+            f"One joint fit of the {n} judges: the item strengths (the latent truth) are shared, "
+            "each judge has its own error parameters. "
+            if n > 1
+            else ""
+        )
+        + "Error parameters are shared across contexts; strengths are per (context, text). "
+        f"Flags: R-hat ≤ {RHAT_MAX}, bulk and tail ESS ≥ {ESS_MIN}, no divergences "
+        "(METHODS §7.4). σ_s is not identified under a hard truth and is not a finding."
     )
+    if st.fit is None:
+        page.box(f"No Bayesian fit is available: {st.fit_error}", kind="bad")
+        return
+    page.paragraph(f"Fit time: {st.fit_seconds:.1f} s.")
     if sink.convergence:
         page.box("; ".join(sink.convergence), kind="bad", title="Convergence warnings")
-    if not st.fits:
-        page.box(
-            "No Bayesian fit is available: "
-            + "; ".join(f"{j}: {e}" for j, e in st.fit_errors.items()),
-            kind="bad",
+    idata = _idata(st.fit)
+    post = idata.posterior
+    n_samples = post.sizes.get("chain", 1) * post.sizes.get("draw", 1)
+    judges_in_fit = (
+        [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else list(st.judges)
+    )
+
+    # ---------------------------------------------------------------- convergence
+    page.heading("Convergence diagnostics", level=3)
+    diag = st.diag
+    if diag is not None and isinstance(getattr(diag, "table", None), pd.DataFrame):
+        ok = getattr(diag, "ok", None)
+        if ok is None:
+            page.box("Point estimate (MAP): convergence diagnostics do not apply.", kind="note")
+        else:
+            page.box(
+                "All checks pass: R-hat, ESS and no divergent transitions."
+                if ok
+                else "Some checks FAIL: sample longer (draws / tune / chains) before trusting the "
+                "intervals.",
+                kind="ok" if ok else "bad",
+            )
+        msgs = [str(m) for m in getattr(diag, "messages", []) if "point estimate" not in str(m)]
+        if msgs:
+            page.bullets(msgs)
+        if ok is not None:
+            ebfmi = np.asarray(getattr(diag, "ebfmi", []), dtype=float)
+            page.paragraph(
+                f"Sampler: {diag.divergences} divergent transition(s), {diag.tree_depth_hits} "
+                "tree-depth hit(s), E-BFMI per chain "
+                + (", ".join(_fmt(v, 2) for v in ebfmi) if ebfmi.size else "–")
+                + "."
+            )
+        table = _diagnostics_table(diag)
+        flag = "ok" if ok is not None and "ok" in table.columns else None
+        if flag is None:
+            table = table[[c for c in table.columns if table[c].notna().any()]]
+        _table(
+            page,
+            table,
+            caption=(
+                "ArviZ summary of every sampled parameter (per-item strength and z rows collapsed "
+                "to their worst R-hat / ESS); red rows fail a threshold."
+                if flag
+                else "MAP estimates."
+            ),
+            flag_column=flag,
         )
-        return
-    if len(st.fits) > 1:
-        var_names = _MODEL_VARS.get(model, ("eps_plus", "eps_minus"))
+    else:
+        summ, info = _summary_table(st.fit, idata, method)
+        if len(summ):
+            flag = "pass" if "pass" in summ.columns else None
+            _table(page, summ, caption="ArviZ summary of the error parameters.", flag_column=flag)
+        if info:
+            page.paragraph("Sampler: " + ", ".join(f"{k} = {_fmt(v, 2)}" for k, v in info.items()))
+
+    # ---------------------------------------------------------------- judges compared
+    var_names = _MODEL_VARS.get(model, ("eps_plus", "eps_minus"))
+    var_names = tuple(v for v in var_names if v in post.data_vars) or tuple(
+        v for v in plots.ERROR_VARIABLES if v in post.data_vars
+    )
+    if len(judges_in_fit) > 1 and var_names:
         classical = None
         if st.desc is not None:
             cols = [c for c in var_names if c in st.desc.columns]
             classical = st.desc[cols] if cols else None
         try:
             ax = plots.plot_judge_forest(
-                {j: _idata(m) for j, m in st.fits.items()},
-                var_names=var_names,
-                classical=classical,
-                title="Judges compared: error rates",
+                idata, var_names=var_names, classical=classical, title="Judges compared"
             )
             page.figure(
                 ax.figure,
                 "One row per judge: posterior mean and 94% HDI of "
                 + " and ".join(var_names)
-                + (" (hollow squares: the moment estimates)" if classical is not None else ""),
+                + (" (hollow squares: the moment estimates)" if classical is not None else "")
+                + ".",
             )
         except ValueError as exc:
             page.box(f"Judge comparison not drawn: {exc}", kind="warn")
+
+    # ---------------------------------------------------------------- strengths
+    if "strength" in post.data_vars:
+        page.heading("Item strengths", level=3)
+        items = _forest_items(st, idata, max_items)
+        try:
+            ax = plots.plot_strength_forest(
+                idata, st.mm, items=items, max_items=max_items, title="Item strengths"
+            )
+            n_all = int(np.prod([post["strength"].sizes[d] for d in post["strength"].dims][2:]))
+            n_shown = len(ax.get_yticks())
+            page.figure(
+                ax.figure,
+                "Item strengths: posterior mean and 94% HDI, centred within each context; "
+                "diamonds: Bradley–Terry MM strengths rescaled onto the posterior scale "
+                f"({st.mm_note or 'no MM'})."
+                + (f" {n_shown} of {n_all} items shown." if n_all > n_shown else ""),
+            )
+            if st.mm is not None:
+                ax = plots.plot_bt_vs_posterior(idata, st.mm)
+                page.figure(
+                    ax.figure,
+                    "MM strengths against posterior mean strengths (both centred within "
+                    "context). The error models' strengths describe the latent truth and have a "
+                    "larger scale than Bradley–Terry's, which absorbs the judges' lapses: compare "
+                    "orderings (Spearman ρ).",
+                )
+        except (ValueError, KeyError) as exc:
+            page.box(f"Strength plots not drawn: {exc}", kind="warn")
+
+    # ---------------------------------------------------------------- per judge
+    classical_all: list[Any] = []
+    for src in (st.scom, st.moments, st.delta, st.delta2d):
+        classical_all.extend(src.values())
+    if st.truth is not None:
+        classical_all.append(st.truth)
+    ppc_rows: list[dict[str, Any]] = []
     for j in st.judges:
         page.heading(f"Judge {j}", level=3)
-        if j not in st.fits:
-            page.box(f"No fit: {st.fit_errors.get(j, 'unknown error')}", kind="bad")
-            continue
-        prog(f"rendering: Bayesian fit of {j}")
-        fit = st.fits[j]
-        idata = _idata(fit)
-        block = st.blocks[j]
-        summ, info = _summary_table(fit, idata, method)
-        if len(summ):
-            flag = "pass" if "pass" in summ.columns else None
-            _table(
-                page,
-                summ,
-                caption=(
-                    "ArviZ summary of the error parameters (strengths: the worst R-hat and ESS "
-                    "over all items); red rows fail a threshold."
-                    if flag
-                    else "MAP estimates."
-                ),
-                flag_column=flag,
-            )
-            if flag:
-                n_fail = int((~summ["pass"]).sum())
-                page.box(
-                    "All parameters pass R-hat and ESS thresholds."
-                    if n_fail == 0
-                    else f"{n_fail} row(s) fail R-hat ≤ {RHAT_MAX} or ESS ≥ {ESS_MIN}: sample "
-                    "longer (draws/tune/chains) before trusting the intervals.",
-                    kind="ok" if n_fail == 0 else "bad",
-                )
-        if info:
-            page.paragraph(
-                "Sampler: "
-                + ", ".join(
-                    f"{k} = {_fmt(v, 2) if isinstance(v, float) else v}" for k, v in info.items()
-                )
-            )
-        diag = _diagnose(fit)
-        if diag is not None and hasattr(diag, "table") and isinstance(diag.table, pd.DataFrame):
-            flagc = next((c for c in ("pass", "ok", "passed") if c in diag.table.columns), None)
-            _table(
-                page,
-                diag.table,
-                caption="Model diagnostics (pymc_models.diagnostics)",
-                flag_column=flagc,
-            )
-        elif diag is not None and isinstance(diag, pd.DataFrame):
-            _table(page, diag, caption="Model diagnostics (pymc_models.diagnostics)")
-        n_samples = idata.posterior.sizes.get("chain", 1) * idata.posterior.sizes.get("draw", 1)
+        prog(f"rendering: Bayesian fit, judge {j}")
+        coords = {"judge": [j]} if j in judges_in_fit and "judge" in post.coords else None
         if n_samples > 1:
             try:
-                axes = plots.plot_trace(idata)
+                axes = plots.plot_trace(idata, coords=coords)
                 page.figure(
                     axes.ravel()[0].figure,
-                    f"Judge {j}: posterior densities per chain and rank plots (uniform bars = "
+                    f"Judge {j}: posterior densities per chain and rank plots (flat bars: the "
                     "chains agree).",
                 )
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, KeyError) as exc:
                 page.box(f"Trace plot not drawn: {exc}", kind="warn")
-        classical: list[Any] = []
-        for src in (st.scom, st.moments, st.delta, st.delta2d):
-            if j in src:
-                classical.append(src[j])
-        if st.truth is not None:
-            classical.append(st.truth)
         try:
-            axes = plots.plot_posterior_vs_grid(idata, *classical)
+            axes = plots.plot_posterior_vs_grid(idata, *classical_all, judge=j if coords else None)
             page.figure(
                 axes[0].figure,
-                f"Judge {j}: posterior of each error parameter (shaded: 94% HDI) with the "
-                "classical estimates as vertical lines"
+                f"Judge {j}: "
+                + (
+                    "posterior of each error parameter (shaded: 94% HDI)"
+                    if n_samples > 1
+                    else "MAP estimate of each error parameter"
+                )
+                + " with the classical estimates as vertical lines"
                 + (" and the realised error rates of the synthetic draw" if st.truth else "")
-                + ". The 2-D Δ_S values are its sum split by the first-position rate: the fit "
-                "alone cannot tell ε₊ from ε₋.",
+                + ". The 2-D Δ_S values are its fitted sum ε₊ + ε₋ split by the first-position "
+                "rate: the grid alone cannot tell ε₊ from ε₋.",
             )
         except ValueError as exc:
             page.box(f"Posterior densities not drawn: {exc}", kind="warn")
-        if "strength" in idata.posterior.data_vars:
-            mm = st.mm.get(j)
-            items = _forest_items(st, idata, max_items)
-            try:
-                ax = plots.plot_strength_forest(
-                    idata,
-                    mm,
-                    items=items,
-                    max_items=max_items,
-                    title=f"Strengths: judge {plots._txt(j)}",
-                )
-                n_all = len(
-                    idata.posterior["strength"].coords[
-                        next(
-                            d
-                            for d in idata.posterior["strength"].dims
-                            if d not in ("chain", "draw")
-                        )
-                    ]
-                )
-                page.figure(
-                    ax.figure,
-                    f"Judge {j}: item strengths, posterior mean and 94% HDI, centred within "
-                    "each context; diamonds: Bradley–Terry MM strengths rescaled onto the "
-                    f"posterior scale ({st.mm_notes.get(j, 'no MM')}). "
-                    + (
-                        f"{len(ax.get_yticks())} of {n_all} items shown."
-                        if n_all > len(ax.get_yticks())
-                        else ""
-                    ),
-                )
-                if mm is not None:
-                    ax = plots.plot_bt_vs_posterior(idata, mm)
-                    page.figure(
-                        ax.figure,
-                        f"Judge {j}: MM strengths against posterior mean strengths (both "
-                        "centred within context). The error model's strengths describe the "
-                        "latent truth and have a larger scale than Bradley–Terry's, which "
-                        "absorbs the judge's lapses; compare orderings (Spearman ρ).",
-                    )
-            except (ValueError, KeyError) as exc:
-                page.box(f"Strength plots not drawn: {exc}", kind="warn")
-        prog(f"rendering: posterior predictive checks ({j})")
+        prog(f"rendering: posterior predictive checks, judge {j}")
         try:
-            df = plots.ppc_data(idata, block, n_draws=ppc_draws, random_seed=seed)
-            axes = plots.plot_ppc(idata, block, ppc=df)
+            df = plots.ppc_data(
+                idata,
+                st.data,
+                judge=j if st.data.n_judges > 1 else None,
+                n_draws=ppc_draws,
+                random_seed=seed,
+            )
+            axes = plots.plot_ppc(idata, st.blocks[j], ppc=df)
             pv = df.attrs.get("p_value", {})
+            ppc_rows.extend(_ppc_summary(df, j))
             page.figure(
                 axes[0].figure,
-                f"Judge {j}: posterior predictive checks with the paper's statistics, from "
-                f"{ppc_draws} data sets replicated from the "
-                + ("posterior" if n_samples > 1 else "MAP estimate (plug-in)")
-                + " with the observed design. p-values P(replicated ≥ observed): "
+                f"Judge {j}: posterior predictive checks with the paper's statistics, "
+                f"{df['draw'].nunique()} replicated data sets ({df.attrs.get('replicates', '')}"
+                + (", plug-in at the MAP estimate" if n_samples == 1 else "")
+                + "), same design as observed. p-values P(rep > obs) + ½P(rep = obs): "
                 + ", ".join(f"{k} {v:.2f}" for k, v in pv.items())
-                + " (values near 0 or 1 flag a misfit).",
+                + " (near 0 or 1: the model misses that feature of the data).",
             )
         except (ValueError, KeyError) as exc:
             page.box(f"Posterior predictive checks not drawn: {exc}", kind="warn")
         plt.close("all")
+    if ppc_rows:
+        page.heading("Posterior predictive checks: all judges", level=3)
+        table = pd.DataFrame(ppc_rows)
+        extreme = table[table["extreme"]]
+        if len(extreme):
+            page.box(
+                "The model misses: "
+                + "; ".join(
+                    f"{r.statistic} for {r.judge} (p = {r.p_value:.3f})"
+                    for r in extreme.itertuples()
+                )
+                + ". Read these judges' error rates with care: the model does not reproduce "
+                "that feature of their verdicts.",
+                kind="warn",
+            )
+        table["ok"] = ~table.pop("extreme")
+        _table(
+            page,
+            table,
+            caption="Observed statistic, mean and sd over the replicates, and the p-value "
+            "P(rep > obs) + ½P(rep = obs); red rows: p < 0.025 or p > 0.975. delta_s_area is "
+            "the area under the pooled Δ_S–n curve.",
+            index=False,
+            flag_column="ok",
+        )
+
+
+def _ppc_summary(df: pd.DataFrame, judge: str) -> list[dict[str, Any]]:
+    """One row per statistic of a :func:`bayes_pairwise.plots.ppc_data` result."""
+    rows = []
+    stats: dict[str, tuple[float, np.ndarray]] = {}
+    for name in ("s_com", "first_position_rate"):
+        sub = df[df["statistic"] == name]
+        if len(sub):
+            stats[name] = (float(sub["observed"].iloc[0]), sub["replicated"].to_numpy(float))
+    curve = df[df["statistic"] == "delta_s"]
+    if len(curve):
+        area = curve.groupby("draw")["replicated"].sum().to_numpy(float)
+        obs = float(curve[curve["draw"] == curve["draw"].iloc[0]]["observed"].sum())
+        stats["delta_s_area"] = (obs, area)
+    for name, (obs, rep) in stats.items():
+        p = float(np.mean(rep > obs) + 0.5 * np.mean(rep == obs))
+        rows.append(
+            {
+                "judge": judge,
+                "statistic": name,
+                "observed": obs,
+                "replicated_mean": float(rep.mean()),
+                "replicated_sd": float(rep.std(ddof=1)) if rep.size > 1 else float("nan"),
+                "p_value": p,
+                "replicates": int(rep.size),
+                "extreme": bool(rep.size >= 20 and (p < 0.025 or p > 0.975)),
+            }
+        )
+    return rows
 
 
 def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
@@ -1083,11 +1182,10 @@ def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
     from bayes_pairwise import plots
 
     rows, lines = [], []
+    if st.fit is None:
+        return pd.DataFrame(), []
+    post = _idata(st.fit).posterior
     for j in st.judges:
-        fit = st.fits.get(j)
-        if fit is None:
-            continue
-        post = _idata(fit).posterior
         if "eps_plus" not in post.data_vars or "eps_minus" not in post.data_vars:
             continue
         ep = np.asarray(plots._select_judge(post["eps_plus"], j).values, dtype=float).ravel()

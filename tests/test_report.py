@@ -46,7 +46,8 @@ def _nasty_data(n_contexts: int = 1):
 
 
 class FakeModel:
-    """Stands in for a pymc_models class: ``fit`` makes a posterior without sampling."""
+    """Stands in for a pymc_models class (one joint fit, error parameters per judge): ``fit``
+    makes a posterior without compiling or sampling anything."""
 
     name = "FakePositional"
     calls: ClassVar[list[tuple[str, dict]]] = []
@@ -59,16 +60,17 @@ class FakeModel:
     def fit(self, data, method="nuts", random_seed=None):
         rng = np.random.default_rng(random_seed)
         chains, draws = (1, 1) if method == "map" else (2, 200)
-        n = data.n_items
+        n, n_j = data.n_items, data.n_judges
         self.method_ = method
         self.idata_ = az.from_dict(
             posterior={
-                "eps_plus": rng.beta(10, 60, (chains, draws)),
-                "eps_minus": rng.beta(20, 60, (chains, draws)),
+                # judge k: eps_plus around (10 + 10k) / (70 + 10k), distinct per judge
+                "eps_plus": rng.beta(10 + 10 * np.arange(n_j), 60, (chains, draws, n_j)),
+                "eps_minus": rng.beta(20, 60, (chains, draws, n_j)),
                 "strength": np.linspace(1.5, -1.5, n) + rng.normal(0, 0.3, (chains, draws, n)),
             },
-            coords={"item": list(data.items)},
-            dims={"strength": ["item"]},
+            coords={"item": list(data.items), "judge": list(data.judges)},
+            dims={"strength": ["item"], "eps_plus": ["judge"], "eps_minus": ["judge"]},
             sample_stats={"diverging": np.zeros((chains, draws), dtype=bool)},
         )
         return self
@@ -164,7 +166,7 @@ def _table_rows(html: str, header: str) -> list[list[str]]:
 def test_crosscheck_table_rows(nasty_html):
     html, _ = nasty_html
     rows = _table_rows(html, "<th>interval</th>")
-    got = {(r[0], r[1], r[2]) for r in rows}
+    got = {(r[0], r[1], r[2]): r for r in rows}
     for judge in ("&lt;b&gt;bold&lt;/b&gt;", "j &amp; 2"):
         for quantity, method in [
             ("eps", "S_com closed form"),
@@ -173,16 +175,14 @@ def test_crosscheck_table_rows(nasty_html):
             ("eps", "Δ_S grid (1-D)"),
             ("eps_plus", "Δ_S grid (2-D)"),
             ("eps_minus", "Δ_S grid (2-D)"),
-            ("eps_plus", f"FakePositional [{judge}] (posterior)"),
-            ("eps_minus", f"FakePositional [{judge}] (posterior)"),
+            ("eps_plus", "FakePositional (posterior)"),
+            ("eps_minus", "FakePositional (posterior)"),
         ]:
             assert (quantity, judge, method) in got
-    # each judge's posterior appears for that judge only
-    assert (
-        "eps_plus",
-        "j &amp; 2",
-        "FakePositional [&lt;b&gt;bold&lt;/b&gt;] (posterior)",
-    ) not in got
+    # each judge gets its own posterior (the fake's eps_plus means differ: ~0.14 and ~0.25)
+    bold = float(got[("eps_plus", "&lt;b&gt;bold&lt;/b&gt;", "FakePositional (posterior)")][3])
+    j2 = float(got[("eps_plus", "j &amp; 2", "FakePositional (posterior)")][3])
+    assert bold == pytest.approx(10 / 70, abs=0.02) and j2 == pytest.approx(20 / 80, abs=0.02)
     # the report's positional check: one ε₊ + ε₋ row per judge, pass/fail coloured
     pos = _table_rows(html, "<th>inside_hdi</th>")
     assert sum(r[1] == "ε₊ + ε₋" for r in pos) == 2
@@ -191,14 +191,19 @@ def test_crosscheck_table_rows(nasty_html):
 
 def test_summary_flags_colour_rows(nasty_html):
     html, _ = nasty_html
-    rows = re.findall(
-        r'<tr class="(pass|fail)">\s*<th>(eps_plus|eps_minus|strength[^<]*)</th>', html
-    )
-    assert len(rows) == 6  # 3 rows × 2 judges
-    cells = _table_rows(html, "<th>r_hat</th>")
-    for r in cells:
-        ok = float(r[-2]) <= 1.01 and int(r[6]) >= 400 and int(r[7]) >= 400
+    cells = _table_rows(html, "<th>rhat_ok</th>")
+    labels = [r[0] for r in cells]
+    assert "eps_plus[&lt;b&gt;bold&lt;/b&gt;]" in labels and "eps_minus[j &amp; 2]" in labels
+    assert "strength (worst of 6 items)" in labels
+    assert not [lab for lab in labels if lab.startswith("strength[")]
+    for r in cells:  # label, mean, sd, hdi, hdi, r_hat, ess_bulk, ess_tail, rhat_ok, ess_ok, ok
+        ok = float(r[5]) <= 1.01 and min(int(r[6]), int(r[7])) >= 400
         assert r[-1] == ("yes" if ok else "NO")
+    classes = re.findall(
+        r'<tr class="(pass|fail)">\s*<th>(eps_plus|eps_minus|strength)[^<]*</th>', html
+    )
+    assert len(classes) == 5  # 2 judges × 2 rates + strengths
+    assert {c for c, _ in classes} <= {"pass", "fail"}
 
 
 def test_design_warnings_are_shown(fake_models):
@@ -263,7 +268,59 @@ def test_report_with_real_models_map():
         ppc_draws=30,
     ).render()
     assert "No Bayesian fit is available" not in html
+    assert "Point estimate (MAP)" in html
+    assert "model posterior_predictive, plug-in at the MAP estimate" in html
     rows = _table_rows(html, "<th>interval</th>")
     methods = {r[2] for r in rows if r[0] == "eps"}
     assert "S_com closed form" in methods and "Δ_S grid (1-D)" in methods
     assert any("MAP" in m for m in methods)
+
+
+def _prior_as_posterior(model, *, draws, tune, chains, random_seed, **_):
+    """Replaces ``sample_nuts``: prior draws of the real model shaped like a NUTS trace."""
+    import pymc as pm
+    from pymc.backends.arviz import find_constants, find_observations
+
+    names = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+    with model:
+        prior = pm.sample_prior_predictive(
+            draws=chains * draws, var_names=names, random_seed=random_seed
+        ).prior
+    post = {n: prior[n].values.reshape(chains, draws, *prior[n].shape[2:]) for n in names}
+    coords = {k: list(v) for k, v in model.coords.items() if v is not None}
+    dims = {k: list(v) for k, v in model.named_vars_to_dims.items()}
+    return az.from_dict(
+        posterior=post,
+        sample_stats={"diverging": np.zeros((chains, draws), dtype=bool)},
+        observed_data={k: np.asarray(v) for k, v in find_observations(model).items()},
+        constant_data={k: np.asarray(v) for k, v in find_constants(model).items()},
+        coords=coords,
+        dims=dims,
+    )
+
+
+@pytest.mark.skipif(
+    not hasattr(pymc_models, "get_model"), reason="the PyMC model classes have not landed"
+)
+def test_report_nuts_path_with_mocked_sampler(monkeypatch):
+    from bayes_pairwise.pymc_models import base
+
+    monkeypatch.setattr(base, "sample_nuts", _prior_as_posterior)
+    _, data = _nasty_data()
+    html = build_report(
+        data,
+        draws=60,
+        tune=10,
+        chains=2,
+        progress=False,
+        grid_kwargs={"n_subsets": 20},
+        ppc_draws=30,
+    ).render()
+    assert "No Bayesian fit is available" not in html
+    labels = [r[0] for r in _table_rows(html, "<th>rhat_ok</th>")]
+    assert "eps_plus[&lt;b&gt;bold&lt;/b&gt;]" in labels and "sigma_s" in labels
+    assert not [lab for lab in labels if lab.startswith(("strength[", "z[", "eps_simplex"))]
+    assert "model posterior_predictive" in html  # PPC from the model's own replicates
+    rows = _table_rows(html, "<th>interval</th>")
+    assert ("eps_minus", "j &amp; 2", "positional (posterior)") in {tuple(r[:3]) for r in rows}
+    assert "<script" not in html.lower()
