@@ -98,6 +98,7 @@ class _ErrorModel(BayesianPairwiseModel):
                 k,
                 likelihood=likelihood,
                 observed=observed,
+                n_judges=data.n_judges,
             )
         return model
 

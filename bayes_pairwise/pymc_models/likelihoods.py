@@ -31,6 +31,7 @@ constructor :func:`pair_counts_dist` that registers the observed node as a
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -56,15 +57,41 @@ def _binom_coef(n: Any, k: Any) -> Any:
     return pt.gammaln(k + 1) - pt.gammaln(n + 1) - pt.gammaln(k - n + 1)
 
 
-def _judge_rates(judge: Any, eps_plus: Any, eps_minus: Any) -> tuple[Any, Any]:
-    """Per-judge rate vectors (possibly with leading broadcast dims) and a one-hot (pair, J)."""
-    ep = eps_plus.reshape((eps_plus.shape[-1],))
-    em = eps_minus.reshape((eps_minus.shape[-1],))
-    onehot = pt.eq(judge[:, None], pt.arange(ep.shape[0])[None, :]).astype("float64")
-    return ep, em, onehot
+def _per_pair(judge: Any, table: Any, n_judges: int | None) -> list[Any]:
+    """Columns of a per-judge ``table`` (J, R) looked up for every pair row: R tensors (P,).
+
+    With a known number of judges the lookup is a sum of masked terms (elementwise only: fast
+    to differentiate, no scatter); with one judge it is a broadcast scalar.
+    """
+    n_cols = int(table.type.shape[-1])
+    if n_judges == 1:
+        return [table[0, c] for c in range(n_cols)]
+    if n_judges is not None:
+        masks = [pt.eq(judge, jdx).astype("float64") for jdx in range(n_judges)]
+        return [sum(m * table[jdx, c] for jdx, m in enumerate(masks)) for c in range(n_cols)]
+    onehot = pt.eq(judge[:, None], pt.arange(table.shape[0])[None, :]).astype("float64")
+    looked = pt.dot(onehot, table)
+    return [looked[:, c] for c in range(n_cols)]
 
 
-def marginal_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any, k: Any) -> Any:
+def _rates_vectors(eps_plus: Any, eps_minus: Any) -> tuple[Any, Any, int | None]:
+    """Per-judge rate vectors (J,), dropping leading broadcast dims, and J when static."""
+    ep, em = pt.as_tensor(eps_plus), pt.as_tensor(eps_minus)
+    n_judges = ep.type.shape[-1] if ep.type.ndim else 1
+    ep = ep.reshape((ep.shape[-1],)) if ep.type.ndim else ep.reshape((1,))
+    em = em.reshape((em.shape[-1],)) if em.type.ndim else em.reshape((1,))
+    return ep, em, n_judges
+
+
+def marginal_logp(
+    value: Any,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    n_judges: int | None = None,
+) -> Any:
     """Log-probability of ``value = (n1, n2)`` per pair row under the marginal model.
 
     Parameters
@@ -79,6 +106,8 @@ def marginal_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any,
         Error rates per judge.
     k : tensor, shape (P, 2)
         ``(k_plus, k_minus)``.
+    n_judges : int, optional
+        J, when known (speeds up the per-judge lookup); inferred from static shapes otherwise.
 
     Returns
     -------
@@ -107,12 +136,9 @@ def marginal_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any,
     n1, n2 = value[..., 0], value[..., 1]
     k = pt.as_tensor(k)
     kp, km = k[..., 0], k[..., 1]
-    ep, em, onehot = _judge_rates(
-        pt.as_tensor(judge), pt.as_tensor(eps_plus), pt.as_tensor(eps_minus)
-    )
+    ep, em, static_j = _rates_vectors(eps_plus, eps_minus)
     logs = pt.stack([pt.log1p(-ep), pt.log(ep), pt.log1p(-em), pt.log(em)], axis=-1)  # (J, 4)
-    lp = pt.dot(onehot, logs)  # (P, 4): log(1-e+), log e+, log(1-e-), log e-
-    l1p, lp_, l1m, lm = lp[:, 0], lp[:, 1], lp[:, 2], lp[:, 3]
+    l1p, lp_, l1m, lm = _per_pair(pt.as_tensor(judge), logs, n_judges or static_j)
     # T = i > j: n1 ~ Bin(k+, 1-e+), n2 ~ Bin(k-, 1-e-)
     a = n1 * l1p + (kp - n1) * lp_ + n2 * l1m + (km - n2) * lm
     # T = j > i: n1 ~ Bin(k+, e-), n2 ~ Bin(k-, e+)
@@ -125,7 +151,15 @@ def marginal_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any,
     return _binom_coef(n1, kp) + _binom_coef(n2, km) + a + pt.maximum(delta, 0.0) + mix
 
 
-def independent_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: Any, k: Any) -> Any:
+def independent_logp(
+    value: Any,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    n_judges: int | None = None,
+) -> Any:
     """Log-probability of ``(n1, n2)`` per pair row when every verdict is independent.
 
     P(i wins | i first) = ε₋ + c σ(d), P(i wins | j first) = ε₊ + c σ(d), c = 1 − ε₊ − ε₋;
@@ -150,11 +184,8 @@ def independent_logp(value: Any, d: Any, judge: Any, eps_plus: Any, eps_minus: A
     n1, n2 = value[..., 0], value[..., 1]
     k = pt.as_tensor(k)
     kp, km = k[..., 0], k[..., 1]
-    ep, em, onehot = _judge_rates(
-        pt.as_tensor(judge), pt.as_tensor(eps_plus), pt.as_tensor(eps_minus)
-    )
-    rates = pt.dot(onehot, pt.stack([ep, em], axis=-1))  # (P, 2)
-    e_p, e_m = rates[:, 0], rates[:, 1]
+    ep, em, static_j = _rates_vectors(eps_plus, eps_minus)
+    e_p, e_m = _per_pair(pt.as_tensor(judge), pt.stack([ep, em], axis=-1), n_judges or static_j)
     c = 1.0 - e_p - e_m
     sp, sm = pt.sigmoid(d), pt.sigmoid(-d)
     lp1 = n1 * pt.log(e_m + c * sp) + (kp - n1) * pt.log(e_p + c * sm)
@@ -259,6 +290,7 @@ def pair_counts_dist(
     likelihood: str = "marginal",
     observed: Any = None,
     dims: tuple[str, str] = ("pair", "count"),
+    n_judges: int | None = None,
 ) -> Any:
     """Register the observed ``(n1, n2)`` node of an error model inside a ``pm.Model`` context.
 
@@ -277,6 +309,8 @@ def pair_counts_dist(
     likelihood : {"marginal", "independent"}
     observed : array, shape (P, 2), optional
     dims : tuple of str
+    n_judges : int, optional
+        Number of judges J (makes the per-judge lookup elementwise, which differentiates fast).
 
     Returns
     -------
@@ -292,7 +326,7 @@ def pair_counts_dist(
         eps_plus,
         eps_minus,
         k,
-        logp=_LOGP[likelihood],
+        logp=functools.partial(_LOGP[likelihood], n_judges=n_judges),
         random=_RANDOM[likelihood],
         signature="(),(),(j),(j),(o)->(o)",
         dtype="int64",
