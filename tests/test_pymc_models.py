@@ -154,7 +154,11 @@ class TestHandComputedLogp:
 
     def test_biased_bt_half_ties(self):
         df = pd.DataFrame(
-            {"first": ["a", "b", "a"], "second": ["b", "a", "b"], "outcome": ["first", "tie", "second"]}
+            {
+                "first": ["a", "b", "a"],
+                "second": ["b", "a", "b"],
+                "outcome": ["first", "tie", "second"],
+            }
         )
         data = load_comparisons(df, ties="half")
         model = BiasedBradleyTerry().build_model(data)
@@ -163,30 +167,20 @@ class TestHandComputedLogp:
         y = np.array([1.0, 0.5, 0.0])
         np.testing.assert_allclose(got, y * np.log(expit(eta)) + (1 - y) * np.log(expit(-eta)))
 
-    def test_whole_model_logp_is_prior_plus_likelihood(self, tiny):
+    def test_observed_logp_at_initial_point(self, tiny):
         model = UniformError().build_model(tiny)
-        point = model.initial_point()
-        total = model.compile_logp(jacobian=False)(point)
-        parts = model.compile_logp(vars=model.free_RVs, jacobian=False)(point)
-        obs = model.compile_logp(vars=model.observed_RVs, jacobian=False)(point)
-        assert total == pytest.approx(parts + obs)
-        # at the initial point all strengths are 0: every pair is a coin flip over T
+        obs = model.compile_logp(vars=model.observed_RVs, jacobian=False)(model.initial_point())
+        # all strengths are 0 and eps = 0.25 there: every pair is a coin flip over T
         pc = pair_counts(tiny)
         assert obs == pytest.approx(_hand_marginal(pc, np.zeros(3), 0.25, 0.25).sum())
 
 
 @pytest.mark.parametrize(
-    "make",
-    [
-        lambda d: UniformError().build_model(d),
-        lambda d: PositionalBias().build_model(d),
-        lambda d: UniformError(likelihood="independent").build_model(d),
-        lambda d: PositionalBias(likelihood="independent").build_model(d),
-    ],
-    ids=["uniform", "positional", "uniform_independent", "positional_independent"],
+    ("cls", "likelihood"),
+    [(PositionalBias, "marginal"), (UniformError, "independent")],
 )
-def test_gradients_finite_at_initial_point(make, two_judges_contexts):
-    model = _frozen(make(two_judges_contexts))
+def test_gradients_finite_at_initial_point(cls, likelihood, two_judges_contexts):
+    model = _frozen(cls(likelihood=likelihood).build_model(two_judges_contexts))
     grad = model.compile_dlogp()(model.initial_point())
     assert np.isfinite(grad).all() and np.abs(grad).sum() > 0
 
@@ -212,7 +206,11 @@ class TestMockedFit:
         assert ll.sizes["pair"] == pair_counts(data).n_pairs
         assert str(post.coords["item"].values[0]).startswith("c00::")
         assert set(m.idata_.groups()) >= {
-            "posterior", "log_likelihood", "sample_stats", "observed_data", "constant_data"
+            "posterior",
+            "log_likelihood",
+            "sample_stats",
+            "observed_data",
+            "constant_data",
         }
         # strengths sum to zero within each context
         s = post["strength"].values
@@ -237,7 +235,13 @@ class TestMockedFit:
         json.dumps(out, allow_nan=False)
         assert out["model"] == "uniform" and out["method"] == "nuts"
         assert set(out["parameters"]["eps"]) == {
-            "mean", "sd", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk", "ess_tail"
+            "mean",
+            "sd",
+            "hdi_3%",
+            "hdi_97%",
+            "r_hat",
+            "ess_bulk",
+            "ess_tail",
         }
         assert out["diagnostics"]["divergences"] == 0
         assert out["settings"]["priors"]["eps"]["dist"] == "Uniform"
@@ -318,7 +322,11 @@ def test_map_biased_bt_near_truth(bt_sim):
 def saved_fits(tmp_path_factory, rr, bt_sim):
     out = {}
     folder = tmp_path_factory.mktemp("fits")
-    for cls, data in ((UniformError, rr.data), (PositionalBias, rr.data), (BiasedBradleyTerry, bt_sim.data)):
+    for cls, data in (
+        (UniformError, rr.data),
+        (PositionalBias, rr.data),
+        (BiasedBradleyTerry, bt_sim.data),
+    ):
         m = cls().fit(data, method="map", random_seed=1)
         m.sample_posterior_predictive(random_seed=2, point_draws=50)
         path = folder / f"{cls.__name__}.nc"
@@ -343,8 +351,10 @@ def test_netcdf_round_trip_lossless(saved_fits, cls):
     assert loaded.settings_["data"]["n_comparisons"] == m.n_comparisons_
     # the rebuilt PyMC model gives the same log-likelihood at the stored point
     again = pm.compute_log_likelihood(
-        az.InferenceData(posterior=m.idata_.posterior), model=loaded.model_,
-        extend_inferencedata=False, progressbar=False,
+        az.InferenceData(posterior=m.idata_.posterior),
+        model=loaded.model_,
+        extend_inferencedata=False,
+        progressbar=False,
     )
     name = cls.observed_name
     np.testing.assert_allclose(again[name].values, m.idata_.log_likelihood[name].values)
@@ -425,7 +435,11 @@ class TestSettings:
 
     def test_get_model_registry(self):
         assert set(available_models()) == {
-            "uniform", "positional", "uniform_independent", "positional_independent", "biased_bt"
+            "uniform",
+            "positional",
+            "uniform_independent",
+            "positional_independent",
+            "biased_bt",
         }
         m = get_model("positional_independent", chains=2)
         assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "independent"
@@ -448,7 +462,11 @@ class TestSettings:
 class TestDesign:
     def test_ties_half_is_design_error(self):
         df = pd.DataFrame(
-            {"first": ["a", "b", "a"], "second": ["b", "a", "b"], "outcome": ["first", "tie", "second"]}
+            {
+                "first": ["a", "b", "a"],
+                "second": ["b", "a", "b"],
+                "outcome": ["first", "tie", "second"],
+            }
         )
         data = load_comparisons(df, ties="half")
         for cls in (UniformError, PositionalBias):
@@ -526,12 +544,14 @@ def test_diagnose_runs_on_mocked_fit(mock_sampler, rr):
 # --------------------------------------------------------------------------- real sampling
 @pytest.mark.parametrize("sampler", ["nutpie", "pymc"])
 def test_same_seed_same_posterior(sampler):
-    pytest.importorskip("nutpie") if sampler == "nutpie" else None
+    if sampler == "nutpie":
+        pytest.importorskip("nutpie")
     data = bp.simulate_round_robin(5, eps=0.2, random_seed=0).data
     kw = {"draws": 30, "tune": 30, "chains": 2, "nuts_sampler": sampler}
     a = UniformError(**kw).fit(data, random_seed=7).idata_.posterior
     b = UniformError(**kw).fit(data, random_seed=7).idata_.posterior
     np.testing.assert_array_equal(a["eps"].values, b["eps"].values)
     np.testing.assert_array_equal(a["strength"].values, b["strength"].values)
-    c = UniformError(**kw).fit(data, random_seed=8).idata_.posterior
-    assert not np.array_equal(a["eps"].values, c["eps"].values)
+    if sampler == "pymc":  # the cheap one: also check that another seed gives other draws
+        c = UniformError(**kw).fit(data, random_seed=8).idata_.posterior
+        assert not np.array_equal(a["eps"].values, c["eps"].values)

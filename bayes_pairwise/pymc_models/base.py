@@ -10,9 +10,11 @@ PyMC's NUTS otherwise), so tests can replace it with a fake sampler.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -60,6 +62,75 @@ def _resolve_sampler(name: str) -> str:
     return name
 
 
+#: Compiled nutpie models by fingerprint (model class, priors, likelihood, data): refitting the
+#: same model to the same data (another seed, more draws) skips the numba compilation.
+_NUTPIE_CACHE: OrderedDict[str, Any] = OrderedDict()
+_NUTPIE_CACHE_SIZE = 4
+
+
+def _nutpie_compiled(model: pm.Model, cache_key: str | None) -> Any:
+    import nutpie
+
+    if cache_key is not None and cache_key in _NUTPIE_CACHE:
+        _NUTPIE_CACHE.move_to_end(cache_key)
+        return _NUTPIE_CACHE[cache_key]
+    compiled = nutpie.compile_pymc_model(model)
+    if cache_key is not None:
+        _NUTPIE_CACHE[cache_key] = compiled
+        while len(_NUTPIE_CACHE) > _NUTPIE_CACHE_SIZE:
+            _NUTPIE_CACHE.popitem(last=False)
+    return compiled
+
+
+def _sample_nutpie(
+    model: pm.Model,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    target_accept: float,
+    random_seed: int,
+    progress: bool,
+    cache_key: str | None,
+    **kwargs: Any,
+) -> az.InferenceData:
+    import nutpie
+    from pymc.backends.arviz import (
+        coords_and_dims_for_inferencedata,
+        dict_to_dataset,
+        find_constants,
+        find_observations,
+    )
+
+    compiled = _nutpie_compiled(model, cache_key)
+    kw = {"save_warmup": False, **kwargs}
+    compiled = compiled.with_transform_adapt() if kw.pop("transform_adapt", False) else compiled
+    idata = nutpie.sample(
+        compiled,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=random_seed,
+        progress_bar=progress,
+        target_accept=target_accept,
+        **kw,
+    )
+    coords, dims = coords_and_dims_for_inferencedata(model)
+    groups = {
+        "constant_data": find_constants(model),
+        "observed_data": find_observations(model),
+    }
+    idata.add_groups(
+        {
+            name: dict_to_dataset(values, library=pm, coords=coords, dims=dims, default_dims=[])
+            for name, values in groups.items()
+        },
+        coords=coords,
+        dims=dims,
+    )
+    return idata
+
+
 def sample_nuts(
     model: pm.Model,
     *,
@@ -70,6 +141,7 @@ def sample_nuts(
     random_seed: int,
     nuts_sampler: str = "auto",
     progress: bool = False,
+    cache_key: str | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     """Run NUTS on ``model`` (nutpie when installed and asked for, PyMC's NUTS otherwise).
@@ -86,8 +158,11 @@ def sample_nuts(
         The same seed gives the same draws.
     nuts_sampler : {"auto", "nutpie", "pymc"}
     progress : bool
+    cache_key : str, optional
+        Fingerprint of the model and its data: a nutpie model compiled for the same key in this
+        process is reused.
     **kwargs
-        Passed to :func:`pymc.sample` (``nuts_sampler_kwargs=…`` reaches nutpie).
+        Passed to :func:`nutpie.sample` or :func:`pymc.sample`.
 
     Returns
     -------
@@ -96,28 +171,46 @@ def sample_nuts(
         ``observed_data`` and ``constant_data``.
     """
     sampler = _resolve_sampler(nuts_sampler)
-    kw: dict[str, Any] = dict(kwargs)
     if sampler == "nutpie":
-        nk = dict(kw.pop("nuts_sampler_kwargs", {}) or {})
-        nk.setdefault("save_warmup", False)
-        kw["nuts_sampler_kwargs"] = nk
-    else:
-        kw.setdefault("cores", min(chains, os.cpu_count() or 1))
-        kw.setdefault("idata_kwargs", {"log_likelihood": False})
-        kw.setdefault("compute_convergence_checks", False)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*idata_kwargs.*", category=UserWarning)
-        return pm.sample(
+        return _sample_nutpie(
+            model,
             draws=draws,
             tune=tune,
             chains=chains,
             target_accept=target_accept,
             random_seed=random_seed,
-            nuts_sampler=sampler,
-            progressbar=progress,
-            model=model,
-            **kw,
+            progress=progress,
+            cache_key=cache_key,
+            **kwargs,
         )
+    kw: dict[str, Any] = dict(kwargs)
+    kw.setdefault("cores", min(chains, os.cpu_count() or 1))
+    kw.setdefault("idata_kwargs", {"log_likelihood": False})
+    kw.setdefault("compute_convergence_checks", False)
+    return pm.sample(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        target_accept=target_accept,
+        random_seed=random_seed,
+        progressbar=progress,
+        model=model,
+        **kw,
+    )
+
+
+def model_fingerprint(model: pm.Model, settings: Mapping[str, Any]) -> str:
+    """SHA-256 of the settings and of the model's observed and constant data."""
+    from pymc.backends.arviz import find_constants, find_observations
+
+    h = hashlib.sha256(to_json(settings).encode())
+    h.update(str(sorted(model.named_vars)).encode())
+    for group in (find_observations(model), find_constants(model)):
+        for name in sorted(group):
+            arr = np.ascontiguousarray(np.asarray(group[name]))
+            h.update(f"{name}:{arr.dtype}:{arr.shape}".encode())
+            h.update(arr.tobytes())
+    return h.hexdigest()
 
 
 def make_prior(name: str, table: Mapping[str, Any], kind: str, dims: Any = None) -> Any:
@@ -177,7 +270,8 @@ class BayesianPairwiseModel:
     nuts_sampler : {"auto", "nutpie", "pymc"}, optional
         ``"auto"`` uses nutpie when installed.
     sampler_kwargs : dict, optional
-        Extra keyword arguments for :func:`pymc.sample`.
+        Extra keyword arguments for :func:`nutpie.sample` (when nutpie samples) or
+        :func:`pymc.sample`.
     map_kwargs : dict, optional
         Extra keyword arguments for :func:`pymc.find_MAP` (``method``, ``maxeval`` …).
     """
@@ -413,8 +507,12 @@ class BayesianPairwiseModel:
         design = self._design_warnings(data)
         model = self._build(data, priors, likelihood)
         if method == "nuts":
+            frozen = _frozen(model)
+            key = model_fingerprint(
+                frozen, {"class": type(self).__name__, "priors": priors, "lik": likelihood}
+            )
             idata = sample_nuts(
-                _frozen(model),
+                frozen,
                 draws=sampler["draws"],
                 tune=sampler["tune"],
                 chains=sampler["chains"],
@@ -422,6 +520,7 @@ class BayesianPairwiseModel:
                 random_seed=seed,
                 nuts_sampler=sampler["nuts_sampler"],
                 progress=progress,
+                cache_key=key,
                 **dict(self.sampler_kwargs or {}),
             )
             idata = _tidy_posterior(idata, model)

@@ -116,8 +116,10 @@ def marginal_logp(
     Notes
     -----
     With Δ = B − A, log p = coef + A + log(σ(d) + σ(−d) e^Δ), evaluated stably as
-    ``A + max(Δ, 0) + log(q + (1 − q) σ(±d))`` with ``q = exp(−|Δ|)``: one sigmoid and one log
-    per row instead of two softplus and a logaddexp (about 3× faster to differentiate).
+    ``coef + A + max(Δ, 0) + log(q + (1 − q) σ(±d))`` with ``q = exp(−|Δ|)``. Everything but the
+    sigmoid term depends on a pair only through its pattern (judge, n1, n2, k₊, k₋), so it is
+    computed once per distinct pattern: per pair there remain one sigmoid and one log (instead
+    of two softplus and a logaddexp), which makes the gradient about 3× cheaper.
 
     Examples
     --------
@@ -133,22 +135,53 @@ def marginal_logp(
     True
     """
     value = pt.as_tensor(value)
-    n1, n2 = value[..., 0], value[..., 1]
     k = pt.as_tensor(k)
-    kp, km = k[..., 0], k[..., 1]
+    judge = pt.as_tensor(judge)
     ep, em, static_j = _rates_vectors(eps_plus, eps_minus)
+    # Everything except the sigmoid term depends on the pair only through its pattern
+    # (judge, n1, n2, k+, k-): compute it once per distinct pattern. With constant data (a
+    # frozen model) the pattern table is folded at compile time.
+    pattern, inv = _patterns(value, judge, k)
+    tj, n1, n2, kp, km = (pattern[:, c] for c in range(5))
     logs = pt.stack([pt.log1p(-ep), pt.log(ep), pt.log1p(-em), pt.log(em)], axis=-1)  # (J, 4)
-    l1p, lp_, l1m, lm = _per_pair(pt.as_tensor(judge), logs, n_judges or static_j)
+    l1p, lp_, l1m, lm = _per_pair(tj, logs, n_judges or static_j)
     # T = i > j: n1 ~ Bin(k+, 1-e+), n2 ~ Bin(k-, 1-e-)
     a = n1 * l1p + (kp - n1) * lp_ + n2 * l1m + (km - n2) * lm
     # T = j > i: n1 ~ Bin(k+, e-), n2 ~ Bin(k-, e+)
     b = n1 * lm + (kp - n1) * l1m + n2 * lp_ + (km - n2) * l1p
     delta = b - a
-    pos = pt.gt(delta, 0)
+    const = _binom_coef(n1, kp) + _binom_coef(n2, km) + a + pt.maximum(delta, 0.0)
     q = pt.exp(-pt.abs(delta))
-    sig = pt.sigmoid(pt.switch(pos, -d, d))
-    mix = pt.log(q + (1.0 - q) * sig)
-    return _binom_coef(n1, kp) + _binom_coef(n2, km) + a + pt.maximum(delta, 0.0) + mix
+    flip = pt.switch(pt.gt(delta, 0), -1.0, 1.0)
+    qp = q[inv]
+    sig = pt.sigmoid(flip[inv] * d)
+    return const[inv] + pt.log(qp + (1.0 - qp) * sig)
+
+
+def _patterns(value: Any, judge: Any, k: Any) -> tuple[Any, Any]:
+    """Distinct rows of (judge, n1, n2, k+, k-) (float table) and each pair's row index."""
+    cols = pt.stack(
+        [
+            judge.astype("int64"),
+            value[..., 0].astype("int64"),
+            value[..., 1].astype("int64"),
+            k[..., 0].astype("int64"),
+            k[..., 1].astype("int64"),
+        ],
+        axis=-1,
+    )
+    base = pt.max(cols) + 1
+    key = (((cols[:, 0] * base + cols[:, 1]) * base + cols[:, 2]) * base + cols[:, 3]) * base
+    key = key + cols[:, 4]
+    uniq, inv = pt.unique(key, return_inverse=True)
+    table = []
+    rest = uniq
+    for _ in range(4):
+        table.append(rest % base)
+        rest = rest // base
+    table.append(rest)
+    table = pt.stack(table[::-1], axis=-1).astype("float64")
+    return table, inv.reshape((-1,))
 
 
 def independent_logp(
