@@ -58,6 +58,7 @@ class FakeModel:
         FakeModel.calls.append((spec, settings))
 
     def fit(self, data, method="nuts", random_seed=None):
+        FakeModel.last_data = data
         rng = np.random.default_rng(random_seed)
         chains, draws = (1, 1) if method == "map" else (2, 200)
         n, n_j = data.n_items, data.n_judges
@@ -144,7 +145,7 @@ def test_report_sections_and_progress(nasty_html):
     ):
         assert needed in h3
     assert "[report" in err and "fitting positional (nuts)" in err
-    assert "500 / 500 / 2" in html  # sampler settings shown
+    assert "1000 / 500 / 2" in html  # the default sampler settings are shown
     assert "One row per judge" in html  # the judges' forest plot (two judges)
 
 
@@ -221,6 +222,18 @@ def test_design_warnings_are_shown(fake_models):
     assert "only 97.8% of the compared pairs were seen in both orders" in section
     assert "MAP point estimate" in html
     assert all(s == {} for _, s in fake_models.calls)  # MAP: no sampler settings passed
+
+
+def test_ties_counted_half_are_dropped_for_the_model(fake_models):
+    frame, _ = _nasty_data()
+    frame.loc[[0, 5], "outcome"] = "tie"
+    data = load_comparisons(frame, judge="judge", repeat="repeat", ties="half")
+    html = build_report(
+        data, method="map", progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
+    ).render()
+    assert "the 2 tie(s) counted as half a win" in html
+    fitted = fake_models.last_data
+    assert fitted.integer_outcomes and fitted.n_comparisons == data.n_comparisons - 2
 
 
 def test_write_report_and_settings(fake_models, tmp_path):
