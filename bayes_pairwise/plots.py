@@ -56,6 +56,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ERROR_VARIABLES",
     "HDI_PROB",
+    "PPC_STATISTICS",
+    "as_inference_data",
     "bt_vs_posterior_data",
     "correct_score_data",
     "delta_s_curve_data",
@@ -145,7 +147,29 @@ def _one_ax(ax: Any, figsize=(6.0, 4.0)) -> Axes:
 
 
 def as_inference_data(obj: Any) -> az.InferenceData:
-    """The :class:`arviz.InferenceData` of a fit (model, MAP / grid / MM fit) or itself."""
+    """The :class:`arviz.InferenceData` of a fit (model, MAP / grid / MM fit) or itself.
+
+    Parameters
+    ----------
+    obj : InferenceData, fitted model (``idata_``) or estimate with ``to_inference_data()``
+
+    Returns
+    -------
+    arviz.InferenceData
+
+    Raises
+    ------
+    TypeError
+        For anything else.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_pairwise.classical.bradley_terry import BradleyTerry
+    >>> bt = BradleyTerry().fit(np.array([[0, 3.0], [1.0, 0]]))
+    >>> as_inference_data(bt).posterior["strength"].shape
+    (1, 1, 2)
+    """
     import arviz as az
 
     if isinstance(obj, az.InferenceData):
