@@ -250,12 +250,24 @@ def _source_label(obj: Any, idata: Any = None) -> str:
     }
     if name in labels:
         return labels[name]
-    attrs = getattr(idata, "attrs", {}) if idata is not None else {}
-    method = attrs.get("method") or attrs.get("estimator")
+    method = getattr(obj, "method_", None)
+    attrs: dict[str, Any] = {}
+    if idata is not None:
+        attrs = dict(getattr(idata, "attrs", {}) or {})
+        post = getattr(idata, "posterior", None)
+        attrs.update(getattr(post, "attrs", {}) or {})
+    method = method or attrs.get("method") or attrs.get("estimator")
+    if method is None and "bayes_pairwise_settings" in attrs:  # the model classes' stamp
+        import json
+
+        try:
+            method = json.loads(attrs["bayes_pairwise_settings"]).get("method")
+        except (TypeError, ValueError, AttributeError):
+            method = None
     if method is not None:
         method = str(method)
         return "MAP" if method.lower() in ("map", "find_map") else method
-    return name
+    return "point estimate" if name == "InferenceData" else name
 
 
 def _point(source, variable, judge, estimate, lower=np.nan, upper=np.nan, kind="classical", **kw):
@@ -1079,6 +1091,11 @@ def plot_posterior_vs_grid(
                 label=f"{_txt(post.source)} {post.estimate:.3f}",
             )
             a.set_yticks([])
+        if post["kind"] != "posterior":  # only vertical lines: frame them
+            vals = sub["estimate"].to_numpy(dtype=float)
+            vals = vals[np.isfinite(vals)]
+            pad = max(0.05, 0.25 * float(np.ptp(vals))) if vals.size else 0.05
+            a.set_xlim(float(vals.min()) - pad, float(vals.max()) + pad)
         for _, r in sub.iloc[1:].iterrows():
             color, ls = _source_style(sources, str(r["source"]))
             a.axvline(

@@ -483,7 +483,8 @@ def _bayesian(
         return
     n = len(st.judges)
     prog(
-        f"Bayesian: fitting {model} ({method}) to {n} judge{'s' if n != 1 else ''} jointly"
+        f"Bayesian: fitting {model} ({method}) to "
+        + (f"{n} judges jointly" if n > 1 else f"judge {st.judges[0]}")
         + (
             f" — {sampler['chains']} chains × ({sampler['tune']} tune + {sampler['draws']} draws)"
             if method == "nuts"
@@ -897,25 +898,28 @@ def _diagnostics_table(diag: Any) -> pd.DataFrame:
 
 
 def _forest_items(st: _State, idata: Any, max_items: int) -> list[str] | None:
-    labels = [
-        str(x)
-        for x in idata.posterior["strength"]
-        .coords[next(d for d in idata.posterior["strength"].dims if d not in ("chain", "draw"))]
-        .values
-    ]
+    """Items for the strengths forest: whole contexts up to ``max_items`` rows, or (no contexts)
+    the strongest and weakest halves."""
+    da = idata.posterior["strength"]
+    dim = next(d for d in da.dims if d not in ("chain", "draw"))
+    labels = [str(x) for x in da.coords[dim].values]
     if len(labels) <= max_items:
         return None
     d = st.data
+    present = set(labels)
     if d.has_contexts:
         ctx = np.asarray(d.item_context)
         keep: list[str] = []
         for c in range(d.n_contexts):
-            its = [d.items[i] for i in np.flatnonzero(ctx == c)]
+            its = [d.items[i] for i in np.flatnonzero(ctx == c) if d.items[i] in present]
             if keep and len(keep) + len(its) > max_items:
                 break
             keep.extend(its)
-        return [k for k in keep if k in set(labels)]
-    return None
+        return keep
+    means = da.mean(("chain", "draw")).to_numpy()
+    order = [labels[k] for k in np.argsort(-means, kind="stable")]
+    half = max(1, max_items // 2)
+    return order[:half] + order[-(max_items - half) :]
 
 
 def _section_bayesian(
@@ -1062,7 +1066,16 @@ def _section_bayesian(
                 "Item strengths: posterior mean and 94% HDI, centred within each context; "
                 "diamonds: Bradley–Terry MM strengths rescaled onto the posterior scale "
                 f"({st.mm_note or 'no MM'})."
-                + (f" {n_shown} of {n_all} items shown." if n_all > n_shown else ""),
+                + (
+                    (
+                        f" The first {n_shown} of {n_all} items (whole contexts) are shown."
+                        if st.data.has_contexts
+                        else f" The {n_shown // 2} strongest and {n_shown - n_shown // 2} "
+                        f"weakest of {n_all} items are shown."
+                    )
+                    if n_all > n_shown
+                    else ""
+                ),
             )
             if st.mm is not None:
                 ax = plots.plot_bt_vs_posterior(idata, st.mm)

@@ -205,6 +205,17 @@ def test_plot_posterior_vs_grid_map_point():
     assert df["kind"].tolist() == ["point"] and df["source"].item() == "MAP"
 
 
+def test_point_posterior_label_from_model_stamp():
+    idata = az.from_dict(posterior={"eps": np.array([[0.12]])})
+    idata.posterior.attrs["bayes_pairwise_settings"] = '{"method": "map"}'
+    assert plots.posterior_vs_grid_data(idata)["source"].item() == "MAP"
+    plain = az.from_dict(posterior={"eps": np.array([[0.12]])})
+    assert plots.posterior_vs_grid_data(plain)["source"].item() == "point estimate"
+    (ax,) = plots.plot_posterior_vs_grid(plain, ("grid", {"eps": 0.2}))
+    lo, hi = ax.get_xlim()
+    assert lo < 0.12 < 0.2 < hi and hi - lo < 0.5  # framed around the lines
+
+
 def test_posterior_vs_grid_needs_error_variables():
     idata = az.from_dict(posterior={"theta": np.zeros((1, 5))})
     with pytest.raises(ValueError, match="none of the variables"):
