@@ -313,6 +313,9 @@ def _classical_rows(obj: Any, label: str | None = None) -> list[dict[str, Any]]:
             vals = {"eps_plus": obj.realised_eps_plus, "eps_minus": obj.realised_eps_minus}
             if obj.gamma is not None and np.ndim(obj.gamma) == 0:
                 rows.append(_point("nominal (synthetic)", "gamma", judge, obj.gamma, kind="truth"))
+            elif obj.gamma is not None:  # one γ per judge
+                for lab, g in zip(obj.data.judges, obj.gamma, strict=False):
+                    rows.append(_point("nominal (synthetic)", "gamma", str(lab), g, kind="truth"))
             for cov, w in dict(obj.covariate_effects).items():
                 rows.append(_point("nominal (synthetic)", "w", judge, w, kind="truth", coord=cov))
         for var, val in vals.items():
@@ -1107,7 +1110,8 @@ def plot_posterior_vs_grid(
             )
         var = str(post["variable"])
         a.set_xlabel(_VAR_TEX.get(var, _txt(var)))
-        bits = [_txt(post["judge"])] if post["judge"] not in (None, "") else []
+        j = post["judge"]
+        bits = [_txt(j)] if isinstance(j, str) and j != "" else []
         if post["coord"]:
             bits.append(_txt(post["coord"]))
         a.set_title(f"{var}" + (f" — {', '.join(bits)}" if bits else ""), fontsize=10)
@@ -1517,7 +1521,8 @@ def plot_judge_forest(
             )
     ax.set_yticks([ypos[j] for j in judges])
     ax.set_yticklabels([_txt(j) for j in judges])
-    ax.set_xlabel(f"error rate (posterior mean, {round(100 * hdi_prob)}% HDI)")
+    what = "error rate" if all(v.startswith("eps") for v in vars_present) else "value"
+    ax.set_xlabel(f"{what} (posterior mean, {round(100 * hdi_prob)}% HDI)")
     ax.set_title(title or "Judges compared", fontsize=10)
     ax.legend(fontsize=7)
     return ax

@@ -1089,12 +1089,28 @@ def _section_bayesian(
         except (ValueError, KeyError) as exc:
             page.box(f"Strength plots not drawn: {exc}", kind="warn")
 
-    # ---------------------------------------------------------------- per judge
+    # ---------------------------------------------------------------- shared parameters
     classical_all: list[Any] = []
     for src in (st.scom, st.moments, st.delta, st.delta2d):
         classical_all.extend(src.values())
     if st.truth is not None:
         classical_all.append(st.truth)
+    err_vars = [v for v in plots.ERROR_VARIABLES if v in post.data_vars]
+    per_judge_vars = [v for v in err_vars if "judge" in post[v].dims]
+    shared_vars = [v for v in err_vars if "judge" not in post[v].dims]
+    if shared_vars:
+        try:
+            axes = plots.plot_posterior_vs_grid(idata, *classical_all, var_names=shared_vars)
+            page.figure(
+                axes[0].figure,
+                "Parameters shared by all judges (e.g. covariate effects w): "
+                + ("posterior (shaded: 94% HDI)" if n_samples > 1 else "MAP estimate")
+                + (" with the nominal values of the synthetic draw." if st.truth else "."),
+            )
+        except ValueError as exc:
+            page.box(f"Shared parameters not drawn: {exc}", kind="warn")
+
+    # ---------------------------------------------------------------- per judge
     ppc_rows: list[dict[str, Any]] = []
     for j in st.judges:
         page.heading(f"Judge {j}", level=3)
@@ -1111,7 +1127,12 @@ def _section_bayesian(
             except (ValueError, TypeError, KeyError) as exc:
                 page.box(f"Trace plot not drawn: {exc}", kind="warn")
         try:
-            axes = plots.plot_posterior_vs_grid(idata, *classical_all, judge=j if coords else None)
+            axes = plots.plot_posterior_vs_grid(
+                idata,
+                *classical_all,
+                var_names=per_judge_vars or None,
+                judge=j if coords else None,
+            )
             page.figure(
                 axes[0].figure,
                 f"Judge {j}: "

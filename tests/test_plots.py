@@ -166,6 +166,23 @@ def test_posterior_vs_grid_data_numbers(sim):
     assert "S_com closed form" not in set(df["source"])
 
 
+def test_posterior_vs_grid_nominal_gamma_per_judge():
+    from bayes_pairwise.simulate import simulate_biased_bt
+
+    sim = simulate_biased_bt(6, 300, gamma=[0.5, -0.2], n_judges=2, random_seed=0)
+    rng = np.random.default_rng(0)
+    idata = az.from_dict(
+        posterior={"gamma": rng.normal([0.5, -0.2], 0.1, (2, 100, 2))},
+        coords={"judge": ["j0", "j1"]},
+        dims={"gamma": ["judge"]},
+    )
+    df = plots.posterior_vs_grid_data(idata, sim, judge="j1")
+    truth = df[df.kind == "truth"]
+    assert truth["estimate"].tolist() == [-0.2] and set(df["judge"]) == {"j1"}
+    (ax,) = plots.plot_posterior_vs_grid(idata, sim, judge="j1")
+    assert ax.get_title() == "gamma — j1" and len(ax.lines) == 2
+
+
 def test_posterior_vs_grid_2d_fit_shows_split(fit2d, sim):
     df = plots.posterior_vs_grid_data(_positional_idata(sim.data.items), fit2d)
     cl = df[df.kind == "classical"].set_index("variable")["estimate"]
