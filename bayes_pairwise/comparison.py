@@ -528,7 +528,19 @@ def _verdict(table: pd.DataFrame, data: Comparisons) -> tuple[pd.DataFrame, str]
                     f"[{p.lower:.3f}, {p.upper:.3f}]."
                 )
             else:
-                lines.append(f"{judge}: not enough estimates to compare Bayesian and grid fits.")
+                point = t[t.method.str.endswith("(MAP)")]
+                if not point.empty and not grid.empty:
+                    g, m = float(grid.estimate.iloc[0]), float(point.estimate.iloc[0])
+                    lines.append(
+                        f"{judge}: the MAP estimate ε = {m:.3f} and the Δ_S grid estimate "
+                        f"ε = {g:.3f} differ by {abs(m - g):.3f}; a MAP fit has no interval, so "
+                        "whether they agree needs a NUTS fit (method='nuts')."
+                    )
+                else:
+                    lines.append(
+                        f"{judge}: not enough estimates to compare Bayesian and grid fits "
+                        "(needs a uniform-error fit and a complete round-robin)."
+                    )
             continue
         g = float(grid.estimate.iloc[0])
         p = post.iloc[0]
