@@ -106,7 +106,7 @@ class HtmlPage:
     ) -> None:
         """Add a DataFrame as an escaped HTML table; rows where ``flag_column`` is False are red."""
         fmt = {
-            c: (lambda v, f=float_format: f.format(v) if isinstance(v, float) else v)
+            c: (lambda v, f=float_format: f.format(v) if isinstance(v, float) else str(v))
             for c in df.columns
         }
         body = df.to_html(escape=True, index=index, formatters=fmt, border=0, na_rep="–")

@@ -503,10 +503,13 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from bayes_pairwise.report import write_report
 
-    data = _load_data(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = _load_data(args)
     kw = _sampler_kwargs(args)
     path = write_report(
         data,
+        load_warnings=caught,
         out=args.out,
         model=args.model,
         method="map" if args.map else "nuts",

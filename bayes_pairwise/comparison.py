@@ -510,89 +510,132 @@ def compare(
 
 
 def _verdict(table: pd.DataFrame, data: Comparisons) -> tuple[pd.DataFrame, str]:
-    """Does the Δ_S grid estimate fall inside the posterior HDI of ε, judge by judge?"""
-    out = []
-    lines = []
+    """Do the grid / classical estimates fall inside the posterior HDIs, judge by judge?
+
+    ε: the Δ_S 1-D grid estimate against the uniform-error posterior. (ε₊, ε₋): the moment
+    estimates and the Δ_S 2-D sum split by r₁ against the positional posterior.
+    """
+    out: list[dict[str, Any]] = []
+    lines: list[str] = []
     for judge in data.judges:
-        t = table[(table.judge == judge) & (table.quantity == "eps")]
+        tj = table[table.judge == judge]
+        hdi = tj[tj.interval == "94% HDI"]
+        said = False
+        # ------------------------------------------------------------- uniform ε
+        t = tj[tj.quantity == "eps"]
         grid = t[t.method == "Δ_S grid (1-D)"]
-        post = t[t.interval == "94% HDI"]
-        scom = t[t.method == "S_com closed form"]
-        if grid.empty or post.empty:
-            if not post.empty and not scom.empty and np.isfinite(scom.estimate.iloc[0]):
-                p, s = post.iloc[0], scom.estimate.iloc[0]
-                inside = p.lower <= s <= p.upper
+        post = hdi[hdi.quantity == "eps"]
+        if not grid.empty and not post.empty:
+            g, p = float(grid.estimate.iloc[0]), post.iloc[0]
+            inside = bool(p.lower <= g <= p.upper)
+            gap = 0.0 if inside else float(min(abs(g - p.lower), abs(g - p.upper)))
+            out.append(
+                {
+                    "judge": judge,
+                    "quantity": "eps",
+                    "classical": "Δ_S grid (1-D)",
+                    "classical_estimate": g,
+                    "posterior_mean": p.estimate,
+                    "hdi_lower": p.lower,
+                    "hdi_upper": p.upper,
+                    "inside_hdi": inside,
+                    "distance_to_hdi": gap,
+                }
+            )
+            if inside:
                 lines.append(
-                    f"{judge}: no Δ_S grid fit (no complete round-robin); the S_com estimate "
-                    f"{s:.3f} {'lies inside' if inside else 'lies outside'} the posterior 94% HDI "
-                    f"[{p.lower:.3f}, {p.upper:.3f}]."
+                    f"{judge}: AGREE — the Δ_S grid estimate ε = {g:.3f} lies inside the "
+                    f"posterior 94% HDI [{p.lower:.3f}, {p.upper:.3f}] (posterior mean "
+                    f"{p.estimate:.3f})."
                 )
             else:
-                point = t[t.method.str.endswith("(MAP)")]
-                if not point.empty and not grid.empty:
-                    g, m = float(grid.estimate.iloc[0]), float(point.estimate.iloc[0])
-                    lines.append(
-                        f"{judge}: the MAP estimate ε = {m:.3f} and the Δ_S grid estimate "
-                        f"ε = {g:.3f} differ by {abs(m - g):.3f}; a MAP fit has no interval, so "
-                        "whether they agree needs a NUTS fit (method='nuts')."
-                    )
-                else:
-                    lines.append(
-                        f"{judge}: not enough estimates to compare Bayesian and grid fits "
-                        "(needs a uniform-error fit and a complete round-robin)."
-                    )
-            continue
-        g = float(grid.estimate.iloc[0])
-        p = post.iloc[0]
-        inside = bool(p.lower <= g <= p.upper)
-        gap = 0.0 if inside else float(min(abs(g - p.lower), abs(g - p.upper)))
-        out.append(
-            {
-                "judge": judge,
-                "grid_eps": g,
-                "posterior_mean": p.estimate,
-                "hdi_lower": p.lower,
-                "hdi_upper": p.upper,
-                "grid_inside_hdi": inside,
-                "distance_to_hdi": gap,
-            }
-        )
-        if inside:
-            lines.append(
-                f"{judge}: AGREE — the Δ_S grid estimate ε = {g:.3f} lies inside the posterior "
-                f"94% HDI [{p.lower:.3f}, {p.upper:.3f}] (posterior mean {p.estimate:.3f})."
-            )
-        else:
-            why = []
-            tp = table[(table.judge == judge) & (table.interval == "94% HDI")]
-            ep = tp[tp.quantity == "eps_plus"]
-            em = tp[tp.quantity == "eps_minus"]
-            if not ep.empty and not em.empty:
-                a, b = float(ep.estimate.iloc[0]), float(em.estimate.iloc[0])
-                if abs(a - b) > 0.1:
+                why = []
+                ep, em = hdi[hdi.quantity == "eps_plus"], hdi[hdi.quantity == "eps_minus"]
+                if not ep.empty and not em.empty:
+                    a, b = float(ep.estimate.iloc[0]), float(em.estimate.iloc[0])
+                    if abs(a - b) > 0.1:
+                        why.append(
+                            f"the judge is strongly position-biased (ε₊ ≈ {a:.2f}, ε₋ ≈ {b:.2f}), "
+                            "which a single ε does not describe"
+                        )
+                if g > p.upper:
                     why.append(
-                        f"the judge is strongly position-biased (ε₊ ≈ {a:.2f}, ε₋ ≈ {b:.2f}), "
-                        "which neither uniform-error estimate describes"
+                        "Δ_S also counts close calls (a soft truth) as errors, so it reads above "
+                        "the lapse rate the marginal model estimates"
                     )
-            if g > p.upper:
-                why.append(
-                    "Δ_S also counts close calls (a soft truth) as errors, so it reads above the "
-                    "lapse rate the marginal model estimates"
+                lines.append(
+                    f"{judge}: DISAGREE — the Δ_S grid estimate ε = {g:.3f} lies {gap:.3f} "
+                    f"outside the posterior 94% HDI [{p.lower:.3f}, {p.upper:.3f}]"
+                    + (f"; likely because {'; and '.join(why)}." if why else ".")
                 )
+            said = True
+        elif not grid.empty:
+            point = t[t.method.str.endswith("(MAP)")]
+            if not point.empty:
+                g, m = float(grid.estimate.iloc[0]), float(point.estimate.iloc[0])
+                lines.append(
+                    f"{judge}: the MAP estimate ε = {m:.3f} and the Δ_S grid estimate ε = {g:.3f} "
+                    f"differ by {abs(m - g):.3f}; a MAP fit has no interval, so whether they agree "
+                    "needs a NUTS fit (method='nuts')."
+                )
+                said = True
+        # ------------------------------------------------------------- positional ε₊, ε₋
+        checks = []
+        for q, sym in (("eps_plus", "ε₊"), ("eps_minus", "ε₋")):
+            ph = hdi[hdi.quantity == q]
+            if ph.empty:
+                continue
+            p = ph.iloc[0]
+            for method in ("moments (S_com, r₁)", "Δ_S 2-D sum split by r₁"):
+                c = tj[(tj.quantity == q) & (tj.method == method)]
+                if c.empty or not np.isfinite(c.estimate.iloc[0]):
+                    continue
+                v = float(c.estimate.iloc[0])
+                inside = bool(p.lower <= v <= p.upper)
+                gap = 0.0 if inside else float(min(abs(v - p.lower), abs(v - p.upper)))
+                out.append(
+                    {
+                        "judge": judge,
+                        "quantity": q,
+                        "classical": method,
+                        "classical_estimate": v,
+                        "posterior_mean": p.estimate,
+                        "hdi_lower": p.lower,
+                        "hdi_upper": p.upper,
+                        "inside_hdi": inside,
+                        "distance_to_hdi": gap,
+                    }
+                )
+                checks.append((sym, method, v, p, inside))
+        if checks:
+            n_in = sum(c[4] for c in checks)
+            head = "AGREE" if n_in == len(checks) else ("PARTLY AGREE" if n_in else "DISAGREE")
+            parts = [
+                f"{sym} {method.split(' ')[0] if method.startswith('moments') else 'Δ_S 2-D'} "
+                f"{v:.3f} {'in' if inside else 'outside'} [{p.lower:.3f}, {p.upper:.3f}]"
+                for sym, method, v, p, inside in checks
+            ]
             lines.append(
-                f"{judge}: DISAGREE — the Δ_S grid estimate ε = {g:.3f} lies {gap:.3f} outside "
-                f"the posterior 94% HDI [{p.lower:.3f}, {p.upper:.3f}]"
-                + (f"; likely because {'; and '.join(why)}." if why else ".")
+                f"{judge}: positional model {head} with the classical estimates "
+                f"({n_in} of {len(checks)} inside the posterior 94% HDI: {'; '.join(parts)})."
+            )
+            said = True
+        if not said:
+            lines.append(
+                f"{judge}: not enough estimates to compare Bayesian and classical fits (needs a "
+                "NUTS fit of the uniform or positional model)."
             )
     agreement = pd.DataFrame(
         out,
         columns=[
             "judge",
-            "grid_eps",
+            "quantity",
+            "classical",
+            "classical_estimate",
             "posterior_mean",
             "hdi_lower",
             "hdi_upper",
-            "grid_inside_hdi",
+            "inside_hdi",
             "distance_to_hdi",
         ],
     )

@@ -262,6 +262,7 @@ def build_report(
     max_forest_items: int = 40,
     ppc_draws: int = 1000,
     grid_kwargs: Mapping[str, Any] | None = None,
+    load_warnings: Sequence[warnings.WarningMessage] = (),
 ) -> HtmlPage:
     """Run the classical estimators and a Bayesian model and lay everything out as HTML.
 
@@ -299,6 +300,9 @@ def build_report(
         replicates: chains × draws, or 500 for MAP; all of them by default, so the p-values equal
         those of :func:`~bayes_pairwise.pymc_models.diagnostics.diagnose`). The Δ_S curve uses
         60 of them.
+    load_warnings : sequence of warnings.WarningMessage
+        Warnings recorded while the caller loaded ``data`` (e.g. by the CLI), shown with the
+        report's own.
     grid_kwargs : mapping, optional
         Settings for the Δ_S fits (default ``skip_incomplete=True``: contexts without a
         complete round-robin are skipped, with a design warning).
@@ -336,6 +340,7 @@ def build_report(
         raise ValueError(f"method must be 'nuts' or 'map', got {method!r}")
     prog = _Progress(progress)
     sink = _Captured()
+    sink.add(list(load_warnings), "loading: ")
     prog("loading data")
     comp, truth, loaded_name = _resolve_data(data, sink)
     if judge is not None:
@@ -1296,9 +1301,9 @@ def _section_crosscheck(page: HtmlPage, st: _State) -> None:
     verdict = str(getattr(cc, "verdict", ""))
     for line in [x for x in verdict.splitlines() if x.strip()]:
         kind = (
-            "ok"
-            if "AGREE" in line and "DISAGREE" not in line
-            else ("bad" if "DISAGREE" in line else "note")
+            "bad"
+            if "DISAGREE" in line
+            else ("warn" if "PARTLY AGREE" in line else ("ok" if "AGREE" in line else "note"))
         )
         page.box(line, kind=kind)
     pos, pos_lines = _positional_agreement(st)
@@ -1317,9 +1322,9 @@ def _section_crosscheck(page: HtmlPage, st: _State) -> None:
         _table(
             page,
             agreement,
-            caption="Does the Δ_S grid estimate lie inside the posterior 94% HDI of ε?",
+            caption="Do the classical estimates lie inside the posterior 94% HDIs?",
             index=False,
-            flag_column="grid_inside_hdi" if "grid_inside_hdi" in agreement.columns else None,
+            flag_column="inside_hdi" if "inside_hdi" in agreement.columns else None,
         )
     table = getattr(cc, "table", None)
     if isinstance(table, pd.DataFrame):

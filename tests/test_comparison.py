@@ -66,7 +66,7 @@ def test_verdict_agree_and_disagree(sim):
         random_seed=0,
     )
     assert "AGREE" in near.verdict and "DISAGREE" not in near.verdict
-    assert bool(near.agreement["grid_inside_hdi"].iloc[0]) is True
+    assert bool(near.agreement["inside_hdi"].iloc[0]) is True
     far = compare(
         sim.data,
         _posterior(g - 0.1, 0.01),
@@ -78,7 +78,7 @@ def test_verdict_agree_and_disagree(sim):
     )
     assert "DISAGREE" in far.verdict
     row = far.agreement.iloc[0]
-    assert not row["grid_inside_hdi"]
+    assert not row["inside_hdi"]
     assert row["distance_to_hdi"] == pytest.approx(g - row["hdi_upper"], abs=1e-9)
     assert row["distance_to_hdi"] > 0.05
 
@@ -107,3 +107,39 @@ def test_strength_agreement_rows(sim):
     cc = compare(sim.data, idata, delta_s=False, delta_s_2d=False, biased_bt_spread=False)
     rho = cc.table.query("quantity == 'strength_spearman'")["estimate"].iloc[0]
     assert rho > 0.9  # MM on 15%-noisy verdicts vs the true order
+
+
+def test_positional_verdict_uses_moments_and_split_grid():
+    sim = simulate_round_robin(40, eps_plus=0.3, eps_minus=0.05, random_seed=5)
+    base = compare(
+        sim.data,
+        models=(),
+        delta_s=False,
+        biased_bt_spread=False,
+        strengths=False,
+        grid_kwargs=GRID,
+        random_seed=0,
+    )
+    mom = base.table.query("method == 'moments (S_com, r₁)'").set_index("quantity")["estimate"]
+    rng = np.random.default_rng(1)
+    post = az.from_dict(
+        posterior={
+            "eps_plus": rng.normal(mom["eps_plus"], 0.02, (2, 300, 1)),
+            "eps_minus": rng.normal(mom["eps_minus"] + 0.2, 0.01, (2, 300, 1)),
+        },
+        coords={"judge": ["judge"]},
+        dims={"eps_plus": ["judge"], "eps_minus": ["judge"]},
+    )
+    cc = compare(
+        sim.data,
+        post,
+        delta_s=False,
+        biased_bt_spread=False,
+        strengths=False,
+        grid_kwargs=GRID,
+        random_seed=0,
+    )
+    agr = cc.agreement.set_index(["quantity", "classical"])
+    assert agr.loc[("eps_plus", "moments (S_com, r₁)"), "inside_hdi"]
+    assert not agr.loc[("eps_minus", "moments (S_com, r₁)"), "inside_hdi"]
+    assert "positional model PARTLY AGREE" in cc.verdict
