@@ -35,6 +35,7 @@ def test_good_chains_pass():
         "divergences": True,
         "tree_depth": True,
         "ebfmi": True,
+        "nuisance": True,
     }
     assert d.ebfmi.shape == (4,)
 
@@ -72,6 +73,18 @@ def test_divergences_and_tree_depth(div_name, depth_name):
     out = d.to_dict()
     assert out["divergences"] == 3 and out["tree_depth_hits"] == 7
     json.dumps(out, allow_nan=False)
+
+
+def test_nuisance_coordinates_do_not_decide_ok():
+    rng = np.random.default_rng(5)
+    stuck = rng.normal(0, 1, (4, 500)) + np.array([0, 0, 0, 3.0])[:, None]
+    idata = _idata({"eps": rng.normal(0.15, 0.01, (4, 500)), "sigma_s": np.exp(stuck)})
+    d = diagnose(idata, ppc=False)
+    assert not d.table.loc["sigma_s", "rhat_ok"]
+    assert not d.table.loc["sigma_s", "reported"] and d.table.loc["eps", "reported"]
+    assert d.ok is True and d.checks["nuisance"] is False
+    assert any("sigma_s / z" in m for m in d.messages)
+    assert d.to_dict()["nuisance_max_r_hat"] > 1.01
 
 
 def test_low_ebfmi_flagged():

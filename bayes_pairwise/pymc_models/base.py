@@ -716,38 +716,129 @@ def _tidy_posterior(idata: az.InferenceData, model: pm.Model) -> az.InferenceDat
     return idata
 
 
+def find_map(
+    model: pm.Model, *, seed: int, method: str = "L-BFGS-B", maxeval: int = 50000, **options: Any
+) -> tuple[dict[str, np.ndarray], Any]:
+    """Posterior mode of ``model`` (constrained-space density, as :func:`pymc.find_MAP`).
+
+    One compiled function returns the log density, its gradient and every free and
+    deterministic variable, so a fit compiles once (``pm.find_MAP`` compiles three times).
+
+    Returns
+    -------
+    values : dict
+        Constrained values of the free variables and deterministics at the mode.
+    result : scipy.optimize.OptimizeResult
+        ``fun`` is the negative log density at the mode.
+    """
+    import pytensor
+    import pytensor.tensor as ptt
+    from scipy.optimize import minimize
+
+    value_vars = model.value_vars
+    logp = model.logp(jacobian=False)
+    grads = pytensor.grad(logp, value_vars)
+    names = _posterior_names(model)
+    outs = [model[n] for n in names]
+    replace = model.replace_rvs_by_values(outs)
+    fn = model.compile_fn(
+        [logp, ptt.concatenate([g.ravel() for g in grads]), *replace],
+        inputs=value_vars,
+        point_fn=False,
+        on_unused_input="ignore",
+    )
+    start = model.initial_point(random_seed=seed)
+    shapes = [np.shape(start[v.name]) for v in value_vars]
+    sizes = [int(np.prod(sh)) for sh in shapes]
+    splits = np.cumsum(sizes)[:-1]
+    x0 = np.concatenate([np.ravel(start[v.name]) for v in value_vars])
+
+    def unravel(x: np.ndarray) -> list[np.ndarray]:
+        return [p.reshape(sh) for p, sh in zip(np.split(x, splits), shapes, strict=True)]
+
+    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
+        out = fn(*unravel(x))
+        return -float(out[0]), -np.asarray(out[1], dtype=float)
+
+    opts = {"maxiter": int(maxeval), **options}
+    if method == "L-BFGS-B":
+        opts.setdefault("maxfun", int(maxeval))
+    result = minimize(cost, x0, jac=True, method=method, options=opts)
+    values = fn(*unravel(result.x))[2:]
+    return {n: np.asarray(v) for n, v in zip(names, values, strict=True)}, result
+
+
+def _datasets(
+    model: pm.Model, groups: Mapping[str, Mapping[str, np.ndarray]], sample_dims: bool
+) -> dict[str, Any]:
+    """xarray Datasets with the model's dims and coords (faster than ``az.from_dict``)."""
+    import xarray as xr
+
+    coords, dims = _model_coords_dims(model)
+    out = {}
+    for group, values in groups.items():
+        data_vars = {}
+        for name, arr in values.items():
+            vdims = list(dims.get(name, []))
+            arr = np.asarray(arr)
+            lead = ["chain", "draw"] if sample_dims else []
+            extra = arr.ndim - len(lead) - len(vdims)
+            vdims = lead + [f"{name}_dim_{k}" for k in range(extra)] + vdims
+            data_vars[name] = (vdims, arr)
+        ds = xr.Dataset(data_vars)
+        used = {d for v in ds.data_vars.values() for d in v.dims}
+        ds = ds.assign_coords(
+            {d: np.asarray(c) for d, c in coords.items() if d in used and c is not None}
+        )
+        if sample_dims:
+            ds = ds.assign_coords(
+                chain=np.arange(ds.sizes["chain"]), draw=np.arange(ds.sizes["draw"])
+            )
+        ds.attrs.update(
+            {
+                "created_at": pd.Timestamp.now(tz="UTC").isoformat(),
+                "arviz_version": az.__version__,
+                "inference_library": "pymc",
+                "inference_library_version": pm.__version__,
+            }
+        )
+        out[group] = ds
+    return out
+
+
 def _map_idata(
     model: pm.Model, seed: int, progress: bool, settings: Mapping[str, Any]
 ) -> az.InferenceData:
     """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS)."""
     from pymc.backends.arviz import find_constants, find_observations
 
+    del progress  # the optimiser has no progress bar
     kw = dict(settings)
+    frozen = _frozen(model)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
-        point, raw = pm.find_MAP(
-            model=_frozen(model),
-            seed=seed,
-            progressbar=progress,
-            include_transformed=True,
-            return_raw=True,
-            **kw,
-        )
-    coords, dims = _model_coords_dims(model)
-    names = _posterior_names(model)
-    posterior = {n: np.asarray(point[n])[None, None, ...] for n in names}
-    lp = -float(raw.fun)
-    idata = az.from_dict(
-        posterior=posterior,
-        sample_stats={"lp": np.array([[lp]])},
-        observed_data={k: np.asarray(v) for k, v in find_observations(model).items()},
-        constant_data={k: np.asarray(v) for k, v in find_constants(model).items()},
-        coords=coords,
-        dims=dims,
+        point, raw = find_map(frozen, seed=seed, **kw)
+    posterior = {n: v[None, None, ...] for n, v in point.items()}
+    groups = _datasets(
+        model,
+        {"posterior": posterior, "sample_stats": {"lp": np.array([[-float(raw.fun)]])}},
+        sample_dims=True,
     )
+    groups.update(
+        _datasets(
+            model,
+            {
+                "observed_data": {k: np.asarray(v) for k, v in find_observations(model).items()},
+                "constant_data": {k: np.asarray(v) for k, v in find_constants(model).items()},
+            },
+            sample_dims=False,
+        )
+    )
+    idata = az.InferenceData(**groups)
     idata.sample_stats.attrs["map_method"] = str(kw.get("method", ""))
     idata.sample_stats.attrs["map_success"] = int(bool(getattr(raw, "success", True)))
     idata.sample_stats.attrs["map_message"] = str(getattr(raw, "message", ""))
+    idata.sample_stats.attrs["map_n_evaluations"] = int(getattr(raw, "nfev", -1))
     return idata
 
 

@@ -29,7 +29,7 @@ from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, make_prior
 from bayes_pairwise.pymc_models.design import check_regression_design
-from bayes_pairwise.pymc_models.likelihoods import bernoulli_half_logp, bernoulli_half_random
+from bayes_pairwise.pymc_models.likelihoods import bernoulli_logit_logp, bernoulli_logit_random
 
 __all__ = ["BiasedBradleyTerry"]
 
@@ -65,8 +65,9 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
 
     Notes
     -----
-    Ties counted half (``ties="half"``) enter as half a win for each side:
-    ``y log σ(η) + (1 − y) log σ(−η)`` with y = 0.5.
+    The observed ``first_wins`` is a Bernoulli on the logit scale written as ``y η − softplus(η)``
+    (:func:`~bayes_pairwise.pymc_models.likelihoods.bernoulli_logit_logp`), which also takes
+    ties counted half (``ties="half"``): y = 0.5 gives ``½ log σ(η) + ½ log σ(−η)``.
 
     Examples
     --------
@@ -151,6 +152,7 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
         super()._check_data(data)
         if data.n_comparisons == 0:
             raise DesignError("the data hold no verdicts")
+        self._covariate_matrix(data)  # unknown or constant covariates are errors
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
         names = self._covariate_names(data)
@@ -183,17 +185,16 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
                 pm.Deterministic("w_per_unit", w / scale, dims="covariate")
                 eta = eta + pm.math.dot(xd, w)
             y = np.asarray(data.outcome, dtype=float)
-            if data.integer_outcomes:
-                pm.Bernoulli("first_wins", logit_p=eta, observed=y.astype(np.int64), dims="verdict")
-            else:
-                pm.CustomDist(
-                    "first_wins",
-                    eta,
-                    logp=bernoulli_half_logp,
-                    random=bernoulli_half_random,
-                    observed=y,
-                    dims="verdict",
-                )
+            integer = data.integer_outcomes
+            pm.CustomDist(
+                "first_wins",
+                eta,
+                logp=bernoulli_logit_logp,
+                random=bernoulli_logit_random,
+                observed=y.astype(np.int64) if integer else y,
+                dtype="int64" if integer else "float64",
+                dims="verdict",
+            )
         return model
 
     def fit(self, data: Comparisons, **kwargs: Any) -> BiasedBradleyTerry:

@@ -28,6 +28,7 @@ import pandas as pd
 
 __all__ = [
     "ESS_MIN",
+    "NUISANCE",
     "RHAT_MAX",
     "Diagnostics",
     "diagnose",
@@ -39,6 +40,9 @@ __all__ = [
 RHAT_MAX = 1.01
 ESS_MIN = 400.0
 EBFMI_MIN = 0.3
+#: Sampler coordinates that are not findings: the strength scale σ_s (not identified under a
+#: hard truth, METHODS §7.4), the non-centred z = strength / σ_s, and raw prior coordinates.
+NUISANCE = ("sigma_s", "z", "eps_simplex", "eps_unit")
 SUMMARY_COLUMNS = ["mean", "sd", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk", "ess_tail"]
 
 
@@ -132,17 +136,22 @@ class Diagnostics:
     ----------
     table : DataFrame
         Per scalar parameter: ``mean``, ``sd``, HDI, ``r_hat``, ``ess_bulk``, ``ess_tail``,
-        ``rhat_ok``, ``ess_ok``, ``ok``.
+        ``rhat_ok``, ``ess_ok``, ``ok`` and ``reported`` (False for the sampler coordinates in
+        :data:`NUISANCE`).
     divergences : int
     tree_depth_hits : int
         Transitions that hit the maximum tree depth.
     ebfmi : ndarray
         E-BFMI per chain (NaN when the sampler stored no energy).
     ok : bool or None
-        R-hat ≤ 1.01 and ESS ≥ 400 for every parameter and no divergence; ``None`` for a MAP fit
-        (convergence diagnostics do not apply).
+        R-hat ≤ 1.01 and ESS ≥ 400 (bulk and tail) for every reported parameter (error rates,
+        γ, w, strengths) and no divergence; ``None`` for a MAP fit (convergence diagnostics do
+        not apply). The nuisance coordinates σ_s and z are checked too (``checks["nuisance"]``,
+        with a message) but do not decide ``ok``: σ_s is weakly identified by design and mixes
+        slowly without affecting the strengths.
     checks : dict
-        Each check's pass/fail (``rhat``, ``ess``, ``divergences``, ``tree_depth``, ``ebfmi``).
+        Each check's pass/fail (``rhat``, ``ess``, ``divergences``, ``tree_depth``, ``ebfmi``,
+        ``nuisance``).
     ppc : DataFrame or None
         Per judge and statistic: ``observed``, ``replicated_mean``, ``replicated_sd``,
         ``p_value`` = P(T_rep ≥ T_obs), ``extreme`` (p < 0.025 or > 0.975).
@@ -164,7 +173,8 @@ class Diagnostics:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary of the sampler diagnostics (no per-parameter table)."""
-        t = self.table
+        t = self.table[self.table["reported"].astype(bool)] if len(self.table) else self.table
+        side = self.table[~self.table["reported"].astype(bool)] if len(self.table) else self.table
         return _clean(
             {
                 "ok": self.ok,
@@ -176,6 +186,7 @@ class Diagnostics:
                 "max_r_hat": float(t["r_hat"].max()) if len(t) else None,
                 "min_ess_bulk": float(t["ess_bulk"].min()) if len(t) else None,
                 "min_ess_tail": float(t["ess_tail"].min()) if len(t) else None,
+                "nuisance_max_r_hat": float(side["r_hat"].max()) if len(side) else None,
                 "checks": dict(self.checks),
                 "messages": list(self.messages),
             }
@@ -270,6 +281,9 @@ def diagnose(
     idata = _idata_of(model_or_idata)
     names = list(var_names) if var_names is not None else _default_vars(idata)
     table = parameter_summary(idata, names)
+    reported = np.concatenate(
+        [np.full(len(_element_labels(v, idata.posterior[v])), v not in NUISANCE) for v in names]
+    )
     point = _n_samples(idata) < 4
     messages: list[str] = []
     if point:
@@ -278,10 +292,11 @@ def diagnose(
             table[col] = np.nan
         for col in ("rhat_ok", "ess_ok", "ok"):
             table[col] = pd.NA
+        table["reported"] = reported
         n_div, n_hits, ebfmi = 0, 0, np.array([np.nan])
         ok = None
         checks: dict[str, bool | None] = {
-            k: None for k in ("rhat", "ess", "divergences", "tree_depth", "ebfmi")
+            k: None for k in ("rhat", "ess", "divergences", "tree_depth", "ebfmi", "nuisance")
         }
         messages.append("point estimate (MAP): convergence diagnostics do not apply")
     else:
@@ -298,22 +313,32 @@ def diagnose(
         ess = np.minimum(table["ess_bulk"], table["ess_tail"])
         table["ess_ok"] = ess >= ESS_MIN
         table["ok"] = table["rhat_ok"] & table["ess_ok"]
+        table["reported"] = reported
         n_div, n_hits, ebfmi = _sampler_checks(idata)
         finite_bfmi = ebfmi[np.isfinite(ebfmi)]
+        main = table[table["reported"]]
+        side = table[~table["reported"]]
         checks = {
-            "rhat": bool(table["rhat_ok"].all()),
-            "ess": bool(table["ess_ok"].all()),
+            "rhat": bool(main["rhat_ok"].all()),
+            "ess": bool(main["ess_ok"].all()),
             "divergences": n_div == 0,
             "tree_depth": n_hits == 0,
             "ebfmi": bool((finite_bfmi >= EBFMI_MIN).all()) if finite_bfmi.size else None,
+            "nuisance": bool(side["ok"].all()),
         }
         ok = bool(checks["rhat"] and checks["ess"] and checks["divergences"])
         if not checks["rhat"]:
-            bad = table.index[~table["rhat_ok"]].tolist()
+            bad = main.index[~main["rhat_ok"]].tolist()
             messages.append(f"R-hat > {RHAT_MAX} for {len(bad)} parameter(s): {bad[:5]}")
         if not checks["ess"]:
-            bad = table.index[~table["ess_ok"]].tolist()
+            bad = main.index[~main["ess_ok"]].tolist()
             messages.append(f"ESS < {ESS_MIN:g} for {len(bad)} parameter(s): {bad[:5]}")
+        if not checks["nuisance"]:
+            worst_ess = np.minimum(side["ess_bulk"], side["ess_tail"]).min()
+            messages.append(
+                "sampler coordinates sigma_s / z (not findings) mix less well: max R-hat "
+                f"{side['r_hat'].max():.3f}, min ESS {worst_ess:.0f}"
+            )
         if n_div:
             messages.append(f"{n_div} divergent transition(s): the posterior is not trustworthy")
         if n_hits:
