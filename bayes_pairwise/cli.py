@@ -124,7 +124,8 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
         "--ties",
         choices=("error", "drop", "half"),
         default=None,
-        help="tie policy (default: 'drop' for bundled data sets, 'error' for files)",
+        help="tie policy (default: 'half' for bundled data sets, 'error' for files); the "
+        "binomial error models always drop ties, and say how many",
     )
     p.add_argument(
         "--option",
@@ -142,7 +143,7 @@ def _load_data(args: argparse.Namespace):
 
     name = args.data
     if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
-        data = datasets.load(name, ties=args.ties or "drop", **_parse_options(args.option))
+        data = datasets.load(name, ties=args.ties or "half", **_parse_options(args.option))
     else:
         # a file: when the default column names are absent, try the simulate output layout
         covs = [c for c in args.covariates.split(",") if c]
@@ -420,10 +421,16 @@ def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    from bayes_pairwise.pymc_models import fit_summary_dict, get_model
+    from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
 
     data = _load_data(args)
     model = get_model(args.model, **_sampler_kwargs(args))
+    if isinstance(model, UniformError | PositionalBias) and not data.integer_outcomes:
+        data = data.drop_ties()
+        _info(
+            f"the {args.model} model is binomial: {data.n_ties_dropped} tie(s) dropped "
+            "(recorded in the fit's settings)"
+        )
     method = "map" if args.map else "nuts"
     _info(f"fitting {args.model} ({method}) to {data!r} …")
     model.fit(data, method=method, random_seed=args.seed)

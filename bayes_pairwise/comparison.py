@@ -32,6 +32,7 @@ from bayes_pairwise.errors import BayesPairwiseError, DesignError
 __all__ = ["CrossCheck", "compare", "posterior_stats"]
 
 HDI_PROB = 0.94
+TIES_DROPPED = " (ties dropped, as the models)"
 COLUMNS = ["quantity", "judge", "method", "estimate", "lower", "upper", "interval", "note"]
 
 
@@ -203,6 +204,53 @@ def _within_context_centre(s: pd.Series, data: Comparisons) -> pd.Series:
     return s - s.groupby(ctx.reindex(s.index).to_numpy()).transform("mean")
 
 
+def _descriptive_rows(d: pd.Series, judge: str, suffix: str) -> list[dict[str, Any]]:
+    """S_com closed-form and moment rows of one judge (``suffix`` labels the data used)."""
+    rows: list[dict[str, Any]] = []
+    if np.isfinite(d.get("eps_scom", np.nan)):
+        se = d["eps_scom_se"]
+        rows.append(
+            _row(
+                "eps",
+                judge,
+                "S_com closed form" + suffix,
+                d["eps_scom"],
+                d["eps_scom"] - 1.96 * se,
+                d["eps_scom"] + 1.96 * se,
+                "95% normal CI",
+                f"S_com = {d['s_com']:.3f}",
+            )
+        )
+    elif np.isfinite(d.get("s_com", np.nan)):
+        rows.append(
+            _row(
+                "eps",
+                judge,
+                "S_com closed form" + suffix,
+                np.nan,
+                note=(
+                    f"S_com = {d['s_com']:.3f} > 1/2: no uniform-error solution (positional bias)"
+                ),
+            )
+        )
+    for q in ("eps_plus", "eps_minus"):
+        if np.isfinite(d.get(q, np.nan)):
+            se = d[f"{q}_se"]
+            rows.append(
+                _row(
+                    q,
+                    judge,
+                    "moments (S_com, r₁)" + suffix,
+                    d[q],
+                    d[q] - 1.96 * se,
+                    d[q] + 1.96 * se,
+                    "95% normal CI",
+                    "projected onto the boundary" if d["moments_at_boundary"] else "",
+                )
+            )
+    return rows
+
+
 def compare(
     data: Comparisons,
     *fits: Any,
@@ -270,6 +318,9 @@ def compare(
 
     # ------------------------------------------------------------ Bayesian fits
     bayes = list(fits)
+    # the binomial error models drop ties (METHODS §1); keep the per-verdict classical estimates
+    # comparable by computing them on the same tie-free data as well
+    model_data = data if data.integer_outcomes else data.drop_ties()
     if not bayes:
         names = list(models or ())
         if model and model not in names:
@@ -277,9 +328,7 @@ def compare(
         if names:
             from bayes_pairwise.pymc_models import get_model
 
-            model_data = data
-            if not data.integer_outcomes:
-                model_data = data.drop_ties()
+            if model_data is not data:
                 notes.append(
                     f"the Bayesian models are binomial: {model_data.n_ties_dropped} tie(s) counted "
                     "half in the classical estimates were dropped for the model fits"
@@ -300,52 +349,15 @@ def compare(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         desc = descriptive_by_judge(data)
+        desc_dropped = None
+        if model_data is not data and bayes:
+            desc_dropped = descriptive_by_judge(model_data)
     notes.extend(str(w.message) for w in caught)
 
     for judge, block in data.by_judge():
-        d = desc.loc[judge]
-        if np.isfinite(d.get("eps_scom", np.nan)):
-            se = d["eps_scom_se"]
-            rows.append(
-                _row(
-                    "eps",
-                    judge,
-                    "S_com closed form",
-                    d["eps_scom"],
-                    d["eps_scom"] - 1.96 * se,
-                    d["eps_scom"] + 1.96 * se,
-                    "95% normal CI",
-                    f"S_com = {d['s_com']:.3f}",
-                )
-            )
-        elif np.isfinite(d.get("s_com", np.nan)):
-            rows.append(
-                _row(
-                    "eps",
-                    judge,
-                    "S_com closed form",
-                    np.nan,
-                    note=(
-                        f"S_com = {d['s_com']:.3f} > 1/2: no uniform-error solution "
-                        "(positional bias)"
-                    ),
-                )
-            )
-        for q in ("eps_plus", "eps_minus"):
-            if np.isfinite(d.get(q, np.nan)):
-                se = d[f"{q}_se"]
-                rows.append(
-                    _row(
-                        q,
-                        judge,
-                        "moments (S_com, r₁)",
-                        d[q],
-                        d[q] - 1.96 * se,
-                        d[q] + 1.96 * se,
-                        "95% normal CI",
-                        "projected onto the boundary" if d["moments_at_boundary"] else "",
-                    )
-                )
+        rows.extend(_descriptive_rows(desc.loc[judge], judge, ""))
+        if desc_dropped is not None:
+            rows.extend(_descriptive_rows(desc_dropped.loc[judge], judge, TIES_DROPPED))
         if delta_s:
             from bayes_pairwise.classical.deltas import DeltaSFit
 
@@ -586,7 +598,10 @@ def _verdict(table: pd.DataFrame, data: Comparisons) -> tuple[pd.DataFrame, str]
             if ph.empty:
                 continue
             p = ph.iloc[0]
-            for method in ("moments (S_com, r₁)", "Δ_S 2-D sum split by r₁"):
+            moments = "moments (S_com, r₁)"
+            if not tj[tj.method == moments + TIES_DROPPED].empty:
+                moments += TIES_DROPPED
+            for method in (moments, "Δ_S 2-D sum split by r₁"):
                 c = tj[(tj.quantity == q) & (tj.method == method)]
                 if c.empty or not np.isfinite(c.estimate.iloc[0]):
                     continue

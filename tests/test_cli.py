@@ -162,3 +162,36 @@ def test_datasets_commands(tmp_path, capsys):
     capsys.readouterr()
     back = load_comparisons(out, judge="judge", context="context", ties="drop")
     assert back.n_comparisons + back.n_ties_dropped == 8000
+
+
+def test_fit_map_json_contract_and_ties_dropped_for_error_model(tmp_path, capsys):
+    out = tmp_path / "fit.nc"
+    res = run_json(
+        capsys,
+        [
+            "fit",
+            "prd_vicuna80",
+            "--judge",
+            "gpt4",
+            "--model",
+            "positional",
+            "--map",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
+    assert res["model"] == "positional"
+    for name in ("eps_plus", "eps_minus"):
+        p = res["parameters"][name]
+        assert set(p) >= {"mean", "sd", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk", "ess_tail"}
+        assert 0.0 <= p["mean"] <= 1.0
+    # ties counted half on loading (bundled default) are dropped for the binomial model
+    assert res["settings"]["data"]["n_ties_dropped"] == 240
+    assert out.exists()
+    from bayes_pairwise.pymc_models import load_model
+
+    back = load_model(out)
+    assert float(back.idata_.posterior["eps_minus"].mean()) == pytest.approx(
+        res["parameters"]["eps_minus"]["mean"]
+    )
