@@ -506,8 +506,8 @@ class BayesianPairwiseModel:
         seed = self._seed(random_seed)
         design = self._design_warnings(data)
         model = self._build(data, priors, likelihood)
+        frozen = _frozen(model)  # data as constants: faster compiled functions
         if method == "nuts":
-            frozen = _frozen(model)
             key = model_fingerprint(
                 frozen, {"class": type(self).__name__, "priors": priors, "lik": likelihood}
             )
@@ -525,11 +525,11 @@ class BayesianPairwiseModel:
             )
             idata = _tidy_posterior(idata, model)
         else:
-            idata = _map_idata(model, seed, progress, map_settings)
+            idata = _map_idata(model, frozen, seed, map_settings)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=UserWarning)
             pm.compute_log_likelihood(
-                idata, model=model, extend_inferencedata=True, progressbar=False
+                idata, model=frozen, extend_inferencedata=True, progressbar=False
             )
         settings = {
             "model": self.name,
@@ -807,14 +807,12 @@ def _datasets(
 
 
 def _map_idata(
-    model: pm.Model, seed: int, progress: bool, settings: Mapping[str, Any]
+    model: pm.Model, frozen: pm.Model, seed: int, settings: Mapping[str, Any]
 ) -> az.InferenceData:
     """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS)."""
     from pymc.backends.arviz import find_constants, find_observations
 
-    del progress  # the optimiser has no progress bar
     kw = dict(settings)
-    frozen = _frozen(model)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
         point, raw = find_map(frozen, seed=seed, **kw)
