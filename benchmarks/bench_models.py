@@ -81,7 +81,9 @@ def bench_map() -> None:
     from bayes_pairwise.pymc_models import BiasedBradleyTerry
     from bayes_pairwise.simulate import simulate_biased_bt
 
-    sim = simulate_biased_bt(30, 20_000, gamma=0.6, covariate_effects={"length": 0.4}, random_seed=0)
+    sim = simulate_biased_bt(
+        30, 20_000, gamma=0.6, covariate_effects={"length": 0.4}, random_seed=0
+    )
     start = time.perf_counter()
     BiasedBradleyTerry().fit(sim.data, method="map", random_seed=0)
     first = time.perf_counter() - start

@@ -290,9 +290,9 @@ def diagnose(
         table = table[["mean", *[c for c in table.columns if c.startswith("hdi_")]]].copy()
         for col in ("r_hat", "ess_bulk", "ess_tail"):
             table[col] = np.nan
+        table["reported"] = reported
         for col in ("rhat_ok", "ess_ok", "ok"):
             table[col] = pd.NA
-        table["reported"] = reported
         n_div, n_hits, ebfmi = 0, 0, np.array([np.nan])
         ok = None
         checks: dict[str, bool | None] = {
@@ -312,8 +312,8 @@ def diagnose(
         table["rhat_ok"] = table["r_hat"] <= RHAT_MAX
         ess = np.minimum(table["ess_bulk"], table["ess_tail"])
         table["ess_ok"] = ess >= ESS_MIN
+        table.insert(table.columns.get_loc("ess_tail") + 1, "reported", reported)
         table["ok"] = table["rhat_ok"] & table["ess_ok"]
-        table["reported"] = reported
         n_div, n_hits, ebfmi = _sampler_checks(idata)
         finite_bfmi = ebfmi[np.isfinite(ebfmi)]
         main = table[table["reported"]]
