@@ -95,10 +95,11 @@ def spec_dir() -> Path:
     True
     """
     try:
-        root = resources.files(_PACKAGE_SPECS)
-        path = Path(str(root))
-        if (path / f"{_BASE}.toml").is_file():
-            return path
+        # a namespace package (no __init__.py): files() may return a MultiplexedPath, whose
+        # joinpath gives a real path
+        base = resources.files(_PACKAGE_SPECS).joinpath(f"{_BASE}.toml")
+        if base.is_file():
+            return Path(str(base)).parent
     except (ModuleNotFoundError, TypeError):
         pass
     repo = Path(__file__).resolve().parents[2] / "models"
