@@ -32,7 +32,6 @@ __all__ = [
     "check_error_design",
     "check_regression_design",
     "explained_by_items",
-    "verdict_pair_index",
 ]
 
 #: Relative residual below which a column counts as exactly explained by the others.
@@ -237,27 +236,3 @@ def check_regression_design(
             _warn(msg, stacklevel + 1)
             messages.append(msg)
     return messages
-
-
-def verdict_pair_index(data: Comparisons, pc: PairCounts) -> np.ndarray:
-    """Row of ``pc`` (judge, unordered pair) that each verdict of ``data`` belongs to.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from bayes_pairwise.data import load_comparisons
-    >>> from bayes_pairwise.matrices import pair_counts
-    >>> df = pd.DataFrame({"first": ["a", "b", "a", "c"], "second": ["b", "a", "c", "a"],
-    ...                    "outcome": ["first"] * 4})
-    >>> data = load_comparisons(df)
-    >>> verdict_pair_index(data, pair_counts(data)).tolist()
-    [0, 0, 1, 1]
-    """
-    n = np.int64(data.n_items)
-    lo = np.minimum(data.first, data.second).astype(np.int64)
-    hi = np.maximum(data.first, data.second).astype(np.int64)
-    key = (np.asarray(data.judge, dtype=np.int64) * n + lo) * n + hi
-    pkey = (np.asarray(pc.judge, dtype=np.int64) * n + pc.i.astype(np.int64)) * n + pc.j
-    order = np.argsort(pkey, kind="stable")
-    pos = np.searchsorted(pkey[order], key)
-    return order[pos]

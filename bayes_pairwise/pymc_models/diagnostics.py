@@ -437,13 +437,6 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
     }
 
 
-def _scom(kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
-    """Repeats-generalised S_com over pairs seen in both orders (last axis = pairs)."""
-    num = n1 * (km - n2) + (kp - n1) * n2
-    den = (kp * km).sum()
-    return num.sum(axis=-1) / den if den > 0 else np.full(num.shape[:-1], np.nan)
-
-
 def _first_rate(kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
     return (n1 + km - n2).sum(axis=-1) / (kp + km).sum()
 
@@ -506,6 +499,8 @@ def _p_value(rep: np.ndarray, obs: float) -> float:
 def _ppc(
     idata: az.InferenceData, seed: int | None, n_draws_curve: int, n_subsets: int
 ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    from bayes_pairwise.classical.descriptive import commutativity_score_counts
+
     counts = ppc_pair_counts(idata)
     judges = (
         [str(v) for v in idata.posterior.coords["judge"].values]
@@ -536,8 +531,11 @@ def _ppc(
         if both.any():
             b = both
             values["s_com"] = (
-                _scom(kp[b], km[b], n1[b], n2[b]),
-                _scom(kp[b], km[b], n1r[:, b], n2r[:, b]),
+                commutativity_score_counts(kp[b], km[b], n1[b], n2[b]),
+                [
+                    commutativity_score_counts(kp[b], km[b], a, c)
+                    for a, c in zip(n1r[:, b], n2r[:, b], strict=True)
+                ],
             )
         seed_c = None if seed is None else int(seed) + 1000 * jdx
         curve = _delta_curves(counts, rows, item_context, curve_draws, seed_c, n_subsets)

@@ -114,9 +114,7 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         first, second = np.asarray(cd["first"]), np.asarray(cd["second"])
         judge = np.asarray(cd["verdict_judge"])
         outcome = np.asarray(od["first_wins"], dtype=float)
-        row = np.asarray(idata.posterior.coords.get("verdict", np.arange(len(first))))
-        if "verdict" in od.coords:
-            row = np.asarray(od.coords["verdict"])
+        row = np.asarray(od.coords["verdict"])
         covariates = {}
         if "x" in cd:
             names = [str(v) for v in cd["x"].coords["covariate"].values]
