@@ -570,6 +570,16 @@ def _verdict(table: pd.DataFrame, data: Comparisons) -> tuple[pd.DataFrame, str]
                             f"the judge is strongly position-biased (ε₊ ≈ {a:.2f}, ε₋ ≈ {b:.2f}), "
                             "which a single ε does not describe"
                         )
+                dropped = tj[
+                    (tj.quantity == "eps") & (tj.method == "S_com closed form" + TIES_DROPPED)
+                ]
+                if not dropped.empty and g > p.upper:
+                    v = float(dropped.estimate.iloc[0])
+                    why.append(
+                        "Δ_S is fitted with ties counted half (a tie reads as half a disagreement "
+                        "between the two orders) while the binomial models drop ties: on the "
+                        f"same tie-free data S_com gives ε = {v:.3f}"
+                    )
                 if g > p.upper:
                     why.append(
                         "Δ_S also counts close calls (a soft truth) as errors, so it reads above "
