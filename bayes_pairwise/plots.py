@@ -1862,12 +1862,20 @@ def _replicate_pair_counts(
             w = post["w"]
             names = [str(v) for v in w.coords[w.dims[-1]].values] if w.ndim > 2 else []
             wv = _flat_draws(_select_judge(w, judge), idx).reshape(D, -1)
+            # the model divides each covariate by its scale (it does not centre it: a
+            # first-minus-second difference keeps its sign); use the fitted scale when stored
+            scales: dict[str, float] = {}
+            if "constant_data" in idata.groups() and "covariate_scale" in idata.constant_data:
+                cs = idata.constant_data["covariate_scale"]
+                scales = {
+                    str(c): float(v)
+                    for c, v in zip(cs.coords[cs.dims[0]].values, np.asarray(cs), strict=True)
+                }
             for k, name in enumerate(names):
                 if name in block.covariates:
                     x = np.asarray(block.covariates[name], dtype=float)
-                    sd = x.std()
-                    x = (x - x.mean()) / (sd if sd > 0 else 1.0)
-                    eta = eta + wv[:, k : k + 1] * x[None, :]
+                    sd = scales.get(name, float(x.std()))
+                    eta = eta + wv[:, k : k + 1] * (x / (sd if sd > 0 else 1.0))[None, :]
         first_wins = rng.random(eta.shape) < expit(eta)
         lo = np.minimum(block.first, block.second)
         lo_first = block.first == lo
