@@ -237,6 +237,35 @@ class Comparisons:
         )
         return replace(out, judge=_readonly(np.zeros(len(idx), dtype=np.int64)))
 
+    def one_judge(
+        self, judge: str | int | None = None, *, hint: str = "pass judge=…"
+    ) -> Comparisons:
+        """The verdicts of ``judge``, or the whole log when it holds a single judge.
+
+        Raises
+        ------
+        DesignError
+            When ``judge`` is None and the log holds several judges (``hint`` says what to do).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+        ...                    "outcome": ["first", "first"], "judge": ["x", "y"]})
+        >>> load_comparisons(df, judge="judge").one_judge("y").judges
+        ('y',)
+        """
+        if judge is not None:
+            return self.for_judge(judge)
+        if self.n_judges > 1:
+            from bayes_pairwise.errors import DesignError
+
+            raise DesignError(
+                f"the data hold {self.n_judges} judges ({', '.join(self.judges[:5])}"
+                f"{', …' if self.n_judges > 5 else ''}); {hint}"
+            )
+        return self
+
     def by_judge(self) -> Iterator[tuple[str, Comparisons]]:
         """Iterate over ``(judge label, that judge's Comparisons)``."""
         for name in self.judges:

@@ -184,13 +184,7 @@ def _one_block(
     data: Comparisons, judge: str | int | None, context: str | int | None
 ) -> Comparisons:
     """Restrict to one judge and one context (re-indexed), with clear errors when ambiguous."""
-    if judge is not None:
-        data = data.for_judge(judge)
-    elif data.n_judges > 1:
-        raise DesignError(
-            f"the data hold {data.n_judges} judges ({', '.join(data.judges[:5])}"
-            f"{', …' if data.n_judges > 5 else ''}); pass judge=… to pick one"
-        )
+    data = data.one_judge(judge, hint="pass judge=… to pick one")
     if context is not None:
         data = data.for_context(context)
     elif data.n_contexts > 1:
@@ -407,10 +401,7 @@ def round_robins(
     """
     if kind not in ("W", "Z"):
         raise ValueError(f"kind must be 'W' or 'Z', got {kind!r}")
-    if judge is not None:
-        data = data.for_judge(judge)
-    elif data.n_judges > 1:
-        raise DesignError(f"the data hold {data.n_judges} judges; pass judge=… to pick one")
+    data = data.one_judge(judge, hint="pass judge=… to pick one")
     out: list[RoundRobin] = []
     skipped: list[str] = []
     for c, ctx in enumerate(data.contexts):

@@ -717,14 +717,7 @@ class _Observed:
 
 
 def _block(data: Comparisons, judge: str | int | None) -> Comparisons:
-    if judge is not None:
-        return data.for_judge(judge)
-    if data.n_judges > 1:
-        raise DesignError(
-            f"the data hold {data.n_judges} judges ({', '.join(data.judges[:5])}"
-            f"{', …' if data.n_judges > 5 else ''}); pass fit(data, judge=…)"
-        )
-    return data
+    return data.one_judge(judge, hint="pass fit(data, judge=…)")
 
 
 def _design_of(block: Comparisons) -> tuple[int, int, np.ndarray, np.ndarray]:

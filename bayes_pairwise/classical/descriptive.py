@@ -246,14 +246,7 @@ def copeland_scores_matrix(M: np.ndarray) -> np.ndarray:
 
 # ============================================================================ wrappers
 def _block(data: Comparisons, judge: str | int | None) -> Comparisons:
-    if judge is not None:
-        return data.for_judge(judge)
-    if data.n_judges > 1:
-        raise DesignError(
-            f"the data hold {data.n_judges} judges ({', '.join(data.judges[:5])}"
-            f"{', …' if data.n_judges > 5 else ''}); pass judge=… or use descriptive_by_judge()"
-        )
-    return data
+    return data.one_judge(judge, hint="pass judge=… or use descriptive_by_judge()")
 
 
 def _counts(data: Comparisons):
