@@ -238,8 +238,10 @@ for note in cc.settings["notes"]:
     ),
     md(
         """
-**Ties matter.** The classical rows use ties counted half, the posteriors the tie-free data.
-On the *same* tie-free data the classical estimates move towards the posterior:
+**Ties matter.** The Δ_S fits and the first classical rows use ties counted half, the
+posteriors the tie-free data (`compare` therefore also lists S_com and the moments on the
+tie-free data, "as the models"). On the *same* tie-free data the classical estimates move
+towards the posterior, while the Δ_S grid fit cannot be run on it at all:
 """
     ),
     code(
@@ -703,11 +705,11 @@ cc.agreement
     ),
     md(
         """
-Where the grid and the uniform posterior disagree, three things are mixed, and the verdict above
-names only the first two: the judges are position-biased (all but gpt35 have ε₊ and ε₋ far
-apart, which no uniform-error estimate describes); Δ_S counts close calls as errors; and the two
-sides see different data — the grid fit ties counted half, the posterior the tie-free data. The
-tie policy alone moves the S_com estimate this much (gpt35, with 306 ties, from 0.136 to 0.064):
+Where the grid and the uniform posterior disagree, three things are mixed (the verdict names
+each where it applies): the judges are position-biased (all but gpt35 have ε₊ and ε₋ far apart,
+which no uniform-error estimate describes); Δ_S counts close calls as errors; and the two sides
+see different data — the grid fit ties counted half, the posterior the tie-free data. The tie
+policy alone moves the S_com estimate this much (gpt35, with 306 ties, from 0.136 to 0.064):
 """
     ),
     code(
