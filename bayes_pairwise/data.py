@@ -448,7 +448,7 @@ class Comparisons:
                     "unordered_pairs": len(pair_keys),
                     "share_pairs_both_orders": float(both),
                     "max_repeats_per_order": int(ocount.max()) if n else 0,
-                    "first_position_win_rate": float(np.mean(out[out != 0.5] == 1.0))
+                    "first_position_win_rate_excl_ties": float(np.mean(out[out != 0.5] == 1.0))
                     if np.any(out != 0.5)
                     else float("nan"),
                     "ties_kept": int(np.sum(out == 0.5)),

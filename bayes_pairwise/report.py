@@ -586,7 +586,7 @@ def _section_data(page: HtmlPage, st: _State, sink: _Captured) -> None:
         columns={
             "share_pairs_both_orders": "pairs in both orders",
             "max_repeats_per_order": "max repeats / order",
-            "first_position_win_rate": "first-position win rate",
+            "first_position_win_rate_excl_ties": "first-position win rate (ties excluded)",
             "unordered_pairs": "unordered pairs",
             "items_seen": "items seen",
             "ties_kept": "ties kept",
