@@ -17,7 +17,7 @@ def test_readme_quick_start_runs(capsys):
     block = re.search(r"## Quick start \(Python\)\s+```python\n(.*?)```", README, re.S)
     assert block, "no python quick start block in README"
     namespace: dict = {}
-    exec(compile(block.group(1), "README quick start", "exec"), namespace)  # noqa: S102
+    exec(compile(block.group(1), "README quick start", "exec"), namespace)
     out = capsys.readouterr().out
     assert "Δ_S grid fit for gpt4: eps = 0.1" in out  # the gpt4 grid estimate is 0.1xx
     cc = namespace["cc"]
