@@ -374,6 +374,11 @@ def _check_fit(fit: Any, attr: str, what: str) -> None:
         raise NotFittedError(f"{what} needs a fitted estimate with {attr!r}; call fit() first")
 
 
+def _judge_suffix(judge: object) -> str:
+    """``": judge gpt4"`` for a named judge; nothing for the default single judge."""
+    return "" if judge in (None, "judge") else f": judge {_txt(judge)}"
+
+
 def delta_s_curve_data(fit: Any) -> pd.DataFrame:
     """The observed Δ_S–n curve and the fitted synthetic curve of a Δ_S fit.
 
@@ -505,7 +510,7 @@ def plot_delta_s_curve(
     ax.set_ylabel("mean Δ_S")
     ctx = df.attrs["n_contexts"]
     where = f", {ctx} contexts pooled" if ctx > 1 else ""
-    ax.set_title(title or f"Δ_S–n curve: judge {_txt(df.attrs['judge'])}{where}")
+    ax.set_title(title or f"Δ_S–n curve{_judge_suffix(df.attrs['judge'])}{where}")
     ax.legend(fontsize=8)
     return ax
 
@@ -589,7 +594,7 @@ def plot_misfit_curve(
         ax.axvline(float(v), color=color, ls=ls, label=f"{_txt(lab)} = {float(v):.3f}")
     ax.set_xlabel("ε (grid)")
     ax.set_ylabel("Σₙ |observed − synthetic|")
-    ax.set_title(title or f"Δ_S misfit over the grid: judge {_txt(df.attrs['judge'])}")
+    ax.set_title(title or f"Δ_S misfit over the grid{_judge_suffix(df.attrs['judge'])}")
     ax.legend(fontsize=8)
     return ax
 
@@ -721,7 +726,7 @@ def plot_misfit_heatmap(
     ax.set_title(
         title
         or (
-            f"2-D Δ_S misfit: judge {_txt(a['judge'])}\n"
+            f"2-D Δ_S misfit{_judge_suffix(a['judge'])}\n"
             "only a symmetric function of (ε₊, ε₋) is identified"
         ),
         fontsize=10,
