@@ -877,6 +877,9 @@ def _diagnostics_table(diag: Any) -> pd.DataFrame:
     if idx.str.match(r"^eps_plus(\[|$)").any():
         hidden |= idx.str.startswith("eps_simplex")
     shown = t[~hidden.to_numpy()].copy()
+    for c in shown.columns:  # boolean flags may become NA in the collapsed rows
+        if shown[c].dtype == bool:
+            shown[c] = shown[c].astype(object)
     for name in ("strength", "z"):
         sel = t[idx.str.startswith(f"{name}[").to_numpy()]
         if not len(sel):
