@@ -635,8 +635,10 @@ def _verdict(table: pd.DataFrame, data: Comparisons) -> tuple[pd.DataFrame, str]
         if checks:
             n_in = sum(c[4] for c in checks)
             head = "AGREE" if n_in == len(checks) else ("PARTLY AGREE" if n_in else "DISAGREE")
+            tie_gap = any(c[1].endswith(TIES_DROPPED) for c in checks)
+            grid_label = "Δ_S 2-D (ties half)" if tie_gap else "Δ_S 2-D"
             parts = [
-                f"{sym} {method.split(' ')[0] if method.startswith('moments') else 'Δ_S 2-D'} "
+                f"{sym} {method.split(' ')[0] if method.startswith('moments') else grid_label} "
                 f"{v:.3f} {'in' if inside else 'outside'} [{p.lower:.3f}, {p.upper:.3f}]"
                 for sym, method, v, p, inside in checks
             ]

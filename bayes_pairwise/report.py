@@ -1250,6 +1250,22 @@ def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
     if st.fit is None:
         return pd.DataFrame(), []
     post = _idata(st.fit).posterior
+    # moments on the data the model saw (ties dropped when they were counted half): like with like
+    tie_gap = st.model_data is not None and st.model_data is not st.data
+    moments = st.moments
+    if tie_gap:
+        import warnings as _w
+
+        from bayes_pairwise.classical.descriptive import positional_moments
+
+        moments = {}
+        for j in st.judges:
+            try:
+                with _w.catch_warnings():
+                    _w.simplefilter("ignore")
+                    moments[j] = positional_moments(st.model_data.for_judge(j))
+            except (BayesPairwiseError, KeyError):
+                continue
     for j in st.judges:
         if "eps_plus" not in post.data_vars or "eps_minus" not in post.data_vars:
             continue
@@ -1260,13 +1276,13 @@ def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
         checks = []
         if j in st.delta2d:
             f2 = st.delta2d[j]
-            checks.append(
-                ("ε₊ + ε₋", "Δ_S 2-D grid (sum)", getattr(f2, "eps_sum_", np.nan), ep + em)
-            )
-        if j in st.moments and not st.moments[j].at_boundary:
-            m = st.moments[j]
-            checks.append(("ε₊", "moments (S_com, r₁)", m.eps_plus, ep))
-            checks.append(("ε₋", "moments (S_com, r₁)", m.eps_minus, em))
+            label = "Δ_S 2-D grid (sum" + (", ties counted half)" if tie_gap else ")")
+            checks.append(("ε₊ + ε₋", label, getattr(f2, "eps_sum_", np.nan), ep + em))
+        if j in moments and not moments[j].at_boundary:
+            m = moments[j]
+            label = "moments (S_com, r₁" + ("; ties dropped, as the model)" if tie_gap else ")")
+            checks.append(("ε₊", label, m.eps_plus, ep))
+            checks.append(("ε₋", label, m.eps_minus, em))
         for qty, method, value, draws in checks:
             lo, hi = plots._hdi(draws, plots.HDI_PROB)
             inside = bool(lo <= value <= hi) if np.isfinite(value) else False
