@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "BayesPairwiseError",
+    "CacheWarning",
     "ConvergenceWarning",
     "DataError",
     "DesignError",
@@ -88,3 +89,7 @@ class DesignWarning(UserWarning):
 
 class ConvergenceWarning(UserWarning):
     """An iterative estimator or sampler did not converge / failed its diagnostics."""
+
+
+class CacheWarning(UserWarning):
+    """A cache file could not be read or failed its checksum; it is recomputed and rewritten."""
