@@ -1,0 +1,270 @@
+"""Writing output files safely: validate first, then write atomically.
+
+Every file the package writes on the user's behalf (``fit --out``, ``report --out``,
+``simulate --out``, ``datasets export``, :func:`~bayes_pairwise.pymc_models.save_model`,
+:func:`~bayes_pairwise.report.write_report`) goes through this module:
+
+* :func:`check_writable` validates a target path *before* any work is done (the parent folder
+  exists and is writable, the path is not a folder, the suffix is one the command writes), so a
+  typo in ``--out`` does not cost a NUTS run;
+* :func:`atomic_write` (and :func:`write_text` / :func:`write_bytes`) writes to a temporary file
+  in the target's folder, flushes and fsyncs it, then :func:`os.replace` s it onto the target.
+  A crash, a ``SIGKILL``, a full disk or ``Ctrl-C`` leaves either the old file or the complete
+  new one, never a truncated file; on a failure the temporary is removed and an
+  :class:`OutputError` names the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TypeVar
+
+from bayes_pairwise.errors import BayesPairwiseError
+
+__all__ = ["OutputError", "atomic_write", "check_writable", "write_bytes", "write_text"]
+
+T = TypeVar("T")
+
+TEMP_MARK = ".tmp-"
+"""Marker in the names of the temporary files (``.NAME.tmp-XXXXXXXX.SUFFIX``)."""
+
+
+class OutputError(BayesPairwiseError, OSError):
+    """An output file cannot be written (missing or read-only folder, full disk, bad suffix).
+
+    Examples
+    --------
+    >>> err = OutputError("cannot write 'x.nc': no space left on device")
+    >>> isinstance(err, OSError), str(err)
+    (True, "cannot write 'x.nc': no space left on device")
+    """
+
+    def __str__(self) -> str:  # OSError's own str() shows "[Errno …]" only with 2+ args
+        return str(self.args[0]) if self.args else ""
+
+
+def _suffix_of(path: Path, suffixes: Iterable[str]) -> str | None:
+    """The entry of ``suffixes`` that ``path`` ends with (case-insensitive), longest first."""
+    name = path.name.lower()
+    for s in sorted(suffixes, key=len, reverse=True):
+        if name.endswith(s.lower()) and len(name) > len(s):
+            return s
+    return None
+
+
+def check_writable(
+    path: str | os.PathLike[str],
+    *,
+    suffixes: Iterable[str] | None = None,
+    what: str = "output file",
+) -> Path:
+    """Check that ``path`` can be written, before doing any work.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file. It may exist (it is then replaced) but must not be a folder.
+    suffixes : iterable of str, optional
+        The suffixes the caller writes (e.g. ``(".csv", ".parquet")``, compared
+        case-insensitively; compound suffixes like ``".csv.gz"`` work). None: any suffix.
+    what : str
+        How the file is named in error messages (e.g. ``"--out"``).
+
+    Returns
+    -------
+    Path
+        ``path`` as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    OutputError
+        The path is empty or a folder, its parent folder is missing, not a folder or not
+        writable, an existing target is not writable, or the suffix is not among ``suffixes``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> tmp = tempfile.mkdtemp()
+    >>> check_writable(os.path.join(tmp, "fit.nc"), suffixes=(".nc",)).name
+    'fit.nc'
+    >>> check_writable(os.path.join(tmp, "fit.xlsx"), suffixes=(".nc",))
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.output.OutputError: output file 'fit.xlsx' has an unsupported extension: use .nc
+    >>> check_writable(os.path.join(tmp, "missing", "fit.nc"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.output.OutputError: cannot write output file ...: the folder ... does not exist
+    """
+    if path is None or str(path).strip() == "":
+        raise OutputError(f"{what}: empty path")
+    p = Path(path)
+    if "\x00" in str(p):
+        raise OutputError(f"{what}: the path contains a NUL character")
+    if suffixes is not None:
+        allowed = list(suffixes)
+        if _suffix_of(p, allowed) is None:
+            raise OutputError(
+                f"{what} {p.name!r} has an unsupported extension: use {', '.join(allowed)}"
+            )
+    try:
+        if p.is_dir():
+            raise OutputError(f"cannot write {what} {str(p)!r}: it is a folder")
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.exists():
+            raise OutputError(
+                f"cannot write {what} {str(p)!r}: the folder {str(parent)!r} does not exist"
+            )
+        if not parent.is_dir():
+            raise OutputError(f"cannot write {what} {str(p)!r}: {str(parent)!r} is not a folder")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise OutputError(
+                f"cannot write {what} {str(p)!r}: the folder {str(parent)!r} is not writable"
+            )
+        if p.exists() and not os.access(p, os.W_OK):
+            raise OutputError(f"cannot write {what} {str(p)!r}: the file is read-only")
+    except OSError as exc:  # e.g. a path component that is a file, a name too long
+        if isinstance(exc, OutputError):
+            raise
+        raise OutputError(f"cannot write {what} {str(p)!r}: {exc.strerror or exc}") from exc
+    return p
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable (best effort: not every platform can open a folder)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _describe(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "no space left on device"
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], T]) -> T:
+    """Write a file atomically: ``writer(tmp)`` writes a temporary, which then replaces ``path``.
+
+    The temporary file lies in the target's folder (so :func:`os.replace` is an atomic rename)
+    and ends with the target's suffixes (writers that infer the format from the name keep
+    working). After ``writer`` returns, the temporary is fsynced, given the permissions a new
+    file would get (or the old file's), and renamed onto ``path``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder must exist.
+    writer : callable
+        Called with the temporary :class:`~pathlib.Path`; writes the complete file there.
+
+    Returns
+    -------
+    object
+        What ``writer`` returned.
+
+    Raises
+    ------
+    OutputError
+        Writing or renaming failed with an :class:`OSError` (full disk, missing folder, …); the
+        temporary is removed and an existing ``path`` is left untouched.
+    BaseException
+        Anything else ``writer`` raises (including :class:`KeyboardInterrupt`) is re-raised
+        after the temporary is removed; ``path`` is left untouched.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from pathlib import Path
+    >>> target = Path(tempfile.mkdtemp()) / "out.txt"
+    >>> _ = atomic_write(target, lambda tmp: tmp.write_text("old"))
+    >>> def broken(tmp):
+    ...     tmp.write_text("half of the new cont")
+    ...     raise RuntimeError("crash while writing")
+    >>> atomic_write(target, broken)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: crash while writing
+    >>> target.read_text(), sorted(os.listdir(target.parent))
+    ('old', ['out.txt'])
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    suffix = "".join(target.suffixes[-2:]) if len(target.suffixes) > 1 else target.suffix
+    try:
+        fd, tmp_name = tempfile.mkstemp(
+            dir=folder, prefix=f".{target.stem[:64]}{TEMP_MARK}", suffix=suffix
+        )
+    except OSError as exc:
+        raise OutputError(f"cannot write {str(target)!r}: {_describe(exc)}") from exc
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        result = writer(tmp)
+        with open(tmp, "rb+") as fh:
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise OutputError(f"cannot write {str(target)!r}: {_describe(exc)}") from exc
+        raise
+    _fsync_dir(folder)
+    return result
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_write`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> p = write_bytes(Path(tempfile.mkdtemp()) / "a.bin", b"\\x00\\x01")
+    >>> p.read_bytes()
+    b'\\x00\\x01'
+    """
+
+    def _write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    atomic_write(path, _write)
+    return Path(path)
+
+
+def write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically, encoded as ``encoding`` (see :func:`atomic_write`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> p = write_text(Path(tempfile.mkdtemp()) / "r.html", "<html></html>")
+    >>> p.read_text()
+    '<html></html>'
+    """
+    return write_bytes(path, text.encode(encoding))
