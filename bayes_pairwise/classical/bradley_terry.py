@@ -64,6 +64,7 @@ __all__ = [
     "BiasedBTRun",
     "BiasedBTSpreadSearch",
     "BradleyTerry",
+    "EstimatorBase",
     "biased_bt_iterate",
     "biased_bt_spread_search",
     "bt_mle",
@@ -71,6 +72,7 @@ __all__ = [
     "bt_newman",
     "check_bt_connected",
     "fit_bradley_terry",
+    "resolve_win_matrix",
     "win_matrix_from_arrays",
 ]
 
@@ -124,8 +126,17 @@ def win_matrix_from_arrays(
     return x
 
 
-def _resolve(data: Any) -> tuple[np.ndarray, tuple[str, ...], dict[str, Any]]:
-    """(X, labels, info) from a Comparisons, a labelled DataFrame or a plain square array."""
+def resolve_win_matrix(data: Any) -> tuple[np.ndarray, tuple[str, ...], dict[str, Any]]:
+    """(X, labels, info) from a Comparisons, a labelled DataFrame or a plain square array.
+
+    The one input rule of the win-count estimators (Bradley–Terry, Elo, the biased-BT search).
+
+    Examples
+    --------
+    >>> x, labels, info = resolve_win_matrix([[0, 2], [1, 0]])
+    >>> x.tolist(), labels, info["source"]
+    ([[0.0, 2.0], [1.0, 0.0]], ('0', '1'), 'win matrix')
+    """
     from bayes_pairwise.data import Comparisons
 
     if isinstance(data, Comparisons):
@@ -592,8 +603,16 @@ def fit_bradley_terry(
 
 
 # --------------------------------------------------------------------------- estimator class
-class _Estimator:
-    """Shared NotFittedError behaviour: a learned attribute (``*_``) before ``fit`` is an error."""
+class EstimatorBase:
+    """Base of the classical estimators: a learned attribute (``*_``) before ``fit`` is an error.
+
+    Examples
+    --------
+    >>> BradleyTerry().strengths_
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.errors.NotFittedError: BradleyTerry has no attribute 'strengths_' yet: ...
+    """
 
     def __getattr__(self, name: str) -> Any:
         if name.endswith("_") and not name.startswith("__"):
@@ -610,7 +629,7 @@ class _Estimator:
         return f"{type(self).__name__}({args})"
 
 
-class BradleyTerry(_Estimator):
+class BradleyTerry(EstimatorBase):
     """Bradley–Terry strengths (sklearn style): MM with ridge, Newman's iteration, or the MLE.
 
     Parameters
@@ -707,7 +726,7 @@ class BradleyTerry(_Estimator):
         DesignError
             With ``ridge=0`` when the win graph is not strongly connected.
         """
-        x, labels, info = _resolve(data)
+        x, labels, info = resolve_win_matrix(data)
         hint = (
             " The items live in separate contexts: use data.pool_contexts() to rank item names "
             "across contexts."
@@ -1053,7 +1072,7 @@ def biased_bt_spread_search(
     }
 
 
-class BiasedBTSpreadSearch(_Estimator):
+class BiasedBTSpreadSearch(EstimatorBase):
     """The paper's biased-BT ε-spread search (weak baseline, reproduced faithfully).
 
     See :func:`biased_bt_spread_search` for the procedure and the module docstring for why the
@@ -1150,7 +1169,7 @@ class BiasedBTSpreadSearch(_Estimator):
         -------
         self
         """
-        x, labels, info = _resolve(data)
+        x, labels, info = resolve_win_matrix(data)
         out = biased_bt_spread_search(
             x,
             objective=self.objective,

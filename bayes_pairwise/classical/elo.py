@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.classical.bradley_terry import _Estimator, _resolve
+from bayes_pairwise.classical.bradley_terry import EstimatorBase, resolve_win_matrix
 from bayes_pairwise.errors import DataError
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ def shuffle_and_average(
     )
 
 
-class Elo(_Estimator):
+class Elo(EstimatorBase):
     """Elo ratings (sklearn style), in data order or shuffled and averaged.
 
     Parameters
@@ -405,7 +405,7 @@ def win_rate(data: Comparisons | pd.DataFrame | np.ndarray) -> pd.Series:
     >>> win_rate(load_comparisons(df, ties="half")).to_dict()
     {'a': 0.5, 'b': 0.5}
     """
-    x, labels, _ = _resolve(data)
+    x, labels, _ = resolve_win_matrix(data)
     return pd.Series(win_rate_from_matrix(x), index=pd.Index(labels, name="item"), name="win_rate")
 
 
@@ -428,7 +428,7 @@ def average_win_rate(data: Comparisons | pd.DataFrame | np.ndarray) -> pd.Series
     >>> average_win_rate(np.array([[0, 3, 0], [1, 0, 1], [2, 1, 0.0]])).tolist()
     [0.375, 0.375, 0.75]
     """
-    x, labels, _ = _resolve(data)
+    x, labels, _ = resolve_win_matrix(data)
     return pd.Series(
         average_win_rate_from_matrix(x),
         index=pd.Index(labels, name="item"),

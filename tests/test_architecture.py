@@ -1,0 +1,164 @@
+"""The house is one-way: no import cycle inside the package, no private name borrowed.
+
+Issue 9 asks for a test that fails on an import cycle inside the package and on a private name
+imported from another module. Both are read from the source with :mod:`ast`, so the test sees
+imports inside functions too (a lazy import still makes a cycle in the design).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "bayes_pairwise"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def _resolve(mod: str, node: ast.ImportFrom, is_pkg: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = mod.split(".")
+    if not is_pkg:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def _imports(mods: dict[str, Path]) -> list[tuple[str, str, str | None, int]]:
+    """(importing module, imported module, imported name or None, line)."""
+    out = []
+    for mod, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("bayes_pairwise"):
+                        out.append((mod, a.name, None, node.lineno))
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(mod, node, is_pkg)
+                if not target.startswith("bayes_pairwise"):
+                    continue
+                for a in node.names:
+                    sub = f"{target}.{a.name}"
+                    if sub in mods:  # "from pkg import module"
+                        out.append((mod, sub, None, node.lineno))
+                    else:
+                        out.append((mod, target, a.name, node.lineno))
+    return out
+
+
+def _is_package(name: str, mods: dict[str, Path]) -> bool:
+    return name in mods and mods[name].name == "__init__.py"
+
+
+def test_no_import_cycle_inside_the_package() -> None:
+    mods = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for src, dst, _name, _line in _imports(mods):
+        # a package's __init__ re-exports its modules: edges into a package's own
+        # children from its __init__ are the package's public face, not a cycle
+        if dst not in mods or dst == src:
+            continue
+        if _is_package(src, mods) and dst.startswith(src + "."):
+            continue
+        if _is_package(dst, mods) and src.startswith(dst + "."):
+            continue  # a child importing its parent package namespace is checked via names
+        graph[src].add(dst)
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph[n]):
+            if state.get(m) == 1:
+                cycles.append([*stack[stack.index(m) :], m])
+            elif m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_attribute_uses(mods: dict[str, Path]) -> list[str]:
+    """``plots._helper(...)`` after ``from bayes_pairwise import plots``: a private name too."""
+    found = []
+    for mod, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_pkg = path.name == "__init__.py"
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("bayes_pairwise") and a.asname:
+                        aliases[a.asname] = a.name
+            elif isinstance(node, ast.ImportFrom):
+                target = _resolve(mod, node, is_pkg)
+                for a in node.names:
+                    if f"{target}.{a.name}" in mods:
+                        aliases[a.asname or a.name] = f"{target}.{a.name}"
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and _private(node.attr)
+                and aliases[node.value.id] != mod
+            ):
+                found.append(
+                    f"{path.relative_to(PKG.parent)}:{node.lineno} uses "
+                    f"{aliases[node.value.id]}.{node.attr}"
+                )
+    return found
+
+
+def test_no_private_name_imported_from_another_module() -> None:
+    mods = _modules()
+    bad = []
+    for src, dst, name, line in _imports(mods):
+        if name is None or not _private(name):
+            continue
+        # a private *module* (``_html``) imported whole is the package's own helper; a private
+        # *name* defined in another module is not to be borrowed
+        bad.append(f"{mods[src].relative_to(PKG.parent)}:{line} imports {name} from {dst}")
+    bad += _private_attribute_uses(mods)
+    assert not bad, "private names imported across modules:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    "snippet, expect",
+    [
+        ("from bayes_pairwise.plots import _helper", True),
+        ("from bayes_pairwise.plots import helper", False),
+    ],
+)
+def test_private_name_detector_can_fail(snippet: str, expect: bool) -> None:
+    """The detector itself flags a private import (so the real test is able to fail)."""
+    tree = ast.parse(snippet)
+    node = tree.body[0]
+    assert isinstance(node, ast.ImportFrom)
+    flagged = any(a.name.startswith("_") and not a.name.startswith("__") for a in node.names)
+    assert flagged is expect
