@@ -1,8 +1,16 @@
-"""A tiny builder for self-contained HTML pages: every string escaped, images embedded.
+r"""A tiny builder for self-contained HTML pages: every string escaped, images embedded.
 
 The report must open offline and must never execute user-supplied text, so this module is the
-only place that writes markup: text goes through :func:`html.escape`, tables through
-``DataFrame.to_html(escape=True)``, and figures become ``data:image/png;base64`` URIs.
+only place that writes markup: text goes through :func:`esc` (:func:`html.escape`, then every
+invisible character made visible), tables through ``DataFrame.to_html(escape=True)`` and the same
+visibility pass, and figures become ``data:image/png;base64`` URIs.
+
+Invisible characters are shown as ``<U+XXXX>`` text: bidirectional controls (U+202A–U+202E,
+U+2066–U+2069, U+200E, U+200F, U+061C) would otherwise reorder what the reader sees (an id
+``abc\u202etxt.exe`` displays as ``abcexe.txt``), and C0/C1 controls (but tab and newline),
+zero-width and other format characters, line/paragraph separators and lone surrogates would be
+invisible or break the file's encoding. Zero-width (non-)joiners are kept: scripts and emoji need
+them.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,15 +44,53 @@ nav ul{columns:2;font-size:.92rem}code{background:#f1f1f4;padding:0 .25rem}
 """
 
 
+#: Bidirectional formatting characters: embeddings/overrides, isolates, marks (LRM, RLM, ALM).
+BIDI_CONTROLS = frozenset(
+    [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x2066, 0x206A)]
+    + ["\u200e", "\u200f", "\u061c"]
+)
+
+# bidi controls, C0 controls but tab/newline, DEL and C1 controls, soft hyphen, Mongolian vowel
+# separator, zero-width space, line/paragraph separators, word joiner and invisible operators,
+# deprecated format characters, BOM, interlinear annotation, lone surrogates
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b\u200e\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
+
+
+def visible(text: str, *, escaped: bool = False) -> str:
+    r"""Replace every invisible or direction-changing character by a visible ``<U+XXXX>``.
+
+    Parameters
+    ----------
+    text : str
+    escaped : bool
+        The text is already HTML-escaped: write the marker as ``&lt;U+XXXX&gt;``.
+
+    Examples
+    --------
+    >>> visible("abc\u202etxt.exe")
+    'abc<U+202E>txt.exe'
+    >>> visible("a\x00b\tc", escaped=True)
+    'a&lt;U+0000&gt;b\tc'
+    """
+    fmt = "&lt;U+{:04X}&gt;" if escaped else "<U+{:04X}>"
+    return _INVISIBLE.sub(lambda m: fmt.format(ord(m.group())), text)
+
+
 def esc(text: Any) -> str:
-    """Escape any value for HTML text or attribute context.
+    r"""Escape any value for HTML text or attribute context; invisible characters made visible.
 
     Examples
     --------
     >>> esc("<script>alert(1)</script> & co")
     '&lt;script&gt;alert(1)&lt;/script&gt; &amp; co'
+    >>> esc("gpt\u202e4")
+    'gpt&lt;U+202E&gt;4'
     """
-    return html.escape(str(text), quote=True)
+    return visible(html.escape(str(text), quote=True), escaped=True)
 
 
 def figure_to_data_uri(fig: Any, *, dpi: int = 110) -> str:
@@ -124,7 +171,7 @@ class HtmlPage:
                 rows.append(tr.replace("<tr>", f'<tr class="{cls}">', 1))
             body = head + "<tbody>" + "".join(rows) + "</tbody></table>"
         cap = f"<p><em>{esc(caption)}</em></p>" if caption else ""
-        self.blocks.append(cap + body)
+        self.blocks.append(cap + visible(body, escaped=True))  # to_html escapes only <, >, &
 
     def figure(self, fig: Any, caption: str = "") -> None:
         """Embed a Matplotlib figure as a PNG data URI (the figure is closed)."""
@@ -139,13 +186,18 @@ class HtmlPage:
         self.blocks.append(f"<pre>{esc(text)}</pre>")
 
     def render(self) -> str:
-        """The whole page as one string (no external references)."""
+        """The whole page as one string (no external references).
+
+        A last pass makes any invisible character that reached a block visible (the markup
+        written here has none, so the pass changes user text only).
+        """
         toc = "".join(f'<li><a href="#{a}">{esc(t)}</a></li>' for a, t in self.toc)
         sub = f'<p class="sub">{esc(self.subtitle)}</p>' if self.subtitle else ""
-        return (
+        page = (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{esc(self.title)}</title><style>{_CSS}</style></head><body><main>"
             f"<h1>{esc(self.title)}</h1>{sub}<nav><ul>{toc}</ul></nav>"
             + "\n".join(self.blocks)
             + "</main></body></html>\n"
         )
+        return visible(page, escaped=True)
