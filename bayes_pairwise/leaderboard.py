@@ -1,0 +1,852 @@
+"""Leaderboards: items ranked by strength, with intervals and rank probabilities (issue 9).
+
+:func:`leaderboard` ranks the items of one judge (FastChat style): every item gets its rank, its
+strength with an interval (``lower``, ``upper``), the probability of being ranked first
+(``p_rank_1``), an equal-tailed rank interval (``rank_lower``, ``rank_upper``) and the full
+distribution P(rank = k) (:attr:`Leaderboard.rank_probabilities`). Two families of models:
+
+* ``model="bt"`` — classical Bradley–Terry (MM, Hunter 2004) with a nonparametric bootstrap. The
+  unit resampled is the **verdict**, or the **context** (question / prompt) when the data have
+  contexts, so that verdicts on the same question move together. Ties follow the data's tie
+  policy (under ``ties="half"`` a tie is half a win each way).
+* ``model="uniform" | "positional" | "biased_bt"`` — the Bayesian judge-error models of
+  :mod:`bayes_pairwise.pymc_models`: the strengths are those of the fitted model, i.e. with the
+  judge's error rates (ε, or ε₊/ε₋, or the position shift γ) integrated out — the
+  *judge-error-aware* ranking. Intervals are posterior HDIs; rank probabilities are the shares of
+  posterior draws. A MAP fit is a point estimate: it has no interval and no rank probabilities
+  (NaN, and a note says so); use ``method="nuts"`` for them.
+
+Items grouped by context (PRD: ``"question::model"``) are ranked as systems with
+``group_by="name"`` (the part after ``::``, via :meth:`Comparisons.pool_contexts`) or with an
+explicit item → group mapping.
+
+:func:`rank_probability_data` returns the numbers behind a rank-probability heat map and
+:func:`plot_rank_probabilities` draws it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.comparison import HDI_PROB
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "MODELS",
+    "Leaderboard",
+    "leaderboard",
+    "plot_rank_probabilities",
+    "rank_probability_data",
+    "rank_statistics",
+]
+
+#: Models a leaderboard can be built from: classical Bradley–Terry and the Bayesian error models.
+MODELS = ("bt", "uniform", "positional", "biased_bt")
+_BAYES_MODELS = ("uniform", "positional", "biased_bt")
+#: Ridge λ used when the win graph is not strongly connected (MM of METHODS §6).
+FALLBACK_RIDGE = 0.1
+#: Columns of :attr:`Leaderboard.table`, in order.
+COLUMNS = ("item", "rank", "strength", "lower", "upper", "p_rank_1", "rank_lower", "rank_upper")
+
+GroupBy = Literal["name"] | Mapping[str, str] | Callable[[str], str] | None
+
+
+# --------------------------------------------------------------------------- result
+class Leaderboard:
+    """A ranking of items with strength intervals and rank probabilities (immutable).
+
+    Build it with :func:`leaderboard`. ``table`` and ``rank_probabilities`` return copies, so the
+    result cannot be changed after the fact.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per item, strongest first, columns ``item, rank, strength, lower, upper,
+        p_rank_1, rank_lower, rank_upper``. ``rank`` is the position by ``strength`` (1 =
+        strongest); ``rank_lower``/``rank_upper`` bound the equal-tailed ``hdi_prob`` interval of
+        the rank distribution (1 is the best possible rank).
+    rank_probabilities : pandas.DataFrame
+        P(rank = k): one row per item (table order), one column per rank k = 1 … n_items; rows
+        sum to 1 (all NaN for a MAP fit).
+    model, method : str
+        ``"bt"`` with ``"bootstrap"``, or a Bayesian model with ``"map"``/``"nuts"``.
+    judge : str or None
+        The judge ranked (None: the data's only judge, or all judges jointly for a Bayesian model).
+    group_by : str or None
+        ``"name"``, ``"mapping"`` or None.
+    hdi_prob : float
+        Coverage of the strength interval and of the rank interval.
+    interval : str
+        How ``lower``/``upper`` were computed, in words.
+    n_draws : int
+        Bootstrap replicates or posterior draws behind the interval (1 for MAP).
+    notes : tuple of str
+        Caveats (ridge used, ties dropped, replicates refitted, …).
+    settings : dict
+        What was asked for and used (ridge, n_boot, resampling unit, random_seed, …).
+    data_summary : dict
+        Verdicts, ties and source of the data ranked.
+    """
+
+    __slots__ = (
+        "_rank_probabilities",
+        "_table",
+        "data_summary",
+        "group_by",
+        "hdi_prob",
+        "interval",
+        "judge",
+        "method",
+        "model",
+        "n_draws",
+        "notes",
+        "settings",
+    )
+
+    def __init__(
+        self,
+        *,
+        table: pd.DataFrame,
+        rank_probabilities: pd.DataFrame,
+        model: str,
+        method: str,
+        judge: str | None,
+        group_by: str | None,
+        hdi_prob: float,
+        interval: str,
+        n_draws: int,
+        notes: tuple[str, ...],
+        settings: Mapping[str, Any],
+        data_summary: Mapping[str, Any],
+    ) -> None:
+        values = {
+            "_table": table.copy(),
+            "_rank_probabilities": rank_probabilities.copy(),
+            "model": model,
+            "method": method,
+            "judge": judge,
+            "group_by": group_by,
+            "hdi_prob": float(hdi_prob),
+            "interval": interval,
+            "n_draws": int(n_draws),
+            "notes": tuple(notes),
+            "settings": dict(settings),
+            "data_summary": dict(data_summary),
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Leaderboard is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Leaderboard is immutable: cannot delete {name!r}")
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The leaderboard, strongest first (a copy)."""
+        return self._table.copy()
+
+    @property
+    def rank_probabilities(self) -> pd.DataFrame:
+        """P(rank = k), items (table order) × ranks 1 … n (a copy)."""
+        return self._rank_probabilities.copy()
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """Item labels, strongest first."""
+        return tuple(self._table["item"])
+
+    @property
+    def n_items(self) -> int:
+        """Number of items ranked."""
+        return len(self._table)
+
+    def __repr__(self) -> str:
+        who = f", judge={self.judge!r}" if self.judge is not None else ""
+        return (
+            f"Leaderboard({self.n_items} items, model={self.model!r}, method={self.method!r}"
+            f"{who}, top={self.items[0]!r})"
+        )
+
+    def __str__(self) -> str:
+        head = (
+            f"Leaderboard: {self.n_items} items, model {self.model} ({self.method}), "
+            f"interval: {self.interval}"
+        )
+        body = self._table.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+        notes = "".join(f"\nnote: {n}" for n in self.notes)
+        return f"{head}\n{body}{notes}"
+
+    def to_dict(self, *, rank_probabilities: bool = True) -> dict[str, Any]:
+        """JSON-ready form: settings, notes and one record per item (strongest first).
+
+        Parameters
+        ----------
+        rank_probabilities : bool
+            Add each item's P(rank = k), k = 1 … n, as a list under ``"rank_probabilities"``.
+
+        Returns
+        -------
+        dict
+            ``model, method, judge, group_by, hdi_prob, interval, n_draws, notes, settings,
+            data, items``; NaN becomes ``None``.
+
+        Examples
+        --------
+        >>> import json, pandas as pd
+        >>> from bayes_pairwise.data import load_comparisons
+        >>> df = pd.DataFrame({"first": ["a", "b", "c"] * 10, "second": ["b", "c", "a"] * 10,
+        ...                    "outcome": ["first", "first", "second"] * 10})
+        >>> lb = leaderboard(load_comparisons(df), n_boot=50, random_seed=0)
+        >>> d = lb.to_dict()
+        >>> [row["item"] for row in d["items"]], len(d["items"][0]["rank_probabilities"])
+        (['a', 'b', 'c'], 3)
+        >>> _ = json.dumps(d)  # serialisable as is
+        """
+        records = []
+        probs = self._rank_probabilities.to_numpy(dtype=float)
+        for k, row in enumerate(self._table.itertuples(index=False)):
+            rec = {col: _plain(getattr(row, col)) for col in COLUMNS}
+            if rank_probabilities:
+                rec["rank_probabilities"] = [_plain(v) for v in probs[k]]
+            records.append(rec)
+        out = {
+            "model": self.model,
+            "method": self.method,
+            "judge": self.judge,
+            "group_by": self.group_by,
+            "hdi_prob": self.hdi_prob,
+            "interval": self.interval,
+            "n_draws": self.n_draws,
+            "notes": list(self.notes),
+            "settings": self.settings,
+            "data": self.data_summary,
+            "items": records,
+        }
+        return _plain(out)
+
+
+def _plain(v: Any) -> Any:
+    """JSON-friendly value: NumPy → Python, NaN → None, containers converted recursively."""
+    if isinstance(v, Mapping):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, bool | np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        return None if math.isnan(f) else f
+    if isinstance(v, tuple | list | np.ndarray):
+        return [_plain(x) for x in v]
+    return v if isinstance(v, str | int | type(None)) else str(v)
+
+
+# --------------------------------------------------------------------------- rank statistics
+def rank_statistics(
+    draws: np.ndarray, *, hdi_prob: float = HDI_PROB
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank distribution of items from draws of their strengths (bootstrap or posterior).
+
+    In every draw the items are ranked by strength (1 = strongest; exact ties broken by item
+    order), and P(rank = k) is the share of draws in which the item has rank k.
+
+    Parameters
+    ----------
+    draws : ndarray, shape (n_draws, n_items)
+        Strength draws.
+    hdi_prob : float
+        Coverage of the equal-tailed rank interval.
+
+    Returns
+    -------
+    probabilities : ndarray, shape (n_items, n_items)
+        ``probabilities[i, k - 1]`` = P(item i has rank k); rows sum to 1.
+    rank_lower, rank_upper : ndarray of int, shape (n_items,)
+        Smallest rank k with P(rank ≤ k) ≥ (1 − hdi_prob)/2, and smallest k with
+        P(rank ≤ k) ≥ (1 + hdi_prob)/2: an equal-tailed interval holding at least ``hdi_prob``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> draws = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [2.0, 0.0, 1.0], [3.0, 2.0, 1.0]])
+    >>> p, lo, hi = rank_statistics(draws, hdi_prob=0.5)
+    >>> p.tolist()
+    [[0.75, 0.25, 0.0], [0.25, 0.5, 0.25], [0.0, 0.25, 0.75]]
+    >>> lo.tolist(), hi.tolist()
+    ([1, 1, 2], [1, 2, 3])
+    """
+    s = np.asarray(draws, dtype=float)
+    if s.ndim != 2 or s.shape[0] < 1:
+        raise ValueError(f"draws must have shape (n_draws, n_items), got {s.shape}")
+    if not 0 < hdi_prob < 1:
+        raise ValueError(f"hdi_prob must lie in (0, 1), got {hdi_prob}")
+    n_draws, n = s.shape
+    order = np.argsort(-s, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(n)[None, :], axis=1)  # 0-based rank
+    counts = np.zeros((n, n))
+    np.add.at(counts, (np.tile(np.arange(n), n_draws), ranks.ravel()), 1.0)
+    probs = counts / n_draws
+    cdf = np.cumsum(probs, axis=1)
+    alpha = (1.0 - hdi_prob) / 2.0
+    tol = 1e-12
+    lower = np.argmax(cdf >= alpha - tol, axis=1) + 1
+    upper = np.argmax(cdf >= 1.0 - alpha - tol, axis=1) + 1
+    return probs, lower.astype(int), upper.astype(int)
+
+
+# --------------------------------------------------------------------------- data preparation
+def _group(data: Comparisons, group_by: GroupBy) -> tuple[Comparisons, str | None, list[str]]:
+    """Data with items replaced by their groups; verdicts inside one group are dropped."""
+    if group_by is None:
+        return data, None, []
+    if isinstance(group_by, str):
+        if group_by != "name":
+            raise ValueError(
+                f"group_by must be 'name', a mapping item → group or a callable, got {group_by!r}"
+            )
+        return data.pool_contexts(), "name", []
+    from bayes_pairwise.data import load_comparisons
+
+    if callable(group_by):
+        groups = [str(group_by(item)) for item in data.items]
+    else:
+        missing = [item for item in data.items if item not in group_by]
+        if missing:
+            raise ValueError(
+                f"group_by has no group for {len(missing)} item(s), e.g. {missing[:5]}"
+            )
+        groups = [str(group_by[item]) for item in data.items]
+    g = np.asarray(groups, dtype=object)
+    f, s = g[data.first], g[data.second]
+    keep = f != s
+    if not keep.any():
+        raise DesignError("group_by puts every verdict inside one group: nothing to rank")
+    outcome = np.where(data.outcome == 1.0, "first", np.where(data.outcome == 0.0, "second", "tie"))
+    frame = pd.DataFrame(
+        {
+            "first": f[keep],
+            "second": s[keep],
+            "outcome": outcome[keep],
+            "judge": np.asarray(data.judges, dtype=object)[data.judge[keep]],
+        }
+    )
+    ties = "half" if data.tie_policy == "half" else "error"
+    grouped = load_comparisons(frame, judge="judge", ties=ties, source_name=data.source)
+    notes = []
+    n_inside = int((~keep).sum())
+    if n_inside:
+        notes.append(f"{n_inside} verdicts between two items of the same group were left out")
+    return grouped, "mapping", notes
+
+
+def _data_summary(data: Comparisons) -> dict[str, Any]:
+    return {
+        "n_comparisons": int(data.n_comparisons),
+        "n_items": int(data.n_items),
+        "n_contexts": int(data.n_contexts),
+        "tie_policy": str(data.tie_policy),
+        "n_ties": int(data.n_ties),
+        "n_ties_dropped": int(data.n_ties_dropped),
+        "source": str(data.source),
+    }
+
+
+# --------------------------------------------------------------------------- Bradley–Terry
+def _unit_matrix(data: Comparisons, unit: np.ndarray, n_units: int) -> Any:
+    """Sparse (n_units × n²) matrix: row u holds unit u's contribution to the win matrix."""
+    from scipy.sparse import coo_matrix
+
+    n = data.n_items
+    f = np.asarray(data.first, dtype=np.int64)
+    s = np.asarray(data.second, dtype=np.int64)
+    o = np.asarray(data.outcome, dtype=float)
+    rows = np.concatenate([unit, unit])
+    cols = np.concatenate([f * n + s, s * n + f])
+    vals = np.concatenate([o, 1.0 - o])
+    return coo_matrix((vals, (rows, cols)), shape=(n_units, n * n)).tocsr()
+
+
+def _bt_theta(x: np.ndarray, ridge: float, labels: tuple[str, ...] | None = None) -> Any:
+    from bayes_pairwise.classical.bradley_terry import bt_mm
+
+    return bt_mm(x, ridge=ridge, tol=1e-9, max_iter=20_000, labels=labels)
+
+
+def _bt_leaderboard(
+    data: Comparisons,
+    *,
+    cluster: np.ndarray | None,
+    ridge: float | None,
+    n_boot: int,
+    hdi_prob: float,
+    random_seed: int | np.random.Generator | None,
+    progress: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, dict[str, Any], list[str]]:
+    from bayes_pairwise.classical.bradley_terry import check_bt_connected
+
+    if n_boot < 2:
+        raise ValueError(f"n_boot must be >= 2, got {n_boot}")
+    notes: list[str] = []
+    n = data.n_items
+    if cluster is None:
+        unit = np.arange(data.n_comparisons, dtype=np.int64)
+        unit_name = "verdict"
+    else:
+        _, unit = np.unique(np.asarray(cluster), return_inverse=True)
+        unit = unit.astype(np.int64)
+        unit_name = "context"
+    n_units = int(unit.max()) + 1
+    m = _unit_matrix(data, unit, n_units)
+    x = np.asarray(m.sum(axis=0), dtype=float).reshape(n, n)
+    if ridge is None:
+        try:
+            check_bt_connected(x, tuple(data.items))
+            ridge_used = 0.0
+        except DesignError:
+            ridge_used = FALLBACK_RIDGE
+            notes.append(
+                f"the win graph is not strongly connected: MM with ridge λ = {FALLBACK_RIDGE}"
+            )
+    else:
+        ridge_used = float(ridge)
+    point = _bt_theta(x, ridge_used, tuple(data.items)).theta
+
+    rng = np.random.default_rng(random_seed)
+    reps = np.empty((n_boot, n))
+    n_refit = 0
+    n_unconverged = 0
+    step = max(1, n_boot // 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for b in range(n_boot):
+            w = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units)).astype(float)
+            xb = np.asarray(m.T @ w, dtype=float).reshape(n, n)
+            try:
+                res = _bt_theta(xb, ridge_used)
+            except DesignError:  # this resample lost strong connectivity
+                res = _bt_theta(xb, FALLBACK_RIDGE)
+                n_refit += 1
+            n_unconverged += int(not res.converged)
+            reps[b] = res.theta
+            if progress and (b + 1) % step == 0:
+                import sys
+
+                print(f"[leaderboard] bootstrap {b + 1}/{n_boot}", file=sys.stderr, flush=True)
+    if n_refit:
+        notes.append(
+            f"{n_refit} of {n_boot} bootstrap replicates lost strong connectivity and were "
+            f"fitted with ridge λ = {FALLBACK_RIDGE}"
+        )
+    if n_unconverged:
+        notes.append(f"{n_unconverged} of {n_boot} bootstrap fits hit the iteration cap")
+    alpha = (1.0 - hdi_prob) / 2.0
+    q_lo, q_hi = np.quantile(reps, [alpha, 1.0 - alpha], axis=0)
+    lower, upper = np.minimum(q_lo, point), np.maximum(q_hi, point)
+    n_widened = int(np.sum((q_lo > point) | (q_hi < point)))
+    if n_widened:
+        notes.append(
+            f"{n_widened} percentile interval(s) did not contain the estimate and were widened "
+            "to it"
+        )
+    interval = f"{hdi_prob:.0%} bootstrap percentile interval (resampling {unit_name}s)"
+    settings = {
+        "ridge": ridge_used,
+        "n_boot": int(n_boot),
+        "resample": unit_name,
+        "n_units": n_units,
+        "n_refit_with_ridge": n_refit,
+        "n_widened": n_widened,
+    }
+    return point, np.column_stack([lower, upper]), reps, interval, settings, notes
+
+
+# --------------------------------------------------------------------------- Bayesian models
+def _bayes_leaderboard(
+    data: Comparisons,
+    *,
+    model: str,
+    method: str,
+    hdi_prob: float,
+    random_seed: int | np.random.Generator | None,
+    progress: bool,
+    model_kwargs: Mapping[str, Any] | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, str, dict[str, Any], list[str], Any]:
+    import arviz as az
+
+    from bayes_pairwise.pymc_models import get_model
+
+    notes: list[str] = []
+    if model in ("uniform", "positional") and not data.integer_outcomes:
+        data = data.drop_ties()
+        notes.append(
+            f"the {model} model is binomial: {int(data.n_ties_dropped)} tie(s) dropped before "
+            "fitting"
+        )
+    fitted = get_model(model, **dict(model_kwargs or {})).fit(
+        data, method=method, random_seed=random_seed, progress=progress
+    )
+    post = fitted.idata_.posterior["strength"]
+    items = [str(v) for v in post.coords["item"].values]
+    if items != list(data.items):  # pragma: no cover - defensive
+        raise BayesPairwiseError("the fitted model's items differ from the data's")
+    draws = np.asarray(post, dtype=float).reshape(-1, len(items))
+    settings: dict[str, Any] = {
+        "model_name": fitted.name,
+        "random_seed": int(fitted.random_seed_),
+        "n_comparisons_fitted": int(data.n_comparisons),
+    }
+    if draws.shape[0] == 1:
+        point = draws[0]
+        bounds = np.full((len(items), 2), np.nan)
+        notes.append(
+            "MAP is a point estimate: no interval and no rank probabilities (use method='nuts')"
+        )
+        return point, bounds, None, "none (MAP point estimate)", settings, notes, fitted
+    point = draws.mean(axis=0)
+    hdi = az.hdi(post, hdi_prob=hdi_prob)["strength"]
+    q_lo = np.asarray(hdi.sel(hdi="lower"), dtype=float)
+    q_hi = np.asarray(hdi.sel(hdi="higher"), dtype=float)
+    lower, upper = np.minimum(q_lo, point), np.maximum(q_hi, point)
+    n_widened = int(np.sum((q_lo > point) | (q_hi < point)))
+    settings["n_widened"] = n_widened
+    if n_widened:
+        notes.append(
+            f"{n_widened} HDI(s) did not contain the posterior mean and were widened to it"
+        )
+    interval = f"{hdi_prob:.0%} posterior HDI (judge error integrated out)"
+    return point, np.column_stack([lower, upper]), draws, interval, settings, notes, fitted
+
+
+# --------------------------------------------------------------------------- public API
+def leaderboard(
+    data: Comparisons,
+    *,
+    judge: str | int | None = None,
+    model: str = "bt",
+    method: str | None = None,
+    group_by: GroupBy = None,
+    n_boot: int = 1000,
+    hdi_prob: float = HDI_PROB,
+    ridge: float | None = None,
+    random_seed: int | np.random.Generator | None = None,
+    progress: bool = False,
+    model_kwargs: Mapping[str, Any] | None = None,
+) -> Leaderboard:
+    """Rank the items of a comparison log, with strength intervals and rank probabilities.
+
+    Parameters
+    ----------
+    data : Comparisons
+        The comparison log (e.g. :func:`bayes_pairwise.datasets.load`).
+    judge : str or int, optional
+        The judge to rank by. Required for ``model="bt"`` when the data hold several judges
+        (pooling judges would hide their differences). A Bayesian model given several judges and
+        no ``judge`` fits them jointly: one strength per item, each judge its own error rates.
+    model : {"bt", "uniform", "positional", "biased_bt"}
+        Classical Bradley–Terry with a bootstrap, or a Bayesian judge-error model (its strengths
+        have the judge's error integrated out).
+    method : str, optional
+        ``"bootstrap"`` for ``"bt"`` (the only choice, also the default); ``"nuts"`` (default)
+        or ``"map"`` for the Bayesian models.
+    group_by : "name", mapping or callable, optional
+        Rank groups of items instead of items: ``"name"`` pools contexts (PRD's
+        ``"question::model"`` items become the models, via :meth:`Comparisons.pool_contexts`); a
+        mapping or callable sends each item label to a group label (verdicts between two items of
+        the same group are left out). Without ``group_by``, data whose items live in several
+        contexts raise :class:`DesignError` (strengths are not comparable across contexts).
+    n_boot : int
+        Bootstrap replicates (``"bt"`` only).
+    hdi_prob : float
+        Coverage of the strength interval and of the rank interval (default: the package's HDI
+        probability, 0.94).
+    ridge : float, optional
+        MM ridge λ (``"bt"`` only). Default: 0 when the win graph is strongly connected, else
+        λ = 0.1; a bootstrap replicate that loses strong connectivity is refitted with λ = 0.1
+        (counted in ``settings["n_refit_with_ridge"]``).
+    random_seed : int or Generator, optional
+        Seed of the bootstrap or of the sampler: the same seed gives the same leaderboard.
+    progress : bool
+        Report progress on stderr (bootstrap) or show the sampler's progress bar.
+    model_kwargs : mapping, optional
+        Settings of the Bayesian model (``draws``, ``chains``, ``priors`` …), as in
+        :func:`bayes_pairwise.pymc_models.get_model`.
+
+    Returns
+    -------
+    Leaderboard
+
+    Raises
+    ------
+    DesignError
+        Several judges and no ``judge`` (for ``"bt"``); items in several contexts and no
+        ``group_by``.
+    ValueError
+        Unknown model, method or group_by.
+
+    Notes
+    -----
+    **Intervals.** For ``"bt"``, ``lower``/``upper`` are the percentile interval of the bootstrap
+    strengths (centred log-strengths, Σθ = 0). The percentile interval need not contain the point
+    estimate; when it does not, it is widened to the estimate (so ``lower ≤ strength ≤ upper``
+    always; the number widened is ``settings["n_widened"]`` and a note says so). The same rule
+    applies to a NUTS posterior HDI and the posterior mean. Resampling: verdicts with replacement,
+    or whole contexts (questions) when the data have contexts, also under ``group_by``.
+
+    **Rank probabilities.** P(rank = k) is the share of bootstrap replicates (or posterior
+    draws) in which the item has rank k (:func:`rank_statistics`); ``p_rank_1`` is its first
+    column. A MAP fit has none (NaN).
+
+    **Ties** follow the data's tie policy: half a win each way for ``"bt"`` and ``"biased_bt"``
+    under ``ties="half"``; the binomial ``"uniform"`` and ``"positional"`` models drop them
+    (recorded in a note).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "c", "b", "c", "a"] * 10,
+    ...                    "second": ["b", "c", "a", "a", "b", "c"] * 10,
+    ...                    "outcome": ["first", "first", "second", "second", "second",
+    ...                                "first"] * 10})
+    >>> lb = leaderboard(load_comparisons(df), n_boot=200, random_seed=1)
+    >>> lb.table[["item", "rank"]].to_dict("list")
+    {'item': ['a', 'b', 'c'], 'rank': [1, 2, 3]}
+    >>> bool((lb.table["lower"] <= lb.table["strength"]).all())
+    True
+    >>> lb.rank_probabilities.sum(axis=1).round(12).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    if not isinstance(data, Comparisons):
+        raise TypeError(
+            f"leaderboard expects a Comparisons (bayes_pairwise.load_comparisons or "
+            f"bayes_pairwise.datasets.load), got {type(data).__name__}"
+        )
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    if model == "bt":
+        method = "bootstrap" if method is None else method
+        if method != "bootstrap":
+            raise ValueError(f"model='bt' is fitted by method='bootstrap', got {method!r}")
+    else:
+        method = "nuts" if method is None else method
+        if method not in ("nuts", "map"):
+            raise ValueError(f"model={model!r} takes method='nuts' or 'map', got {method!r}")
+    if not 0 < hdi_prob < 1:
+        raise ValueError(f"hdi_prob must lie in (0, 1), got {hdi_prob}")
+
+    if judge is not None or model == "bt":
+        data = data.one_judge(judge, hint="pass judge=… to rank by one of them")
+    judge_label = data.judges[0] if data.n_judges == 1 else None
+    summary = _data_summary(data)
+    cluster = np.asarray(data.item_context)[data.first] if data.has_contexts else None
+    grouped, group_label, notes = _group(data, group_by)
+    if grouped.has_contexts:
+        raise DesignError(
+            f"the items live in {grouped.n_contexts} separate contexts (e.g. "
+            f"{grouped.items[0]!r}); their strengths are not comparable across contexts. Pass "
+            "group_by='name' to rank the item names (e.g. the answer models) across contexts."
+        )
+
+    if model == "bt":
+        point, bounds, draws, interval, settings, more = _bt_leaderboard(
+            grouped,
+            cluster=cluster,
+            ridge=ridge,
+            n_boot=n_boot,
+            hdi_prob=hdi_prob,
+            random_seed=random_seed,
+            progress=progress,
+        )
+        seed_given = random_seed if isinstance(random_seed, int | None) else "Generator"
+        settings["random_seed"] = seed_given
+    else:
+        if ridge is not None:
+            raise ValueError("ridge applies to model='bt' only")
+        point, bounds, draws, interval, settings, more, _ = _bayes_leaderboard(
+            grouped,
+            model=model,
+            method=method,
+            hdi_prob=hdi_prob,
+            random_seed=random_seed,
+            progress=progress,
+            model_kwargs=model_kwargs,
+        )
+    notes.extend(more)
+
+    n = grouped.n_items
+    if draws is not None:
+        probs, r_lo, r_hi = rank_statistics(draws, hdi_prob=hdi_prob)
+        rank_lower: np.ndarray = r_lo.astype(float)
+        rank_upper: np.ndarray = r_hi.astype(float)
+    else:
+        probs = np.full((n, n), np.nan)
+        rank_lower = rank_upper = np.full(n, np.nan)
+    order = np.argsort(-point, kind="stable")
+    items = np.asarray(grouped.items, dtype=object)
+    table = pd.DataFrame(
+        {
+            "item": items[order].astype(str),
+            "rank": np.arange(1, n + 1),
+            "strength": point[order],
+            "lower": bounds[order, 0],
+            "upper": bounds[order, 1],
+            "p_rank_1": probs[order, 0],
+            "rank_lower": rank_lower[order],
+            "rank_upper": rank_upper[order],
+        },
+        columns=list(COLUMNS),
+    )
+    if draws is not None:
+        table["rank_lower"] = table["rank_lower"].astype(int)
+        table["rank_upper"] = table["rank_upper"].astype(int)
+    rank_probs = pd.DataFrame(
+        probs[order],
+        index=pd.Index(table["item"], name="item"),
+        columns=pd.Index(np.arange(1, n + 1), name="rank"),
+    )
+    return Leaderboard(
+        table=table,
+        rank_probabilities=rank_probs,
+        model=model,
+        method=method,
+        judge=judge_label,
+        group_by=group_label,
+        hdi_prob=hdi_prob,
+        interval=interval,
+        n_draws=0 if draws is None else draws.shape[0],
+        notes=tuple(notes),
+        settings=settings,
+        data_summary=summary,
+    )
+
+
+# --------------------------------------------------------------------------- plot
+def rank_probability_data(
+    lb: Leaderboard, *, max_rank: int | None = None, top: int | None = None
+) -> pd.DataFrame:
+    """The numbers behind a rank-probability heat map: items (strongest first) × ranks.
+
+    Parameters
+    ----------
+    lb : Leaderboard
+    max_rank : int, optional
+        Keep ranks 1 … ``max_rank`` and add a column ``f">{max_rank}"`` with the rest of each
+        row's probability (rows still sum to 1).
+    top : int, optional
+        Keep the ``top`` strongest items only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``item``, columns the ranks (as strings: ``"1"``, ``"2"`` …, then ``">K"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "c"] * 20, "second": ["b", "c", "a"] * 20,
+    ...                    "outcome": ["first", "first", "second"] * 20})
+    >>> lb = leaderboard(load_comparisons(df), n_boot=100, random_seed=0)
+    >>> list(rank_probability_data(lb, max_rank=1).columns)
+    ['1', '>1']
+    """
+    probs = lb.rank_probabilities
+    if top is not None:
+        probs = probs.iloc[: int(top)]
+    out = probs.copy()
+    out.columns = [str(c) for c in probs.columns]
+    if max_rank is not None and int(max_rank) < probs.shape[1]:
+        k = int(max_rank)
+        out = out.iloc[:, :k].copy()
+        out[f">{k}"] = probs.iloc[:, k:].sum(axis=1, min_count=1).to_numpy()
+    out.columns.name = "rank"
+    return out
+
+
+def plot_rank_probabilities(
+    lb: Leaderboard,
+    *,
+    ax: Axes | None = None,
+    max_rank: int | None = None,
+    top: int | None = None,
+    annotate: bool | None = None,
+    cmap: str = "Blues",
+) -> Axes:
+    """Heat map of P(rank = k): one row per item (strongest on top), one column per rank.
+
+    Parameters
+    ----------
+    lb : Leaderboard
+    ax : matplotlib Axes, optional
+        Drawn into a new figure when omitted.
+    max_rank, top : int, optional
+        As in :func:`rank_probability_data`.
+    annotate : bool, optional
+        Write the probabilities in the cells (default: when the map has ≤ 400 cells).
+    cmap : str
+        Matplotlib colour map.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "c"] * 20, "second": ["b", "c", "a"] * 20,
+    ...                    "outcome": ["first", "first", "second"] * 20})
+    >>> ax = plot_rank_probabilities(leaderboard(load_comparisons(df), n_boot=100,
+    ...                                          random_seed=0))
+    >>> ax.get_xlabel()
+    'rank'
+    """
+    import matplotlib.pyplot as plt
+
+    table = rank_probability_data(lb, max_rank=max_rank, top=top)
+    if ax is None:
+        n_rows, n_cols = table.shape
+        _, ax = plt.subplots(
+            figsize=(min(2.0 + 0.45 * n_cols, 14.0), min(1.2 + 0.32 * n_rows, 14.0))
+        )
+    values = table.to_numpy(dtype=float)
+    image = ax.imshow(values, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(table.shape[1]), list(table.columns))
+    ax.set_yticks(range(table.shape[0]), list(table.index))
+    ax.set_xlabel("rank")
+    ax.set_ylabel("")
+    title = f"P(rank = k), {lb.model} ({lb.method})"
+    if lb.judge is not None:
+        title += f", judge {lb.judge}"
+    ax.set_title(title)
+    if annotate is None:
+        annotate = values.size <= 400
+    if annotate:
+        for (r, c), v in np.ndenumerate(values):
+            if np.isfinite(v) and v >= 0.005:
+                ax.text(
+                    c,
+                    r,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if v > 0.6 else "black",
+                )
+    ax.figure.colorbar(image, ax=ax, label="probability", fraction=0.04, pad=0.02)
+    return ax
