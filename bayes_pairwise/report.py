@@ -388,7 +388,8 @@ def write_report(data: Any, *, out: str | os.PathLike[str] = "report.html", **kw
     data
         As :func:`build_report`.
     out : path
-        Output HTML file (parent folders are created).
+        Output HTML file (parent folders are created). It is written atomically
+        (:func:`bayes_pairwise.output.write_text`): an interrupted write leaves the previous file.
     **kwargs
         Passed to :func:`build_report`.
 
@@ -403,10 +404,14 @@ def write_report(data: Any, *, out: str | os.PathLike[str] = "report.html", **kw
     >>> write_report(datasets.load("prd_vicuna80"), out="report.html")  # doctest: +SKIP
     PosixPath('report.html')
     """
-    page = build_report(data, **kwargs)
+    from bayes_pairwise.output import check_writable, write_text
+
     path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page.render(), encoding="utf-8")
+    with contextlib.suppress(OSError):  # check_writable says what is wrong
+        path.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(path, what="report")  # before the (long) build
+    page = build_report(data, **kwargs)
+    write_text(path, page.render())
     return path
 
 

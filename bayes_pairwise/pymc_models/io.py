@@ -23,6 +23,7 @@ import pandas as pd
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError
+from bayes_pairwise.output import atomic_write
 from bayes_pairwise.pymc_models.base import (
     ATTR_MODEL,
     ATTR_SETTINGS,
@@ -39,7 +40,11 @@ class ModelFileError(BayesPairwiseError, ValueError):
 
 
 def save_model(model: BayesianPairwiseModel, path: str | os.PathLike[str]) -> Path:
-    """Write a fitted model to NetCDF.
+    """Write a fitted model to NetCDF, atomically.
+
+    The file is written to a temporary in the same folder and renamed onto ``path`` once
+    complete (:func:`bayes_pairwise.output.atomic_write`): an interrupted save leaves the previous
+    file, never a truncated one.
 
     Parameters
     ----------
@@ -49,6 +54,11 @@ def save_model(model: BayesianPairwiseModel, path: str | os.PathLike[str]) -> Pa
     Returns
     -------
     Path
+
+    Raises
+    ------
+    OutputError
+        The file cannot be written (missing folder, full disk, …).
 
     Examples
     --------
@@ -69,7 +79,7 @@ def save_model(model: BayesianPairwiseModel, path: str | os.PathLike[str]) -> Pa
     for key in (ATTR_MODEL, ATTR_SPEC, ATTR_VERSION, ATTR_SETTINGS):
         if key not in idata.posterior.attrs:
             raise ModelFileError(f"the model's idata_ lacks the attribute {key!r}")
-    idata.to_netcdf(str(path), engine="h5netcdf")
+    atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp), engine="h5netcdf"))
     return path
 
 
@@ -80,14 +90,17 @@ def _registry() -> dict[str, type[BayesianPairwiseModel]]:
 
 
 def _read(path: Path) -> az.InferenceData:
+    if path.is_dir():
+        raise ModelFileError(f"{path} is a folder, not a saved model file")
     if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+        raise ModelFileError(f"no such file: {path}")
     try:
         idata = az.from_netcdf(str(path), engine="h5netcdf")
+        for group in idata.groups():
+            getattr(idata, group).load()
     except Exception as exc:
-        raise ModelFileError(f"{path} is not a NetCDF InferenceData file: {exc}") from exc
-    for group in idata.groups():
-        getattr(idata, group).load()
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        raise ModelFileError(f"{path} is not a NetCDF InferenceData file: {msg}") from exc
     return idata
 
 
@@ -161,10 +174,35 @@ def load_model(
     Raises
     ------
     ModelFileError
-        Not a saved bayes_pairwise model, or made by a different model class.
+        Missing file, a folder, not a NetCDF file (truncated, random bytes), not a saved
+        bayes_pairwise model, damaged or tampered settings, or made by a different model class.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "missing.nc")
+    >>> load_model(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.pymc_models.io.ModelFileError: no such file: ...missing.nc
     """
     path = Path(path)
     idata = _read(path)
+    try:
+        return _restore(path, idata, expected)
+    except ModelFileError:
+        raise
+    except Exception as exc:  # tampered attributes: bad JSON, missing keys, wrong shapes, …
+        msg = " ".join(str(exc).split()) or "no detail"
+        raise ModelFileError(
+            f"{path} is a damaged or altered model file ({type(exc).__name__}: {msg})"
+        ) from exc
+
+
+def _restore(
+    path: Path, idata: az.InferenceData, expected: type[BayesianPairwiseModel] | None
+) -> BayesianPairwiseModel:
+    """Rebuild the estimator from a read file (any failure is a damaged file)."""
     attrs = idata.posterior.attrs if "posterior" in idata.groups() else {}
     missing = [k for k in (ATTR_MODEL, ATTR_SPEC, ATTR_SETTINGS) if k not in attrs]
     if missing:
@@ -214,6 +252,6 @@ def load_model(
         warnings.warn(
             f"{path} was written by bayes_pairwise {model.file_version_}; this is {__version__}",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     return model
