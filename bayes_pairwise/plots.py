@@ -33,8 +33,11 @@ the package's result objects (:class:`~bayes_pairwise.classical.descriptive.Scom
 :class:`~bayes_pairwise.simulate.SyntheticComparisons` for the *realised* error rates), a mapping
 ``{variable: value}``, or a ``(label, estimate)`` pair to name the source.
 
-User-supplied labels (item ids, judge names) are drawn as plain text: ``$`` is escaped so that
-Matplotlib never interprets them as mathtext.
+User-supplied labels (item ids, judge names, contexts, source names) are drawn as plain text:
+``$`` is escaped so that Matplotlib never interprets them as mathtext, bidi controls and other
+invisible characters are shown as ``<U+XXXX>``, and labels longer than :data:`LABEL_MAX_CHARS`
+are shortened with a "…" (the ``*_data`` tables keep the full ids), so a long id never changes
+a figure's size.
 """
 
 from __future__ import annotations
@@ -89,6 +92,11 @@ ERROR_VARIABLES = ("eps", "eps_plus", "eps_minus", "gamma", "w")
 
 _CONTEXT_SEP = "::"
 
+#: Longest label (characters) drawn from a user id: tick labels, legend entries, title parts.
+#: Longer ids are shortened with a middle "…" so that a figure keeps its size; the full ids are
+#: in the ``*_data`` tables.
+LABEL_MAX_CHARS = 40
+
 _VAR_TEX = {
     "eps": "ε",
     "eps_plus": "ε₊ (better shown first)",
@@ -111,10 +119,55 @@ _SOURCE_STYLES = [
 
 
 # ============================================================================ helpers
-def _txt(value: Any) -> str:
-    """A user-supplied string made safe for Matplotlib (no mathtext, no hidden legend label)."""
-    s = str(value).replace("$", r"\$")
+def _short(value: Any, max_len: int = LABEL_MAX_CHARS) -> str:
+    """A user string shortened to ``max_len`` characters with invisible characters made visible.
+
+    Bidi controls and other invisible characters become ``<U+XXXX>`` (as in the HTML report);
+    tab and newline become spaces. A longer string keeps its start and its end around one "…"
+    (ids that differ only at the end stay distinguishable).
+    """
+    from bayes_pairwise._html import visible
+
+    s = visible(str(value).replace("\t", " ").replace("\n", " "))
+    if len(s) <= max_len:
+        return s
+    tail = max(1, (max_len - 1) // 3)
+    return s[: max_len - 1 - tail] + "…" + s[-tail:]
+
+
+def _txt(value: Any, max_len: int = LABEL_MAX_CHARS) -> str:
+    r"""A user-supplied string made safe for Matplotlib: at most ``max_len`` characters (middle
+    "…"), bidi and other invisible characters shown as ``<U+XXXX>``, no mathtext, no hidden
+    legend label. Every label drawn from user ids (items, judges, contexts, sources) goes
+    through here.
+
+    Examples
+    --------
+    >>> _txt("$x$"), _txt("_hidden"), _txt("a\u202eb")
+    ('\\$x\\$', ' _hidden', 'a<U+202E>b')
+    >>> t = _txt("item-" + "x" * 3000 + "-end")
+    >>> len(t), t[:7], t[-6:]
+    (40, 'item-xx', 'xx-end')
+    """
+    s = _short(value, max_len).replace("$", r"\$")
     return " " + s if s.startswith("_") else s
+
+
+def _shorten_drawn_text(axes: Iterable[Any], max_len: int = LABEL_MAX_CHARS) -> None:
+    """Shorten, line by line, the titles and legend entries a third party (ArviZ) drew from
+    user coordinates, and make their invisible characters visible."""
+    for ax in axes:
+        texts = [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)]
+        leg = ax.get_legend()
+        if leg is not None:
+            texts.extend(leg.get_texts())
+        for t in texts:
+            if t is None:
+                continue
+            old = t.get_text()
+            new = "\n".join(_short(line, max_len) for line in old.split("\n"))
+            if new != old:
+                t.set_text(new)
 
 
 def _axes_array(ax: Any, n: int, *, ncols: int | None = None, panel_size=(4.2, 3.0)) -> np.ndarray:
@@ -1628,6 +1681,7 @@ def plot_trace(
         show=False,
     )
     out = np.atleast_2d(np.asarray(out, dtype=object))
+    _shorten_drawn_text(out.ravel())  # ArviZ titles and legends name the user's coordinates
     if axes is None:
         out[0, 0].figure.set_layout_engine("constrained")
     return out
@@ -1679,7 +1733,9 @@ def plot_rank(
         ax=ax,
         show=False,
     )
-    return np.atleast_1d(np.asarray(out, dtype=object)).ravel()
+    out = np.atleast_1d(np.asarray(out, dtype=object)).ravel()
+    _shorten_drawn_text(out)  # ArviZ titles name the user's coordinates (judges, items)
+    return out
 
 
 # ============================================================================ MM vs posterior

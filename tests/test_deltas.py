@@ -23,7 +23,7 @@ from bayes_pairwise.classical.deltas import (
     synthetic_table,
 )
 from bayes_pairwise.data import load_comparisons
-from bayes_pairwise.errors import DesignError, DesignWarning, NotFittedError
+from bayes_pairwise.errors import CacheWarning, DesignError, DesignWarning, NotFittedError
 from bayes_pairwise.matrices import z_matrix
 from bayes_pairwise.simulate import simulate_round_robin
 
@@ -178,7 +178,8 @@ def test_cache_dir_from_environment_and_corrupt_files(tmp_path, monkeypatch):
     t = synthetic_table(6, random_seed=1)
     assert t.cache_file.parent == tmp_path / "env"
     t.cache_file.write_bytes(b"not a table")
-    t2 = synthetic_table(6, random_seed=1)  # recomputed, not crashed
+    with pytest.warns(CacheWarning, match="corrupt"):
+        t2 = synthetic_table(6, random_seed=1)  # recomputed, not crashed
     assert not t2.from_cache
     np.testing.assert_array_equal(t.values, t2.values)
     t3 = synthetic_table(6, random_seed=1, use_cache=False)

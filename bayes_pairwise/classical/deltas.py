@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.errors import DesignError, DesignWarning, NotFittedError
+from bayes_pairwise.errors import CacheWarning, DesignError, DesignWarning, NotFittedError
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -62,8 +62,9 @@ __all__ = [
     "synthetic_table",
 ]
 
-#: Bumped whenever the synthetic-table algorithm changes (part of the cache key).
-TABLE_VERSION = 1
+#: Bumped whenever the synthetic-table algorithm or the cache file format changes (part of the
+#: cache key). 2: files carry a sha256 checksum of the table and its key.
+TABLE_VERSION = 2
 
 ProgressArg = bool | Callable[[str, int, int], None] | None
 
@@ -560,12 +561,25 @@ def _progress_fn(progress: ProgressArg) -> Callable[[str, int, int], None] | Non
     return show
 
 
+def _table_checksum(values: np.ndarray, meta_json: str) -> str:
+    """sha256 over the cache key, the table's shape and dtype, and its bytes."""
+    arr = np.ascontiguousarray(values)
+    h = hashlib.sha256()
+    h.update(meta_json.encode("utf-8"))
+    h.update(repr((tuple(int(d) for d in arr.shape), arr.dtype.str)).encode("ascii"))
+    h.update(arr.tobytes())
+    return h.hexdigest()
+
+
 def _atomic_save(path: Path, **arrays: Any) -> None:
+    """Write an ``.npz`` to a temporary file in the same directory, fsync, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -573,24 +587,76 @@ def _atomic_save(path: Path, **arrays: Any) -> None:
         raise
 
 
-def _load_cached(cache_dir: Path, stem: str, meta: dict, n_max: int) -> tuple[Any, Path] | None:
-    best: tuple[int, Path] | None = None
+def _save_table(path: Path, values: np.ndarray, meta: dict) -> None:
+    meta_json = json.dumps(meta, sort_keys=True)
+    _atomic_save(
+        path,
+        values=values,
+        meta=np.array(meta_json),
+        checksum=np.array(_table_checksum(values, meta_json)),
+    )
+
+
+def _read_table(path: Path, meta: dict, n_file: int) -> np.ndarray:
+    """The full table stored in ``path``; ValueError naming the problem when it is not valid."""
+    meta_json = json.dumps(meta, sort_keys=True)
+    with np.load(path, allow_pickle=False) as z:
+        if set(z.files) != {"values", "meta", "checksum"}:
+            raise ValueError(f"unexpected arrays {sorted(z.files)}")
+        stored_meta = str(z["meta"][()])
+        checksum = str(z["checksum"][()])
+        values = z["values"]
+    if stored_meta != meta_json:
+        raise ValueError("its key does not match the file name")
+    G = len(meta["grid"])
+    expected = ((G, G) if meta["kind"] == "2d" else (G,)) + (n_file - 1,)
+    if values.shape != expected or values.dtype != np.float64:
+        raise ValueError(f"table of shape {values.shape} ({values.dtype}), expected {expected}")
+    if checksum != _table_checksum(values, stored_meta):
+        raise ValueError("checksum mismatch (the table was modified)")
+    if not np.all(np.isfinite(values)):  # pragma: no cover - a valid checksum rules this out
+        raise ValueError("non-finite values")
+    return values
+
+
+def _remove(paths: Sequence[Path]) -> None:
+    for p in paths:
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def _load_cached(
+    cache_dir: Path, stem: str, meta: dict, n_max: int
+) -> tuple[tuple[np.ndarray, Path] | None, list[Path]]:
+    """The smallest valid cached table with n ≥ ``n_max``, and the invalid files met on the way.
+
+    Any read error, a key or checksum mismatch, or a table of the wrong shape makes a file
+    invalid: it is reported with a :class:`~bayes_pairwise.errors.CacheWarning` (naming the
+    file) and the caller recomputes and overwrites it; it is never trusted nor fatal.
+    """
+    candidates: list[tuple[int, Path]] = []
     for p in cache_dir.glob(f"{stem}-n*.npz"):
         try:
             n = int(p.stem.rsplit("-n", 1)[1])
         except (IndexError, ValueError):
             continue
-        if n >= n_max and (best is None or n < best[0]):
-            best = (n, p)
-    if best is None:
-        return None
-    try:
-        with np.load(best[1]) as z:
-            if json.loads(str(z["meta"])) != meta:
-                return None
-            return z["values"][..., : n_max - 1].copy(), best[1]
-    except (OSError, ValueError, KeyError):  # a corrupt file is recomputed
-        return None
+        if n >= n_max:
+            candidates.append((n, p))
+    bad: list[Path] = []
+    for n, p in sorted(candidates):
+        try:
+            values = _read_table(p, meta, n)
+        except Exception as exc:  # any unreadable cache file is recomputed
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            warnings.warn(
+                f"ignoring the corrupt Δ_S cache file {p} ({reason}); recomputing the table",
+                CacheWarning,
+                stacklevel=3,
+            )
+            bad.append(p)
+            continue
+        return (values[..., : n_max - 1].copy(), p), bad
+    return None, bad
 
 
 def synthetic_table(
@@ -611,7 +677,11 @@ def synthetic_table(
 
     The cache key is a hash of (1-D/2-D, design, grid, M, seed, :data:`TABLE_VERSION`); a cached
     table for a larger n_max is reused (the draws for each n are independent of n_max). Writes
-    are atomic (temporary file + rename), so concurrent processes never read half a file.
+    are atomic (temporary file, fsync, rename), so concurrent processes never read half a file.
+    Each file stores its key and a sha256 checksum of the table (bytes, shape, dtype); a file that
+    cannot be read, or whose key or checksum does not match, is never trusted: it is reported
+    with a :class:`~bayes_pairwise.errors.CacheWarning` naming it, and the table is recomputed
+    and the file overwritten.
 
     Parameters
     ----------
@@ -667,9 +737,11 @@ def synthetic_table(
         random_seed=seed,
         two_d=two_d,
     )
+    bad: list[Path] = []
     if use_cache:
-        hit = _load_cached(cdir, stem, meta, n_max)
+        hit, bad = _load_cached(cdir, stem, meta, n_max)
         if hit is not None:
+            _remove(bad)  # a corrupt smaller table: the valid larger one serves its sizes
             return SyntheticTable(values=hit[0], cache_file=hit[1], from_cache=True, **common)
     show = _progress_fn(progress)
     shape = (grid.size, grid.size) if two_d else (grid.size,)
@@ -698,10 +770,12 @@ def synthetic_table(
     if use_cache:
         path = cdir / f"{stem}-n{n_max:04d}.npz"
         try:
-            _atomic_save(path, values=values, meta=np.array(json.dumps(meta, sort_keys=True)))
+            _save_table(path, values, meta)  # atomically replaces a corrupt file of this size
         except OSError as exc:  # an unwritable cache is not fatal
-            warnings.warn(f"could not write the Δ_S cache {path}: {exc}", stacklevel=2)
+            msg = f"could not write the Δ_S cache {path}: {exc}"
+            warnings.warn(msg, CacheWarning, stacklevel=2)
             path = None
+        _remove([p for p in bad if p != path])  # corrupt larger tables: never read again
     return SyntheticTable(values=values, cache_file=path, from_cache=False, **common)
 
 
