@@ -12,17 +12,27 @@ Sub-commands::
 
 ``DATA`` is a bundled data set name (see ``bayes-pairwise datasets list``) or a comparison log
 (.csv / .tsv / .parquet / .jsonl); column names are set with ``--first``, ``--second``,
-``--outcome``, ``--judge-column``, ``--context-column``, ``--repeat-column``. Errors in the data
-are printed as one line naming the rows and column, with exit status 2. Long work reports its
-progress on stderr; ``--json`` output goes to stdout alone.
+``--outcome``, ``--judge-column``, ``--context-column``, ``--repeat-column``. Long work reports
+its progress on stderr; ``--json`` output goes to stdout alone.
+
+Errors: every problem (bad data, a bad argument value, an unwritable ``--out``) is printed as ONE
+line ``error: …`` on stderr with exit status 2 (an unexpected internal failure: status 1, same
+one-line form; set ``BAYES_PAIRWISE_TRACEBACK=1`` to see its traceback). Output paths are checked
+before any work is done, and every output file is written atomically
+(:mod:`bayes_pairwise.output`): an interrupted run (Ctrl-C, SIGTERM, SIGKILL, a full disk) leaves
+the previous file or the complete new one.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,9 +42,17 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._version import __version__
-from bayes_pairwise.errors import BayesPairwiseError
+from bayes_pairwise.errors import BayesPairwiseError, DataError
+from bayes_pairwise.output import atomic_write, check_writable, write_text
 
 __all__ = ["main"]
+
+#: suffixes each command writes (checked before any work)
+SIMULATE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl", ".ndjson")
+FIT_SUFFIXES = (".nc", ".nc4", ".netcdf")
+REPORT_SUFFIXES = (".html", ".htm")
+EXPORT_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".parquet", ".jsonl", ".ndjson", ".json")
+MAX_SEED = 2**32 - 1
 
 ESTIMATE_METHODS = (
     "scom",
@@ -46,6 +64,62 @@ ESTIMATE_METHODS = (
     "biased-bt-spread",
     "elo",
 )
+
+
+# --------------------------------------------------------------------------- argument types
+def _int_type(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type=``: an integer in ``[lo, hi]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
+
+
+def _float_type(
+    lo: float, hi: float | None = None, *, open_hi: bool = False
+) -> Callable[[str], float]:
+    """An argparse ``type=``: a finite number in ``[lo, hi]`` (``[lo, hi)`` with ``open_hi``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        too_high = hi is not None and (value >= hi if open_hi else value > hi)
+        if not math.isfinite(value) or value < lo or too_high:
+            if hi is None:
+                bound = f"a finite number >= {lo:g}"
+            else:
+                bound = f"in [{lo:g}, {hi:g}{')' if open_hi else ']'}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+_SEED = _int_type(0, MAX_SEED)
+_RATE = _float_type(0.0, 1.0)
+
+
+class _UsageError(Exception):
+    """A bad command line (raised by the parser instead of printing usage and exiting)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (raised, printed by :func:`main`)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: {message}")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -96,17 +170,78 @@ def _parse_map(text: str | None) -> dict[str, str] | None:
     return out
 
 
-def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+def _parse_options(pairs: Sequence[str], name: str | None = None) -> dict[str, Any]:
+    """Parse ``--option KEY=VALUE`` entries; with ``name``, check KEY against its options."""
     out: dict[str, Any] = {}
     for p in pairs or ():
         if "=" not in p:
             raise BayesPairwiseError(f"--option entries look like KEY=VALUE: {p!r}")
         k, v = p.split("=", 1)
+        k = k.strip()
         try:
             out[k] = json.loads(v)
         except json.JSONDecodeError:
             out[k] = v
+    if name is not None and out:
+        from bayes_pairwise import datasets
+
+        allowed = list(datasets.info(name).options)
+        unknown = [k for k in out if k not in allowed]
+        if unknown:
+            accepts = f"its options are {', '.join(allowed)}" if allowed else "it takes no options"
+            raise BayesPairwiseError(
+                f"data set {name!r} has no option {', '.join(map(repr, unknown))}; {accepts}"
+            )
     return out
+
+
+def _is_bundled(name: str) -> bool:
+    from bayes_pairwise import datasets
+
+    return name in set(datasets.list_datasets()["name"]) and not Path(name).exists()
+
+
+def _check_data_args(args: argparse.Namespace) -> None:
+    """Validate ``--option`` before any work (the data set's accepted options)."""
+    if args.option:
+        if not _is_bundled(args.data):
+            raise BayesPairwiseError(
+                "--option applies to bundled data sets only (see 'bayes-pairwise datasets list'),"
+                f" not to the file {args.data!r}"
+            )
+        _parse_options(args.option, args.data)
+
+
+def _read_header(path: Path) -> list[str]:
+    """Column names of a .csv/.tsv log; any failure to read it is a :class:`DataError`."""
+    from bayes_pairwise import data as data_module
+
+    reader = getattr(data_module, "read_columns", None)
+    if reader is not None:
+        return list(reader(path))
+    try:
+        sep = "\t" if ".tsv" in "".join(path.suffixes[-2:]).lower() else ","
+        return list(pd.read_csv(path, nrows=0, sep=sep))
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path.name!r} is empty: no header line") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path.name!r} is not UTF-8 text (a binary file?)") from None
+    except IsADirectoryError:
+        raise DataError(f"{str(path)!r} is a folder, not a comparison log") from None
+    except PermissionError:
+        raise DataError(f"{str(path)!r} cannot be read: permission denied") from None
+    except Exception as exc:  # parser errors, other OS errors
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        raise DataError(f"cannot read the header of {path.name!r}: {msg}") from exc
+
+
+def _user_warnings(caught: Sequence[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
+    """Drop NumPy's floating-point RuntimeWarnings ("divide by zero", "invalid value").
+
+    The package's own warnings use their own classes (DesignWarning, ConvergenceWarning,
+    UserWarning); a bare RuntimeWarning is arithmetic noise, not a message for the user.
+    """
+    return [w for w in caught if w.category is not RuntimeWarning]
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
@@ -142,17 +277,17 @@ def _load_data(args: argparse.Namespace):
     from bayes_pairwise.data import load_comparisons
 
     name = args.data
-    if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
-        data = datasets.load(name, ties=args.ties or "half", **_parse_options(args.option))
+    if _is_bundled(name):
+        data = datasets.load(name, ties=args.ties or "half", **_parse_options(args.option, name))
     else:
         # a file: when the default column names are absent, try the simulate output layout
         covs = [c for c in args.covariates.split(",") if c]
         frame_cols: list[str] | None = None
         path = Path(name)
-        if path.suffix.lower() in (".csv", ".tsv") and path.exists():
-            frame_cols = list(
-                pd.read_csv(path, nrows=0, sep="\t" if path.suffix == ".tsv" else ",")
-            )
+        if "".join(path.suffixes[-2:]).lower().endswith(
+            (".csv", ".tsv", ".csv.gz", ".tsv.gz")
+        ) and (path.exists() or path.is_symlink()):
+            frame_cols = _read_header(path)
         judge_col = args.judge_column or ("judge" if frame_cols and "judge" in frame_cols else None)
         ctx_col = args.context_column or (
             "context" if frame_cols and "context" in frame_cols else None
@@ -181,6 +316,8 @@ def _load_data(args: argparse.Namespace):
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from bayes_pairwise.simulate import simulate_round_robin
 
+    out = check_writable(args.out, suffixes=SIMULATE_SUFFIXES, what="--out")
+    truth = check_writable(out.with_name(out.stem + ".truth.json"), what="truth file")
     if args.eps is None and (args.eps_plus is None or args.eps_minus is None):
         raise BayesPairwiseError("give --eps, or both --eps-plus and --eps-minus")
     if args.eps is not None and (args.eps_plus is not None or args.eps_minus is not None):
@@ -195,16 +332,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         n_contexts=args.n_contexts,
         random_seed=args.seed,
     )
-    out = Path(args.out)
     frame = sim.frame
-    if out.suffix == ".parquet":
-        frame.to_parquet(out, index=False)
-    elif out.suffix in (".jsonl", ".ndjson"):
-        frame.to_json(out, orient="records", lines=True)
+    suffix = out.suffix.lower()
+    if suffix == ".parquet":
+        atomic_write(out, lambda tmp: frame.to_parquet(tmp, index=False))
+    elif suffix in (".jsonl", ".ndjson"):
+        atomic_write(out, lambda tmp: frame.to_json(tmp, orient="records", lines=True))
+    elif suffix == ".tsv":
+        atomic_write(out, lambda tmp: frame.to_csv(tmp, sep="\t", index=False))
     else:
-        frame.to_csv(out, index=False)
-    truth = out.with_name(out.stem + ".truth.json")
-    truth.write_text(
+        atomic_write(out, lambda tmp: frame.to_csv(tmp, index=False))
+    write_text(
+        truth,
         json.dumps(
             _jsonable(
                 {
@@ -221,7 +360,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 }
             ),
             indent=2,
-        )
+        ),
     )
     _info(f"wrote {len(frame)} synthetic verdicts to {out} (truth in {truth.name})")
     if args.json:
@@ -281,7 +420,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         }
         extra = {
             "table": tbl.reset_index(),
-            "warnings": [str(w.message) for w in caught],
+            "warnings": [str(w.message) for w in _user_warnings(caught)],
         }
     elif method == "copeland":
         from bayes_pairwise.classical.descriptive import copeland_scores
@@ -394,6 +533,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
+    _check_data_args(args)
     data = _load_data(args)
     _info(f"{data!r}: method {args.method}")
     res = _estimate(args, data)
@@ -421,10 +561,13 @@ def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
+    if args.out:  # before importing PyMC, loading data or sampling
+        check_writable(args.out, suffixes=FIT_SUFFIXES, what="--out")
+    _check_data_args(args)
     from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
 
+    model = get_model(args.model, **_sampler_kwargs(args))  # an unknown model fails here
     data = _load_data(args)
-    model = get_model(args.model, **_sampler_kwargs(args))
     if isinstance(model, UniformError | PositionalBias) and not data.integer_outcomes:
         data = data.drop_ties()
         _info(
@@ -450,6 +593,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bayes_pairwise.comparison import compare
 
+    _check_data_args(args)
     data = _load_data(args)
     _info(f"cross-checking {data!r} …")
     res = compare(
@@ -500,7 +644,10 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     if action == "export":
         if not args.out:
             raise BayesPairwiseError("'datasets export' needs --out FILE")
-        datasets.export(args.name, args.out)
+        out = check_writable(args.out, suffixes=EXPORT_SUFFIXES, what="--out")
+        datasets.info(args.name)  # an unknown name fails before anything is written
+        # the temporary keeps the target's suffixes, from which export picks the format
+        atomic_write(out, lambda tmp: datasets.export(args.name, tmp))
         _info(f"wrote {args.name} to {args.out}")
         return 0
     raise BayesPairwiseError(f"unknown datasets action {action!r}: list, show or export")
@@ -510,13 +657,15 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from bayes_pairwise.report import write_report
 
+    check_writable(args.out, suffixes=REPORT_SUFFIXES, what="--out")
+    _check_data_args(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = _load_data(args)
     kw = _sampler_kwargs(args)
     path = write_report(
         data,
-        load_warnings=caught,
+        load_warnings=_user_warnings(caught),
         out=args.out,
         model=args.model,
         method="map" if args.map else "nuts",
@@ -532,7 +681,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the docs and tests)."""
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="bayes-pairwise",
         description="How often does a pairwise judge err, and what is the ranking once that "
         "is known? Classical estimators and Bayesian models side by side.",
@@ -541,23 +690,38 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("simulate", help="write a synthetic round-robin comparison log")
-    p.add_argument("--n-items", type=int, default=100)
-    p.add_argument("--eps", type=float, default=None, help="uniform error rate")
-    p.add_argument("--eps-plus", type=float, default=None, help="error when better shown first")
-    p.add_argument("--eps-minus", type=float, default=None, help="error when better shown second")
-    p.add_argument("--repeats", type=int, default=1, help="verdicts per ordered pair")
-    p.add_argument("--soft-sigma", type=float, default=None, help="soft truth: BT strength sd")
-    p.add_argument("--n-contexts", type=int, default=1, help="independent round-robins")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", required=True, help="output file (.csv, .parquet or .jsonl)")
+    p.add_argument("--n-items", type=_int_type(2), default=100)
+    p.add_argument("--eps", type=_RATE, default=None, help="uniform error rate, in [0, 1]")
+    p.add_argument("--eps-plus", type=_RATE, default=None, help="error when better shown first")
+    p.add_argument("--eps-minus", type=_RATE, default=None, help="error when better shown second")
+    p.add_argument(
+        "--repeats",
+        type=_int_type(1),
+        default=1,
+        help="verdicts per ordered pair",
+    )
+    p.add_argument(
+        "--soft-sigma",
+        type=_float_type(0.0),
+        default=None,
+        help="soft truth: BT strength sd",
+    )
+    p.add_argument(
+        "--n-contexts",
+        type=_int_type(1),
+        default=1,
+        help="independent round-robins",
+    )
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument("--out", required=True, help=f"output file ({', '.join(SIMULATE_SUFFIXES)})")
     p.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     p.set_defaults(func=_cmd_simulate)
 
     p = sub.add_parser("estimate", help="a classical estimate (instant)")
     _add_data_args(p)
     p.add_argument("--method", choices=ESTIMATE_METHODS, required=True)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--ridge", type=float, default=0.0, help="ridge λ for bt-mm")
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument("--ridge", type=_float_type(0.0), default=0.0, help="ridge λ for bt-mm")
     p.add_argument(
         "--skip-incomplete",
         action="store_true",
@@ -569,15 +733,15 @@ def build_parser() -> argparse.ArgumentParser:
     def model_args(p: argparse.ArgumentParser, default_model: str) -> None:
         p.add_argument("--model", default=default_model, help="model spec name (models/*.toml)")
         p.add_argument("--map", action="store_true", help="MAP instead of NUTS")
-        p.add_argument("--draws", type=int, default=None)
-        p.add_argument("--tune", type=int, default=None)
-        p.add_argument("--chains", type=int, default=None)
-        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--draws", type=_int_type(1), default=None)
+        p.add_argument("--tune", type=_int_type(0), default=None)
+        p.add_argument("--chains", type=_int_type(1), default=None)
+        p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
 
     p = sub.add_parser("fit", help="fit a Bayesian model (NUTS or MAP)")
     _add_data_args(p)
     model_args(p, "positional")
-    p.add_argument("--out", default=None, help="save the fit as NetCDF")
+    p.add_argument("--out", default=None, help="save the fit as NetCDF (.nc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_fit)
 
@@ -590,35 +754,91 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("datasets", help="list, describe or export the bundled data sets")
     p.add_argument("action", nargs="?", choices=("list", "show", "export"), default="list")
     p.add_argument("name", nargs="?", default=None)
-    p.add_argument("--out", default=None)
+    p.add_argument("--out", default=None, help=f"export target ({', '.join(EXPORT_SUFFIXES)})")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_datasets)
 
     p = sub.add_parser("report", help="write a self-contained HTML diagnostics report")
     _add_data_args(p)
     model_args(p, "positional")
-    p.add_argument("--out", default="report.html")
+    p.add_argument("--out", default="report.html", help="output HTML file (.html)")
     p.set_defaults(func=_cmd_report)
     return ap
+
+
+class _Terminated(BaseException):
+    """SIGTERM, turned into an exception so that temporaries are cleaned up."""
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """While running a command, SIGTERM raises :class:`_Terminated` (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _fail(message: str, status: int = 2) -> int:
+    """Print ``error: message`` as one line on stderr; return ``status``."""
+    text = " ".join(str(message).split()) or "unknown error"
+    print(f"error: {text}", file=sys.stderr, flush=True)
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
+    0 on success; 2 for every error in the input (data, argument values, output paths), printed
+    as one line ``error: …`` on stderr; 1 (same one-line form) for an unexpected internal
+    failure; 130 when interrupted, 143 on SIGTERM.
+
     Examples
     --------
+    >>> main(["simulate", "--eps", "2", "--out", "sim.csv"])
+    2
     >>> main(["datasets", "list", "--json"])  # doctest: +SKIP
     0
     """
-    args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
-    except BayesPairwiseError as exc:
-        print(f"bayes-pairwise {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyError as exc:  # unknown judge / context labels
-        print(f"bayes-pairwise {args.command}: error: {exc.args[0]}", file=sys.stderr)
-        return 2
+        args = build_parser().parse_args(argv)
+    except _UsageError as exc:
+        return _fail(str(exc))
+    debug = os.environ.get("BAYES_PAIRWISE_TRACEBACK", "") not in ("", "0")
+    with _sigterm_raises():
+        try:
+            return int(args.func(args) or 0)
+        except KeyError as exc:  # unknown judge / context labels
+            return _fail(str(exc.args[0]) if exc.args else "unknown key")
+        except (BayesPairwiseError, OSError, ValueError) as exc:
+            if isinstance(exc, OSError) and not isinstance(exc, BayesPairwiseError):
+                where = f": {exc.filename!r}" if exc.filename else ""
+                return _fail(f"{exc.strerror or exc}{where}")
+            return _fail(str(exc) or type(exc).__name__)
+        except KeyboardInterrupt:
+            return _fail("interrupted", 130)
+        except _Terminated:
+            return _fail("terminated (SIGTERM)", 143)
+        except Exception as exc:
+            if debug:
+                raise
+            return _fail(
+                f"internal error ({type(exc).__name__}: {exc}); set BAYES_PAIRWISE_TRACEBACK=1 "
+                "for the traceback",
+                1,
+            )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -106,6 +106,8 @@ def check_writable(
     p = Path(path)
     if "\x00" in str(p):
         raise OutputError(f"{what}: the path contains a NUL character")
+    if p.is_dir():
+        raise OutputError(f"cannot write {what} {str(p)!r}: it is a folder")
     if suffixes is not None:
         allowed = list(suffixes)
         if _suffix_of(p, allowed) is None:
