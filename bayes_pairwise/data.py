@@ -12,6 +12,8 @@ names the offending column and row positions.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,10 +27,10 @@ import pandas as pd
 
 from bayes_pairwise.errors import DataError
 
-__all__ = ["Comparisons", "DataSummary", "load_comparisons"]
+__all__ = ["Comparisons", "DataSummary", "load_comparisons", "read_columns"]
 
-TiePolicy = Literal["error", "drop", "half"]
-_TIE_POLICIES = ("error", "drop", "half")
+TiePolicy = Literal["error", "drop", "half", "model"]
+_TIE_POLICIES = ("error", "drop", "half", "model")
 _LABELS = {"first": 1.0, "second": 0.0, "tie": 0.5}
 CONTEXT_SEP = "::"
 
@@ -82,7 +84,7 @@ class Comparisons:
         Index of the item shown first / second.
     outcome : ndarray of float
         1.0 when the first-shown item is preferred, 0.0 when the second-shown one is, 0.5 for a
-        tie (only under ``tie_policy="half"``).
+        tie (only under ``tie_policy="half"`` or ``"model"``).
     judge : ndarray of int
         Judge index of each verdict.
     repeat : ndarray of int
@@ -91,8 +93,8 @@ class Comparisons:
         Contest-level numeric covariates, read-only.
     row : ndarray of int
         Position (0-based) of each verdict in the user's input, for error messages.
-    tie_policy : {"error", "drop", "half"}
-        How ties were handled.
+    tie_policy : {"error", "drop", "half", "model"}
+        How ties were handled (``"model"``: kept as under ``"half"``, for tie-aware models).
     n_ties, n_ties_dropped : int
         Ties found in the input (of the judges / contexts kept), and how many were dropped.
     dropped_tie_judge, dropped_tie_item : ndarray of int
@@ -332,7 +334,7 @@ class Comparisons:
         )
 
     def drop_ties(self) -> Comparisons:
-        """A copy without the ties kept under ``ties="half"`` (policy becomes ``"drop"``).
+        """A copy without the ties kept under ``ties="half"`` or ``"model"`` (policy ``"drop"``).
 
         The dropped ties are counted in ``n_ties_dropped``, so the choice stays recorded. Use it
         to fit the binomial error models to data loaded with ``ties="half"`` for the win-count
@@ -348,7 +350,7 @@ class Comparisons:
         (2, 1, 1, 'drop')
         """
         tie = self.outcome == 0.5
-        if self.tie_policy != "half" and not tie.any():
+        if self.tie_policy not in ("half", "model") and not tie.any():
             return self
         keep = np.flatnonzero(~tie)
         if keep.size == 0:
@@ -535,43 +537,514 @@ class DataSummary:
         }
 
 
-# --------------------------------------------------------------------------- loading
-def _read(source: pd.DataFrame | str | PathLike[str]) -> tuple[pd.DataFrame, str]:
-    if isinstance(source, pd.DataFrame):
-        return source.copy(deep=True), "DataFrame"
-    path = Path(source)
-    if not path.exists():
-        raise DataError(f"no such file: {str(path)!r}")
+# --------------------------------------------------------------------------- reading
+_MIXED_KINDS = ("mixed", "mixed-integer", "mixed-integer-float", "unknown-array")
+_KIND_OF_INFERRED = {"string": "str", "integer": "int", "floating": "float", "boolean": "bool"}
+
+
+def _one_line(text: object) -> str:
+    """An exception text on one line (pandas and the standard library add newlines)."""
+    return " ".join(str(text).split())
+
+
+def _file_kind(path: Path) -> str:
     suffixes = "".join(path.suffixes[-2:]).lower()
-    name = path.name
-    try:
-        if suffixes.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
-            sep = "\t" if ".tsv" in suffixes else ","
-            return pd.read_csv(path, sep=sep), name
-        if suffixes.endswith(".parquet"):
-            return pd.read_parquet(path), name
-        if suffixes.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
-            return pd.read_json(path, lines=True), name
-        if suffixes.endswith(".json"):
-            try:
-                return pd.read_json(path, lines=True), name
-            except ValueError:
-                return pd.read_json(path), name
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
-        raise DataError(f"could not read {name!r}: {exc}") from exc
+    if suffixes.endswith((".csv", ".csv.gz")):
+        return "csv"
+    if suffixes.endswith((".tsv", ".tsv.gz")):
+        return "tsv"
+    if suffixes.endswith(".parquet"):
+        return "parquet"
+    if suffixes.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+        return "jsonl"
+    if suffixes.endswith(".json"):
+        return "json"
     raise DataError(
-        f"unsupported file type {path.suffix!r} for {name!r}: use .csv, .tsv, .parquet or .jsonl"
+        f"unsupported file type {path.suffix!r} for {path.name!r}: "
+        "use .csv, .tsv, .parquet or .jsonl"
     )
 
 
-def _missing_rows(df: pd.DataFrame, col: str) -> np.ndarray:
-    s = df[col]
+def _check_path(source: str | PathLike[str]) -> Path:
+    try:
+        path = Path(source)
+    except TypeError as exc:
+        raise DataError(f"not a DataFrame or a file path: {type(source).__name__}") from exc
+    if path.is_dir():
+        raise DataError(f"{str(path)!r} is a directory, not a comparison log file")
+    if not path.exists():
+        raise DataError(f"no such file: {str(path)!r}")
+    return path
+
+
+def _open_binary(path: Path):
+    import gzip
+
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _read_error(name: str, exc: BaseException) -> DataError:
+    if isinstance(exc, PermissionError):
+        return DataError(f"cannot read {name!r}: permission denied")
+    if isinstance(exc, IsADirectoryError):
+        return DataError(f"{name!r} is a directory, not a comparison log file")
+    reason = getattr(exc, "strerror", None) or _one_line(exc) or type(exc).__name__
+    return DataError(f"cannot read {name!r}: {reason}")
+
+
+def _check_bytes(data: bytes, name: str) -> None:
+    if not data.strip() or data.strip() == b"\xef\xbb\xbf":
+        raise DataError(f"{name!r} is empty")
+    if b"\x00" in data[: 1 << 16]:
+        raise DataError(
+            f"{name!r} looks like a binary file, not UTF-8 text (it contains NUL bytes; "
+            "UTF-16 files must be saved as UTF-8)"
+        )
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(
+            f"{name!r} is not valid UTF-8 text (byte {exc.start}, line {line}): save it as UTF-8"
+        ) from None
+
+
+def _read_text(path: Path) -> str:
+    import zlib
+
+    try:
+        with _open_binary(path) as fh:
+            data = fh.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _read_error(path.name, exc) from None
+    _check_bytes(data, path.name)
+    return _decode(data, path.name)
+
+
+def _header_names(cells: Sequence[object], name: str) -> list[str]:
+    """Column names of a text header: empty ones as pandas names them, duplicates rejected."""
+    names = [str(c) if str(c) != "" else f"Unnamed: {k}" for k, c in enumerate(cells)]
+    seen: dict[str, int] = {}
+    for k, c in enumerate(names):
+        if c in seen:
+            raise DataError(
+                f"duplicated column name {c!r} in the header of {name!r} (fields {seen[c] + 1} "
+                f"and {k + 1}): every column needs its own name",
+                column=c,
+            )
+        seen[c] = k
+    return names
+
+
+def _csv_records(text: str, sep: str) -> Iterator[tuple[int, int, list[str]]]:
+    """(data row, line number, fields) of each record, skipping blank lines as pandas does.
+
+    The header has data row -1.
+    """
+    import csv
+
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    r = -1
+    while True:
+        try:
+            rec = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DataError(
+                f"could not parse line {reader.line_num} as CSV: {_one_line(exc)}"
+            ) from None
+        if not rec or (len(rec) == 1 and not rec[0].strip()):
+            continue
+        yield r, reader.line_num, rec
+        r += 1
+
+
+def _ragged_row(text: str, sep: str, name: str) -> DataError | None:
+    """The first record whose field count differs from the header's, as a DataError."""
+    try:
+        width = None
+        for r, line, rec in _csv_records(text, sep):
+            if width is None:
+                width = len(rec)
+            elif len(rec) != width:
+                return DataError(
+                    f"malformed {name!r}: the row has {len(rec)} field"
+                    f"{'s' if len(rec) != 1 else ''} where the header has {width} "
+                    f"(line {line}; data rows are counted from 0 after the header)",
+                    rows=[r],
+                )
+    except DataError as exc:
+        return DataError(f"malformed {name!r}: {exc.message}")
+    return None
+
+
+def _parse_csv(text: str, sep: str, name: str) -> pd.DataFrame:
+    import csv
+
+    try:
+        raw = pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            skip_blank_lines=True,
+            engine="c",
+        )
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{name!r} is empty") from None
+    except (pd.errors.ParserError, ValueError, csv.Error) as exc:
+        ragged = _ragged_row(text, sep, name)
+        if ragged is not None:
+            raise ragged from None
+        raise DataError(f"could not parse {name!r}: {_one_line(exc)}") from None
+    if len(raw) == 0:  # pragma: no cover - pandas raises EmptyDataError first
+        raise DataError(f"{name!r} is empty")
+    cols = _header_names(raw.iloc[0].tolist(), name)
+    body = raw.iloc[1:].reset_index(drop=True)
+    body.columns = pd.Index(cols, dtype=object)
+    return body
+
+
+class _DupKeyError(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DupKeyError(k)
+            seen.add(k)
+    return out
+
+
+def _records_frame(records: Sequence[Any], name: str) -> pd.DataFrame:
+    """Object columns from JSON records (Python types kept: no numeric inference)."""
+    keys: dict[str, None] = {}
+    for r, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            raise DataError(
+                f"malformed {name!r}: a record must be a JSON object, got {type(rec).__name__}",
+                rows=[r],
+            )
+        for k in rec:
+            keys.setdefault(k, None)
+    return pd.DataFrame(
+        {k: pd.Series([rec.get(k) for rec in records], dtype=object) for k in keys},
+        index=pd.RangeIndex(len(records)),
+    )
+
+
+def _json_lines(text: str, name: str) -> list[Any]:
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    try:
+        return json.loads("[" + ",".join(lines) + "]", object_pairs_hook=_no_duplicate_keys)
+    except (json.JSONDecodeError, _DupKeyError, RecursionError):
+        pass
+    for r, ln in enumerate(lines):  # find the culprit line (slow path, errors only)
+        try:
+            json.loads(ln, object_pairs_hook=_no_duplicate_keys)
+        except _DupKeyError as exc:
+            raise DataError(
+                f"malformed {name!r}: key {exc.args[0]!r} appears twice in one record", rows=[r]
+            ) from None
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise DataError(
+                f"malformed {name!r}: invalid JSON ({_one_line(exc)})", rows=[r]
+            ) from None
+    raise DataError(f"malformed {name!r}: invalid JSON lines")  # pragma: no cover
+
+
+def _parse_json(text: str, name: str, lines: bool) -> pd.DataFrame:
+    if lines:
+        return _records_frame(_json_lines(text, name), name)
+    try:
+        obj = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DupKeyError as exc:
+        raise DataError(f"malformed {name!r}: key {exc.args[0]!r} appears twice") from None
+    except (json.JSONDecodeError, RecursionError):
+        return _records_frame(_json_lines(text, name), name)
+    if isinstance(obj, list):
+        return _records_frame(obj, name)
+    if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
+        index: dict[str, None] = {}
+        for col in obj.values():
+            for k in col:
+                index.setdefault(k, None)
+        return pd.DataFrame(
+            {c: pd.Series([v.get(k) for k in index], dtype=object) for c, v in obj.items()}
+        )
+    if isinstance(obj, dict) and obj and all(isinstance(v, list) for v in obj.values()):
+        lengths = {len(v) for v in obj.values()}
+        if len(lengths) != 1:
+            raise DataError(f"malformed {name!r}: columns have different lengths {sorted(lengths)}")
+        return pd.DataFrame({c: pd.Series(v, dtype=object) for c, v in obj.items()})
+    if isinstance(obj, dict):
+        return _records_frame([obj], name)
+    raise DataError(
+        f"malformed {name!r}: expected records (a list of objects or one object per line), "
+        f"got a JSON {type(obj).__name__}"
+    )
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        raise _read_error(path.name, exc) from None
+    if not head:
+        raise DataError(f"{path.name!r} is empty")
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:
+        raise DataError(f"could not read {path.name!r} as Parquet: {_one_line(exc)}") from None
+
+
+@dataclass(frozen=True)
+class _Source:
+    frame: pd.DataFrame
+    name: str
+    ragged: Any = None  # callable returning a DataError for a ragged CSV, or None
+
+
+def _read(source: pd.DataFrame | str | PathLike[str]) -> _Source:
+    if isinstance(source, pd.DataFrame):
+        return _Source(source, "DataFrame")
+    path = _check_path(source)
+    kind = _file_kind(path)
+    name = path.name
+    if kind == "parquet":
+        return _Source(_read_parquet(path), name)
+    text = _read_text(path)
+    if kind in ("csv", "tsv"):
+        sep = "\t" if kind == "tsv" else ","
+        return _Source(_parse_csv(text, sep, name), name, lambda: _ragged_row(text, sep, name))
+    return _Source(_parse_json(text, name, lines=kind == "jsonl"), name)
+
+
+def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
+    """Column names of a comparison log, reading only the header of a CSV/TSV file.
+
+    The same rules as :func:`load_comparisons` apply (UTF-8 text, no duplicated column name,
+    empty header cells named ``"Unnamed: k"``); JSON lines and Parquet files are read whole.
+
+    Parameters
+    ----------
+    source : DataFrame or path
+        A DataFrame or a ``.csv``/``.tsv``/``.parquet``/``.jsonl`` file.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    DataError
+        Missing, empty, binary, undecodable or unreadable file, a directory, an unsupported
+        file type or a duplicated column name; the message is one line naming the file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = path.write_text("first,second,outcome\\na,b,first\\n")
+    >>> read_columns(path)
+    ['first', 'second', 'outcome']
+    """
+    import zlib
+
+    if isinstance(source, pd.DataFrame):
+        return [str(c) for c in source.columns]
+    path = _check_path(source)
+    kind = _file_kind(path)
+    if kind not in ("csv", "tsv"):
+        return [str(c) for c in _read(path).frame.columns]
+    name = path.name
+    try:
+        with _open_binary(path) as fh:
+            head = fh.read(1 << 16)
+            _check_bytes(head, name)
+            rest = b""
+            if b"\n" not in head:  # one header line longer than the first block
+                rest = fh.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _read_error(name, exc) from None
+    data = head + rest
+    if b"\n" in data and len(data) >= (1 << 16):
+        data = data[: data.rfind(b"\n") + 1]  # whole lines only (no split UTF-8 character)
+    text = _decode(data, name)
+    sep = "\t" if kind == "tsv" else ","
+    try:
+        header = next(iter(_csv_records(text, sep)), None)
+    except DataError as exc:
+        raise DataError(f"malformed {name!r}: {exc.message}") from None
+    if header is None:
+        raise DataError(f"{name!r} is empty")
+    return _header_names(header[2], name)
+
+
+# --------------------------------------------------------------------------- ids as text
+def _kind(v: object) -> str:
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, bool | np.bool_):
+        return "bool"
+    if isinstance(v, int | np.integer):
+        return "int"
+    if isinstance(v, float | np.floating):
+        return "float"
+    return type(v).__name__
+
+
+def _collision_rows(labels: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Positions whose label is shared by values of different kinds, and those labels."""
+    lab_codes, lab_uniq = pd.factorize(pd.Index(labels, dtype=object))
+    kind_codes, _ = pd.factorize(pd.Index(kinds, dtype=object))
+    pairs = np.unique(lab_codes.astype(np.int64) * (kind_codes.max() + 1) + kind_codes)
+    n_kinds = np.bincount(pairs // (kind_codes.max() + 1), minlength=len(lab_uniq))
+    bad = np.flatnonzero(n_kinds > 1)
+    if bad.size == 0:
+        return np.zeros(0, dtype=np.int64), []
+    return np.flatnonzero(np.isin(lab_codes, bad)), [str(lab_uniq[b]) for b in bad[:5]]
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """A column as codes into its distinct text labels (one kind of value per label)."""
+
+    codes: np.ndarray  # int64, one per row
+    labels: np.ndarray  # object array of str, unique
+    kinds: np.ndarray  # object array: the Python kind of the values behind each label
+    raw: np.ndarray  # object array: one raw value behind each label (for outcome_map)
+
+
+def _collide_error(col: str, rows: np.ndarray, labels: list[str], what: str) -> DataError:
+    return DataError(
+        f"values of different types would merge into one id ({', '.join(map(repr, labels))}) "
+        f"{what}: use one type per column (all text or all numbers), e.g. "
+        "df[col].astype(str) if they are different ids",
+        rows=rows,
+        column=col,
+    )
+
+
+def _encode(s: pd.Series, col: str) -> _Encoded:
+    """Text labels of an id column; missing, non-scalar and type-colliding values rejected."""
+    dtype = s.dtype
+    vals: Any
+    if pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
+        vals, kind = s, "str"
+    elif pd.api.types.is_bool_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
+        vals, kind = s, "bool"
+    elif pd.api.types.is_integer_dtype(dtype):
+        vals, kind = s, "int"
+    elif pd.api.types.is_float_dtype(dtype):
+        vals, kind = s, "float"
+    else:
+        vals = s.to_numpy(dtype=object)
+        inferred = pd.api.types.infer_dtype(vals, skipna=True)
+        kind = _KIND_OF_INFERRED.get(inferred, inferred)
+        if inferred in _MIXED_KINDS:
+            return _encode_mixed(vals, col)
+    codes, uniq = pd.factorize(vals, use_na_sentinel=True)
+    uniq_obj = np.asarray(uniq, dtype=object)
+    labels = uniq_obj if kind == "str" else np.array([_as_label(u) for u in uniq_obj], dtype=object)
+    blank = np.array([not lab.strip() for lab in labels], dtype=bool)
+    codes = np.asarray(codes, dtype=np.int64)
+    miss = codes < 0
+    if blank.any():
+        miss |= blank[np.maximum(codes, 0)] & ~miss
+    if miss.any():
+        raise DataError("missing value", rows=np.flatnonzero(miss), column=col)
+    if len(set(labels)) != len(labels):  # e.g. two float32 values printing alike
+        lab_codes, lab_uniq = pd.factorize(pd.Index(labels, dtype=object))
+        first = np.zeros(len(lab_uniq), dtype=np.int64)
+        first[lab_codes[::-1]] = np.arange(len(lab_codes))[::-1]
+        codes = lab_codes[codes]
+        labels = np.asarray(lab_uniq, dtype=object)
+        uniq_obj = uniq_obj[first]
+    kinds = np.full(len(labels), kind, dtype=object)
+    return _Encoded(codes, labels, kinds, uniq_obj)
+
+
+def _encode_mixed(vals: np.ndarray, col: str) -> _Encoded:
+    miss = np.asarray(pd.isna(vals), dtype=bool)
+    # pd.isna on lists/arrays inside an object array is elementwise-False, so lists reach here
+    nonscalar = np.array(
+        [not m and not pd.api.types.is_scalar(v) for v, m in zip(vals, miss, strict=True)],
+        dtype=bool,
+    )
+    if nonscalar.any():
+        bad = np.flatnonzero(nonscalar)
+        raise DataError(
+            f"an id or outcome must be text or a number, not {type(vals[bad[0]]).__name__}",
+            rows=bad,
+            column=col,
+        )
+    labels_all = np.array(
+        ["" if m else _as_label(v) for v, m in zip(vals, miss, strict=True)], dtype=object
+    )
+    miss |= np.array([not lab.strip() for lab in labels_all], dtype=bool)
+    if miss.any():
+        raise DataError("missing value", rows=np.flatnonzero(miss), column=col)
+    kinds_all = np.array([_kind(v) for v in vals], dtype=object)
+    rows, labs = _collision_rows(labels_all, kinds_all)
+    if rows.size:
+        raise _collide_error(col, rows, labs, f"in column {col!r}")
+    codes, uniq = pd.factorize(pd.Index(labels_all, dtype=object))
+    codes = np.asarray(codes, dtype=np.int64)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes))[::-1]
+    return _Encoded(codes, np.asarray(uniq, dtype=object), kinds_all[first], vals[first])
+
+
+def _natural_order(labels: Sequence[str]) -> np.ndarray:
+    """Rank of each label: numeric order when all parse as finite numbers, else string order.
+
+    Ties (``"7"`` and ``"007"``) keep the input order, as :func:`_natural_unique` does.
+    """
+    labels = list(labels)
+    try:
+        nums = np.array([float(v) for v in labels])
+        if np.all(np.isfinite(nums)):
+            return np.argsort(nums, kind="stable")
+    except (TypeError, ValueError):
+        pass
+    return np.array(sorted(range(len(labels)), key=lambda k: labels[k]), dtype=np.int64)
+
+
+def _to_float(s: pd.Series) -> np.ndarray:
+    """Numbers of a column (NaN where a value is not a number); never raises."""
+    try:
+        return np.asarray(pd.to_numeric(s, errors="coerce"), dtype=float)
+    except (TypeError, ValueError):
+        out = np.full(len(s), np.nan)
+        for k, v in enumerate(s.to_numpy(dtype=object)):
+            with contextlib.suppress(TypeError, ValueError, OverflowError):
+                out[k] = float(v)
+        return out
+
+
+def _missing_rows(s: pd.Series) -> np.ndarray:
     miss = np.array(s.isna().to_numpy(), dtype=bool)
     if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
-        miss |= np.asarray(s.astype("string").str.strip().fillna("").eq(""), dtype=bool)
+        txt = s.to_numpy(dtype=object)
+        miss |= np.array([isinstance(v, str) and not v.strip() for v in txt], dtype=bool)
     return np.flatnonzero(miss)
 
 
+# --------------------------------------------------------------------------- loading
 def load_comparisons(
     source: pd.DataFrame | str | PathLike[str],
     *,
@@ -588,10 +1061,19 @@ def load_comparisons(
 ) -> Comparisons:
     """Load and validate a comparison log (one row per verdict).
 
+    Ids (items, judges, contexts, outcome labels) are read as text from every file format:
+    ``"007"`` and ``"7"``, or ``"1.10"`` and ``"1.1"``, are different items, and ``"NA"``,
+    ``"None"``, ``"null"`` or ``"nan"`` are ordinary names; only empty (or blank) cells are
+    missing. In a DataFrame, ``None``/``NaN`` are missing, a purely integer or purely float
+    column is fine (``3.0`` reads as ``"3"``), but values of different types that would print
+    alike (``1``, ``"1"`` and ``1.0``; also across the ``first`` and ``second`` columns) are
+    an error rather than silently one item.
+
     Parameters
     ----------
     source : DataFrame or path
-        A pandas DataFrame (never modified) or a ``.csv``/``.tsv``/``.parquet``/``.jsonl`` file.
+        A pandas DataFrame (never modified) or a ``.csv``/``.tsv``/``.parquet``/``.jsonl``
+        file (UTF-8; ``.gz`` compressed text files too).
     first, second, outcome : str
         Column names: item shown first, item shown second, outcome. Outcome values are
         ``"first"`` / ``"second"`` / ``"tie"`` (any case), or the id of the winning item, or
@@ -600,11 +1082,15 @@ def load_comparisons(
         Optional column names. With ``context`` an item is the pair (context, name).
     covariates : iterable of str
         Numeric contest-level covariate columns.
-    ties : {"error", "drop", "half"}
-        Tie policy: raise, drop (counted in ``n_ties_dropped``), or keep as half a win.
+    ties : {"error", "drop", "half", "model"}
+        Tie policy: raise, drop (counted in ``n_ties_dropped``), keep as half a win, or
+        ``"model"``: kept exactly as under ``"half"`` (outcome 0.5, half a win for the
+        win-count estimators) but recorded for tie-aware models, which read the ties.
     outcome_map : mapping, optional
         Raw outcome value → ``"first"``/``"second"``/``"tie"``, e.g.
-        ``{1: "first", 2: "second", 3: "tie"}``.
+        ``{1: "first", 2: "second", 3: "tie"}``. It takes precedence over every other
+        reading, so it also settles rows where an item is itself named ``"first"``,
+        ``"second"`` or ``"tie"``.
     source_name : str, optional
         Name recorded in ``Comparisons.source`` (default: the file name or ``"DataFrame"``).
 
@@ -615,9 +1101,11 @@ def load_comparisons(
     Raises
     ------
     DataError
-        Missing column, empty log, missing values, self-comparison, unknown outcome label,
-        non-numeric covariate, ties under ``ties="error"``. The message names the column and
-        the row positions (0-based, in the input).
+        Unreadable, empty, binary or malformed file (duplicated column, a row with the wrong
+        number of fields), missing or duplicated column, empty log, missing values, ids of
+        different types that would merge, self-comparison, unknown or ambiguous outcome label,
+        non-numeric covariate, ties under ``ties="error"``. The message is one line and names
+        the file, the column and the row positions (0-based, in the input).
 
     Examples
     --------
@@ -632,70 +1120,172 @@ def load_comparisons(
     Traceback (most recent call last):
     ...
     bayes_pairwise.errors.DataError: 1 tie found and ties='error': ...
+    >>> load_comparisons(df, first="model_a", second="model_b", outcome="winner",
+    ...                  ties="model").outcome.tolist()
+    [1.0, 0.5, 0.0]
     """
     if ties not in _TIE_POLICIES:
         raise DataError(f"ties must be one of {_TIE_POLICIES}, got {ties!r}")
-    df, default_name = _read(source)
-    covariates = [str(c) for c in covariates]
+    src = _read(source)
+    try:
+        return _build(
+            src,
+            first=first,
+            second=second,
+            outcome=outcome,
+            judge=judge,
+            context=context,
+            repeat=repeat,
+            covariates=[str(c) for c in covariates],
+            ties=ties,
+            outcome_map=outcome_map,
+            source_name=source_name,
+        )
+    except DataError as exc:
+        # a short CSV row reads as empty cells: blame the row, not the column
+        ragged = src.ragged() if src.ragged is not None and exc.rows else None
+        if ragged is not None:
+            raise ragged from None
+        raise
+
+
+def _outcome_lookup(outcome_map: Mapping[Any, str], col: str) -> dict[Any, str]:
+    lookup: dict[Any, str] = {}
+    for k, v in outcome_map.items():
+        if str(v).lower() not in _LABELS:
+            raise DataError(
+                f"outcome_map value {v!r} must be 'first', 'second' or 'tie'", column=col
+            )
+        lookup[k] = str(v).lower()
+        lookup.setdefault(_as_label(k), str(v).lower())
+    return lookup
+
+
+def _map_outcome(v: Any, label: str, lookup: dict[Any, str]) -> str | None:
+    try:
+        hit = lookup.get(v)
+    except TypeError:  # unhashable: rejected earlier, kept for safety
+        hit = None
+    if hit is None:
+        hit = lookup.get(label)
+    if hit is None and isinstance(v, str):  # "1" or "1.0" from a text file, map keyed 1
+        try:
+            num = float(v)
+            hit = lookup.get(num)
+            if hit is None and num.is_integer():
+                hit = lookup.get(int(num))
+        except (ValueError, OverflowError):
+            hit = None
+    return hit
+
+
+def _build(
+    src: _Source,
+    *,
+    first: str,
+    second: str,
+    outcome: str,
+    judge: str | None,
+    context: str | None,
+    repeat: str | None,
+    covariates: list[str],
+    ties: str,
+    outcome_map: Mapping[Any, str] | None,
+    source_name: str | None,
+) -> Comparisons:
+    df = src.frame
     optional = {"judge": judge, "context": context, "repeat": repeat}
     needed = [first, second, outcome, *[c for c in optional.values() if c], *covariates]
+    dup = df.columns[df.columns.duplicated()]
     for col in needed:
         if col not in df.columns:
             raise DataError(
                 f"column not found; the data have columns {[str(c) for c in df.columns]}",
                 column=col,
             )
-    if len(df) == 0:
+        if col in dup:
+            raise DataError(
+                f"the column name appears {int(np.sum(df.columns == col))} times; rename the "
+                "duplicates",
+                column=col,
+            )
+    n = len(df)
+    if n == 0:
         raise DataError("the comparison log is empty")
-    df = df.reset_index(drop=True)
-    rows = np.arange(len(df), dtype=np.int64)
+    rows = np.arange(n, dtype=np.int64)
 
-    for col in [first, second, outcome, *[c for c in optional.values() if c]]:
-        bad = _missing_rows(df, col)
+    def column(name: str) -> pd.Series:
+        return df[name].reset_index(drop=True)
+
+    f_enc = _encode(column(first), first)
+    s_enc = _encode(column(second), second)
+    o_enc = _encode(column(outcome), outcome)
+    j_enc = _encode(column(judge), judge) if judge else None
+    c_enc = _encode(column(context), context) if context else None
+    if repeat:
+        bad = _missing_rows(column(repeat))
         if bad.size:
-            raise DataError("missing value", rows=bad, column=col)
+            raise DataError("missing value", rows=bad, column=repeat)
 
-    f_lab = np.array([_as_label(v) for v in df[first].to_numpy(dtype=object)], dtype=object)
-    s_lab = np.array([_as_label(v) for v in df[second].to_numpy(dtype=object)], dtype=object)
-    ctx_lab = (
-        np.array([_as_label(v) for v in df[context].to_numpy(dtype=object)], dtype=object)
-        if context
-        else np.full(len(df), "all", dtype=object)
-    )
-    same = np.flatnonzero(f_lab == s_lab)
+    # first and second share one namespace of ids: 1 in one and "1" in the other would merge
+    if set(f_enc.kinds) | set(s_enc.kinds) != set(f_enc.kinds) or len(set(f_enc.kinds)) > 1:
+        lab = np.concatenate([f_enc.labels, s_enc.labels])
+        knd = np.concatenate([f_enc.kinds, s_enc.kinds])
+        pos, labs = _collision_rows(lab, knd)
+        if pos.size:
+            nf = len(f_enc.labels)
+            bad_f = np.flatnonzero(np.isin(f_enc.codes, pos[pos < nf]))
+            bad_s = np.flatnonzero(np.isin(s_enc.codes, pos[pos >= nf] - nf))
+            raise _collide_error(
+                first,
+                np.union1d(bad_f, bad_s),
+                labs,
+                f"across columns {first!r} and {second!r}",
+            )
+
+    names = pd.Index(np.concatenate([f_enc.labels, s_enc.labels]), dtype=object).unique()
+    f_g = np.asarray(names.get_indexer(f_enc.labels), dtype=np.int64)[f_enc.codes]
+    s_g = np.asarray(names.get_indexer(s_enc.labels), dtype=np.int64)[s_enc.codes]
+    same = np.flatnonzero(f_g == s_g)
     if same.size:
         raise DataError(f"self-comparison ({first!r} equals {second!r})", rows=same, column=first)
 
-    # --- outcomes
-    raw = df[outcome].to_numpy(dtype=object)
-    out = np.full(len(df), np.nan)
+    # --- outcomes: outcome_map, else the id of an item of the row, else first/second/tie
+    o_lab = o_enc.labels
+    out_u = np.full(len(o_lab), np.nan)
     if outcome_map is not None:
-        lookup: dict[Any, str] = {}
-        for k, v in outcome_map.items():
-            if str(v).lower() not in _LABELS:
-                raise DataError(
-                    f"outcome_map value {v!r} must be 'first', 'second' or 'tie'", column=outcome
-                )
-            lookup[k] = str(v).lower()
-            lookup[_as_label(k)] = str(v).lower()
-        for r, v in enumerate(raw):
-            lab = lookup.get(v, lookup.get(_as_label(v)))
-            if lab is not None:
-                out[r] = _LABELS[lab]
+        lookup = _outcome_lookup(outcome_map, outcome)
+        for k, (v, lab) in enumerate(zip(o_enc.raw, o_lab, strict=True)):
+            hit = _map_outcome(v, lab, lookup)
+            if hit is not None:
+                out_u[k] = _LABELS[hit]
+    kw_u = np.array([_LABELS.get(lab.strip().lower(), np.nan) for lab in o_lab])
+    o_g = np.asarray(names.get_indexer(o_lab), dtype=np.int64)[o_enc.codes]
+    out = out_u[o_enc.codes]
     todo = np.isnan(out)
-    raw_lab = np.array([_as_label(v) for v in raw], dtype=object)
-    is_f = todo & (raw_lab == f_lab)
-    is_s = todo & (raw_lab == s_lab)
+    kw = kw_u[o_enc.codes]
+    name_kw = np.array([_LABELS.get(lab.strip().lower(), np.nan) for lab in names])
+    is_f = todo & (o_g == f_g)
+    is_s = todo & (o_g == s_g)
+    ambiguous = todo & ~np.isnan(kw) & ((name_kw[f_g] == kw) | (name_kw[s_g] == kw))
+    if ambiguous.any():
+        bad = np.flatnonzero(ambiguous)
+        word = str(o_lab[o_enc.codes[bad[0]]])
+        raise DataError(
+            f"ambiguous outcome {word!r}: an item of the row is itself named "
+            "'first', 'second' or 'tie', so the outcome could be that item or the position; "
+            "pass outcome_map (e.g. {'first': 'first', 'second': 'second', 'tie': 'tie'}) to "
+            "read it as a position, or rename the items",
+            rows=bad,
+            column=outcome,
+        )
     out[is_f] = 1.0
     out[is_s] = 0.0
-    todo = np.isnan(out)
-    if todo.any():
-        low = np.array([str(v).strip().lower() for v in raw_lab[todo]], dtype=object)
-        vals = np.array([_LABELS.get(v, np.nan) for v in low])
-        out[np.flatnonzero(todo)] = vals
+    todo &= ~(is_f | is_s)
+    out[todo] = kw[todo]
     bad = np.flatnonzero(np.isnan(out))
     if bad.size:
-        labels = sorted({str(raw[r]) for r in bad})[:5]
+        labels = sorted({str(o_lab[c]) for c in np.unique(o_enc.codes[bad])})[:5]
         raise DataError(
             f"unknown outcome label(s) {labels}: expected 'first', 'second', 'tie', the id of "
             "the first or second item, or a label given in outcome_map",
@@ -706,7 +1296,7 @@ def load_comparisons(
     # --- covariates
     cov_arrays: dict[str, np.ndarray] = {}
     for col in covariates:
-        vals = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
+        vals = _to_float(column(col))
         bad = np.flatnonzero(~np.isfinite(vals))
         if bad.size:
             raise DataError("covariate must be a finite number", rows=bad, column=col)
@@ -714,23 +1304,24 @@ def load_comparisons(
 
     # --- repeat
     if repeat:
-        rep = pd.to_numeric(df[repeat], errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(rep) | (rep != np.round(rep)))
+        rep = _to_float(column(repeat))
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~np.isfinite(rep) | (rep != np.round(rep)))
         if bad.size:
             raise DataError("repeat must be an integer", rows=bad, column=repeat)
         rep_arr = rep.astype(np.int64)
     else:
-        rep_arr = np.zeros(len(df), dtype=np.int64)
+        rep_arr = np.zeros(n, dtype=np.int64)
 
     # --- ties
     tie_rows = np.flatnonzero(out == 0.5)
     n_ties = int(tie_rows.size)
-    keep = np.ones(len(df), dtype=bool)
+    keep = np.ones(n, dtype=bool)
     if n_ties and ties == "error":
         raise DataError(
             f"{n_ties} tie{'s' if n_ties > 1 else ''} found and ties='error': choose "
-            "ties='drop' (dropped and counted) or ties='half' (half a win in win-count "
-            "estimators)",
+            "ties='drop' (dropped and counted), ties='half' (half a win in win-count "
+            "estimators) or ties='model' (kept for tie-aware models)",
             rows=tie_rows,
             column=outcome,
         )
@@ -740,43 +1331,73 @@ def load_comparisons(
     if not keep.any():
         raise DataError("no comparisons left after dropping ties", column=outcome)
 
-    # --- indexes (items and contexts in natural order over everything seen, kept or not)
-    ctx_order = [_as_label(c) for c in _natural_unique(pd.Series(ctx_lab))]
-    ctx_pos = {c: k for k, c in enumerate(ctx_order)}
-    names_per_ctx: dict[str, set[str]] = {c: set() for c in ctx_order}
-    for c, a, b in zip(ctx_lab, f_lab, s_lab, strict=True):
-        names_per_ctx[c].add(a)
-        names_per_ctx[c].add(b)
-    item_keys: list[tuple[str, str]] = []
-    for c in ctx_order:
-        for nm in _natural_unique(pd.Series(sorted(names_per_ctx[c]))):
-            item_keys.append((c, nm))
-    item_pos = {k: i for i, k in enumerate(item_keys)}
+    # --- contexts, items and judges in natural order over everything seen, kept or not
+    if c_enc is not None:
+        ctx_rank_of_code = np.empty(len(c_enc.labels), dtype=np.int64)
+        ctx_perm = _natural_order(c_enc.labels)
+        ctx_rank_of_code[ctx_perm] = np.arange(len(ctx_perm))
+        ctx_order = [str(c_enc.labels[k]) for k in ctx_perm]
+        ctx_row = ctx_rank_of_code[c_enc.codes]
+    else:
+        ctx_order = ["all"]
+        ctx_row = np.zeros(n, dtype=np.int64)
+    n_names = len(names)
+    # every (context, name) pair seen, ordered by context then by the names' natural order
+    # within that context (numeric when all of that context's names are numbers)
+    keys = np.unique(np.concatenate([ctx_row * n_names + f_g, ctx_row * n_names + s_g]))
+    kc, kn = keys // n_names, keys % n_names
+    name_list = [str(x) for x in names]
+    str_rank = np.empty(n_names, dtype=np.int64)
+    str_rank[np.array(sorted(range(n_names), key=lambda k: name_list[k]), dtype=np.int64)] = (
+        np.arange(n_names)
+    )
+    num = np.full(n_names, np.nan)
+    for k, lab in enumerate(name_list):
+        with contextlib.suppress(ValueError, OverflowError):
+            num[k] = float(lab)
+    is_num = np.isfinite(num)
+    num_rank = np.empty(n_names, dtype=np.int64)
+    num_rank[np.lexsort((str_rank, np.where(is_num, num, np.inf)))] = np.arange(n_names)
+    ctx_all_num = np.bincount(kc, weights=~is_num[kn], minlength=len(ctx_order)) == 0
+    within = np.where(ctx_all_num[kc], num_rank[kn], str_rank[kn])
+    order = np.lexsort((within, kc))
+    item_of_key = np.empty(len(keys), dtype=np.int64)
+    item_of_key[order] = np.arange(len(keys))
+    f_idx = item_of_key[np.searchsorted(keys, ctx_row * n_names + f_g)]
+    s_idx = item_of_key[np.searchsorted(keys, ctx_row * n_names + s_g)]
+    item_ctx = kc[order]
+    item_names = tuple(name_list[k] for k in kn[order])
     with_ctx = bool(context)
-    items = tuple(f"{c}{CONTEXT_SEP}{n}" if with_ctx else n for c, n in item_keys)
-    if len(set(items)) != len(items):  # pragma: no cover - defensive
-        raise DataError("item labels are not unique after combining context and name")
-    f_idx = np.array([item_pos[(c, a)] for c, a in zip(ctx_lab, f_lab, strict=True)])
-    s_idx = np.array([item_pos[(c, b)] for c, b in zip(ctx_lab, s_lab, strict=True)])
+    items = item_names
+    if with_ctx:
+        items = tuple(
+            f"{ctx_order[c]}{CONTEXT_SEP}{nm}" for c, nm in zip(item_ctx, item_names, strict=True)
+        )
+    if len(set(items)) != len(items):
+        raise DataError(
+            f"item labels are not unique after combining context and name with {CONTEXT_SEP!r}",
+            column=context,
+        )
 
-    if judge:
-        j_lab = np.array([_as_label(v) for v in df[judge].to_numpy(dtype=object)], dtype=object)
-        judges = tuple(_as_label(j) for j in _natural_unique(pd.Series(j_lab)))
-        jpos = {j: k for k, j in enumerate(judges)}
-        j_idx = np.array([jpos[j] for j in j_lab], dtype=np.int64)
+    if j_enc is not None:
+        j_perm = _natural_order(j_enc.labels)
+        j_rank = np.empty(len(j_perm), dtype=np.int64)
+        j_rank[j_perm] = np.arange(len(j_perm))
+        judges = tuple(str(j_enc.labels[k]) for k in j_perm)
+        j_idx = j_rank[j_enc.codes]
     else:
         judges = ("judge",)
-        j_idx = np.zeros(len(df), dtype=np.int64)
+        j_idx = np.zeros(n, dtype=np.int64)
 
     k = np.flatnonzero(keep)
     return Comparisons(
         items=items,
-        item_names=tuple(n for _, n in item_keys),
-        item_context=_readonly(np.array([ctx_pos[c] for c, _ in item_keys], dtype=np.int64)),
+        item_names=item_names,
+        item_context=_readonly(item_ctx.astype(np.int64)),
         contexts=tuple(ctx_order),
         judges=judges,
-        first=_readonly(f_idx[k].astype(np.int64)),
-        second=_readonly(s_idx[k].astype(np.int64)),
+        first=_readonly(f_idx[k]),
+        second=_readonly(s_idx[k]),
         outcome=_readonly(out[k]),
         judge=_readonly(j_idx[k]),
         repeat=_readonly(rep_arr[k]),
@@ -785,7 +1406,7 @@ def load_comparisons(
         tie_policy=ties,
         n_ties=n_ties,
         n_ties_dropped=n_dropped,
-        source=source_name or default_name,
+        source=source_name or src.name,
         has_context_column=with_ctx,
         has_judge_column=bool(judge),
         dropped_tie_judge=_readonly(j_idx[~keep].astype(np.int64)),
