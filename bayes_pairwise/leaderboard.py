@@ -81,7 +81,8 @@ class Leaderboard:
     model, method : str
         ``"bt"`` with ``"bootstrap"``, or a Bayesian model with ``"map"``/``"nuts"``.
     judge : str or None
-        The judge ranked (None: the data's only judge, or all judges jointly for a Bayesian model).
+        The judge ranked (None: data without a judge column, or all judges jointly for a
+        Bayesian model).
     group_by : str or None
         ``"name"``, ``"mapping"`` or None.
     hdi_prob : float
@@ -649,7 +650,7 @@ def leaderboard(
 
     if judge is not None or model == "bt":
         data = data.one_judge(judge, hint="pass judge=… to rank by one of them")
-    judge_label = data.judges[0] if data.n_judges == 1 else None
+    judge_label = data.judges[0] if data.n_judges == 1 and data.has_judge_column else None
     summary = _data_summary(data)
     cluster = np.asarray(data.item_context)[data.first] if data.has_contexts else None
     grouped, group_label, notes = _group(data, group_by)
@@ -726,7 +727,7 @@ def leaderboard(
         group_by=group_label,
         hdi_prob=hdi_prob,
         interval=interval,
-        n_draws=0 if draws is None else draws.shape[0],
+        n_draws=1 if draws is None else draws.shape[0],
         notes=tuple(notes),
         settings=settings,
         data_summary=summary,

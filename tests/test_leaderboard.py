@@ -1,0 +1,351 @@
+"""Leaderboard (issue 9 item 3): known answers, Chatbot Arena against an independent BT MLE,
+bootstrap determinism, group_by on PRD, the Bayesian paths (MAP and a mocked NUTS), the plot."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize, stats
+
+from bayes_pairwise.classical.bradley_terry import BradleyTerry
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.errors import DesignError
+from bayes_pairwise.leaderboard import (
+    COLUMNS,
+    Leaderboard,
+    leaderboard,
+    plot_rank_probabilities,
+    rank_probability_data,
+    rank_statistics,
+)
+
+PRD_MODELS = {"bard", "claude", "gpt35", "gpt4", "vicuna-13b"}
+
+
+def _log(counts: dict[tuple[str, str], tuple[int, int]], ties: str = "error") -> pd.DataFrame:
+    """A comparison log from {(a, b): (wins of a, wins of b)}, alternating the shown order."""
+    rows = []
+    for (a, b), (wa, wb) in counts.items():
+        for k in range(wa + wb):
+            first, second = (a, b) if k % 2 == 0 else (b, a)
+            winner = a if k < wa else b
+            rows.append((first, second, winner))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome"])
+
+
+def _independent_mle(first: np.ndarray, second: np.ndarray, outcome: np.ndarray, n: int):
+    """Bradley–Terry MLE by BFGS on the verdict-level log-likelihood (θ_0 fixed at 0)."""
+    f, s, y = np.asarray(first), np.asarray(second), np.asarray(outcome, dtype=float)
+
+    def full(phi):
+        return np.concatenate([[0.0], phi])
+
+    def nll(phi):
+        d = full(phi)[f] - full(phi)[s]
+        return float(np.sum(y * np.logaddexp(0.0, -d) + (1 - y) * np.logaddexp(0.0, d)))
+
+    def grad(phi):
+        d = full(phi)[f] - full(phi)[s]
+        r = 1.0 / (1.0 + np.exp(-d)) - y  # d nll / d d
+        g = np.bincount(f, r, n) - np.bincount(s, r, n)
+        return g[1:]
+
+    res = optimize.minimize(nll, np.zeros(n - 1), jac=grad, method="BFGS", options={"gtol": 1e-6})
+    assert np.max(np.abs(grad(res.x))) < 1e-4, res.message  # at the optimum
+    theta = full(res.x)
+    return theta - theta.mean()
+
+
+# --------------------------------------------------------------------------- Chatbot Arena
+@pytest.fixture(scope="module")
+def arena_human():
+    from bayes_pairwise import datasets
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # order-not-recorded DesignWarning
+        return datasets.load("chatbot_arena", judge="human")
+
+
+@pytest.fixture(scope="module")
+def arena_board(arena_human):
+    return leaderboard(arena_human, judge="human", n_boot=200, random_seed=7)
+
+
+def test_arena_human_has_all_20_systems(arena_human, arena_board):
+    table = arena_board.table
+    assert list(table.columns) == list(COLUMNS)
+    assert len(table) == 20
+    assert set(table["item"]) == set(arena_human.items)
+    assert table["rank"].tolist() == list(range(1, 21))
+    assert table["strength"].is_monotonic_decreasing
+    assert table.loc[0, "item"] == "gpt-4"
+    assert arena_board.judge == "human"
+    assert arena_board.settings["resample"] == "verdict"
+    assert arena_board.settings["n_units"] == arena_human.n_comparisons
+
+
+def test_arena_order_matches_independent_mle(arena_human, arena_board):
+    theta = _independent_mle(
+        arena_human.first, arena_human.second, arena_human.outcome, arena_human.n_items
+    )
+    mle = pd.Series(theta, index=list(arena_human.items))
+    ours = arena_board.table.set_index("item")["strength"]
+    rho = stats.spearmanr(ours.to_numpy(), mle.reindex(ours.index).to_numpy()).statistic
+    assert rho >= 0.98
+    # MM with λ = 0 is the MLE itself: same numbers, not just the same order
+    assert np.allclose(ours.to_numpy(), mle.reindex(ours.index).to_numpy(), atol=1e-4)
+
+
+def test_arena_intervals_and_rank_probabilities(arena_board):
+    t = arena_board.table
+    assert (t["lower"] <= t["strength"]).all() and (t["strength"] <= t["upper"]).all()
+    assert (t["upper"] - t["lower"] > 0).all()
+    probs = arena_board.rank_probabilities
+    assert probs.shape == (20, 20)
+    assert list(probs.columns) == list(range(1, 21))
+    np.testing.assert_allclose(probs.sum(axis=1).to_numpy(), 1.0, atol=1e-12)
+    np.testing.assert_allclose(probs.sum(axis=0).to_numpy(), 1.0, atol=1e-12)  # one item per rank
+    np.testing.assert_allclose(t["p_rank_1"].to_numpy(), probs[1].to_numpy())
+    assert (t["rank_lower"] <= t["rank_upper"]).all()
+    assert t.loc[0, "p_rank_1"] > 0.95  # gpt-4 leads clearly on 18,907 human verdicts
+
+
+def test_arena_to_dict_is_json_ready(arena_board):
+    d = arena_board.to_dict()
+    text = json.dumps(d, allow_nan=False)
+    back = json.loads(text)
+    assert [r["item"] for r in back["items"]] == arena_board.table["item"].tolist()
+    first = back["items"][0]
+    assert set(first) == {*COLUMNS, "rank_probabilities"}
+    assert len(first["rank_probabilities"]) == 20
+    assert back["model"] == "bt" and back["method"] == "bootstrap" and back["hdi_prob"] == 0.94
+    assert back["data"]["n_comparisons"] == 18907
+    assert "rank_probabilities" not in arena_board.to_dict(rank_probabilities=False)["items"][0]
+
+
+# --------------------------------------------------------------------------- known answers
+def test_clear_order_gives_p_rank_1_near_one():
+    df = _log({("a", "b"): (30, 2), ("a", "c"): (30, 1), ("b", "c"): (25, 5)})
+    lb = leaderboard(load_comparisons(df), n_boot=300, random_seed=3)
+    t = lb.table
+    assert t["item"].tolist() == ["a", "b", "c"]
+    assert t.loc[0, "p_rank_1"] >= 0.99
+    assert t.loc[2, "p_rank_1"] == 0.0
+    assert (t["rank_lower"].tolist(), t["rank_upper"].tolist()) == ([1, 2, 3], [1, 2, 3])
+
+
+def test_rank_statistics_hand_computed():
+    # draw 1: a > b > c; draw 2: b > a > c; draw 3: a > c > b; draw 4: a > b > c
+    draws = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [2.0, 0.0, 1.0], [3.0, 2.0, 1.0]])
+    probs, lo, hi = rank_statistics(draws, hdi_prob=0.5)
+    expected = [[0.75, 0.25, 0.0], [0.25, 0.5, 0.25], [0.0, 0.25, 0.75]]
+    np.testing.assert_allclose(probs, expected)
+    assert lo.tolist() == [1, 1, 2] and hi.tolist() == [1, 2, 3]
+    # 94%: the tails (3%) are smaller than any atom (25%), so the interval spans the support
+    _, lo, hi = rank_statistics(draws, hdi_prob=0.94)
+    assert lo.tolist() == [1, 1, 2] and hi.tolist() == [2, 3, 3]
+
+
+def test_two_item_rank_probability_matches_binomial():
+    """Two items, 11 verdicts, a won 7: a replicate ranks a first iff a wins ≥ 6 of the 11
+    resampled verdicts, so P(rank_a = 1) = P(Binomial(11, 7/11) ≥ 6) exactly."""
+    df = _log({("a", "b"): (7, 4)})
+    lb = leaderboard(load_comparisons(df), n_boot=4000, random_seed=11)
+    exact = float(stats.binom.sf(5, 11, 7 / 11))
+    assert exact == pytest.approx(0.8276, abs=1e-3)
+    p_a = float(lb.rank_probabilities.loc["a", 1])
+    assert p_a == pytest.approx(exact, abs=0.03)  # ~5 SE of a 4000-replicate share
+    assert float(lb.rank_probabilities.loc["b", 2]) == pytest.approx(p_a)
+    # replicates where a won all 11 lose strong connectivity and are refitted with the ridge
+    assert lb.settings["n_refit_with_ridge"] > 0
+    assert lb.table.loc[0, "strength"] == pytest.approx(np.log(7 / 4) / 2)
+
+
+def test_bootstrap_is_deterministic_with_a_seed():
+    df = _log({("a", "b"): (12, 8), ("a", "c"): (10, 9), ("b", "c"): (11, 9)})
+    data = load_comparisons(df)
+    one = leaderboard(data, n_boot=300, random_seed=5)
+    two = leaderboard(data, n_boot=300, random_seed=5)
+    pd.testing.assert_frame_equal(one.table, two.table)
+    pd.testing.assert_frame_equal(one.rank_probabilities, two.rank_probabilities)
+    other = leaderboard(data, n_boot=300, random_seed=6)
+    assert not np.allclose(one.table["lower"], other.table["lower"])
+    np.testing.assert_allclose(one.table["strength"], other.table["strength"])  # same estimate
+
+
+def test_ties_half_are_half_wins_as_in_bradley_terry():
+    df = _log({("a", "b"): (6, 3), ("b", "c"): (5, 4), ("a", "c"): (7, 2)})
+    df.loc[[0, 9, 20], "outcome"] = "tie"
+    data = load_comparisons(df, ties="half")
+    lb = leaderboard(data, n_boot=50, random_seed=0)
+    bt = BradleyTerry().fit(data).strengths_
+    ours = lb.table.set_index("item")["strength"]
+    np.testing.assert_allclose(ours.reindex(bt.index).to_numpy(), bt.to_numpy(), atol=1e-7)
+    assert lb.data_summary["tie_policy"] == "half" and lb.data_summary["n_ties"] == 3
+    dropped = leaderboard(load_comparisons(df, ties="drop"), n_boot=50, random_seed=0)
+    assert not np.allclose(dropped.table["strength"], lb.table["strength"])
+
+
+def test_disconnected_data_use_the_ridge_and_say_so():
+    df = _log({("a", "b"): (5, 0), ("b", "c"): (3, 2)})  # a never lost
+    lb = leaderboard(load_comparisons(df), n_boot=50, random_seed=0)
+    assert lb.settings["ridge"] == 0.1
+    assert any("ridge" in note for note in lb.notes)
+    assert lb.table["item"].tolist() == ["a", "b", "c"]
+
+
+# --------------------------------------------------------------------------- result object
+def test_leaderboard_is_immutable():
+    df = _log({("a", "b"): (6, 3), ("b", "c"): (5, 4), ("a", "c"): (7, 2)})
+    lb = leaderboard(load_comparisons(df), n_boot=50, random_seed=0)
+    assert isinstance(lb, Leaderboard)
+    with pytest.raises(AttributeError):
+        lb.model = "other"
+    t = lb.table
+    t.loc[0, "strength"] = 99.0
+    assert lb.table.loc[0, "strength"] != 99.0
+    assert "a" in repr(lb) and "rank" in str(lb)
+
+
+def test_errors():
+    df = _log({("a", "b"): (6, 3), ("b", "c"): (5, 4), ("a", "c"): (7, 2)})
+    two = pd.concat([df.assign(judge="x"), df.assign(judge="y")], ignore_index=True)
+    data = load_comparisons(two, judge="judge")
+    with pytest.raises(DesignError, match="pass judge="):
+        leaderboard(data, n_boot=10)
+    assert leaderboard(data, judge="y", n_boot=10, random_seed=0).judge == "y"
+    with pytest.raises(ValueError, match="model must be one of"):
+        leaderboard(data, judge="x", model="elo")
+    with pytest.raises(ValueError, match="method='bootstrap'"):
+        leaderboard(data, judge="x", method="nuts")
+    with pytest.raises(ValueError, match="'nuts' or 'map'"):
+        leaderboard(data, judge="x", model="uniform", method="bootstrap")
+    with pytest.raises(TypeError, match="Comparisons"):
+        leaderboard(df)
+
+
+# --------------------------------------------------------------------------- group_by
+@pytest.fixture(scope="module")
+def prd_gpt4():
+    from bayes_pairwise import datasets
+
+    return datasets.load("prd_vicuna80", judge="gpt4")
+
+
+def test_prd_without_group_by_is_a_design_error(prd_gpt4):
+    with pytest.raises(DesignError, match="group_by='name'"):
+        leaderboard(prd_gpt4, n_boot=10)
+
+
+def test_group_by_name_ranks_the_five_answer_models(prd_gpt4):
+    lb = leaderboard(prd_gpt4, group_by="name", n_boot=200, random_seed=2)
+    t = lb.table
+    assert set(t["item"]) == PRD_MODELS and len(t) == 5
+    assert lb.group_by == "name"
+    assert lb.settings["resample"] == "context" and lb.settings["n_units"] == 80
+    assert t.loc[0, "item"] == "gpt4" and t.loc[0, "p_rank_1"] > 0.9
+    assert (t["lower"] <= t["strength"]).all() and (t["strength"] <= t["upper"]).all()
+    pooled = BradleyTerry().fit(prd_gpt4.pool_contexts()).strengths_
+    np.testing.assert_allclose(
+        t.set_index("item")["strength"].reindex(pooled.index).to_numpy(), pooled.to_numpy()
+    )
+    # a mapping to the same groups gives the same leaderboard (same resampled contexts)
+    mapping = {item: item.split("::", 1)[1] for item in prd_gpt4.items}
+    by_map = leaderboard(prd_gpt4, group_by=mapping, n_boot=200, random_seed=2)
+    assert by_map.group_by == "mapping"
+    pd.testing.assert_frame_equal(by_map.table, t)
+    by_fn = leaderboard(
+        prd_gpt4, group_by=lambda item: item.split("::", 1)[1], n_boot=200, random_seed=2
+    )
+    pd.testing.assert_frame_equal(by_fn.table, t)
+
+
+def test_group_by_mapping_drops_verdicts_inside_a_group():
+    df = _log({("a", "b"): (6, 3), ("b", "c"): (5, 4), ("a", "c"): (7, 2), ("c", "d"): (4, 4)})
+    groups = {"a": "A", "b": "B", "c": "C", "d": "C"}
+    lb = leaderboard(load_comparisons(df), group_by=groups, n_boot=20, random_seed=0)
+    assert set(lb.table["item"]) == {"A", "B", "C"}
+    assert any("8 verdicts" in note for note in lb.notes)
+    with pytest.raises(ValueError, match="no group"):
+        leaderboard(load_comparisons(df), group_by={"a": "A"}, n_boot=20)
+    with pytest.raises(ValueError, match="group_by must be"):
+        leaderboard(load_comparisons(df), group_by="context", n_boot=20)
+
+
+# --------------------------------------------------------------------------- Bayesian models
+@pytest.fixture(scope="module")
+def tiny_clear():
+    return load_comparisons(_log({("a", "b"): (14, 4), ("a", "c"): (15, 3), ("b", "c"): (13, 5)}))
+
+
+def test_bayesian_map_gives_strengths_without_intervals(tiny_clear):
+    lb = leaderboard(tiny_clear, model="uniform", method="map", random_seed=0)
+    t = lb.table
+    assert t["item"].tolist() == ["a", "b", "c"]
+    assert lb.method == "map" and lb.n_draws == 1 and lb.judge is None
+    assert t[["lower", "upper", "p_rank_1"]].isna().all().all()
+    assert lb.rank_probabilities.isna().all().all()
+    assert any("MAP is a point estimate" in note for note in lb.notes)
+    d = lb.to_dict()
+    json.dumps(d, allow_nan=False)
+    assert d["items"][0]["lower"] is None
+
+
+def test_bayesian_nuts_uses_posterior_draws(tiny_clear, mock_sampler):
+    lb = leaderboard(
+        tiny_clear,
+        model="positional",
+        random_seed=1,
+        model_kwargs={"draws": 40, "chains": 2, "tune": 10},
+    )
+    assert mock_sampler and mock_sampler[0]["draws"] == 40
+    assert lb.method == "nuts" and lb.n_draws == 80
+    t = lb.table
+    assert (t["lower"] <= t["strength"]).all() and (t["strength"] <= t["upper"]).all()
+    np.testing.assert_allclose(lb.rank_probabilities.sum(axis=1).to_numpy(), 1.0)
+    assert "HDI" in lb.interval
+    # the rank probabilities are the shares of the posterior draws
+    from bayes_pairwise.pymc_models import get_model
+
+    fit = get_model("positional", draws=40, chains=2, tune=10).fit(
+        tiny_clear, method="nuts", random_seed=1
+    )
+    draws = np.asarray(fit.idata_.posterior["strength"]).reshape(80, 3)
+    probs, _, _ = rank_statistics(draws)
+    order = [tiny_clear.items.index(i) for i in lb.items]
+    np.testing.assert_allclose(lb.rank_probabilities.to_numpy(), probs[order])
+    np.testing.assert_allclose(t["strength"].to_numpy(), draws.mean(axis=0)[order])
+
+
+def test_ridge_is_for_bt_only(tiny_clear):
+    with pytest.raises(ValueError, match="ridge applies"):
+        leaderboard(tiny_clear, model="uniform", method="map", ridge=0.1)
+
+
+# --------------------------------------------------------------------------- plot
+def test_rank_probability_data_and_plot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    df = _log({("a", "b"): (12, 8), ("a", "c"): (10, 9), ("b", "c"): (11, 9)})
+    lb = leaderboard(load_comparisons(df), n_boot=300, random_seed=5)
+    full = rank_probability_data(lb)
+    assert list(full.columns) == ["1", "2", "3"]
+    np.testing.assert_allclose(full.to_numpy(), lb.rank_probabilities.to_numpy())
+    cut = rank_probability_data(lb, max_rank=1, top=2)
+    assert list(cut.columns) == ["1", ">1"] and list(cut.index) == list(lb.items[:2])
+    np.testing.assert_allclose(cut.sum(axis=1).to_numpy(), 1.0)
+    ax = plot_rank_probabilities(lb)
+    image = ax.get_images()[0]
+    np.testing.assert_allclose(np.asarray(image.get_array()), full.to_numpy())
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(lb.items)
+    assert ax.get_xlabel() == "rank"
+    _, given = plt.subplots()
+    assert plot_rank_probabilities(lb, ax=given) is given
+    plt.close("all")
