@@ -100,6 +100,23 @@ def test_arena_order_matches_independent_mle(arena_human, arena_board):
     assert np.allclose(ours.to_numpy(), mle.reindex(ours.index).to_numpy(), atol=1e-4)
 
 
+def test_arena_ties_half_as_the_cli_loads_it():
+    """The CLI loads bundled data with ties='half': the order still matches the MLE."""
+    from bayes_pairwise import datasets
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = datasets.load("chatbot_arena", judge="human", ties="half")
+    lb = leaderboard(data, n_boot=100, random_seed=0)
+    theta = _independent_mle(data.first, data.second, data.outcome, data.n_items)
+    mle = pd.Series(theta, index=list(data.items)).reindex(lb.items)
+    assert len(lb.table) == 20 and lb.data_summary["tie_policy"] == "half"
+    assert stats.spearmanr(lb.table["strength"], mle).statistic >= 0.98
+    t = lb.table
+    assert (t["lower"] <= t["strength"]).all() and (t["strength"] <= t["upper"]).all()
+    np.testing.assert_allclose(lb.rank_probabilities.sum(axis=1).to_numpy(), 1.0)
+
+
 def test_arena_intervals_and_rank_probabilities(arena_board):
     t = arena_board.table
     assert (t["lower"] <= t["strength"]).all() and (t["strength"] <= t["upper"]).all()
