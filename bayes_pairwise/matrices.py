@@ -58,6 +58,9 @@ class PairCounts:
         are counted half).
     items, judges : tuple of str
         Labels, as in the :class:`~bayes_pairwise.data.Comparisons`.
+    t1, t2 : ndarray of int
+        Ties (outcome 0.5, kept under ``ties="half"`` or ``"model"``) among the ``k_plus`` / the
+        ``k_minus`` verdicts; zeros when the data hold none (also when omitted by a caller).
     """
 
     i: np.ndarray
@@ -70,6 +73,28 @@ class PairCounts:
     n2: np.ndarray
     items: tuple[str, ...]
     judges: tuple[str, ...]
+    t1: np.ndarray | None = None
+    t2: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("t1", "t2"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, _ro(np.zeros(self.i.shape[0], dtype=np.int64)))
+
+    @property
+    def n1_decided(self) -> np.ndarray:
+        """Wins of ``i`` among the non-tie ``k_plus`` verdicts (``n1`` without its half ties)."""
+        return np.rint(self.n1 - 0.5 * self.t1).astype(np.int64)
+
+    @property
+    def n2_decided(self) -> np.ndarray:
+        """Wins of ``i`` among the non-tie ``k_minus`` verdicts (``n2`` without its half ties)."""
+        return np.rint(self.n2 - 0.5 * self.t2).astype(np.int64)
+
+    @property
+    def n_ties(self) -> np.ndarray:
+        """t₁ + t₂ per pair row."""
+        return self.t1 + self.t2
 
     @property
     def n_items(self) -> int:
@@ -148,6 +173,14 @@ def pair_counts(data: Comparisons) -> PairCounts:
     >>> pc = pair_counts(load_comparisons(df))
     >>> pc.k_plus.tolist(), pc.k_minus.tolist(), pc.n1.tolist(), pc.n2.tolist()
     ([1], [2], [1.0], [1.0])
+
+    Ties kept under ``ties="half"`` are counted half in ``n1``/``n2`` and counted in ``t1``/``t2``:
+
+    >>> df = pd.DataFrame({"first": ["a", "b", "b"], "second": ["b", "a", "a"],
+    ...                    "outcome": ["first", "tie", "second"]})
+    >>> pc = pair_counts(load_comparisons(df, ties="half"))
+    >>> pc.n2.tolist(), pc.t2.tolist(), pc.n2_decided.tolist()
+    ([1.5], [1], [1])
     """
     n = data.n_items
     lo = np.minimum(data.first, data.second).astype(np.int64)
@@ -162,6 +195,9 @@ def pair_counts(data: Comparisons) -> PairCounts:
     k_tot = np.bincount(inv, minlength=m).astype(np.int64)
     n1 = np.bincount(inv, weights=np.where(lo_first, i_wins, 0.0), minlength=m)
     n2 = np.bincount(inv, weights=np.where(lo_first, 0.0, i_wins), minlength=m)
+    tie = np.asarray(data.outcome) == 0.5
+    t1 = np.bincount(inv, weights=(tie & lo_first).astype(float), minlength=m)
+    t2 = np.bincount(inv, weights=(tie & ~lo_first).astype(float), minlength=m)
     i = (uniq // n) % n
     j = uniq % n
     judge = uniq // (n * n)
@@ -176,6 +212,8 @@ def pair_counts(data: Comparisons) -> PairCounts:
         n2=_ro(n2),
         items=data.items,
         judges=data.judges,
+        t1=_ro(np.rint(t1).astype(np.int64)),
+        t2=_ro(np.rint(t2).astype(np.int64)),
     )
 
 

@@ -5,23 +5,42 @@ sigma_s ~ HalfNormal(10)) and error rates per judge, shared across contexts (MET
 The observation unit is one (judge, unordered pair) row of
 :func:`~bayes_pairwise.matrices.pair_counts`: the observed variable ``wins`` holds ``(n1, n2)``
 (dims ``pair``, ``count``), so ``log_likelihood`` and LOO are per pair.
+
+Ties (METHODS §7.5, ``docs/src/tie_model.md``): when the data keep ties (outcome 0.5 under
+``tie_policy`` ``"model"`` or ``"half"``) the models treat a tie as a third outcome. ``wins``
+then holds ``(n1, n2, t1, t2)`` (non-tie wins of ``i`` per order, ties per order), a tie rate
+``tie_rate`` per judge is estimated (optionally per position, optionally falling with
+``|s_i − s_j|``) and nothing is dropped.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 import pymc as pm
+import pytensor.tensor as pt
 
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import PairCounts, pair_counts
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, make_prior
 from bayes_pairwise.pymc_models.design import check_error_design
-from bayes_pairwise.pymc_models.likelihoods import LIKELIHOODS, pair_counts_dist
+from bayes_pairwise.pymc_models.likelihoods import (
+    LIKELIHOODS,
+    pair_counts_dist,
+    tie_counts_dist,
+)
 
-__all__ = ["PositionalBias", "UniformError", "pair_labels"]
+__all__ = ["TIE_SETTINGS", "PositionalBias", "UniformError", "pair_labels"]
+
+#: Values of the ``ties`` setting of the error models.
+TIE_SETTINGS = ("auto", "model", "drop")
+
+#: Tie parameters reported as findings (those present in the fit).
+TIE_REPORTED = ("tie_rate", "tie_rate_plus", "tie_rate_minus", "tie_rate_equal", "tie_closeness")
 
 
 def pair_labels(pc: PairCounts) -> list[str]:
@@ -50,56 +69,216 @@ class _ErrorModel(BayesianPairwiseModel):
     observed_name: ClassVar[str] = "wins"
     positional: ClassVar[bool] = False
 
+    def __init__(
+        self,
+        *,
+        spec: str | os.PathLike[str] | None = None,
+        priors: Mapping[str, Mapping[str, Any]] | None = None,
+        likelihood: str | None = None,
+        ties: str = "auto",
+        tie_positional: bool = False,
+        tie_closeness: bool = False,
+        draws: int | None = None,
+        tune: int | None = None,
+        chains: int | None = None,
+        target_accept: float | None = None,
+        nuts_sampler: str | None = None,
+        sampler_kwargs: Mapping[str, Any] | None = None,
+        map_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            spec=spec,
+            priors=priors,
+            likelihood=likelihood,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            target_accept=target_accept,
+            nuts_sampler=nuts_sampler,
+            sampler_kwargs=sampler_kwargs,
+            map_kwargs=map_kwargs,
+        )
+        self.ties = ties
+        self.tie_positional = tie_positional
+        self.tie_closeness = tie_closeness
+
+    @property
+    def prior_kinds(self) -> dict[str, str]:
+        return {
+            "sigma_s": "positive",
+            "eps": self._eps_kind,
+            "tie_logit": "real",
+            "tie_closeness": "positive",
+        }
+
+    _eps_kind: ClassVar[str] = "half_rate"
+
+    # ------------------------------------------------------------------ ties
+    def models_ties(self, data: Comparisons) -> bool:
+        """True when a fit to ``data`` treats ties as an outcome (the tie model).
+
+        ``ties="auto"``: when the data's ``tie_policy`` is ``"model"``, or when the data hold
+        ties counted half (``"half"``). ``ties="model"``: always. ``ties="drop"``: never (the
+        ties are dropped before fitting and counted in the data's ``n_ties_dropped``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from bayes_pairwise.data import load_comparisons
+        >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+        ...                    "outcome": ["first", "tie"]})
+        >>> UniformError().models_ties(load_comparisons(df, ties="half"))
+        True
+        >>> UniformError().models_ties(load_comparisons(df, ties="drop"))
+        False
+        """
+        if self.ties not in TIE_SETTINGS:
+            raise ValueError(f"ties must be one of {TIE_SETTINGS}, got {self.ties!r}")
+        if self.ties == "drop":
+            return False
+        if self.ties == "model":
+            return True
+        return data.tie_policy == "model" or not data.integer_outcomes
+
+    def _prepared(self, data: Comparisons) -> Comparisons:
+        if self.ties == "drop" and not data.integer_outcomes:
+            return data.drop_ties()
+        return data
+
     def _check_data(self, data: Comparisons) -> None:
         super()._check_data(data)
-        if not data.integer_outcomes:
+        tie_model = self.models_ties(data)
+        data = self._prepared(data)
+        if not tie_model and not data.integer_outcomes:  # pragma: no cover - drop handles it
             raise DesignError(
-                f"{type(self).__name__} is a binomial model of wins and losses, but the data "
-                f"count {data.n_ties} tie(s) as half a win (ties='half'). Reload with "
-                "ties='drop' (the number dropped is recorded in the results)."
+                f"{type(self).__name__} without the tie model is a binomial model of wins and "
+                f"losses, but the data count {data.n_ties} tie(s) as half a win. Use ties='auto' "
+                "or 'model' (ties as an outcome) or reload with ties='drop'."
+            )
+        if tie_model and data.tie_policy == "drop" and data.n_ties_dropped > 0:
+            raise DesignError(
+                f"ties='model' but the data's {data.n_ties_dropped} tie(s) were dropped when "
+                "loading (ties='drop'): a tie rate fitted to them would be zero. Reload with "
+                "ties='model' (or 'half')."
+            )
+        bad = ~np.isin(np.asarray(data.outcome), (0.0, 0.5, 1.0))
+        if bad.any():
+            raise DesignError(
+                f"{type(self).__name__} needs outcomes 1 (first wins), 0 (second wins) or 0.5 "
+                f"(tie); {int(bad.sum())} verdict(s) hold other values"
             )
         if data.n_comparisons == 0:
             raise DesignError("the data hold no verdicts")
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
-        return check_error_design(pair_counts(data), positional=self.positional, stacklevel=4)
+        pc = pair_counts(self._prepared(data))
+        return check_error_design(pc, positional=self.positional, stacklevel=4)
+
+    def _extra_settings(self) -> dict[str, Any]:
+        return {"ties": self.ties}
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError
 
+    def _tie_block(
+        self, priors: dict[str, dict[str, Any]], pc: PairCounts, d: Any, judge: Any, n_judges: int
+    ) -> tuple[Any, Any]:
+        """Tie parameters and the per-row tie logits (η₊, η₋) (METHODS §7.5).
+
+        logit τ = α_judge[, position] − β_judge·|d|, β ≥ 0 (only with ``tie_closeness``).
+        """
+        model = pm.modelcontext(None)
+        if self.tie_positional:
+            model.add_coord("tie_position", ["plus", "minus"])
+            alpha = make_prior(
+                "tie_logit", priors["tie_logit"], "real", dims=("judge", "tie_position")
+            )
+            a_plus, a_minus = alpha[:, 0], alpha[:, 1]
+            pm.Deterministic("tie_rate_plus", pm.math.sigmoid(a_plus), dims="judge")
+            pm.Deterministic("tie_rate_minus", pm.math.sigmoid(a_minus), dims="judge")
+        else:
+            a_plus = a_minus = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
+        eta_plus, eta_minus = a_plus[judge], a_minus[judge]
+        if self.tie_closeness:
+            beta = make_prior("tie_closeness", priors["tie_closeness"], "positive", dims="judge")
+            shrink = beta[judge] * pt.abs(d)
+            eta_plus, eta_minus = eta_plus - shrink, eta_minus - shrink
+            if not self.tie_positional:
+                pm.Deterministic("tie_rate_equal", pm.math.sigmoid(a_plus), dims="judge")
+        if not (self.tie_positional or self.tie_closeness):
+            pm.Deterministic("tie_rate", pm.math.sigmoid(a_plus), dims="judge")
+        else:
+            # expected share of ties among the judge's verdicts (T averaged out)
+            sd = pm.math.sigmoid(d)
+            tp, tm = pm.math.sigmoid(eta_plus), pm.math.sigmoid(eta_minus)
+            kp = np.asarray(pc.k_plus, dtype=float)
+            km = np.asarray(pc.k_minus, dtype=float)
+            ties = kp * (sd * tp + (1 - sd) * tm) + km * (sd * tm + (1 - sd) * tp)
+            total = np.bincount(pc.judge, weights=kp + km, minlength=n_judges)
+            zeros = pt.zeros(n_judges)
+            per_judge = pt.inc_subtensor(zeros[np.asarray(pc.judge, dtype=np.int64)], ties)
+            pm.Deterministic("tie_rate", per_judge / np.maximum(total, 1.0), dims="judge")
+        return eta_plus, eta_minus
+
     def _build(
         self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
     ) -> pm.Model:
+        tie_model = self.models_ties(data)
+        data = self._prepared(data)
         pc = pair_counts(data)
         coords = {
             "item": list(data.items),
             "judge": list(data.judges),
             "pair": pair_labels(pc),
-            "count": ["n1", "n2"],
+            "count": ["n1", "n2", "t1", "t2"] if tie_model else ["n1", "n2"],
         }
-        observed = np.stack([pc.n1, pc.n2], axis=1).astype(np.int64)
+        if tie_model:
+            observed = np.stack([pc.n1_decided, pc.n2_decided, pc.t1, pc.t2], axis=1)
+        else:
+            observed = np.stack([pc.n1, pc.n2], axis=1)
+        observed = observed.astype(np.int64)
         with pm.Model(coords=coords) as model:
             i = pm.Data("pair_i", pc.i.astype(np.int64), dims="pair")
             j = pm.Data("pair_j", pc.j.astype(np.int64), dims="pair")
             judge = pm.Data("pair_judge", pc.judge.astype(np.int64), dims="pair")
+            if tie_model:
+                model.add_coord("order", ["k_plus", "k_minus"])
             k = pm.Data(
                 "k",
                 np.stack([pc.k_plus, pc.k_minus], axis=1).astype(np.int64),
-                dims=("pair", "count"),
+                dims=("pair", "order" if tie_model else "count"),
             )
             strength = self._strength_block(data, priors["sigma_s"])
             eps_plus, eps_minus = self._rates(priors)
-            pair_counts_dist(
-                "wins",
-                strength[i] - strength[j],
-                judge,
-                eps_plus,
-                eps_minus,
-                k,
-                likelihood=likelihood,
-                observed=observed,
-                n_judges=data.n_judges,
-            )
+            d = strength[i] - strength[j]
+            if tie_model:
+                eta_plus, eta_minus = self._tie_block(priors, pc, d, judge, data.n_judges)
+                tie_counts_dist(
+                    "wins",
+                    d,
+                    judge,
+                    eps_plus,
+                    eps_minus,
+                    eta_plus,
+                    eta_minus,
+                    k,
+                    likelihood=likelihood,
+                    positional_ties=self.tie_positional,
+                    observed=observed,
+                    n_judges=data.n_judges,
+                )
+            else:
+                pair_counts_dist(
+                    "wins",
+                    d,
+                    judge,
+                    eps_plus,
+                    eps_minus,
+                    k,
+                    likelihood=likelihood,
+                    observed=observed,
+                    n_judges=data.n_judges,
+                )
         return model
 
 
@@ -115,11 +294,26 @@ class UniformError(_ErrorModel):
         ``"uniform"`` (default) or ``"uniform_independent"``, or a TOML file.
     priors : dict, optional
         Overrides for ``sigma_s`` (HalfNormal, …) and ``eps`` (Uniform on [lower, upper] ⊂
-        [0, 0.5], or Beta(alpha, beta) placed on eps / 0.5). Precedence: user > spec >
-        ``models/_base.toml``; unknown names raise :class:`~bayes_pairwise.errors.PriorError`.
+        [0, 0.5], or Beta(alpha, beta) placed on eps / 0.5), ``tie_logit`` (a real-valued prior
+        on logit τ; default Logistic(0, 1), i.e. τ ~ Uniform(0, 1)) and ``tie_closeness``
+        (positive; default HalfNormal(2)). Precedence: user > spec > ``models/_base.toml``;
+        unknown names raise :class:`~bayes_pairwise.errors.PriorError`.
     likelihood : {"marginal", "independent"}, optional
         ``"independent"`` treats every verdict as an independent Bernoulli (biased when verdicts
         repeat, METHODS §7.1; for comparison only).
+    ties : {"auto", "model", "drop"}
+        Ties (outcome 0.5) as a third outcome (METHODS §7.5). ``"auto"`` (default): modelled
+        when the data's ``tie_policy`` is ``"model"`` or the data keep ties counted half;
+        ``"model"``: always; ``"drop"``: ties removed before fitting. With ties modelled a verdict
+        is a tie with probability τ = σ(``tie_logit``) per judge, otherwise the error model
+        applies; ``wins`` holds ``(n1, n2, t1, t2)`` and ``tie_rate`` [judge] is reported.
+    tie_positional : bool
+        One tie rate per position: ``tie_rate_plus`` when the truly better item is shown first,
+        ``tie_rate_minus`` when second (needs ``likelihood="marginal"``).
+    tie_closeness : bool
+        logit τ = ``tie_logit`` − ``tie_closeness`` · |s_i − s_j| with ``tie_closeness`` ≥ 0:
+        ties more likely on close pairs. Reports ``tie_closeness``, ``tie_rate_equal`` (τ at
+        |s_i − s_j| = 0) and ``tie_rate`` (the fitted share of ties).
     draws, tune, chains, target_accept, nuts_sampler, sampler_kwargs, map_kwargs
         See :class:`~bayes_pairwise.pymc_models.base.BayesianPairwiseModel`.
 
@@ -149,12 +343,9 @@ class UniformError(_ErrorModel):
     """
 
     default_spec: ClassVar[str] = "uniform"
-    reported: ClassVar[tuple[str, ...]] = ("eps",)
+    reported: ClassVar[tuple[str, ...]] = ("eps", *TIE_REPORTED)
     positional: ClassVar[bool] = False
-
-    @property
-    def prior_kinds(self) -> dict[str, str]:
-        return {"sigma_s": "positive", "eps": "half_rate"}
+    _eps_kind: ClassVar[str] = "half_rate"
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         eps = make_prior("eps", priors["eps"], "half_rate", dims="judge")
@@ -175,8 +366,22 @@ class PositionalBias(_ErrorModel):
         ``"positional"`` (default) or ``"positional_independent"``, or a TOML file.
     priors : dict, optional
         Overrides for ``sigma_s`` and ``eps`` (``{"dist": "Dirichlet", "a": [a₊, a₋, a_ok]}``).
-        Precedence: user > spec > ``models/_base.toml``.
+        Precedence: user > spec > ``models/_base.toml``. Tie priors: ``tie_logit`` (on logit τ;
+        default Logistic(0, 1), i.e. τ ~ Uniform(0, 1)) and ``tie_closeness`` (HalfNormal(2)).
     likelihood : {"marginal", "independent"}, optional
+    ties : {"auto", "model", "drop"}
+        Ties (outcome 0.5) as a third outcome (METHODS §7.5). ``"auto"`` (default): modelled
+        when the data's ``tie_policy`` is ``"model"`` or the data keep ties counted half;
+        ``"model"``: always; ``"drop"``: ties removed before fitting. With ties modelled a verdict
+        is a tie with probability τ = σ(``tie_logit``) per judge, otherwise the error model
+        applies; ``wins`` holds ``(n1, n2, t1, t2)`` and ``tie_rate`` [judge] is reported.
+    tie_positional : bool
+        One tie rate per position: ``tie_rate_plus`` when the truly better item is shown first,
+        ``tie_rate_minus`` when second (needs ``likelihood="marginal"``).
+    tie_closeness : bool
+        logit τ = ``tie_logit`` − ``tie_closeness`` · |s_i − s_j| with ``tie_closeness`` ≥ 0:
+        ties more likely on close pairs. Reports ``tie_closeness``, ``tie_rate_equal`` (τ at
+        |s_i − s_j| = 0) and ``tie_rate`` (the fitted share of ties).
     draws, tune, chains, target_accept, nuts_sampler, sampler_kwargs, map_kwargs
         See :class:`~bayes_pairwise.pymc_models.base.BayesianPairwiseModel`.
 
@@ -197,12 +402,9 @@ class PositionalBias(_ErrorModel):
     """
 
     default_spec: ClassVar[str] = "positional"
-    reported: ClassVar[tuple[str, ...]] = ("eps_plus", "eps_minus")
+    reported: ClassVar[tuple[str, ...]] = ("eps_plus", "eps_minus", *TIE_REPORTED)
     positional: ClassVar[bool] = True
-
-    @property
-    def prior_kinds(self) -> dict[str, str]:
-        return {"sigma_s": "positive", "eps": "simplex3"}
+    _eps_kind: ClassVar[str] = "simplex3"
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         model = pm.modelcontext(None)

@@ -23,6 +23,20 @@ comparable with :func:`arviz.loo` / :func:`arviz.compare`.
     repeat (0.19–0.22 for a true 0.15), because repeats of one pair are not independent given
     the strengths (METHODS §7.1). Offered for comparison only.
 
+Ties as an outcome (METHODS §7.5, ``docs/src/tie_model.md``)
+    With ties kept, a row is ``(n1, n2, t1, t2)``: ``t1`` ties among the ``k₊`` verdicts with
+    ``i`` first and ``t2`` among the ``k₋`` with ``j`` first; ``n1``, ``n2`` count wins of ``i``
+    among the *non-tie* verdicts. Each verdict is first a tie or not, with tie probability τ;
+    given a non-tie, the model above applies. τ is given per pair row on the logit scale, for the
+    order with the truly better item first (η₊) and second (η₋). With η₊ = η₋ (one tie rate per
+    judge, optionally falling with |s_i − s_j|) τ does not depend on T and factors out::
+
+        log p = log C(k₊, t₁) + log C(k₋, t₂) + (t₁ + t₂) log τ + (m₁ + m₂) log(1 − τ)
+                + log p_marginal(n1, n2 | m₁, m₂),          m₁ = k₊ − t₁, m₂ = k₋ − t₂
+
+    With η₊ ≠ η₋ the tie terms enter the two branches of the sum over T
+    (:func:`tie_marginal_logp`).
+
 Both are exposed as symbolic functions (``*_logp``), NumPy samplers (``*_random``) and a
 constructor :func:`pair_counts_dist` that registers the observed node as a
 :class:`pymc.CustomDist` (a real distribution: PyMC computes its elementwise log-likelihood, and
@@ -47,6 +61,9 @@ __all__ = [
     "marginal_logp",
     "marginal_random",
     "pair_counts_dist",
+    "tie_counts_dist",
+    "tie_marginal_logp",
+    "tie_marginal_random",
 ]
 
 #: Likelihood names the error models accept.
@@ -362,6 +379,212 @@ def pair_counts_dist(
         logp=functools.partial(_LOGP[likelihood], n_judges=n_judges),
         random=_RANDOM[likelihood],
         signature="(),(),(j),(j),(o)->(o)",
+        dtype="int64",
+        observed=observed,
+        dims=dims,
+    )
+
+
+def _log_sig(eta: Any) -> tuple[Any, Any]:
+    """log τ and log(1 − τ) for τ = σ(η), stably."""
+    return -pt.softplus(-eta), -pt.softplus(eta)
+
+
+def tie_marginal_logp(
+    value: Any,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    n_judges: int | None = None,
+    positional_ties: bool = False,
+    likelihood: str = "marginal",
+) -> Any:
+    """Log-probability of ``value = (n1, n2, t1, t2)`` per pair row, ties an outcome.
+
+    Parameters
+    ----------
+    value : tensor, shape (P, 4)
+        Non-tie wins of ``i`` with ``i`` first / with ``j`` first, then ties in each order.
+    d : tensor, shape (P,)
+        ``s_i − s_j``.
+    judge : tensor of int, shape (P,)
+    eps_plus, eps_minus : tensor, shape (J,)
+        Error rates per judge, among non-tie verdicts.
+    eta_plus, eta_minus : tensor, shape (P,)
+        Logit of the tie probability of a verdict of the row when the truly better item is shown
+        first (η₊) / second (η₋). Ignored ``eta_minus`` unless ``positional_ties``.
+    k : tensor, shape (P, 2) or more columns
+        ``(k_plus, k_minus, …)``: all verdicts, ties included (further columns are ignored).
+    n_judges : int, optional
+    positional_ties : bool
+        False: τ = σ(η₊) in both orders; it factors out of the sum over the latent truth.
+        True: τ₊ = σ(η₊) applies to the verdicts whose order shows the truly better item first,
+        τ₋ = σ(η₋) to the others, inside each branch of the sum over T.
+    likelihood : {"marginal", "independent"}
+        Non-tie part; ``"independent"`` needs ``positional_ties=False``.
+
+    Returns
+    -------
+    tensor, shape (P,)
+
+    Examples
+    --------
+    One pair, i first 3 times (2 wins, 1 tie), j first twice (1 win of i, 1 tie):
+
+    >>> import numpy as np
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit, logit
+    >>> val = np.array([[2.0, 1.0, 1.0, 1.0]]); k = np.array([[3.0, 2.0]])
+    >>> eta = np.array([logit(0.2)])
+    >>> lp = tie_marginal_logp(val, np.array([0.4]), np.array([0]), np.array([0.1]),
+    ...                        np.array([0.3]), eta, eta, k).eval()
+    >>> ties = binom.pmf(1, 3, 0.2) * binom.pmf(1, 2, 0.2)
+    >>> rest = (expit(0.4) * binom.pmf(2, 2, 0.9) * binom.pmf(1, 1, 0.7)
+    ...         + expit(-0.4) * binom.pmf(2, 2, 0.3) * binom.pmf(1, 1, 0.1))
+    >>> bool(np.isclose(lp[0], np.log(ties * rest)))
+    True
+    """
+    value = pt.as_tensor(value)
+    k = pt.as_tensor(k)
+    judge = pt.as_tensor(judge)
+    d = pt.as_tensor(d)
+    n1, n2, t1, t2 = (value[..., c].astype("float64") for c in range(4))
+    kp, km = k[..., 0].astype("float64"), k[..., 1].astype("float64")
+    m1, m2 = kp - t1, km - t2
+    coef_t = _binom_coef(t1, kp) + _binom_coef(t2, km)
+    ltp, l1tp = _log_sig(pt.as_tensor(eta_plus))
+    if not positional_ties:
+        decided = pt.stack([n1, n2], axis=-1)
+        m = pt.stack([m1, m2], axis=-1)
+        if likelihood not in _LOGP:
+            raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
+        rest = _LOGP[likelihood](decided, d, judge, eps_plus, eps_minus, m, n_judges=n_judges)
+        return coef_t + (t1 + t2) * ltp + (m1 + m2) * l1tp + rest
+    if likelihood != "marginal":
+        raise ValueError("position-dependent tie rates need likelihood='marginal'")
+    ltm, l1tm = _log_sig(pt.as_tensor(eta_minus))
+    ep, em, static_j = _rates_vectors(eps_plus, eps_minus)
+    logs = pt.stack([pt.log1p(-ep), pt.log(ep), pt.log1p(-em), pt.log(em)], axis=-1)
+    l1p, lp_, l1m, lm = _per_pair(judge, logs, n_judges or static_j)
+    # T = i > j: i first shows the better item first (tau+), j first shows it second (tau-)
+    a = n1 * l1p + (m1 - n1) * lp_ + n2 * l1m + (m2 - n2) * lm
+    a = a + t1 * ltp + m1 * l1tp + t2 * ltm + m2 * l1tm
+    # T = j > i: i first shows the better item second (tau-), j first shows it first (tau+)
+    b = n1 * lm + (m1 - n1) * l1m + n2 * lp_ + (m2 - n2) * l1p
+    b = b + t1 * ltm + m1 * l1tm + t2 * ltp + m2 * l1tp
+    coef = coef_t + _binom_coef(n1, m1) + _binom_coef(n2, m2)
+    return coef + pt.logaddexp(-pt.softplus(-d) + a, -pt.softplus(d) + b)
+
+
+def tie_marginal_random(
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    rng: np.random.Generator | None = None,
+    size: Any = None,
+    likelihood: str = "marginal",
+) -> np.ndarray:
+    """Draw ``(n1, n2, t1, t2)`` per pair row: T, then tie or not, then the flips.
+
+    Draws the position-dependent form; pass ``eta_minus = eta_plus`` for one tie rate. With
+    ``likelihood="independent"`` the ties are drawn with τ = σ(η₊) and the non-tie verdicts
+    with :func:`independent_random`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> tie_marginal_random(np.array([50.0]), np.array([0]), np.array([0.0]), np.array([0.0]),
+    ...                     np.array([-50.0]), np.array([-50.0]), np.array([[3, 2]]),
+    ...                     rng=rng).tolist()  # no ties, no errors
+    [[3, 2, 0, 0]]
+    """
+    rng = rng if rng is not None else np.random.default_rng()
+    d = np.asarray(d, dtype=float)
+    k = np.asarray(k, dtype=np.int64)
+    ep, em = _np_rates(judge, eps_plus, eps_minus)
+    eta_p = np.asarray(eta_plus, dtype=float)
+    eta_m = np.asarray(eta_minus, dtype=float)
+    kp, km = k[..., 0], k[..., 1]
+    shape = _out_size(size, d, ep, em, eta_p, eta_m, kp)
+    d, ep, em, eta_p, eta_m, kp, km = (
+        np.broadcast_to(a, shape) for a in (d, ep, em, eta_p, eta_m, kp, km)
+    )
+    tp, tm = 1.0 / (1.0 + np.exp(-eta_p)), 1.0 / (1.0 + np.exp(-eta_m))
+    if likelihood == "independent":
+        t1, t2 = rng.binomial(kp, tp), rng.binomial(km, tp)
+        sig, c = 1.0 / (1.0 + np.exp(-d)), 1.0 - ep - em
+        n1 = rng.binomial(kp - t1, em + c * sig)
+        n2 = rng.binomial(km - t2, ep + c * sig)
+        return np.stack([n1, n2, t1, t2], axis=-1)
+    t = rng.random(shape) < 1.0 / (1.0 + np.exp(-d))
+    t1 = rng.binomial(kp, np.where(t, tp, tm))
+    t2 = rng.binomial(km, np.where(t, tm, tp))
+    n1 = rng.binomial(kp - t1, np.where(t, 1.0 - ep, em))
+    n2 = rng.binomial(km - t2, np.where(t, 1.0 - em, ep))
+    return np.stack([n1, n2, t1, t2], axis=-1)
+
+
+def tie_counts_dist(
+    name: str,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    *,
+    likelihood: str = "marginal",
+    positional_ties: bool = False,
+    observed: Any = None,
+    dims: tuple[str, str] = ("pair", "count"),
+    n_judges: int | None = None,
+) -> Any:
+    """Register the observed ``(n1, n2, t1, t2)`` node of an error model with ties modelled.
+
+    Same as :func:`pair_counts_dist`, plus the per-row tie logits ``eta_plus``/``eta_minus``
+    (shape (P,)); ``observed`` has shape (P, 4) and the ``count`` dim four labels.
+
+    Returns
+    -------
+    TensorVariable
+        A :class:`pymc.CustomDist` with pointwise ``logp`` (one term per pair row, so
+        :func:`arviz.loo` works) and a ``random`` function that draws ties too.
+    """
+    if likelihood not in _LOGP:
+        raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
+    if positional_ties and likelihood != "marginal":
+        raise ValueError("position-dependent tie rates need likelihood='marginal'")
+    # (k+, k-, k+, k-): gives the signature the core length 4 of the value; the functions only
+    # read the first two columns
+    k = pt.as_tensor(k)
+    k = pt.concatenate([k, k], axis=-1)
+    return pm.CustomDist(
+        name,
+        d,
+        judge,
+        eps_plus,
+        eps_minus,
+        eta_plus,
+        eta_minus,
+        k,
+        logp=functools.partial(
+            tie_marginal_logp,
+            n_judges=n_judges,
+            positional_ties=positional_ties,
+            likelihood=likelihood,
+        ),
+        random=functools.partial(tie_marginal_random, likelihood=likelihood),
+        signature="(),(),(j),(j),(),(),(v)->(v)",
         dtype="int64",
         observed=observed,
         dims=dims,
