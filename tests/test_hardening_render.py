@@ -358,3 +358,66 @@ def test_label_helper_truncates_with_an_ellipsis_and_keeps_short_labels():
     assert plots._txt("a\tb\nc") == "a b c"
     assert plots._txt("x" * 40) == "x" * 40
     assert len(plots._txt("x" * 41)) == 40
+
+
+# ============================================================================ the report end to end
+class _FakeModel:
+    """A model whose ``fit`` makes a posterior instantly (no PyMC compile, no sampling)."""
+
+    def __init__(self, spec: str = "positional", **settings):
+        self.spec = spec
+
+    def fit(self, data, method="nuts", random_seed=None):
+        rng = np.random.default_rng(random_seed)
+        n, n_j = data.n_items, data.n_judges
+        self.method_ = method
+        self.idata_ = az.from_dict(
+            posterior={
+                "eps_plus": rng.beta(10, 60, (2, 100, n_j)),
+                "eps_minus": rng.beta(20, 60, (2, 100, n_j)),
+                "strength": np.linspace(1.5, -1.5, n) + rng.normal(0, 0.3, (2, 100, n)),
+            },
+            coords={"item": list(data.items), "judge": list(data.judges)},
+            dims={"strength": ["item"], "eps_plus": ["judge"], "eps_minus": ["judge"]},
+            sample_stats={"diverging": np.zeros((2, 100), dtype=bool)},
+        )
+        return self
+
+
+def _png_sizes(html: str) -> list[tuple[int, int]]:
+    import base64
+
+    sizes = []
+    for b64 in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html):
+        head = base64.b64decode(b64[:40])
+        sizes.append((int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")))
+    return sizes
+
+
+def test_report_with_a_3000_char_id_and_a_bidi_judge_keeps_figures_small(monkeypatch):
+    """The issue saw an 18,796-pixel-wide figure and a raw U+202E in the HTML."""
+    from bayes_pairwise import pymc_models
+    from bayes_pairwise.report import build_report
+
+    long_id = "item-" + LONG + "-end"
+    frames = []
+    for k, judge in enumerate(["evil\u202etxt.exe", "j2"]):
+        f = simulate_round_robin(6, eps=0.15, random_seed=k).frame.copy()
+        f["first"] = f["first"].replace("t002", long_id)
+        f["second"] = f["second"].replace("t002", long_id)
+        f["judge"] = judge
+        frames.append(f)
+    data = load_comparisons(pd.concat(frames, ignore_index=True), judge="judge", repeat="repeat")
+    monkeypatch.setattr(
+        pymc_models, "get_model", lambda name, **kw: _FakeModel(name, **kw), raising=False
+    )
+    html = build_report(
+        data, random_seed=0, progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
+    ).render()
+    assert "\u202e" not in html
+    assert "evil&lt;U+202E&gt;txt.exe" in html
+    assert long_id in html  # the full id is in the tables
+    sizes = _png_sizes(html)
+    assert len(sizes) >= 5
+    widths = [w for w, _ in sizes]
+    assert max(widths) < 2000, widths  # 110 dpi × at most ~13 in; the issue saw 18,796 px
