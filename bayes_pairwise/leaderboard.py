@@ -344,7 +344,7 @@ def _group(data: Comparisons, group_by: GroupBy) -> tuple[Comparisons, str | Non
             "judge": np.asarray(data.judges, dtype=object)[data.judge[keep]],
         }
     )
-    ties = "half" if data.tie_policy == "half" else "error"
+    ties = data.tie_policy if data.tie_policy in ("half", "model") else "error"
     grouped = load_comparisons(frame, judge="judge", ties=ties, source_name=data.source)
     notes = []
     n_inside = int((~keep).sum())

@@ -287,6 +287,13 @@ def test_group_by_mapping_drops_verdicts_inside_a_group():
     lb = leaderboard(load_comparisons(df), group_by=groups, n_boot=20, random_seed=0)
     assert set(lb.table["item"]) == {"A", "B", "C"}
     assert any("8 verdicts" in note for note in lb.notes)
+    half = _log({("a", "b"): (6, 3), ("b", "c"): (5, 4), ("a", "c"): (7, 2)})
+    half.loc[[0, 9], "outcome"] = "tie"
+    kept = leaderboard(
+        load_comparisons(half, ties="half"), group_by={"a": "A", "b": "B", "c": "C"}, n_boot=20
+    )
+    plain = leaderboard(load_comparisons(half, ties="half"), n_boot=20)
+    np.testing.assert_allclose(kept.table["strength"], plain.table["strength"])
     with pytest.raises(ValueError, match="no group"):
         leaderboard(load_comparisons(df), group_by={"a": "A"}, n_boot=20)
     with pytest.raises(ValueError, match="group_by must be"):
