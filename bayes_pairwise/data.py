@@ -1344,7 +1344,16 @@ def _build(
     n_names = len(names)
     # every (context, name) pair seen, ordered by context then by the names' natural order
     # within that context (numeric when all of that context's names are numbers)
-    keys = np.unique(np.concatenate([ctx_row * n_names + f_g, ctx_row * n_names + s_g]))
+    key_f, key_s = ctx_row * n_names + f_g, ctx_row * n_names + s_g
+    n_keys = len(ctx_order) * n_names
+    dense = n_keys <= max(4 * n, 1 << 20)  # a lookup table instead of sorting 2n keys
+    if dense:
+        seen = np.zeros(n_keys, dtype=bool)
+        seen[key_f] = True
+        seen[key_s] = True
+        keys = np.flatnonzero(seen)
+    else:
+        keys = np.unique(np.concatenate([key_f, key_s]))
     kc, kn = keys // n_names, keys % n_names
     name_list = [str(x) for x in names]
     str_rank = np.empty(n_names, dtype=np.int64)
@@ -1363,8 +1372,13 @@ def _build(
     order = np.lexsort((within, kc))
     item_of_key = np.empty(len(keys), dtype=np.int64)
     item_of_key[order] = np.arange(len(keys))
-    f_idx = item_of_key[np.searchsorted(keys, ctx_row * n_names + f_g)]
-    s_idx = item_of_key[np.searchsorted(keys, ctx_row * n_names + s_g)]
+    if dense:
+        table = np.full(n_keys, -1, dtype=np.int64)
+        table[keys] = item_of_key
+        f_idx, s_idx = table[key_f], table[key_s]
+    else:
+        f_idx = item_of_key[np.searchsorted(keys, key_f)]
+        s_idx = item_of_key[np.searchsorted(keys, key_s)]
     item_ctx = kc[order]
     item_names = tuple(name_list[k] for k in kn[order])
     with_ctx = bool(context)
