@@ -50,6 +50,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.pymc_models.diagnostics import hdi_interval, select_judge
+
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
     from matplotlib.axes import Axes
@@ -63,6 +65,7 @@ __all__ = [
     "as_inference_data",
     "bt_vs_posterior_data",
     "correct_score_data",
+    "delta2d_split",
     "delta_s_curve_data",
     "judge_forest_data",
     "misfit_curve_data",
@@ -80,6 +83,7 @@ __all__ = [
     "plot_trace",
     "posterior_vs_grid_data",
     "ppc_data",
+    "short_label",
     "strength_forest_data",
     "trace_data",
 ]
@@ -135,7 +139,7 @@ def _short(value: Any, max_len: int = LABEL_MAX_CHARS) -> str:
     return s[: max_len - 1 - tail] + "…" + s[-tail:]
 
 
-def _txt(value: Any, max_len: int = LABEL_MAX_CHARS) -> str:
+def short_label(value: Any, max_len: int = LABEL_MAX_CHARS) -> str:
     r"""A user-supplied string made safe for Matplotlib: at most ``max_len`` characters (middle
     "…"), bidi and other invisible characters shown as ``<U+XXXX>``, no mathtext, no hidden
     legend label. Every label drawn from user ids (items, judges, contexts, sources) goes
@@ -143,9 +147,9 @@ def _txt(value: Any, max_len: int = LABEL_MAX_CHARS) -> str:
 
     Examples
     --------
-    >>> _txt("$x$"), _txt("_hidden"), _txt("a\u202eb")
+    >>> short_label("$x$"), short_label("_hidden"), short_label("a\u202eb")
     ('\\$x\\$', ' _hidden', 'a<U+202E>b')
-    >>> t = _txt("item-" + "x" * 3000 + "-end")
+    >>> t = short_label("item-" + "x" * 3000 + "-end")
     >>> len(t), t[:7], t[-6:]
     (40, 'item-xx', 'xx-end')
     """
@@ -241,20 +245,6 @@ def as_inference_data(obj: Any) -> az.InferenceData:
 def _n_samples(idata: az.InferenceData) -> int:
     post = idata.posterior
     return int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))
-
-
-def _hdi(x: np.ndarray, prob: float) -> tuple[float, float]:
-    """ArviZ's highest-density interval of a 1-D sample (NaN for an empty one)."""
-    import arviz as az
-
-    x = np.asarray(x, dtype=float).ravel()
-    x = x[np.isfinite(x)]
-    if x.size == 0:
-        return float("nan"), float("nan")
-    if x.size < 4:
-        return float(x.min()), float(x.max())
-    lo, hi = np.asarray(az.hdi(x, hdi_prob=prob)).ravel()[:2]
-    return float(lo), float(hi)
 
 
 def _posterior_entries(
@@ -385,7 +375,7 @@ def _classical_rows(obj: Any, label: str | None = None) -> list[dict[str, Any]]:
             out.append(_point(src, var, obj.judge, v, v - z * se, v + z * se))
         return out
     if name == "DeltaS2DFit":
-        ep, em, split = _delta2d_split(obj)
+        ep, em, split = delta2d_split(obj)
         if split and label is None:
             src = "Δ_S 2-D sum split by r₁"
         return [_point(src, "eps_plus", obj.judge_, ep), _point(src, "eps_minus", obj.judge_, em)]
@@ -403,13 +393,13 @@ def _classical_rows(obj: Any, label: str | None = None) -> list[dict[str, Any]]:
         if draws.size == 1:
             rows.append(_point(src, var, j, draws[0], kind=kind, coord=coord))
         else:
-            lo, hi = _hdi(draws, HDI_PROB)
+            lo, hi = hdi_interval(draws, HDI_PROB)
             rows.append(_point(src, var, j, float(np.mean(draws)), lo, hi, kind=kind, coord=coord))
     return rows
 
 
 # ============================================================================ Δ_S curve
-def _delta2d_split(fit: Any) -> tuple[float, float, bool]:
+def delta2d_split(fit: Any) -> tuple[float, float, bool]:
     """(ε₊, ε₋) to show for a 2-D Δ_S fit: the sum split by r₁ when available, else the
     paper's (arbitrarily labelled) average; the flag says which."""
     for suffix in ("hybrid_", "oriented_"):
@@ -429,7 +419,7 @@ def _check_fit(fit: Any, attr: str, what: str) -> None:
 
 def _judge_suffix(judge: object) -> str:
     """``": judge gpt4"`` for a named judge; nothing for the default single judge."""
-    return "" if judge in (None, "judge") else f": judge {_txt(judge)}"
+    return "" if judge in (None, "judge") else f": judge {short_label(judge)}"
 
 
 def delta_s_curve_data(fit: Any) -> pd.DataFrame:
@@ -557,7 +547,7 @@ def plot_delta_s_curve(
             curve,
             ":",
             color=_SOURCE_STYLES[(k + 1) % len(_SOURCE_STYLES)][0],
-            label=f"synthetic at {_txt(lab)} ε = {float(e):.3f}",
+            label=f"synthetic at {short_label(lab)} ε = {float(e):.3f}",
         )
     ax.set_xlabel("subset size n")
     ax.set_ylabel("mean Δ_S")
@@ -644,7 +634,7 @@ def plot_misfit_curve(
     ax.axvline(df.attrs["eps"], color="#d62728", ls="--", label=f"Δ_S grid ε̂ = {fit.eps_:.3f}")
     for k, (lab, v) in enumerate((mark or {}).items()):
         color, ls = _SOURCE_STYLES[(k + 1) % len(_SOURCE_STYLES)]
-        ax.axvline(float(v), color=color, ls=ls, label=f"{_txt(lab)} = {float(v):.3f}")
+        ax.axvline(float(v), color=color, ls=ls, label=f"{short_label(lab)} = {float(v):.3f}")
     ax.set_xlabel("ε (grid)")
     ax.set_ylabel("Σₙ |observed − synthetic|")
     ax.set_title(title or f"Δ_S misfit over the grid{_judge_suffix(df.attrs['judge'])}")
@@ -688,7 +678,7 @@ def misfit_heatmap_data(fit: Any) -> pd.DataFrame:
     ep, em = np.meshgrid(g, g, indexing="ij")
     df = pd.DataFrame({"eps_plus": ep.ravel(), "eps_minus": em.ravel(), "misfit": mis.ravel()})
     df.attrs.update(_delta_attrs(fit))
-    ep, em, split = _delta2d_split(fit)
+    ep, em, split = delta2d_split(fit)
     df.attrs.update(
         {
             "eps_plus_split": ep if split else None,
@@ -1033,7 +1023,7 @@ def posterior_vs_grid_data(
             est, lo, hi = float(draws[0]), np.nan, np.nan
         else:
             est = float(np.mean(draws))
-            lo, hi = _hdi(draws, hdi_prob)
+            lo, hi = hdi_interval(draws, hdi_prob)
         rows.append(
             {
                 "panel": panel,
@@ -1149,7 +1139,7 @@ def plot_posterior_vs_grid(
                 post.estimate,
                 color="#1f77b4",
                 lw=1.8,
-                label=f"{_txt(post.source)} {post.estimate:.3f}",
+                label=f"{short_label(post.source)} {post.estimate:.3f}",
             )
             a.set_yticks([])
         if post["kind"] != "posterior":  # only vertical lines: frame them
@@ -1164,14 +1154,14 @@ def plot_posterior_vs_grid(
                 color=color,
                 ls=ls,
                 lw=1.5,
-                label=f"{_txt(r['source'])} {r['estimate']:.3f}",
+                label=f"{short_label(r['source'])} {r['estimate']:.3f}",
             )
         var = str(post["variable"])
-        a.set_xlabel(_VAR_TEX.get(var, _txt(var)))
+        a.set_xlabel(_VAR_TEX.get(var, short_label(var)))
         j = post["judge"]
-        bits = [_txt(j)] if isinstance(j, str) and j != "" else []
+        bits = [short_label(j)] if isinstance(j, str) and j != "" else []
         if post["coord"]:
-            bits.append(_txt(post["coord"]))
+            bits.append(short_label(post["coord"]))
         a.set_title(f"{var}" + (f" — {', '.join(bits)}" if bits else ""), fontsize=10)
         a.legend(fontsize=7)
     return axes
@@ -1291,7 +1281,7 @@ def strength_forest_data(
     g = _groups(labels, groups)
     cen = _centre(vals, g)
     mean = cen.mean(axis=0)
-    hdi = np.array([_hdi(cen[:, k], hdi_prob) for k in range(cen.shape[1])]).reshape(-1, 2)
+    hdi = np.array([hdi_interval(cen[:, k], hdi_prob) for k in range(cen.shape[1])]).reshape(-1, 2)
     df = pd.DataFrame(
         {
             "group": g if g is not None else np.full(len(labels), "", dtype=object),
@@ -1395,7 +1385,7 @@ def plot_strength_forest(
         )
         ax.scatter(df[col], y, marker="D", s=22, color="#d62728", zorder=3, label=lab)
     ax.set_yticks(y)
-    ax.set_yticklabels([_txt(i) for i in df.index], fontsize=7)
+    ax.set_yticklabels([short_label(i) for i in df.index], fontsize=7)
     groups_present = [k for k in dict.fromkeys(df["group"]) if k != ""]
     if len(groups_present) > 1:  # separators between contexts
         grp = df["group"].to_numpy()
@@ -1475,7 +1465,7 @@ def judge_forest_data(
                 m, lo, hi = float(draws[0]), np.nan, np.nan
             else:
                 m = float(np.mean(draws))
-                lo, hi = _hdi(draws, hdi_prob)
+                lo, hi = hdi_interval(draws, hdi_prob)
             rows.append(
                 {
                     "judge": "judge" if judge is None else str(judge),
@@ -1563,7 +1553,7 @@ def plot_judge_forest(
             ms=5,
             color=color,
             capsize=2,
-            label=_VAR_TEX.get(var, _txt(var)),
+            label=_VAR_TEX.get(var, short_label(var)),
         )
         cl = df[(df["variable"] == var) & (df["source"] == "classical")]
         if not cl.empty:
@@ -1575,10 +1565,10 @@ def plot_judge_forest(
                 facecolors="none",
                 edgecolors=color,
                 zorder=3,
-                label=f"{_VAR_TEX.get(var, _txt(var)).split(' ')[0]} classical",
+                label=f"{_VAR_TEX.get(var, short_label(var)).split(' ')[0]} classical",
             )
     ax.set_yticks([ypos[j] for j in judges])
-    ax.set_yticklabels([_txt(j) for j in judges])
+    ax.set_yticklabels([short_label(j) for j in judges])
     what = "error rate" if all(v.startswith("eps") for v in vars_present) else "value"
     ax.set_xlabel(f"{what} (posterior mean, {round(100 * hdi_prob)}% HDI)")
     ax.set_title(title or "Judges compared", fontsize=10)
@@ -1869,17 +1859,6 @@ def plot_bt_vs_posterior(
 PPC_STATISTICS = ("s_com", "first_position_rate", "delta_s")
 
 
-def _select_judge(da: Any, judge: str | None) -> Any:
-    if "judge" not in da.dims:
-        return da
-    labels = [str(v) for v in da.coords["judge"].values]
-    if judge is not None and str(judge) in labels:
-        return da.isel(judge=labels.index(str(judge)))
-    if da.sizes["judge"] == 1:
-        return da.isel(judge=0)
-    raise ValueError(f"the posterior has judges {labels}; pass judge=… to pick one")
-
-
 def _flat_draws(da: Any, idx: np.ndarray) -> np.ndarray:
     extra = [d for d in da.dims if d not in ("chain", "draw")]
     vals = da.transpose("chain", "draw", *extra).values
@@ -1917,12 +1896,12 @@ def _replicate_pair_counts(
     kp = np.asarray(pc.k_plus, dtype=np.int64)
     km = np.asarray(pc.k_minus, dtype=np.int64)
     if "gamma" in post.data_vars:  # biased Bradley–Terry: one Bernoulli per verdict
-        g = _flat_draws(_select_judge(post["gamma"], judge), idx).reshape(D)
+        g = _flat_draws(select_judge(post["gamma"], judge), idx).reshape(D)
         eta = s[:, block.first] - s[:, block.second] + g[:, None]
         if "w" in post.data_vars and block.covariates:
             w = post["w"]
             names = [str(v) for v in w.coords[w.dims[-1]].values] if w.ndim > 2 else []
-            wv = _flat_draws(_select_judge(w, judge), idx).reshape(D, -1)
+            wv = _flat_draws(select_judge(w, judge), idx).reshape(D, -1)
             # the model divides each covariate by its scale (it does not centre it: a
             # first-minus-second difference keeps its sign); use the fitted scale when stored
             scales: dict[str, float] = {}
@@ -1951,10 +1930,10 @@ def _replicate_pair_counts(
             n2[d] = np.bincount(row, weights=i_wins[d] & ~lo_first, minlength=pc.n_pairs)
         return n1, n2
     if "eps_plus" in post.data_vars and "eps_minus" in post.data_vars:
-        ep = _flat_draws(_select_judge(post["eps_plus"], judge), idx).reshape(D, 1)
-        em = _flat_draws(_select_judge(post["eps_minus"], judge), idx).reshape(D, 1)
+        ep = _flat_draws(select_judge(post["eps_plus"], judge), idx).reshape(D, 1)
+        em = _flat_draws(select_judge(post["eps_minus"], judge), idx).reshape(D, 1)
     elif "eps" in post.data_vars:
-        ep = em = _flat_draws(_select_judge(post["eps"], judge), idx).reshape(D, 1)
+        ep = em = _flat_draws(select_judge(post["eps"], judge), idx).reshape(D, 1)
     else:
         raise ValueError(
             "cannot simulate replicated data: the posterior has none of eps, eps_plus/eps_minus, "

@@ -743,7 +743,7 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
         f2 = st.delta2d[j]
         fig, ax = plt.subplots(figsize=(6.2, 5.0), layout="constrained")
         plots.plot_misfit_heatmap(f2, ax=ax)
-        ep, em, split = plots._delta2d_split(f2)
+        ep, em, split = plots.delta2d_split(f2)
         ep_sum = getattr(f2, "eps_sum_", f2.eps_plus_ + f2.eps_minus_)
         page.figure(
             fig,
@@ -782,7 +782,7 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             for k, v in r.items()
         )
         plots.plot_correct_score(
-            ax=a, methods=("exact", "paper"), title=f"{plots._txt(j)}: {what} ({src})", **r
+            ax=a, methods=("exact", "paper"), title=f"{plots.short_label(j)}: {what} ({src})", **r
         )
     page.figure(
         fig,
@@ -1250,6 +1250,7 @@ def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
     are ε₊ + ε₋ (the one thing the 2-D Δ_S fit identifies) and the moment estimates.
     """
     from bayes_pairwise import plots
+    from bayes_pairwise.pymc_models.diagnostics import hdi_interval, select_judge
 
     rows, lines = [], []
     if st.fit is None:
@@ -1274,8 +1275,8 @@ def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
     for j in st.judges:
         if "eps_plus" not in post.data_vars or "eps_minus" not in post.data_vars:
             continue
-        ep = np.asarray(plots._select_judge(post["eps_plus"], j).values, dtype=float).ravel()
-        em = np.asarray(plots._select_judge(post["eps_minus"], j).values, dtype=float).ravel()
+        ep = np.asarray(select_judge(post["eps_plus"], j).values, dtype=float).ravel()
+        em = np.asarray(select_judge(post["eps_minus"], j).values, dtype=float).ravel()
         if ep.size < 4:
             continue
         checks = []
@@ -1289,7 +1290,7 @@ def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
             checks.append(("ε₊", label, m.eps_plus, ep))
             checks.append(("ε₋", label, m.eps_minus, em))
         for qty, method, value, draws in checks:
-            lo, hi = plots._hdi(draws, plots.HDI_PROB)
+            lo, hi = hdi_interval(draws, plots.HDI_PROB)
             inside = bool(lo <= value <= hi) if np.isfinite(value) else False
             rows.append(
                 {

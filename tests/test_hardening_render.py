@@ -351,13 +351,13 @@ def test_bidi_controls_in_plot_labels_are_shown_visibly():
 
 
 def test_label_helper_truncates_with_an_ellipsis_and_keeps_short_labels():
-    assert plots._txt("short id") == "short id"
-    t = plots._txt("abc" + LONG + "xyz")
+    assert plots.short_label("short id") == "short id"
+    t = plots.short_label("abc" + LONG + "xyz")
     assert len(t) == plots.LABEL_MAX_CHARS and t.count("…") == 1
     assert t.startswith("abc") and t.endswith("xyz")
-    assert plots._txt("a\tb\nc") == "a b c"
-    assert plots._txt("x" * 40) == "x" * 40
-    assert len(plots._txt("x" * 41)) == 40
+    assert plots.short_label("a\tb\nc") == "a b c"
+    assert plots.short_label("x" * 40) == "x" * 40
+    assert len(plots.short_label("x" * 41)) == 40
 
 
 # ============================================================================ the report end to end

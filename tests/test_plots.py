@@ -381,8 +381,8 @@ def test_plot_ppc(sim):
 
 # ----------------------------------------------------------------------------- misc
 def test_user_text_is_not_mathtext():
-    assert plots._txt("f$x$") == r"f\$x\$"
-    assert plots._txt("_hidden").strip() == "_hidden" and not plots._txt("_h").startswith("_")
+    assert plots.short_label("f$x$") == r"f\$x\$"
+    assert plots.short_label("_hidden").strip() == "_hidden" and not plots.short_label("_h").startswith("_")
 
 
 def test_estimators_do_not_import_plotting():

@@ -338,7 +338,7 @@ def saved_fits(tmp_path_factory, rr, bt_sim):
 @pytest.mark.parametrize("cls", [UniformError, PositionalBias, BiasedBradleyTerry])
 def test_netcdf_round_trip_lossless(saved_fits, cls):
     m, path = saved_fits[cls]
-    loaded = cls.load(path)
+    loaded = load_model(path, expected=cls)
     assert type(loaded) is cls
     assert set(loaded.idata_.groups()) == set(m.idata_.groups())
     for group in m.idata_.groups():
@@ -363,7 +363,7 @@ def test_netcdf_round_trip_lossless(saved_fits, cls):
 def test_load_other_class_is_a_clear_error(saved_fits):
     _, path = saved_fits[PositionalBias]
     with pytest.raises(ModelFileError, match="holds a PositionalBias fit"):
-        UniformError.load(path)
+        load_model(path, expected=UniformError)
     assert type(load_model(path)) is PositionalBias
 
 

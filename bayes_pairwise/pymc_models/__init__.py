@@ -15,9 +15,11 @@ from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
 from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
+from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 from bayes_pairwise.pymc_models.specs import ModelSpec, available_models, load_spec
 
 __all__ = [
+    "MODEL_CLASSES",
     "BayesianPairwiseModel",
     "BiasedBradleyTerry",
     "Diagnostics",
@@ -35,11 +37,6 @@ __all__ = [
     "save_model",
 ]
 
-_CLASSES = {
-    "UniformError": UniformError,
-    "PositionalBias": PositionalBias,
-    "BiasedBradleyTerry": BiasedBradleyTerry,
-}
 
 
 def get_model(name: str, **settings: Any) -> BayesianPairwiseModel:
@@ -61,5 +58,5 @@ def get_model(name: str, **settings: Any) -> BayesianPairwiseModel:
     'uniform_independent'
     """
     spec = load_spec(name)
-    cls = _CLASSES[spec.model_class]
+    cls = MODEL_CLASSES[spec.model_class]
     return cls(spec=name, **settings)

@@ -16,6 +16,7 @@ import os
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 import arviz as az
@@ -673,18 +674,31 @@ class BayesianPairwiseModel:
         return [*names, "strength"] if strengths else names
 
     # ------------------------------------------------------------------ persistence
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the fitted model to NetCDF (idata + settings + package version)."""
-        from bayes_pairwise.pymc_models.io import save_model
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the fitted model to NetCDF (idata + settings + package version), atomically.
 
-        save_model(self, path)
+        The file is written to a temporary in the same folder and renamed onto ``path`` once
+        complete (:func:`bayes_pairwise.output.atomic_write`): an interrupted save leaves the
+        previous file, never a truncated one. Read it back with
+        :func:`bayes_pairwise.pymc_models.load_model`.
 
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> BayesianPairwiseModel:
-        """Read a model saved with :meth:`save`; the file must come from this class."""
-        from bayes_pairwise.pymc_models.io import load_model
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        OutputError
+            The file cannot be written (missing folder, full disk, …).
+        """
+        from bayes_pairwise.output import atomic_write
 
-        return load_model(path, expected=cls)
+        self._check_fitted()
+        idata = self.idata_
+        for key in (ATTR_MODEL, ATTR_SPEC, ATTR_VERSION, ATTR_SETTINGS):
+            if key not in idata.posterior.attrs:
+                raise NotFittedError(f"the model's idata_ lacks the attribute {key!r}")
+        path = Path(path)
+        atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp), engine="h5netcdf"))
+        return path
 
 
 def _frozen(model: pm.Model) -> pm.Model:

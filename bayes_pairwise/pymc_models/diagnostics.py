@@ -33,8 +33,10 @@ __all__ = [
     "Diagnostics",
     "diagnose",
     "fit_summary_dict",
+    "hdi_interval",
     "parameter_summary",
     "ppc_pair_counts",
+    "select_judge",
 ]
 
 RHAT_MAX = 1.01
@@ -649,3 +651,50 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
             "settings": getattr(model, "settings_", {}),
         }
     )
+
+
+def hdi_interval(x: np.ndarray, prob: float) -> tuple[float, float]:
+    """ArviZ's highest-density interval of a 1-D sample (NaN for an empty one).
+
+    Fewer than four finite draws give their range; none gives ``(nan, nan)``.
+
+    Examples
+    --------
+    >>> hdi_interval(np.array([1.0, 2.0]), 0.94)
+    (1.0, 2.0)
+    """
+
+    x = np.asarray(x, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return float("nan"), float("nan")
+    if x.size < 4:
+        return float(x.min()), float(x.max())
+    lo, hi = np.asarray(az.hdi(x, hdi_prob=prob)).ravel()[:2]
+    return float(lo), float(hi)
+
+
+def select_judge(da: Any, judge: str | None) -> Any:
+    """The slice of a posterior variable for one judge (the whole variable without a judge dim).
+
+    Raises
+    ------
+    ValueError
+        When the variable has several judges and ``judge`` names none of them.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> da = xr.DataArray(np.zeros((1, 2, 2)), dims=("chain", "draw", "judge"),
+    ...                   coords={"judge": ["a", "b"]})
+    >>> select_judge(da, "b").dims
+    ('chain', 'draw')
+    """
+    if "judge" not in da.dims:
+        return da
+    labels = [str(v) for v in da.coords["judge"].values]
+    if judge is not None and str(judge) in labels:
+        return da.isel(judge=labels.index(str(judge)))
+    if da.sizes["judge"] == 1:
+        return da.isel(judge=0)
+    raise ValueError(f"the posterior has judges {labels}; pass judge=… to pick one")

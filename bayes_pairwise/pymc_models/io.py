@@ -23,7 +23,6 @@ import pandas as pd
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError
-from bayes_pairwise.output import atomic_write
 from bayes_pairwise.pymc_models.base import (
     ATTR_MODEL,
     ATTR_SETTINGS,
@@ -73,20 +72,13 @@ def save_model(model: BayesianPairwiseModel, path: str | os.PathLike[str]) -> Pa
     >>> type(loaded).__name__, bool((loaded.strengths_ == m.strengths_).all())
     ('UniformError', True)
     """
-    model._check_fitted()
-    path = Path(path)
-    idata = model.idata_
-    for key in (ATTR_MODEL, ATTR_SPEC, ATTR_VERSION, ATTR_SETTINGS):
-        if key not in idata.posterior.attrs:
-            raise ModelFileError(f"the model's idata_ lacks the attribute {key!r}")
-    atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp), engine="h5netcdf"))
-    return path
+    return model.save(path)
 
 
 def _registry() -> dict[str, type[BayesianPairwiseModel]]:
-    from bayes_pairwise.pymc_models import _CLASSES
+    from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 
-    return dict(_CLASSES)
+    return dict(MODEL_CLASSES)
 
 
 def _read(path: Path) -> az.InferenceData:
@@ -157,14 +149,14 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
 def load_model(
     path: str | os.PathLike[str], *, expected: type[BayesianPairwiseModel] | None = None
 ) -> BayesianPairwiseModel:
-    """Read a model written by ``model.save(path)``.
+    """Read a model written by ``model.save(path)`` or :func:`save_model`.
 
     Parameters
     ----------
     path : str or path-like
     expected : model class, optional
         Raise :class:`ModelFileError` when the file holds another class's fit (what
-        ``UniformError.load(path)`` does).
+        ``load_model(path, expected=UniformError)``).
 
     Returns
     -------
@@ -217,7 +209,7 @@ def _restore(
     if expected is not None and cls is not expected:
         raise ModelFileError(
             f"{path} holds a {cls_name} fit (model {attrs[ATTR_SPEC]!r}), not a "
-            f"{expected.__name__}: load it with {cls_name}.load(...) or load_model(...)"
+            f"{expected.__name__}: load it with load_model(path)"
         )
     settings = json.loads(str(attrs[ATTR_SETTINGS]))
     model = cls(**settings["params"])

@@ -1,0 +1,22 @@
+"""The model classes by name: the one table that maps a spec's ``model_class`` to a class.
+
+Examples
+--------
+>>> sorted(MODEL_CLASSES)
+['BiasedBradleyTerry', 'PositionalBias', 'UniformError']
+"""
+
+from __future__ import annotations
+
+from bayes_pairwise.pymc_models.base import BayesianPairwiseModel
+from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
+from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
+
+__all__ = ["MODEL_CLASSES"]
+
+#: Class name (as stored in a spec and in a saved file) → model class.
+MODEL_CLASSES: dict[str, type[BayesianPairwiseModel]] = {
+    "UniformError": UniformError,
+    "PositionalBias": PositionalBias,
+    "BiasedBradleyTerry": BiasedBradleyTerry,
+}
