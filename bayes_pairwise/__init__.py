@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "Comparisons": "data",
     "DataSummary": "data",
     "load_comparisons": "data",
+    "read_columns": "data",
     "PairCounts": "matrices",
     "RoundRobin": "matrices",
     "pair_counts": "matrices",
@@ -35,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "z_matrix": "matrices",
     # errors
     "BayesPairwiseError": "errors",
+    "CacheWarning": "errors",
     "ConvergenceWarning": "errors",
     "DataError": "errors",
     "DesignError": "errors",
@@ -97,6 +99,12 @@ _EXPORTS: dict[str, str] = {
     # cross-checks, plots, report
     "CrossCheck": "comparison",
     "compare": "comparison",
+    # leaderboard
+    "Leaderboard": "leaderboard",
+    "leaderboard": "leaderboard",
+    "plot_rank_probabilities": "leaderboard",
+    "rank_probability_data": "leaderboard",
+    "rank_statistics": "leaderboard",
     # plots (each plot_* has a *_data twin returning its numbers)
     "bt_vs_posterior_data": "plots",
     "correct_score_data": "plots",

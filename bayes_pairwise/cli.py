@@ -613,6 +613,37 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- leaderboard
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from bayes_pairwise.errors import DesignError
+    from bayes_pairwise.leaderboard import leaderboard
+
+    _check_data_args(args)
+    data = _load_data(args)
+    _info(f"ranking {data!r} …")
+    try:
+        lb = leaderboard(
+            data,
+            model=args.model,
+            method=None if args.model == "bt" else ("map" if args.map else "nuts"),
+            group_by=args.group_by,
+            n_boot=args.n_boot,
+            random_seed=args.seed,
+            progress=sys.stderr.isatty(),
+            model_kwargs=_sampler_kwargs(args) or None,
+        )
+    except DesignError as exc:
+        msg = str(exc).replace("pass judge=…", "pass --judge NAME").replace(
+            "group_by='name'", "--group-by name"
+        )
+        raise DesignError(msg) from exc
+    if args.json:
+        _print_json(lb.to_dict())
+    else:
+        print(lb)
+    return 0
+
+
 # --------------------------------------------------------------------------- datasets
 def _cmd_datasets(args: argparse.Namespace) -> int:
     from bayes_pairwise import datasets
@@ -750,6 +781,34 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(p, "positional")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser(
+        "leaderboard", help="rank the items, with intervals and rank probabilities"
+    )
+    _add_data_args(p)
+    p.add_argument(
+        "--model",
+        choices=("bt", "uniform", "positional", "biased_bt"),
+        default="bt",
+        help="bt: Bradley–Terry with a bootstrap (default); the others rank by the posterior "
+        "strengths of a judge-error model (the judge's error integrated out)",
+    )
+    p.add_argument("--map", action="store_true", help="MAP instead of NUTS (no intervals)")
+    p.add_argument("--draws", type=_int_type(1), default=None)
+    p.add_argument("--tune", type=_int_type(0), default=None)
+    p.add_argument("--chains", type=_int_type(1), default=None)
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument(
+        "--n-boot", type=_int_type(2), default=1000, help="bootstrap replicates (bt; default 1000)"
+    )
+    p.add_argument(
+        "--group-by",
+        choices=("name",),
+        default=None,
+        help="rank the item names across contexts (PRD: the answer model after '::')",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_leaderboard)
 
     p = sub.add_parser("datasets", help="list, describe or export the bundled data sets")
     p.add_argument("action", nargs="?", choices=("list", "show", "export"), default="list")

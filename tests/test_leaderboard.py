@@ -373,3 +373,33 @@ def test_rank_probability_data_and_plot():
     _, given = plt.subplots()
     assert plot_rank_probabilities(lb, ax=given) is given
     plt.close("all")
+
+
+def test_cli_leaderboard_chatbot_arena_human_json(capsys) -> None:
+    """Issue 9 must-show: ``bayes-pairwise leaderboard chatbot_arena --judge human --json``."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    rc = main(["leaderboard", "chatbot_arena", "--judge", "human", "--json", "--n-boot", "200"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["items"]
+    assert len(rows) == 20
+    assert [r["rank"] for r in rows] == list(range(1, 21))
+    assert all(r["lower"] <= r["strength"] <= r["upper"] for r in rows)
+    strengths = [r["strength"] for r in rows]
+    assert strengths == sorted(strengths, reverse=True)
+    for r in rows:
+        assert abs(sum(r["rank_probabilities"]) - 1.0) < 1e-9
+
+
+def test_cli_leaderboard_needs_group_by_for_contexts(capsys) -> None:
+    """PRD items live in contexts: the CLI names the flag to use, in one line, status 2."""
+    from bayes_pairwise.cli import main
+
+    rc = main(["leaderboard", "prd_vicuna80", "--judge", "gpt4", "--n-boot", "20"])
+    err = capsys.readouterr().err.strip().splitlines()
+    errors = [line for line in err if line.startswith("error:")]
+    assert rc == 2 and len(errors) == 1 and "--group-by name" in errors[0]
+    assert not any("Traceback" in line for line in err)
