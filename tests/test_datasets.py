@@ -189,9 +189,9 @@ def test_unknown_name_lists_the_available_ones():
 
 
 def test_bad_options_and_judges():
-    with pytest.raises(TypeError, match=r"has no option 'benchmark'.*run"):
+    with pytest.raises(datasets.DatasetError, match=r"has no option 'benchmark'.*run"):
         datasets.load("prd_vicuna80", benchmark="MTBench")
-    with pytest.raises(TypeError, match="no option"):
+    with pytest.raises(datasets.DatasetError, match="no option"):
         load("chatbot_arena", run="main")
     with pytest.raises(datasets.DatasetError, match="run='x'"):
         datasets.load_frame("prd_vicuna80", run="x")

@@ -82,7 +82,7 @@ def _check_options(name: str, options: dict[str, Any]) -> None:
     unknown = [k for k in options if k not in allowed]
     if unknown:
         accepts = f"its options are {', '.join(allowed)}" if allowed else "it takes no options"
-        raise TypeError(
+        raise DatasetError(
             f"dataset {name!r} has no option {', '.join(map(repr, unknown))}; {accepts}"
         )
 
