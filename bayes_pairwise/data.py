@@ -99,6 +99,9 @@ class Comparisons:
         Ties found in the input (of the judges / contexts kept), and how many were dropped.
     dropped_tie_judge, dropped_tie_item : ndarray of int
         Judge and first-shown item of each dropped tie (so subsets report their own counts).
+    truth : ndarray of int
+        Gold label of each verdict: the index of the truly better item of its pair, −1 where
+        unknown (all −1 unless loaded with ``truth=``; ``docs/src/gold_labels.md``).
     source : str
         Where the data came from.
 
@@ -134,6 +137,12 @@ class Comparisons:
     has_judge_column: bool = False
     dropped_tie_judge: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     dropped_tie_item: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    truth: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.truth is None:
+            unknown = np.full(self.first.shape[0], -1, dtype=np.int64)
+            object.__setattr__(self, "truth", _readonly(unknown))
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -167,6 +176,16 @@ class Comparisons:
         return bool(np.all(self.outcome != 0.5))
 
     @property
+    def has_truth(self) -> bool:
+        """True when at least one verdict carries a gold label (``truth`` ≥ 0)."""
+        return bool(np.any(np.asarray(self.truth) >= 0))
+
+    @property
+    def n_labelled(self) -> int:
+        """Number of verdicts with a gold label."""
+        return int(np.sum(np.asarray(self.truth) >= 0))
+
+    @property
     def covariate_names(self) -> tuple[str, ...]:
         """Names of the covariate columns."""
         return tuple(self.covariates)
@@ -191,7 +210,35 @@ class Comparisons:
             judge=_readonly(self.judge[idx]),
             repeat=_readonly(self.repeat[idx]),
             row=_readonly(self.row[idx]),
+            truth=_readonly(np.asarray(self.truth)[idx]),
             covariates=cov,
+            **changes,
+        )
+
+    def _keep_items(self, keep_items: np.ndarray, **changes: Any) -> Comparisons:
+        """A copy restricted to the items ``keep_items`` (sorted indexes) and their contexts.
+
+        Every verdict and dropped tie must involve kept items only; item, context and truth
+        indexes are re-numbered, the order of items and contexts kept.
+        """
+        keep_items = np.asarray(keep_items, dtype=np.int64)
+        remap = np.full(self.n_items, -1, dtype=np.int64)
+        remap[keep_items] = np.arange(keep_items.size)
+        ctx_old = np.asarray(self.item_context)[keep_items]
+        keep_ctx = np.unique(ctx_old)
+        ctx_map = np.full(self.n_contexts, -1, dtype=np.int64)
+        ctx_map[keep_ctx] = np.arange(keep_ctx.size)
+        truth = np.asarray(self.truth)
+        return replace(
+            self,
+            items=tuple(self.items[i] for i in keep_items),
+            item_names=tuple(self.item_names[i] for i in keep_items),
+            item_context=_readonly(ctx_map[ctx_old]),
+            contexts=tuple(self.contexts[c] for c in keep_ctx),
+            first=_readonly(remap[self.first]),
+            second=_readonly(remap[self.second]),
+            truth=_readonly(np.where(truth >= 0, remap[np.maximum(truth, 0)], -1)),
+            dropped_tie_item=_readonly(remap[self.dropped_tie_item]),
             **changes,
         )
 
@@ -215,15 +262,20 @@ class Comparisons:
         raise KeyError(f"unknown judge {judge!r}; judges are {list(self.judges)}")
 
     def for_judge(self, judge: str | int) -> Comparisons:
-        """The verdicts of one judge (the item set is kept unchanged).
+        """The verdicts of one judge, restricted to the items and contexts that judge saw.
+
+        Items and contexts keep their order and are re-indexed; an item the judge saw only in a
+        dropped tie is kept (as the loader keeps it). Item labels are unchanged, so per-judge
+        results keyed by item label line up with the whole log's.
 
         Examples
         --------
         >>> import pandas as pd
-        >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
-        ...                    "outcome": ["first", "first"], "judge": ["x", "y"]})
-        >>> load_comparisons(df, judge="judge").for_judge("x").n_comparisons
-        1
+        >>> df = pd.DataFrame({"first": ["a", "b", "c"], "second": ["b", "a", "a"],
+        ...                    "outcome": ["first", "first", "c"], "judge": ["x", "y", "y"]})
+        >>> data = load_comparisons(df, judge="judge")
+        >>> data.items, data.for_judge("x").items, data.for_judge("x").n_comparisons
+        (('a', 'b', 'c'), ('a', 'b'), 1)
         """
         j = self.judge_index(judge)
         idx = np.flatnonzero(self.judge == j)
@@ -237,7 +289,11 @@ class Comparisons:
             dropped_tie_judge=_readonly(np.zeros(n_dropped, dtype=np.int64)),
             dropped_tie_item=_readonly(self.dropped_tie_item[keep]),
         )
-        return replace(out, judge=_readonly(np.zeros(len(idx), dtype=np.int64)))
+        out = replace(out, judge=_readonly(np.zeros(len(idx), dtype=np.int64)))
+        seen = np.unique(np.concatenate([out.first, out.second, out.dropped_tie_item]))
+        if seen.size == self.n_items:
+            return out
+        return out._keep_items(seen)
 
     def one_judge(
         self, judge: str | int | None = None, *, hint: str = "pass judge=…"
@@ -302,6 +358,7 @@ class Comparisons:
             contexts=(self.contexts[c],),
             first=_readonly(remap[out.first]),
             second=_readonly(remap[out.second]),
+            truth=_readonly(np.where(out.truth >= 0, remap[np.maximum(out.truth, 0)], -1)),
         )
 
     def pool_contexts(self) -> Comparisons:
@@ -331,6 +388,9 @@ class Comparisons:
             second=_readonly(remap[self.second]),
             has_context_column=False,
             dropped_tie_item=_readonly(remap[self.dropped_tie_item]),
+            truth=_readonly(
+                np.where(self.truth >= 0, remap[np.maximum(self.truth, 0)], -1).astype(np.int64)
+            ),
         )
 
     def drop_ties(self) -> Comparisons:
@@ -412,6 +472,9 @@ class Comparisons:
         )
         for k, v in self.covariates.items():
             out[k] = v
+        if self.has_truth:
+            names = np.asarray([*self.item_names, None], dtype=object)
+            out["truth"] = names[np.where(self.truth >= 0, self.truth, len(self.item_names))]
         out["row"] = self.row
         return out
 
@@ -483,6 +546,7 @@ class Comparisons:
             "n_ties_dropped": self.n_ties_dropped,
             "judges": list(self.judges),
             "covariates": list(self.covariate_names),
+            **({"n_labelled": self.n_labelled} if self.has_truth else {}),
         }
 
 
@@ -514,12 +578,13 @@ class DataSummary:
             head += f"; covariates: {', '.join(self.covariates)}"
         return f"{head}\nsource: {self.source}\n{self.table.to_string()}"
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
-        import html
+    def _repr_html_(self) -> str:
+        """Notebook display: every user string escaped, invisible/bidi characters made visible."""
+        from bayes_pairwise._html import esc, visible
 
-        return f"<p>{html.escape(str(self).splitlines()[0])}</p>" + self.table.to_html(
-            float_format=lambda x: f"{x:.3f}"
-        )
+        head, source = str(self).splitlines()[:2]
+        table = self.table.to_html(escape=True, float_format=lambda x: f"{x:.3f}")
+        return f"<p>{esc(head)}<br>{esc(source)}</p>" + visible(table, escaped=True)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -1058,6 +1123,7 @@ def load_comparisons(
     ties: TiePolicy = "error",
     outcome_map: Mapping[Any, str] | None = None,
     source_name: str | None = None,
+    truth: str | None = None,
 ) -> Comparisons:
     """Load and validate a comparison log (one row per verdict).
 
@@ -1093,6 +1159,12 @@ def load_comparisons(
         ``"second"`` or ``"tie"``.
     source_name : str, optional
         Name recorded in ``Comparisons.source`` (default: the file name or ``"DataFrame"``).
+    truth : str, optional
+        Gold-label column: the id of the truly better item of the row's pair, empty where
+        unknown. A label holds for its (context, unordered pair): every verdict on that pair,
+        by any judge and in either order, gets it (``Comparisons.truth``). The error models
+        then condition on it and :func:`~bayes_pairwise.classical.descriptive.labelled_error_rates`
+        gives the plain labelled error rates (``docs/src/gold_labels.md``).
 
     Returns
     -------
@@ -1104,8 +1176,9 @@ def load_comparisons(
         Unreadable, empty, binary or malformed file (duplicated column, a row with the wrong
         number of fields), missing or duplicated column, empty log, missing values, ids of
         different types that would merge, self-comparison, unknown or ambiguous outcome label,
-        non-numeric covariate, ties under ``ties="error"``. The message is one line and names
-        the file, the column and the row positions (0-based, in the input).
+        non-numeric covariate, ties under ``ties="error"``, a gold label naming an item not in
+        the row's pair, different gold labels for one (context, pair). The message is one line
+        and names the file, the column and the row positions (0-based, in the input).
 
     Examples
     --------
@@ -1123,6 +1196,14 @@ def load_comparisons(
     >>> load_comparisons(df, first="model_a", second="model_b", outcome="winner",
     ...                  ties="model").outcome.tolist()
     [1.0, 0.5, 0.0]
+
+    Gold labels (the truly better item, empty where unknown):
+
+    >>> df["gold"] = ["y", None, None]
+    >>> d = load_comparisons(df, first="model_a", second="model_b", outcome="winner",
+    ...                      ties="model", truth="gold")
+    >>> d.truth.tolist()  # rows 0 and 1 are the same pair: both get the label; z unknown
+    [1, 1, -1]
     """
     if ties not in _TIE_POLICIES:
         raise DataError(f"ties must be one of {_TIE_POLICIES}, got {ties!r}")
@@ -1140,6 +1221,7 @@ def load_comparisons(
             ties=ties,
             outcome_map=outcome_map,
             source_name=source_name,
+            truth=truth,
         )
     except DataError as exc:
         # a short CSV row reads as empty cells: blame the row, not the column
@@ -1192,9 +1274,10 @@ def _build(
     ties: str,
     outcome_map: Mapping[Any, str] | None,
     source_name: str | None,
+    truth: str | None = None,
 ) -> Comparisons:
     df = src.frame
-    optional = {"judge": judge, "context": context, "repeat": repeat}
+    optional = {"judge": judge, "context": context, "repeat": repeat, "truth": truth}
     needed = [first, second, outcome, *[c for c in optional.values() if c], *covariates]
     dup = df.columns[df.columns.duplicated()]
     for col in needed:
@@ -1403,6 +1486,12 @@ def _build(
         judges = ("judge",)
         j_idx = np.zeros(n, dtype=np.int64)
 
+    truth_idx = (
+        _gold_labels(column(truth), truth, names, f_g, s_g, f_idx, s_idx)
+        if truth
+        else np.full(n, -1, dtype=np.int64)
+    )
+
     k = np.flatnonzero(keep)
     return Comparisons(
         items=items,
@@ -1425,4 +1514,69 @@ def _build(
         has_judge_column=bool(judge),
         dropped_tie_judge=_readonly(j_idx[~keep].astype(np.int64)),
         dropped_tie_item=_readonly(f_idx[~keep].astype(np.int64)),
+        truth=_readonly(truth_idx[k]),
     )
+
+
+def _gold_labels(
+    col: pd.Series,
+    name: str,
+    names: pd.Index,
+    f_g: np.ndarray,
+    s_g: np.ndarray,
+    f_idx: np.ndarray,
+    s_idx: np.ndarray,
+) -> np.ndarray:
+    """Item index of the truly better item per row (−1 unknown), spread over each pair.
+
+    ``names`` are the item ids as text, ``f_g``/``s_g`` the rows' ids as positions in ``names``
+    and ``f_idx``/``s_idx`` their item indexes (context included).
+    """
+    n = len(col)
+    miss = np.zeros(n, dtype=bool)
+    miss[_missing_rows(col)] = True
+    vals = col.to_numpy(dtype=object)
+    labels = np.array(
+        [
+            None if m else (v if isinstance(v, str) else _as_label(v))
+            for v, m in zip(vals, miss, strict=True)
+        ],
+        dtype=object,
+    )
+    known = np.flatnonzero(~miss)
+    t_g = np.full(n, -1, dtype=np.int64)
+    if known.size:
+        t_g[known] = np.asarray(names.get_indexer(pd.Index(labels[known], dtype=object)))
+    bad = known[(t_g[known] != f_g[known]) & (t_g[known] != s_g[known])]
+    if bad.size:
+        shown = sorted({str(labels[r]) for r in bad[:5]})
+        raise DataError(
+            f"gold label(s) {shown} name an item that is not in the row's pair: the truth "
+            "column holds the id of the truly better of the row's two items, or is empty",
+            rows=bad,
+            column=name,
+        )
+    out = np.full(n, -1, dtype=np.int64)
+    out[known] = np.where(t_g[known] == f_g[known], f_idx[known], s_idx[known])
+    if not known.size:
+        return out
+    lo = np.minimum(f_idx, s_idx).astype(np.int64)
+    hi = np.maximum(f_idx, s_idx).astype(np.int64)
+    _, pair = np.unique(lo * (int(hi.max()) + 1) + hi, return_inverse=True)
+    pair = pair.reshape(-1)
+    n_pairs = int(pair.max()) + 1
+    # pair_truth: the label of each pair (max over its labelled rows); mismatch where min ≠ max
+    top = np.full(n_pairs, -1, dtype=np.int64)
+    np.maximum.at(top, pair[known], out[known])
+    low = np.full(n_pairs, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(low, pair[known], out[known])
+    clash = (top >= 0) & (low != top)
+    if clash.any():
+        bad = known[clash[pair[known]]]
+        raise DataError(
+            f"{int(clash.sum())} pair(s) have different gold labels on different rows: a pair "
+            "(within its context) has one truly better item",
+            rows=bad,
+            column=name,
+        )
+    return top[pair]
