@@ -61,6 +61,9 @@ class PairCounts:
     t1, t2 : ndarray of int
         Ties (outcome 0.5, kept under ``ties="half"`` or ``"model"``) among the ``k_plus`` / the
         ``k_minus`` verdicts; zeros when the data hold none (also when omitted by a caller).
+    truth : ndarray of int
+        Gold label of the pair row: 1 when ``i`` is truly better, 0 when ``j`` is, −1 unknown
+        (all −1 when the data hold no labels or a caller omits it).
     """
 
     i: np.ndarray
@@ -75,11 +78,19 @@ class PairCounts:
     judges: tuple[str, ...]
     t1: np.ndarray | None = None
     t2: np.ndarray | None = None
+    truth: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         for name in ("t1", "t2"):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, _ro(np.zeros(self.i.shape[0], dtype=np.int64)))
+        if self.truth is None:
+            object.__setattr__(self, "truth", _ro(np.full(self.i.shape[0], -1, dtype=np.int64)))
+
+    @property
+    def has_truth(self) -> bool:
+        """True when at least one pair row carries a gold label."""
+        return bool(np.any(self.truth >= 0))
 
     @property
     def n1_decided(self) -> np.ndarray:
@@ -181,6 +192,12 @@ def pair_counts(data: Comparisons) -> PairCounts:
     >>> pc = pair_counts(load_comparisons(df, ties="half"))
     >>> pc.n2.tolist(), pc.t2.tolist(), pc.n2_decided.tolist()
     ([1.5], [1], [1])
+
+    Gold labels become a truth code per pair row (1: ``i`` truly better, 0: ``j``, −1 unknown):
+
+    >>> df["gold"] = ["b", "b", "b"]
+    >>> pair_counts(load_comparisons(df, ties="half", truth="gold")).truth.tolist()
+    [0]
     """
     n = data.n_items
     lo = np.minimum(data.first, data.second).astype(np.int64)
@@ -201,6 +218,10 @@ def pair_counts(data: Comparisons) -> PairCounts:
     i = (uniq // n) % n
     j = uniq % n
     judge = uniq // (n * n)
+    gold = np.asarray(data.truth, dtype=np.int64)
+    code = np.where(gold < 0, -1, (gold == lo).astype(np.int64))
+    truth = np.full(m, -1, dtype=np.int64)
+    np.maximum.at(truth, inv.reshape(-1), code)  # the loader gives a pair one label
     return PairCounts(
         i=_ro(i),
         j=_ro(j),
@@ -214,6 +235,7 @@ def pair_counts(data: Comparisons) -> PairCounts:
         judges=data.judges,
         t1=_ro(np.rint(t1).astype(np.int64)),
         t2=_ro(np.rint(t2).astype(np.int64)),
+        truth=_ro(truth),
     )
 
 

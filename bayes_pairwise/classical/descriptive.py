@@ -12,6 +12,9 @@
 
   With d = 2r₁ − 1 = ε₋ − ε₊ and s = ε₊ + ε₋ these give s² − 2s + 2 S_com − d² = 0, so
   s = 1 − √(1 − 2 S_com + d²) (the root with ε₊ + ε₋ < 1), ε₊ = (s − d)/2, ε₋ = (s + d)/2.
+* Labelled error rates (gold labels, ``docs/src/gold_labels.md``): ε₊ = share of wrong
+  verdicts among the labelled ones that show the truly better item first, ε₋ among those that
+  show it second, with Wilson 95% intervals; ties are counted apart (not errors).
 * Copeland scores S_i = Σ_j w_ij (= Σ_j z_ij when every pair is seen once in each order) and the
   ranking (per context when the log holds contexts).
 
@@ -54,9 +57,11 @@ __all__ = [
     "eps_from_scom",
     "estimate_eps_scom",
     "first_position_rate",
+    "labelled_error_rates",
     "moments_from_rates",
     "position_consistency",
     "positional_moments",
+    "wilson_interval",
 ]
 
 OnInvalid = Literal["raise", "nan"]
@@ -653,6 +658,124 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "moments_at_boundary",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
+
+
+def wilson_interval(
+    successes: float | np.ndarray, n: float | np.ndarray, *, level: float = 0.95
+) -> tuple[Any, Any]:
+    """Wilson score interval for a binomial proportion (NaN where ``n`` is 0).
+
+    Parameters
+    ----------
+    successes, n : float or array_like
+        Counts.
+    level : float
+        Coverage (two-sided).
+
+    Returns
+    -------
+    (lower, upper) : floats or arrays
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(10, 100)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.0552, 0.1744)
+    """
+    from scipy.stats import norm
+
+    k = np.asarray(successes, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = float(norm.ppf(0.5 + level / 2.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2.0 * n)) / denom
+        half = z / denom * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
+        lo = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        hi = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    if lo.ndim == 0:
+        return float(lo), float(hi)
+    return lo, hi
+
+
+def labelled_error_rates(data: Comparisons, *, level: float = 0.95) -> pd.DataFrame:
+    """Plain error rates on the gold-labelled verdicts, per judge, with Wilson intervals.
+
+    A verdict is *plus* when it shows the truly better item first, *minus* when second. Among
+    the non-tie labelled verdicts of each kind, ε₊ (resp. ε₋) is the share that prefer the
+    truly worse item. Ties are not errors: they are counted apart (``ties_plus``,
+    ``ties_minus``, ``tie_rate``). These rates need no model and are not biased by errors
+    correlated within a pair, unlike the ground-truth-free estimators
+    (``docs/src/gold_labels.md``); they describe the labelled pairs, so they represent the
+    whole log only when the labelled pairs are a random sample of it.
+
+    Parameters
+    ----------
+    data : Comparisons
+        Loaded with ``truth=…`` (:func:`~bayes_pairwise.data.load_comparisons`).
+    level : float
+        Coverage of the Wilson intervals.
+
+    Returns
+    -------
+    DataFrame indexed by judge
+        ``n_labelled`` (labelled verdicts, ties included), ``n_plus``, ``errors_plus``,
+        ``eps_plus``, ``eps_plus_lo``, ``eps_plus_hi``, ``ties_plus``, the same for minus,
+        ``n_ties`` and ``tie_rate`` (ties among the labelled verdicts). NaN rates where a kind
+        has no non-tie verdict.
+
+    Raises
+    ------
+    DesignError
+        When the data carry no gold label.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "a", "b", "a"],
+    ...                    "second": ["b", "a", "b", "a", "b"],
+    ...                    "outcome": ["first", "first", "second", "second", "tie"],
+    ...                    "gold": ["a"] * 5})
+    >>> t = labelled_error_rates(load_comparisons(df, ties="model", truth="gold"))
+    >>> t.loc["judge", ["n_plus", "errors_plus", "n_minus", "errors_minus", "n_ties"]].tolist()
+    [2, 1, 2, 1, 1]
+    >>> float(t.loc["judge", "eps_plus"])
+    0.5
+    """
+    if not data.has_truth:
+        raise DesignError(
+            "no gold labels: load the log with load_comparisons(..., truth='column') (CLI "
+            "--truth-column) holding the id of the truly better item"
+        )
+    truth = np.asarray(data.truth)
+    known = truth >= 0
+    plus = known & (np.asarray(data.first) == truth)
+    minus = known & ~plus
+    out = np.asarray(data.outcome)
+    tie = out == 0.5
+    # an error prefers the truly worse item: first loses when plus, first wins when minus
+    wrong = (plus & (out == 0.0)) | (minus & (out == 1.0))
+    judge = np.asarray(data.judge)
+    rows = []
+    for j, lab in enumerate(data.judges):
+        m = judge == j
+        row: dict[str, Any] = {"judge": lab, "n_labelled": int(np.sum(m & known))}
+        for name, kind in (("plus", plus), ("minus", minus)):
+            sel = m & kind & ~tie
+            n, k = int(sel.sum()), int(np.sum(sel & wrong))
+            lo, hi = wilson_interval(k, n, level=level)
+            row[f"n_{name}"] = n
+            row[f"errors_{name}"] = k
+            row[f"eps_{name}"] = k / n if n else float("nan")
+            row[f"eps_{name}_lo"] = lo
+            row[f"eps_{name}_hi"] = hi
+            row[f"ties_{name}"] = int(np.sum(m & kind & tie))
+        row["n_ties"] = row["ties_plus"] + row["ties_minus"]
+        row["tie_rate"] = row["n_ties"] / row["n_labelled"] if row["n_labelled"] else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("judge")
 
 
 def copeland_scores(data: Comparisons, *, judge: str | int | None = None) -> pd.Series:

@@ -11,6 +11,12 @@ Ties (METHODS §7.5, ``docs/src/tie_model.md``): when the data keep ties (outcom
 then holds ``(n1, n2, t1, t2)`` (non-tie wins of ``i`` per order, ties per order), a tie rate
 ``tie_rate`` per judge is estimated (optionally per position, optionally falling with
 ``|s_i − s_j|``) and nothing is dropped.
+
+Gold labels (``docs/src/gold_labels.md``): when the data carry them
+(``load_comparisons(..., truth=…)``) the latent truth of a labelled pair is observed: its row's
+log-likelihood is log σ(±d) plus the matching branch instead of the sum over T (both the
+binomial and the tie forms; needs the marginal likelihood). The truth code per pair row is
+stored as ``pair_truth`` (1: i≻j, 0: j≻i, −1 unknown) in ``constant_data``.
 """
 
 from __future__ import annotations
@@ -169,6 +175,12 @@ class _ErrorModel(BayesianPairwiseModel):
             )
         if data.n_comparisons == 0:
             raise DesignError("the data hold no verdicts")
+        if data.has_truth and self.resolved_likelihood() != "marginal":
+            raise DesignError(
+                f"the data carry gold labels ({data.n_labelled} labelled verdict(s)), which fix "
+                "the latent truth of their pairs; the 'independent' likelihood has no latent "
+                "truth to condition on. Use likelihood='marginal'."
+            )
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
         pc = pair_counts(self._prepared(data))
@@ -181,7 +193,13 @@ class _ErrorModel(BayesianPairwiseModel):
         raise NotImplementedError
 
     def _tie_block(
-        self, priors: dict[str, dict[str, Any]], pc: PairCounts, d: Any, judge: Any, n_judges: int
+        self,
+        priors: dict[str, dict[str, Any]],
+        pc: PairCounts,
+        d: Any,
+        judge: Any,
+        n_judges: int,
+        truth: Any = None,
     ) -> tuple[Any, Any]:
         """Tie parameters and the per-row tie logits (η₊, η₋) (METHODS §7.5).
 
@@ -208,8 +226,10 @@ class _ErrorModel(BayesianPairwiseModel):
         if not (self.tie_positional or self.tie_closeness):
             pm.Deterministic("tie_rate", pm.math.sigmoid(a_plus), dims="judge")
         else:
-            # expected share of ties among the judge's verdicts (T averaged out)
+            # expected share of ties among the judge's verdicts (T averaged out, or known)
             sd = pm.math.sigmoid(d)
+            if truth is not None:
+                sd = pt.switch(pt.ge(truth, 0), pt.eq(truth, 1).astype("float64"), sd)
             tp, tm = pm.math.sigmoid(eta_plus), pm.math.sigmoid(eta_minus)
             kp = np.asarray(pc.k_plus, dtype=float)
             km = np.asarray(pc.k_minus, dtype=float)
@@ -248,11 +268,16 @@ class _ErrorModel(BayesianPairwiseModel):
                 np.stack([pc.k_plus, pc.k_minus], axis=1).astype(np.int64),
                 dims=("pair", "order" if tie_model else "count"),
             )
+            truth = None
+            if pc.has_truth:
+                truth = pm.Data("pair_truth", pc.truth.astype(np.int64), dims="pair")
             strength = self._strength_block(data, priors["sigma_s"])
             eps_plus, eps_minus = self._rates(priors)
             d = strength[i] - strength[j]
             if tie_model:
-                eta_plus, eta_minus = self._tie_block(priors, pc, d, judge, data.n_judges)
+                eta_plus, eta_minus = self._tie_block(
+                    priors, pc, d, judge, data.n_judges, truth=truth
+                )
                 tie_counts_dist(
                     "wins",
                     d,
@@ -266,6 +291,7 @@ class _ErrorModel(BayesianPairwiseModel):
                     positional_ties=self.tie_positional,
                     observed=observed,
                     n_judges=data.n_judges,
+                    truth=truth,
                 )
             else:
                 pair_counts_dist(
@@ -278,6 +304,7 @@ class _ErrorModel(BayesianPairwiseModel):
                     likelihood=likelihood,
                     observed=observed,
                     n_judges=data.n_judges,
+                    truth=truth,
                 )
         return model
 

@@ -37,6 +37,11 @@ Ties as an outcome (METHODS §7.5, ``docs/src/tie_model.md``)
     With η₊ ≠ η₋ the tie terms enter the two branches of the sum over T
     (:func:`tie_marginal_logp`).
 
+Gold labels (``docs/src/gold_labels.md``)
+    Where the truth of a pair row is known (``truth`` code 1: i≻j, 0: j≻i, −1 unknown) T is
+    observed, not summed out: log p = log σ(±d) + the matching branch (A for i≻j, B for j≻i),
+    in the binomial and in both tie forms. The log-probability stays one term per pair row.
+
 Both are exposed as symbolic functions (``*_logp``), NumPy samplers (``*_random``) and a
 constructor :func:`pair_counts_dist` that registers the observed node as a
 :class:`pymc.CustomDist` (a real distribution: PyMC computes its elementwise log-likelihood, and
@@ -108,6 +113,7 @@ def marginal_logp(
     eps_minus: Any,
     k: Any,
     n_judges: int | None = None,
+    truth: Any = None,
 ) -> Any:
     """Log-probability of ``value = (n1, n2)`` per pair row under the marginal model.
 
@@ -125,6 +131,9 @@ def marginal_logp(
         ``(k_plus, k_minus)``.
     n_judges : int, optional
         J, when known (speeds up the per-judge lookup); inferred from static shapes otherwise.
+    truth : tensor of int, shape (P,), optional
+        Gold-label code per row: 1 when ``i`` is truly better, 0 when ``j`` is, −1 unknown.
+        Where known, T is observed: log p = log σ(d) + A (code 1) or log σ(−d) + B (code 0).
 
     Returns
     -------
@@ -150,6 +159,14 @@ def marginal_logp(
     ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
     >>> bool(np.isclose(lp[0], by_hand))
     True
+
+    With the truth known (i is truly better) only that branch remains:
+
+    >>> lp = marginal_logp(val, np.array([0.4]), np.array([0]), np.array([0.1]),
+    ...                    np.array([0.3]), k, truth=np.array([1])).eval()
+    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7))
+    >>> bool(np.isclose(lp[0], by_hand))
+    True
     """
     value = pt.as_tensor(value)
     k = pt.as_tensor(k)
@@ -172,7 +189,20 @@ def marginal_logp(
     flip = pt.switch(pt.gt(delta, 0), -1.0, 1.0)
     qp = q[inv]
     sig = pt.sigmoid(flip[inv] * d)
-    return const[inv] + pt.log(qp + (1.0 - qp) * sig)
+    out = const[inv] + pt.log(qp + (1.0 - qp) * sig)
+    if truth is None:
+        return out
+    coef = _binom_coef(n1, kp) + _binom_coef(n2, km)
+    return _observed_truth(truth, d, (coef + a)[inv], (coef + b)[inv], out)
+
+
+def _observed_truth(truth: Any, d: Any, branch_a: Any, branch_b: Any, summed: Any) -> Any:
+    """Per row: log σ(d) + A where the truth code is 1, log σ(−d) + B where 0, else ``summed``."""
+    truth = pt.as_tensor(truth)
+    d = pt.as_tensor(d)
+    known_i = -pt.softplus(-d) + branch_a
+    known_j = -pt.softplus(d) + branch_b
+    return pt.switch(pt.eq(truth, 1), known_i, pt.switch(pt.eq(truth, 0), known_j, summed))
 
 
 def _patterns(value: Any, judge: Any, k: Any) -> tuple[Any, Any]:
@@ -267,8 +297,11 @@ def marginal_random(
     k: Any,
     rng: np.random.Generator | None = None,
     size: Any = None,
+    truth: Any = None,
 ) -> np.ndarray:
     """Draw ``(n1, n2)`` per pair row from the marginal model (draw T, then the flips).
+
+    ``truth`` (codes 1 / 0 / −1 per row, optional) fixes T where known.
 
     Examples
     --------
@@ -286,10 +319,21 @@ def marginal_random(
     kp, km = k[..., 0], k[..., 1]
     shape = _out_size(size, d, ep, em, kp)
     d, ep, em, kp, km = (np.broadcast_to(a, shape) for a in (d, ep, em, kp, km))
-    t = rng.random(shape) < 1.0 / (1.0 + np.exp(-d))
+    t = _draw_truth(rng, shape, d, truth)
     n1 = rng.binomial(kp, np.where(t, 1.0 - ep, em))
     n2 = rng.binomial(km, np.where(t, 1.0 - em, ep))
     return np.stack([n1, n2], axis=-1)
+
+
+def _draw_truth(
+    rng: np.random.Generator, shape: tuple[int, ...], d: np.ndarray, truth: Any
+) -> np.ndarray:
+    """T per row (True: i≻j): drawn with P = σ(d), or fixed where the truth code is known."""
+    t = rng.random(shape) < 1.0 / (1.0 + np.exp(-d))
+    if truth is None:
+        return t
+    code = np.broadcast_to(np.asarray(truth, dtype=np.int64), shape)
+    return np.where(code >= 0, code == 1, t)
 
 
 def independent_random(
@@ -341,6 +385,7 @@ def pair_counts_dist(
     observed: Any = None,
     dims: tuple[str, str] = ("pair", "count"),
     n_judges: int | None = None,
+    truth: Any = None,
 ) -> Any:
     """Register the observed ``(n1, n2)`` node of an error model inside a ``pm.Model`` context.
 
@@ -361,6 +406,9 @@ def pair_counts_dist(
     dims : tuple of str
     n_judges : int, optional
         Number of judges J (makes the per-judge lookup elementwise, which differentiates fast).
+    truth : tensor of int, shape (P,), optional
+        Gold-label code per pair row (1: i≻j, 0: j≻i, −1 unknown); the latent truth is observed
+        where known. Needs ``likelihood="marginal"``.
 
     Returns
     -------
@@ -369,6 +417,24 @@ def pair_counts_dist(
     """
     if likelihood not in _LOGP:
         raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
+    if truth is not None:
+        if likelihood != "marginal":
+            raise ValueError("gold labels need likelihood='marginal' (a latent truth per pair)")
+        return pm.CustomDist(
+            name,
+            d,
+            judge,
+            eps_plus,
+            eps_minus,
+            k,
+            truth,
+            logp=functools.partial(_marginal_logp_truth, n_judges=n_judges),
+            random=_marginal_random_truth,
+            signature="(),(),(j),(j),(o),()->(o)",
+            dtype="int64",
+            observed=observed,
+            dims=dims,
+        )
     return pm.CustomDist(
         name,
         d,
@@ -383,6 +449,32 @@ def pair_counts_dist(
         observed=observed,
         dims=dims,
     )
+
+
+def _marginal_logp_truth(
+    value: Any,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    truth: Any,
+    n_judges: int | None = None,
+) -> Any:
+    return marginal_logp(value, d, judge, eps_plus, eps_minus, k, n_judges=n_judges, truth=truth)
+
+
+def _marginal_random_truth(
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    k: Any,
+    truth: Any,
+    rng: np.random.Generator | None = None,
+    size: Any = None,
+) -> np.ndarray:
+    return marginal_random(d, judge, eps_plus, eps_minus, k, rng=rng, size=size, truth=truth)
 
 
 def _log_sig(eta: Any) -> tuple[Any, Any]:
@@ -402,6 +494,7 @@ def tie_marginal_logp(
     n_judges: int | None = None,
     positional_ties: bool = False,
     likelihood: str = "marginal",
+    truth: Any = None,
 ) -> Any:
     """Log-probability of ``value = (n1, n2, t1, t2)`` per pair row, ties an outcome.
 
@@ -426,6 +519,9 @@ def tie_marginal_logp(
         τ₋ = σ(η₋) to the others, inside each branch of the sum over T.
     likelihood : {"marginal", "independent"}
         Non-tie part; ``"independent"`` needs ``positional_ties=False``.
+    truth : tensor of int, shape (P,), optional
+        Gold-label code per row (1: i≻j, 0: j≻i, −1 unknown): where known only the matching
+        branch of the sum over T remains (needs ``likelihood="marginal"``).
 
     Returns
     -------
@@ -462,7 +558,14 @@ def tie_marginal_logp(
         m = pt.stack([m1, m2], axis=-1)
         if likelihood not in _LOGP:
             raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
-        rest = _LOGP[likelihood](decided, d, judge, eps_plus, eps_minus, m, n_judges=n_judges)
+        if truth is not None:
+            if likelihood != "marginal":
+                raise ValueError("gold labels need likelihood='marginal'")
+            rest = marginal_logp(
+                decided, d, judge, eps_plus, eps_minus, m, n_judges=n_judges, truth=truth
+            )
+        else:
+            rest = _LOGP[likelihood](decided, d, judge, eps_plus, eps_minus, m, n_judges=n_judges)
         return coef_t + (t1 + t2) * ltp + (m1 + m2) * l1tp + rest
     if likelihood != "marginal":
         raise ValueError("position-dependent tie rates need likelihood='marginal'")
@@ -477,7 +580,10 @@ def tie_marginal_logp(
     b = n1 * lm + (m1 - n1) * l1m + n2 * lp_ + (m2 - n2) * l1p
     b = b + t1 * ltm + m1 * l1tm + t2 * ltp + m2 * l1tp
     coef = coef_t + _binom_coef(n1, m1) + _binom_coef(n2, m2)
-    return coef + pt.logaddexp(-pt.softplus(-d) + a, -pt.softplus(d) + b)
+    summed = coef + pt.logaddexp(-pt.softplus(-d) + a, -pt.softplus(d) + b)
+    if truth is None:
+        return summed
+    return _observed_truth(truth, d, coef + a, coef + b, summed)
 
 
 def tie_marginal_random(
@@ -491,12 +597,13 @@ def tie_marginal_random(
     rng: np.random.Generator | None = None,
     size: Any = None,
     likelihood: str = "marginal",
+    truth: Any = None,
 ) -> np.ndarray:
     """Draw ``(n1, n2, t1, t2)`` per pair row: T, then tie or not, then the flips.
 
     Draws the position-dependent form; pass ``eta_minus = eta_plus`` for one tie rate. With
     ``likelihood="independent"`` the ties are drawn with τ = σ(η₊) and the non-tie verdicts
-    with :func:`independent_random`.
+    with :func:`independent_random`. ``truth`` (codes 1 / 0 / −1 per row) fixes T where known.
 
     Examples
     --------
@@ -525,7 +632,7 @@ def tie_marginal_random(
         n1 = rng.binomial(kp - t1, em + c * sig)
         n2 = rng.binomial(km - t2, ep + c * sig)
         return np.stack([n1, n2, t1, t2], axis=-1)
-    t = rng.random(shape) < 1.0 / (1.0 + np.exp(-d))
+    t = _draw_truth(rng, shape, d, truth)
     t1 = rng.binomial(kp, np.where(t, tp, tm))
     t2 = rng.binomial(km, np.where(t, tm, tp))
     n1 = rng.binomial(kp - t1, np.where(t, 1.0 - ep, em))
@@ -548,11 +655,13 @@ def tie_counts_dist(
     observed: Any = None,
     dims: tuple[str, str] = ("pair", "count"),
     n_judges: int | None = None,
+    truth: Any = None,
 ) -> Any:
     """Register the observed ``(n1, n2, t1, t2)`` node of an error model with ties modelled.
 
     Same as :func:`pair_counts_dist`, plus the per-row tie logits ``eta_plus``/``eta_minus``
-    (shape (P,)); ``observed`` has shape (P, 4) and the ``count`` dim four labels.
+    (shape (P,)); ``observed`` has shape (P, 4) and the ``count`` dim four labels. ``truth``
+    (gold-label codes per row, optional) makes T observed where known.
 
     Returns
     -------
@@ -568,6 +677,28 @@ def tie_counts_dist(
     # read the first two columns
     k = pt.as_tensor(k)
     k = pt.concatenate([k, k], axis=-1)
+    if truth is not None:
+        if likelihood != "marginal":
+            raise ValueError("gold labels need likelihood='marginal' (a latent truth per pair)")
+        return pm.CustomDist(
+            name,
+            d,
+            judge,
+            eps_plus,
+            eps_minus,
+            eta_plus,
+            eta_minus,
+            k,
+            truth,
+            logp=functools.partial(
+                _tie_logp_truth, n_judges=n_judges, positional_ties=positional_ties
+            ),
+            random=_tie_random_truth,
+            signature="(),(),(j),(j),(),(),(v),()->(v)",
+            dtype="int64",
+            observed=observed,
+            dims=dims,
+        )
     return pm.CustomDist(
         name,
         d,
@@ -588,6 +719,51 @@ def tie_counts_dist(
         dtype="int64",
         observed=observed,
         dims=dims,
+    )
+
+
+def _tie_logp_truth(
+    value: Any,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    truth: Any,
+    n_judges: int | None = None,
+    positional_ties: bool = False,
+) -> Any:
+    return tie_marginal_logp(
+        value,
+        d,
+        judge,
+        eps_plus,
+        eps_minus,
+        eta_plus,
+        eta_minus,
+        k,
+        n_judges=n_judges,
+        positional_ties=positional_ties,
+        truth=truth,
+    )
+
+
+def _tie_random_truth(
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    truth: Any,
+    rng: np.random.Generator | None = None,
+    size: Any = None,
+) -> np.ndarray:
+    return tie_marginal_random(
+        d, judge, eps_plus, eps_minus, eta_plus, eta_minus, k, rng=rng, size=size, truth=truth
     )
 
 
