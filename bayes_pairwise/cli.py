@@ -257,10 +257,12 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')
     p.add_argument(
         "--ties",
-        choices=("error", "drop", "half"),
+        choices=("model", "half", "drop", "error"),
         default=None,
-        help="tie policy (default: 'half' for bundled data sets, 'error' for files); the "
-        "binomial error models always drop ties, and say how many",
+        help="tie policy. 'model': ties kept as an outcome of the error models (a tie rate is "
+        "fitted; the win-count estimators count them half); 'half': half a win; 'drop': "
+        "removed (counted); 'error': refuse. Default: 'model' for bundled data sets, and for "
+        "files read by fit, compare and report when they hold ties; 'error' for other files",
     )
     p.add_argument(
         "--option",
@@ -273,12 +275,24 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
 
 
 def _load_data(args: argparse.Namespace):
+    """The data of a command, with the tie policy of ``--ties`` or its default.
+
+    Without ``--ties``, ties are modelled (policy ``"model"``) for bundled data sets and, in
+    ``fit``, ``compare`` and ``report``, for files too; a log that holds no tie then keeps the
+    tie-free policy (``"half"`` for bundled data, ``"error"`` for files), so the error models
+    fit without a tie rate, as before.
+    """
+    import dataclasses
+
     from bayes_pairwise import datasets
     from bayes_pairwise.data import load_comparisons
 
     name = args.data
-    if _is_bundled(name):
-        data = datasets.load(name, ties=args.ties or "half", **_parse_options(args.option, name))
+    bundled = _is_bundled(name)
+    model_ties = bundled or getattr(args, "command", None) in ("fit", "compare", "report")
+    ties = args.ties or ("model" if model_ties else "error")
+    if bundled:
+        data = datasets.load(name, ties=ties, **_parse_options(args.option, name))
     else:
         # a file: when the default column names are absent, try the simulate output layout
         covs = [c for c in args.covariates.split(",") if c]
@@ -304,11 +318,14 @@ def _load_data(args: argparse.Namespace):
             context=ctx_col,
             repeat=rep_col,
             covariates=covs,
-            ties=args.ties or "error",
+            ties=ties,
             outcome_map=_parse_map(args.outcome_map),
         )
     if args.judge is not None:
         data = data.for_judge(args.judge)
+    if args.ties is None and data.tie_policy == "model" and data.n_ties == 0:
+        # the default asked for the tie model only in case of ties: none here
+        data = dataclasses.replace(data, tie_policy="half" if bundled else "error")
     return data
 
 
@@ -568,11 +585,11 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     model = get_model(args.model, **_sampler_kwargs(args))  # an unknown model fails here
     data = _load_data(args)
-    if isinstance(model, UniformError | PositionalBias) and not data.integer_outcomes:
-        data = data.drop_ties()
+    # the data go to the model unchanged: its ``ties`` setting decides (METHODS §7.5)
+    if isinstance(model, UniformError | PositionalBias) and model.models_ties(data):
         _info(
-            f"the {args.model} model is binomial: {data.n_ties_dropped} tie(s) dropped "
-            "(recorded in the fit's settings)"
+            f"ties: {int(np.sum(data.outcome == 0.5))} tie(s) modelled as an outcome of the "
+            f"{args.model} model (tie_rate reported; recorded in the fit's settings)"
         )
     method = "map" if args.map else "nuts"
     _info(f"fitting {args.model} ({method}) to {data!r} …")

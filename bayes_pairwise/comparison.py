@@ -156,15 +156,14 @@ class CrossCheck:
             index=["quantity", "judge"], columns="method", values="estimate", aggfunc="first"
         )
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebook display
-        import html
+    def _repr_html_(self) -> str:
+        """Notebook display: every string escaped, invisible/bidi characters made visible."""
+        from bayes_pairwise._html import esc, visible
 
-        return (
-            self.table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
-            + "<pre>"
-            + html.escape(self.verdict)
-            + "</pre>"
+        table = self.table.to_html(
+            index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="–"
         )
+        return visible(table, escaped=True) + "<pre>" + esc(self.verdict) + "</pre>"
 
 
 def _row(quantity, judge, method, estimate, lower=np.nan, upper=np.nan, interval="", note=""):
@@ -202,6 +201,46 @@ def _mm_strengths(data: Comparisons) -> tuple[pd.Series, str]:
 def _within_context_centre(s: pd.Series, data: Comparisons) -> pd.Series:
     ctx = pd.Series(np.asarray(data.item_context), index=list(data.items))
     return s - s.groupby(ctx.reindex(s.index).to_numpy()).transform("mean")
+
+
+def _user_warnings(caught: Sequence[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
+    """The warnings meant for the user: a bare RuntimeWarning ("divide by zero") is NumPy's
+    arithmetic noise, not a message (issue 12)."""
+    return [w for w in caught if w.category is not RuntimeWarning]
+
+
+def _tie_handling(bayes: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """:func:`~bayes_pairwise.pymc_models.diagnostics.tie_handling` of every fitted model."""
+    from bayes_pairwise.pymc_models.diagnostics import tie_handling
+
+    out: dict[str, dict[str, Any]] = {}
+    for k, f in enumerate(bayes):
+        if getattr(f, "settings_", None) is None or getattr(f, "idata_", None) is None:
+            continue  # a bare InferenceData: its tie handling is not recorded
+        label = _fit_label(f)
+        out[label if label not in out else f"{label} #{k}"] = tie_handling(f)
+    return out
+
+
+def _tie_notes(ties: Mapping[str, Mapping[str, Any]], data: Comparisons) -> list[str]:
+    """One plain sentence per fit on what it did with the ties of ``data``."""
+    notes = []
+    for label, t in ties.items():
+        if t["handling"] == "model":
+            notes.append(
+                f"{label}: {t['n_ties_modelled']} tie(s) modelled as an outcome (tie_rate "
+                "reported, nothing dropped); the classical estimates use the same verdicts, "
+                "ties counted half"
+            )
+        elif t["handling"] == "half":
+            notes.append(f"{label}: {t['n_ties_counted_half']} tie(s) counted as half a win")
+        elif t["handling"] == "dropped" and not data.integer_outcomes:
+            notes.append(
+                f"{label}: {t['n_ties_dropped']} tie(s) dropped by the model (ties='drop'); "
+                f"the rows marked '{TIES_DROPPED.strip()}' give the classical estimates on "
+                "the same tie-free data"
+            )
+    return notes
 
 
 def _descriptive_rows(d: pd.Series, judge: str, suffix: str) -> list[dict[str, Any]]:
@@ -318,9 +357,10 @@ def compare(
 
     # ------------------------------------------------------------ Bayesian fits
     bayes = list(fits)
-    # the binomial error models drop ties (METHODS §1); keep the per-verdict classical estimates
-    # comparable by computing them on the same tie-free data as well
-    model_data = data if data.integer_outcomes else data.drop_ties()
+    # The data go to every model unchanged: the model's own ``ties`` setting decides (METHODS
+    # §7.5). Under "auto" the error models treat ties kept in the data ("half" / "model") as an
+    # outcome, so the classical estimates (ties counted half) and the models read the same
+    # verdicts; only a fit that drops ties gets the tie-free classical rows next to it.
     if not bayes:
         names = list(models or ())
         if model and model not in names:
@@ -328,21 +368,19 @@ def compare(
         if names:
             from bayes_pairwise.pymc_models import get_model
 
-            if model_data is not data:
-                notes.append(
-                    f"the Bayesian models are binomial: {model_data.n_ties_dropped} tie(s) counted "
-                    "half in the classical estimates were dropped for the model fits"
-                )
             for name in names:
                 _progress(progress, f"fitting {name} ({method}) …")
                 m = get_model(name, **sampler_kwargs)
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    m.fit(model_data, method=method, random_seed=random_seed)
-                notes.extend(f"{name}: {w.message}" for w in caught)
+                    m.fit(data, method=method, random_seed=random_seed)
+                notes.extend(f"{name}: {w.message}" for w in _user_warnings(caught))
                 bayes.append(m)
     for k, f in enumerate(bayes):
         fitted[getattr(f, "name", None) or f"fit{k}"] = f
+    ties = _tie_handling(bayes)
+    notes.extend(_tie_notes(ties, data))
+    drops_ties = any(t["handling"] == "dropped" for t in ties.values())
 
     # ------------------------------------------------------------ classical per judge
     _progress(progress, "classical estimates …")
@@ -350,14 +388,26 @@ def compare(
         warnings.simplefilter("always")
         desc = descriptive_by_judge(data)
         desc_dropped = None
-        if model_data is not data and bayes:
-            desc_dropped = descriptive_by_judge(model_data)
-    notes.extend(str(w.message) for w in caught)
+        if drops_ties and not data.integer_outcomes:
+            desc_dropped = descriptive_by_judge(data.drop_ties())
+    notes.extend(str(w.message) for w in _user_warnings(caught))
+    models_ties = any(t["handling"] == "model" for t in ties.values())
 
     for judge, block in data.by_judge():
         rows.extend(_descriptive_rows(desc.loc[judge], judge, ""))
         if desc_dropped is not None:
             rows.extend(_descriptive_rows(desc_dropped.loc[judge], judge, TIES_DROPPED))
+        if models_ties:
+            n_tie = int(np.sum(np.asarray(block.outcome) == 0.5))
+            rows.append(
+                _row(
+                    "tie_rate",
+                    judge,
+                    "observed share of ties",
+                    n_tie / max(block.n_comparisons, 1),
+                    note=f"{n_tie} of {block.n_comparisons} verdicts",
+                )
+            )
         if delta_s:
             from bayes_pairwise.classical.deltas import DeltaSFit
 
@@ -411,7 +461,7 @@ def compare(
         # ---------------------------------------------------------- Bayesian per judge
         for f in bayes:
             label = _fit_label(f)
-            for q in ("eps", "eps_plus", "eps_minus", "gamma"):
+            for q in ("eps", "eps_plus", "eps_minus", "gamma", "tie_rate"):
                 st = posterior_stats(f, q, judge=judge)
                 if st is None:
                     continue
@@ -513,6 +563,7 @@ def compare(
         "method": method,
         "random_seed": random_seed,
         "hdi_prob": HDI_PROB,
+        "ties": ties,
         "notes": notes,
         **{k: v for k, v in sampler_kwargs.items()},
     }

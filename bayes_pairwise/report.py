@@ -127,6 +127,10 @@ class _Captured:
                 bucket = self.design
             elif issubclass(r.category, ConvergenceWarning):
                 bucket = self.convergence
+            elif r.category is RuntimeWarning:
+                # NumPy's arithmetic noise ("divide by zero encountered in log"): not a message
+                # for the reader (issue 12); the package's own warnings have their own classes
+                continue
             elif issubclass(r.category, UserWarning | RuntimeWarning):
                 bucket = self.other
             else:  # deprecation noise from dependencies is not the user's business
@@ -239,6 +243,7 @@ class _State:
     mm: Any = None
     mm_note: str = ""
     model_data: Any = None
+    ties: dict[str, Any] = field(default_factory=dict)
     fit: Any = None
     fit_error: str | None = None
     fit_seconds: float = float("nan")
@@ -502,18 +507,26 @@ def _bayesian(
         )
     )
     t = time.perf_counter()
-    # the error models are binomial: ties counted half are dropped for the fit (and recorded)
-    st.model_data = st.data if st.data.integer_outcomes else st.data.drop_ties()
+    # the data go to the model unchanged: its own ``ties`` setting decides (METHODS §7.5; the
+    # error models treat ties kept in the data as an outcome); recorded in ``st.ties``
+    st.model_data = st.data
     with _Capture(sink, f"{model}: "):
         try:
             m = _get_model(model, method, sampler)
-            _call_with_supported(m.fit, st.model_data, method=method, random_seed=seed)
+            _call_with_supported(m.fit, st.data, method=method, random_seed=seed)
             st.fit = m
         except (BayesPairwiseError, ValueError, RuntimeError, ImportError, KeyError) as exc:
             st.fit_error = f"{type(exc).__name__}: {exc}"
     st.fit_seconds = time.perf_counter() - t
     if st.fit is None:
         return
+    if getattr(st.fit, "settings_", None) is not None:
+        from bayes_pairwise.pymc_models.diagnostics import tie_handling
+
+        st.ties = tie_handling(st.fit)
+        if st.ties["handling"] == "dropped" and not st.data.integer_outcomes:
+            # a fit without the ties: its classical counterparts use the same tie-free data
+            st.model_data = st.data.drop_ties()
     if hasattr(st.fit, "sample_posterior_predictive"):
         prog("Bayesian: posterior predictive replicates")
         with _Capture(sink, "posterior predictive: "):
@@ -577,7 +590,7 @@ def _section_data(page: HtmlPage, st: _State, sink: _Captured) -> None:
         + (f", {d.n_ties_dropped} dropped" if d.n_ties_dropped else "")
         + (
             f", {int(np.sum(d.outcome == 0.5))} counted as half a win"
-            if d.tie_policy == "half"
+            if d.tie_policy in ("half", "model")
             else ""
         ),
         f"repeats: up to {int(s.table['max_repeats_per_order'].max())} verdict(s) per ordered pair",
@@ -977,9 +990,17 @@ def _section_bayesian(
     page.paragraph(f"Fit time: {st.fit_seconds:.1f} s.")
     if st.model_data is not None and st.model_data is not st.data:
         page.box(
-            "The Bayesian models are binomial: the "
+            "This fit drops ties: the "
             f"{st.data.n_comparisons - st.model_data.n_comparisons} tie(s) counted as half a win "
             "in the classical estimates were dropped for this fit and its predictive checks.",
+            kind="note",
+        )
+    elif st.ties.get("handling") == "model":
+        page.box(
+            f"Ties are an outcome of this model: {st.ties['n_ties_modelled']} tie(s) modelled, "
+            "nothing dropped; the fitted tie rate (tie_rate) is reported with the error rates. "
+            "The classical estimates and the predictive checks read the same verdicts, ties "
+            "counted half.",
             kind="note",
         )
     if sink.convergence:

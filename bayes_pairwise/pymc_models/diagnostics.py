@@ -37,6 +37,7 @@ __all__ = [
     "parameter_summary",
     "ppc_pair_counts",
     "select_judge",
+    "tie_handling",
 ]
 
 RHAT_MAX = 1.01
@@ -383,27 +384,52 @@ def diagnose(
 def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
     """Observed and replicated per-pair counts from an error-model or biased-BT fit.
 
+    Ties are counted half, the rule of the classical statistics (:mod:`~bayes_pairwise.classical.
+    descriptive`) on the same data: in a fit of the tie model (``wins`` = ``(n1, n2, t1, t2)``,
+    ``n1``/``n2`` the non-tie wins of ``i``) the returned ``n1`` is n₁ + t₁/2 and ``n2`` is
+    n₂ + t₂/2, observed and replicated alike; a tie is never read as a loss.
+
     Returns
     -------
     dict
         ``i``, ``j``, ``judge``, ``k_plus``, ``k_minus`` (per pair row), ``n1``, ``n2``
-        (observed), ``n1_rep``, ``n2_rep`` (shape (draws, pairs), chains stacked).
+        (observed), ``n1_rep``, ``n2_rep`` (shape (draws, pairs), chains stacked), ``t1``,
+        ``t2`` (observed ties per order; zeros without the tie model).
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformError
+    >>> sim = bp.simulate_round_robin(6, eps=0.15, random_seed=0)
+    >>> m = UniformError().fit(sim.data, method="map", random_seed=0)
+    >>> _ = m.sample_posterior_predictive(random_seed=0, point_draws=10)
+    >>> c = ppc_pair_counts(m.idata_)
+    >>> c["n1"].shape, c["n1_rep"].shape, int(c["t1"].sum())
+    ((15,), (10, 15), 0)
     """
     cd, od, pp = idata.constant_data, idata.observed_data, idata.posterior_predictive
     if "wins" in od:
         k = np.asarray(cd["k"])
-        obs = np.asarray(od["wins"])
-        rep = np.asarray(pp["wins"]).reshape(-1, *obs.shape)
+        obs = np.asarray(od["wins"]).astype(float)
+        rep = np.asarray(pp["wins"]).reshape(-1, *obs.shape).astype(float)
+        if obs.shape[1] == 4:  # tie model: (n1, n2, t1, t2), ties counted half
+            obs = obs[:, :2] + 0.5 * obs[:, 2:4]
+            t1, t2 = np.asarray(od["wins"])[:, 2], np.asarray(od["wins"])[:, 3]
+            rep = rep[..., :2] + 0.5 * rep[..., 2:4]
+        else:
+            t1 = t2 = np.zeros(obs.shape[0], dtype=np.int64)
         return {
             "i": np.asarray(cd["pair_i"]),
             "j": np.asarray(cd["pair_j"]),
             "judge": np.asarray(cd["pair_judge"]),
             "k_plus": k[:, 0],
             "k_minus": k[:, 1],
-            "n1": obs[:, 0].astype(float),
-            "n2": obs[:, 1].astype(float),
-            "n1_rep": rep[..., 0].astype(float),
-            "n2_rep": rep[..., 1].astype(float),
+            "n1": obs[:, 0],
+            "n2": obs[:, 1],
+            "n1_rep": rep[..., 0],
+            "n2_rep": rep[..., 1],
+            "t1": np.asarray(t1, dtype=np.int64),
+            "t2": np.asarray(t2, dtype=np.int64),
         }
     first = np.asarray(cd["first"]).astype(np.int64)
     second = np.asarray(cd["second"]).astype(np.int64)
@@ -426,6 +452,7 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
 
     n1, n2 = counts(y)
     reps = [counts(r) for r in y_rep]
+    tie = y == 0.5
     return {
         "i": (uniq // n) % n,
         "j": uniq % n,
@@ -436,6 +463,8 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
         "n2": n2,
         "n1_rep": np.array([r[0] for r in reps]),
         "n2_rep": np.array([r[1] for r in reps]),
+        "t1": np.bincount(inv, weights=(tie & lo_first).astype(float), minlength=m).astype(int),
+        "t2": np.bincount(inv, weights=(tie & ~lo_first).astype(float), minlength=m).astype(int),
     }
 
 
@@ -596,6 +625,70 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
+def tie_handling(model: Any) -> dict[str, Any]:
+    """How a fitted model treated the ties of its data (METHODS §7.5).
+
+    Read from the fit itself (its observed data and its settings), so it also works on a
+    loaded fit.
+
+    Parameters
+    ----------
+    model : fitted model
+
+    Returns
+    -------
+    dict
+        ``handling``: ``"model"`` (ties are an outcome of the error model: ``wins`` holds
+        ``(n1, n2, t1, t2)`` and a ``tie_rate`` is reported), ``"half"`` (kept as half a win, the
+        biased Bradley–Terry likelihood), ``"dropped"`` (removed before or by the fit) or
+        ``"none"`` (the data held no tie); ``n_ties`` (ties in the data given to the fit),
+        ``n_ties_modelled``, ``n_ties_dropped`` and the data's ``tie_policy``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> from bayes_pairwise.pymc_models import UniformError
+    >>> df = pd.DataFrame({"first": list("abcabc"), "second": list("bcabca"),
+    ...                    "outcome": ["first", "tie", "second", "first", "second", "first"]})
+    >>> m = UniformError().fit(load_comparisons(df, ties="model"), method="map", random_seed=0)
+    >>> tie_handling(m)["handling"], tie_handling(m)["n_ties_modelled"]
+    ('model', 1)
+    >>> m = UniformError(ties="drop").fit(load_comparisons(df, ties="model"), method="map",
+    ...                                   random_seed=0)
+    >>> tie_handling(m)["handling"], tie_handling(m)["n_ties_dropped"]
+    ('dropped', 1)
+    """
+    idata = _idata_of(model)
+    data = dict(getattr(model, "settings_", {}).get("data", {}))
+    n_ties = int(data.get("n_ties", 0))
+    dropped_at_load = int(data.get("n_ties_dropped", 0))
+    od = idata.observed_data if "observed_data" in idata.groups() else {}
+    modelled = 0
+    half = 0
+    if "wins" in od:
+        wins = np.asarray(od["wins"])
+        if wins.ndim == 2 and wins.shape[1] == 4:
+            modelled = int(wins[:, 2:4].sum())
+            handling = "model"
+        else:
+            handling = "dropped" if n_ties else "none"
+    elif "first_wins" in od:
+        half = int(np.sum(np.asarray(od["first_wins"], dtype=float) == 0.5))
+        handling = "half" if half else ("dropped" if n_ties else "none")
+    else:
+        handling = "none"
+    kept = n_ties - dropped_at_load
+    return {
+        "handling": handling,
+        "tie_policy": str(data.get("tie_policy", "error")),
+        "n_ties": n_ties,
+        "n_ties_modelled": modelled,
+        "n_ties_counted_half": half,
+        "n_ties_dropped": dropped_at_load + (kept if handling == "dropped" else 0),
+    }
+
+
 def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     """The JSON object of ``bayes-pairwise fit --json``.
 
@@ -603,7 +696,9 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     "ess_bulk", "ess_tail"}}, "diagnostics": {...}, "settings": {...}}``. Parameter names follow
     :func:`parameter_summary`: ``eps``, ``eps_plus``, ``eps_minus``, ``gamma`` (``name[judge]``
     with several judges), ``w[covariate]``, ``strength[item]``. σ_s is not reported (it is not
-    identified under a hard truth). NaN (e.g. R-hat of a MAP fit) becomes ``null``.
+    identified under a hard truth). NaN (e.g. R-hat of a MAP fit) becomes ``null``. ``ties`` is
+    :func:`tie_handling`: whether the ties were modelled (``tie_rate`` … among the parameters),
+    counted half or dropped, and how many.
 
     Examples
     --------
@@ -614,7 +709,9 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     >>> m = UniformError().fit(sim.data, method="map", random_seed=0)
     >>> out = fit_summary_dict(m)
     >>> sorted(out)
-    ['diagnostics', 'method', 'model', 'parameters', 'settings']
+    ['diagnostics', 'method', 'model', 'parameters', 'settings', 'ties']
+    >>> out["ties"]["handling"]
+    'none'
     >>> sorted(out["parameters"]["eps"])
     ['ess_bulk', 'ess_tail', 'hdi_3%', 'hdi_97%', 'mean', 'r_hat', 'sd']
     >>> out["parameters"]["eps"]["r_hat"] is None
@@ -649,6 +746,7 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
             "parameters": params,
             "diagnostics": diagnostics,
             "settings": getattr(model, "settings_", {}),
+            "ties": tie_handling(model),
         }
     )
 

@@ -106,12 +106,18 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         i, j = np.asarray(cd["pair_i"]), np.asarray(cd["pair_j"])
         jd, k = np.asarray(cd["pair_judge"]), np.asarray(cd["k"])
         wins = np.asarray(od["wins"])
+        # tie fits: wins = (n1, n2, t1, t2), n1/n2 the non-tie wins of i per order
+        ties = np.zeros((i.size, 2), dtype=np.int64)
+        if wins.shape[1] == 4:
+            ties = wins[:, 2:4].astype(np.int64)
         first, second, outcome, judge = [], [], [], []
         for r in range(i.size):
             kp, km, n1, n2 = int(k[r, 0]), int(k[r, 1]), int(wins[r, 0]), int(wins[r, 1])
+            t1, t2 = int(ties[r, 0]), int(ties[r, 1])
             first += [i[r]] * kp + [j[r]] * km
             second += [j[r]] * kp + [i[r]] * km
-            outcome += [1.0] * n1 + [0.0] * (kp - n1) + [1.0] * (km - n2) + [0.0] * n2
+            outcome += [1.0] * n1 + [0.5] * t1 + [0.0] * (kp - n1 - t1)
+            outcome += [1.0] * (km - n2 - t2) + [0.5] * t2 + [0.0] * n2
             judge += [jd[r]] * (kp + km)
         covariates: dict[str, np.ndarray] = {}
         row = np.arange(len(first))
