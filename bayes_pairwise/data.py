@@ -264,9 +264,9 @@ class Comparisons:
     def for_judge(self, judge: str | int) -> Comparisons:
         """The verdicts of one judge, restricted to the items and contexts that judge saw.
 
-        Items and contexts keep their order and are re-indexed; an item the judge saw only in a
-        dropped tie is kept (as the loader keeps it). Item labels are unchanged, so per-judge
-        results keyed by item label line up with the whole log's.
+        Items and contexts keep their order and are re-indexed; the first-shown item of each of
+        the judge's dropped ties is kept too (the tie bookkeeping refers to it). Item labels are
+        unchanged, so per-judge results keyed by item label line up with the whole log's.
 
         Examples
         --------
