@@ -164,7 +164,7 @@ def test_datasets_commands(tmp_path, capsys):
     assert back.n_comparisons + back.n_ties_dropped == 8000
 
 
-def test_fit_map_json_contract_and_ties_dropped_for_error_model(tmp_path, capsys):
+def test_fit_map_json_contract_and_ties_modelled_by_default(tmp_path, capsys):
     out = tmp_path / "fit.nc"
     res = run_json(
         capsys,
@@ -186,8 +186,11 @@ def test_fit_map_json_contract_and_ties_dropped_for_error_model(tmp_path, capsys
         p = res["parameters"][name]
         assert set(p) >= {"mean", "sd", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk", "ess_tail"}
         assert 0.0 <= p["mean"] <= 1.0
-    # ties counted half on loading (bundled default) are dropped for the binomial model
-    assert res["settings"]["data"]["n_ties_dropped"] == 240
+    # bundled default ties='model': the 240 ties are an outcome of the model, none dropped
+    assert res["settings"]["data"]["tie_policy"] == "model"
+    assert res["settings"]["data"]["n_ties_dropped"] == 0
+    assert res["ties"]["handling"] == "model" and res["ties"]["n_ties_modelled"] == 240
+    assert abs(res["parameters"]["tie_rate"]["mean"] - 240 / 1600) < 0.01
     assert out.exists()
     from bayes_pairwise.pymc_models import load_model
 

@@ -460,18 +460,30 @@ class TestSettings:
 
 # --------------------------------------------------------------------------- design
 class TestDesign:
-    def test_ties_half_is_design_error(self):
+    def test_ties_half_are_modelled_and_drop_fits_without_ties(self):
+        """New contract (METHODS §7.5): ties counted half are an outcome of the error models;
+        data loaded with ties='drop' get the tie-free model."""
         df = pd.DataFrame(
             {
-                "first": ["a", "b", "a"],
-                "second": ["b", "a", "b"],
-                "outcome": ["first", "tie", "second"],
+                "first": ["a", "b", "a", "b"],
+                "second": ["b", "a", "b", "a"],
+                "outcome": ["first", "tie", "second", "first"],
             }
         )
-        data = load_comparisons(df, ties="half")
+        half = load_comparisons(df, ties="half")
+        dropped = load_comparisons(df, ties="drop")
         for cls in (UniformError, PositionalBias):
-            with pytest.raises(DesignError, match="ties='drop'"):
-                cls().fit(data, method="map")
+            m = cls().fit(half, method="map", random_seed=0)
+            assert list(m.model_.coords["count"]) == ["n1", "n2", "t1", "t2"]
+            assert np.asarray(m.idata_.observed_data["wins"]).tolist() == [[1, 0, 0, 1]]
+            assert "tie_rate" in m.idata_.posterior
+            m = cls().fit(dropped, method="map", random_seed=0)
+            assert list(m.model_.coords["count"]) == ["n1", "n2"]
+            assert np.asarray(m.idata_.observed_data["wins"]).tolist() == [[1, 0]]
+            assert "tie_rate" not in m.idata_.posterior
+            assert m.settings_["data"]["n_ties_dropped"] == 1
+            with pytest.raises(DesignError, match="dropped when loading"):
+                cls(ties="model").fit(dropped, method="map")
 
     def test_no_pair_in_both_orders(self, mock_sampler):
         sim = bp.simulate_round_robin(6, eps=0.2, k_plus=2, k_minus=0, random_seed=0)

@@ -224,16 +224,19 @@ def test_design_warnings_are_shown(fake_models):
     assert all(s == {} for _, s in fake_models.calls)  # MAP: no sampler settings passed
 
 
-def test_ties_counted_half_are_dropped_for_the_model(fake_models):
+def test_ties_counted_half_reach_the_model_unchanged(fake_models):
+    """The model's own ``ties`` setting decides (the tie model under "auto"): nothing dropped."""
     frame, _ = _nasty_data()
     frame.loc[[0, 5], "outcome"] = "tie"
-    data = load_comparisons(frame, judge="judge", repeat="repeat", ties="half")
-    html = build_report(
-        data, method="map", progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
-    ).render()
-    assert "the 2 tie(s) counted as half a win" in html
-    fitted = fake_models.last_data
-    assert fitted.integer_outcomes and fitted.n_comparisons == data.n_comparisons - 2
+    for policy in ("half", "model"):
+        data = load_comparisons(frame, judge="judge", repeat="repeat", ties=policy)
+        html = build_report(
+            data, method="map", progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
+        ).render()
+        assert f"policy &#x27;{policy}&#x27;, 2 counted as half a win" in html
+        assert "were dropped for this fit" not in html
+        fitted = fake_models.last_data
+        assert fitted is data and int(np.sum(fitted.outcome == 0.5)) == 2
 
 
 def test_write_report_and_settings(fake_models, tmp_path):
