@@ -1971,10 +1971,21 @@ def _model_replicates(
     else:
         return None
     rows = np.flatnonzero(np.asarray(counts["judge"]) == jdx)
+    # the block may hold only this judge's items (Comparisons.for_judge): compare by label
+    model_items = [str(v) for v in post.coords["item"].values] if "item" in post.coords else []
+    if model_items and len(model_items) != block.n_items:
+        pos = {lab: k for k, lab in enumerate(model_items)}
+        try:
+            to_model = np.array([pos[str(lab)] for lab in block.items], dtype=np.int64)
+        except KeyError:
+            return None
+        pc_i, pc_j = to_model[np.asarray(pc.i)], to_model[np.asarray(pc.j)]
+    else:
+        pc_i, pc_j = np.asarray(pc.i), np.asarray(pc.j)
     same = (
         rows.size == pc.n_pairs
-        and np.array_equal(np.asarray(counts["i"])[rows], pc.i)
-        and np.array_equal(np.asarray(counts["j"])[rows], pc.j)
+        and np.array_equal(np.asarray(counts["i"])[rows], pc_i)
+        and np.array_equal(np.asarray(counts["j"])[rows], pc_j)
         and np.array_equal(np.asarray(counts["k_plus"])[rows], pc.k_plus)
         and np.array_equal(np.asarray(counts["k_minus"])[rows], pc.k_minus)
     )

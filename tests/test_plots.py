@@ -382,7 +382,9 @@ def test_plot_ppc(sim):
 # ----------------------------------------------------------------------------- misc
 def test_user_text_is_not_mathtext():
     assert plots.short_label("f$x$") == r"f\$x\$"
-    assert plots.short_label("_hidden").strip() == "_hidden" and not plots.short_label("_h").startswith("_")
+    assert plots.short_label("_hidden").strip() == "_hidden" and not plots.short_label(
+        "_h"
+    ).startswith("_")
 
 
 def test_estimators_do_not_import_plotting():
@@ -393,3 +395,33 @@ def test_estimators_do_not_import_plotting():
         "assert 'matplotlib.pyplot' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_ppc_uses_model_replicates_when_judge_saw_fewer_items() -> None:
+    """After ``for_judge`` keeps only the judge's items, the PPC still finds the joint model's
+    own replicates (matched by item label, not by the block's renumbered indexes)."""
+    import pandas as pd
+
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.pymc_models import PositionalBias
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for judge, items in (("a", list("pqrstu")), ("b", list("pqrs"))):
+        for x in items:
+            for y in items:
+                if x != y:
+                    rows.append(
+                        {
+                            "first": x,
+                            "second": y,
+                            "judge": judge,
+                            "outcome": "first" if rng.random() < 0.55 else "second",
+                        }
+                    )
+    data = load_comparisons(pd.DataFrame(rows), judge="judge")
+    assert data.for_judge("b").n_items == 4
+    m = PositionalBias().fit(data, method="map", random_seed=0)
+    m.sample_posterior_predictive(random_seed=0, point_draws=30)
+    df = plots.ppc_data(m, data, judge="b", n_draws=20, n_draws_curve=2, statistics=("s_com",))
+    assert df.attrs["replicates"] == "model posterior_predictive"
