@@ -407,7 +407,7 @@ def test_ppc_uses_model_replicates_when_judge_saw_fewer_items() -> None:
 
     rng = np.random.default_rng(3)
     rows = []
-    for judge, items in (("a", list("pqrstu")), ("b", list("pqrs"))):
+    for judge, items in (("a", list("pqrstu")), ("b", list("rstu"))):
         for x in items:
             for y in items:
                 if x != y:
