@@ -253,6 +253,11 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--judge-column", default=None, help="column naming the judge")
     g.add_argument("--context-column", default=None, help="column naming the context")
     g.add_argument("--repeat-column", default=None, help="column with the repeat number")
+    g.add_argument(
+        "--truth-column",
+        default=None,
+        help="column with the id of the truly better item (gold label; empty where unknown)",
+    )
     g.add_argument("--covariates", default="", help="comma-separated covariate columns")
     g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')
     p.add_argument(
@@ -292,6 +297,10 @@ def _load_data(args: argparse.Namespace):
     model_ties = bundled or getattr(args, "command", None) in ("fit", "compare", "report")
     ties = args.ties or ("model" if model_ties else "error")
     if bundled:
+        if getattr(args, "truth_column", None):
+            raise BayesPairwiseError(
+                "--truth-column applies to files; the bundled data sets carry no gold labels"
+            )
         data = datasets.load(name, ties=ties, **_parse_options(args.option, name))
     else:
         # a file: when the default column names are absent, try the simulate output layout
@@ -320,6 +329,7 @@ def _load_data(args: argparse.Namespace):
             covariates=covs,
             ties=ties,
             outcome_map=_parse_map(args.outcome_map),
+            truth=getattr(args, "truth_column", None),
         )
     if args.judge is not None:
         data = data.for_judge(args.judge)

@@ -353,3 +353,30 @@ def test_labels_pull_map_rates_towards_the_realised_ones() -> None:
     real_all = [df_all.loc[df_all.plus, "wrong"].mean(), df_all.loc[~df_all.plus, "wrong"].mean()]
     full = _map_rates(load_comparisons(df_all, outcome="winner", truth="truth"))
     assert full == pytest.approx(real_all, abs=0.005)
+
+
+def test_cli_truth_column_and_netcdf_round_trip_keep_the_labels(tmp_path, capsys) -> None:
+    """``fit --truth-column`` conditions on the labels, and a saved fit reloads with them."""
+    import json
+
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.pymc_models import load_model
+
+    df = hard_pair_log(n_items=12, seed=2)
+    path = tmp_path / "d.csv"
+    df.drop(columns=["plus", "wrong"]).to_csv(path, index=False)
+    out = tmp_path / "fit.nc"
+    args = ["fit", str(path), "--outcome", "winner", "--model", "positional", "--map", "--json"]
+    assert main([*args, "--truth-column", "truth", "--out", str(out)]) == 0
+    labelled = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    free = json.loads(capsys.readouterr().out)
+    assert labelled["parameters"] != free["parameters"]  # the labels changed the fit
+    m = load_model(out)
+    assert "pair_truth" in m.model_.named_vars
+    stored = m.idata_.constant_data["pair_truth"].values
+    rebuilt = m.model_["pair_truth"].get_value()
+    assert stored.tolist() == rebuilt.tolist() and (stored >= 0).any()
+    # a bundled data set carries no labels: one line, status 2
+    assert main(["fit", "prd_vicuna80", "--truth-column", "truth", "--map"]) == 2
+    assert "--truth-column applies to files" in capsys.readouterr().err

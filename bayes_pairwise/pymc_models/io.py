@@ -110,7 +110,8 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         ties = np.zeros((i.size, 2), dtype=np.int64)
         if wins.shape[1] == 4:
             ties = wins[:, 2:4].astype(np.int64)
-        first, second, outcome, judge = [], [], [], []
+        code = np.asarray(cd["pair_truth"]) if "pair_truth" in cd else np.full(i.size, -1)
+        first, second, outcome, judge, truth = [], [], [], [], []
         for r in range(i.size):
             kp, km, n1, n2 = int(k[r, 0]), int(k[r, 1]), int(wins[r, 0]), int(wins[r, 1])
             t1, t2 = int(ties[r, 0]), int(ties[r, 1])
@@ -119,6 +120,8 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
             outcome += [1.0] * n1 + [0.5] * t1 + [0.0] * (kp - n1 - t1)
             outcome += [1.0] * (km - n2 - t2) + [0.5] * t2 + [0.0] * n2
             judge += [jd[r]] * (kp + km)
+            better = i[r] if code[r] == 1 else (j[r] if code[r] == 0 else -1)
+            truth += [better] * (kp + km)
         covariates: dict[str, np.ndarray] = {}
         row = np.arange(len(first))
     else:  # biased BT
@@ -126,6 +129,7 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         judge = np.asarray(cd["verdict_judge"])
         outcome = np.asarray(od["first_wins"], dtype=float)
         row = np.asarray(od.coords["verdict"])
+        truth = np.full(len(first), -1)
         covariates = {}
         if "x" in cd:
             names = [str(v) for v in cd["x"].coords["covariate"].values]
@@ -147,6 +151,7 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         repeat=np.zeros(ro[0].size, dtype=np.int64),
         covariates=MappingProxyType(covariates),
         row=np.asarray(row, dtype=np.int64),
+        truth=np.asarray(truth, dtype=np.int64) if np.any(np.asarray(truth) >= 0) else None,
         tie_policy=str(settings.get("data", {}).get("tie_policy", "error")),
         source=f"stored design ({settings.get('data', {}).get('source', 'unknown')})",
     )
