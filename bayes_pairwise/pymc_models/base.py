@@ -347,7 +347,18 @@ class BayesianPairwiseModel:
         return self
 
     def __repr__(self) -> str:
-        given = {k: v for k, v in self.get_params().items() if v is not None}
+        import inspect
+
+        defaults = {
+            k: p.default
+            for k, p in inspect.signature(type(self).__init__).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        given = {
+            k: v
+            for k, v in self.get_params().items()
+            if v is not None and not (k in defaults and _same(v, defaults[k]))
+        }
         args = ", ".join(f"{k}={v!r}" for k, v in given.items())
         return f"{type(self).__name__}({args})"
 
@@ -699,6 +710,14 @@ class BayesianPairwiseModel:
         path = Path(path)
         atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp), engine="h5netcdf"))
         return path
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` for settings, False where the comparison is not a plain bool."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _frozen(model: pm.Model) -> pm.Model:
