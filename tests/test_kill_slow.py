@@ -6,7 +6,9 @@ killed after a random delay (seeded). To keep 2 × 20 trials within a few minute
 forked from a small server that has imported PyMC and warmed the PyTensor cache once (a fresh
 interpreter spends ~10 s importing); each child then runs the whole command: load the log, fit
 (MAP), write. Two kills in three are spread uniformly over the run, one in three is aimed at the
-write: it fires a random 0–20 ms after the temporary output file appears.
+write: it fires a random 0–20 ms after the temporary output file appears, in a child whose
+``os.fsync`` first waits 50 ms (an HTML page is written in microseconds: without that, a kill
+"during the write" would be left to luck).
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ for line in sys.stdin:
     pid = os.fork()
     if pid == 0:
         rc = 1
+        if msg.get("slow_write"):  # widen the write window: fsync waits 50 ms first
+            import time as _t
+            _fsync = os.fsync
+            def _slow_fsync(fd):
+                _t.sleep(0.05)
+                _fsync(fd)
+            os.fsync = _slow_fsync
         try:
             rc = main(msg["argv"])
         finally:
@@ -86,8 +95,8 @@ class ForkServer:
         self.send({"op": "run", "argv": argv})
         return self.read()["rc"]
 
-    def start(self, argv: list[str]) -> int:
-        self.send({"op": "fork", "argv": argv})
+    def start(self, argv: list[str], *, slow_write: bool = False) -> int:
+        self.send({"op": "fork", "argv": argv, "slow_write": slow_write})
         return self.read()["pid"]
 
     def wait(self) -> int:
@@ -129,7 +138,7 @@ def _kill_trials(server, folder: Path, target: Path, argv: list[str], complete, 
     hits = finished = 0
     for trial in range(N_TRIALS):
         aim_at_write = trial % 3 == 2
-        pid = server.start(argv)
+        pid = server.start(argv, slow_write=aim_at_write)
         if aim_at_write:
             deadline = time.perf_counter() + 3 * duration + 5
             while not _temps(folder) and time.perf_counter() < deadline:
