@@ -256,7 +256,7 @@ def load(
     name: str = DEFAULT_DATASET,
     *,
     judge: str | int | Sequence[str | int] | None = None,
-    ties: Literal["error", "drop", "half"] = "drop",
+    ties: Literal["error", "drop", "half", "model"] = "drop",
     covariates: Iterable[str] = (),
     **options: Any,
 ) -> Comparisons:
@@ -268,10 +268,11 @@ def load(
         A name from :func:`list_datasets` (default ``"prd_vicuna80"``).
     judge : str, int or sequence, optional
         Keep only these judges (default: all).
-    ties : {"drop", "half", "error"}
+    ties : {"drop", "half", "model", "error"}
         Tie policy, passed to :func:`~bayes_pairwise.data.load_comparisons` and recorded in
         ``Comparisons.tie_policy`` (default ``"drop"``: ties removed and counted in
-        ``n_ties_dropped``).
+        ``n_ties_dropped``; ``"model"`` keeps them for the error models' tie rate, as the CLI
+        does by default).
     covariates : iterable of str
         Numeric columns of the tidy frame to carry as covariates (e.g. ``"self_preference"``).
     **options
