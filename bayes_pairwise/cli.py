@@ -182,16 +182,10 @@ def _parse_options(pairs: Sequence[str], name: str | None = None) -> dict[str, A
             out[k] = json.loads(v)
         except json.JSONDecodeError:
             out[k] = v
-    if name is not None and out:
+    if name is not None:
         from bayes_pairwise import datasets
 
-        allowed = list(datasets.info(name).options)
-        unknown = [k for k in out if k not in allowed]
-        if unknown:
-            accepts = f"its options are {', '.join(allowed)}" if allowed else "it takes no options"
-            raise BayesPairwiseError(
-                f"data set {name!r} has no option {', '.join(map(repr, unknown))}; {accepts}"
-            )
+        datasets.check_options(name, out)
     return out
 
 

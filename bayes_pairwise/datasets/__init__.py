@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_DATASET",
     "DatasetError",
     "DatasetInfo",
+    "check_options",
     "export",
     "info",
     "item_families",
@@ -76,7 +77,20 @@ def _check_name(name: str) -> DatasetInfo:
     return CATALOGUE[name]
 
 
-def _check_options(name: str, options: dict[str, Any]) -> None:
+def check_options(name: str, options: Mapping[str, Any]) -> None:
+    """Raise :class:`DatasetError` when ``options`` holds a key the data set does not accept.
+
+    The one check of data-set options, used by :func:`load` and by the CLI before any work.
+
+    Examples
+    --------
+    >>> check_options("prd_vicuna80", {})
+    >>> check_options("prd_vicuna80", {"foo": 1})
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.datasets.DatasetError: dataset 'prd_vicuna80' has no option 'foo'; ...
+    """
+    _check_name(name)
     reader = _readers.READERS[name][0]
     allowed = list(inspect.signature(reader).parameters)
     unknown = [k for k in options if k not in allowed]
@@ -94,7 +108,7 @@ def _warn_order(name: str) -> None:
 
 def _frame(name: str, options: dict[str, Any]) -> pd.DataFrame:
     _check_name(name)
-    _check_options(name, options)
+    check_options(name, options)
     return _readers.READERS[name][0](**options)
 
 
@@ -485,7 +499,7 @@ def load_synthetic(name: str = "paper_synthetic", **options: Any) -> SyntheticCo
     meta = _check_name(name)
     if not meta.synthetic:
         raise DatasetError(f"{name!r} is real data; synthetic datasets: paper_synthetic")
-    _check_options(name, options)
+    check_options(name, options)
     return _readers.paper_synthetic_simulation(**options)
 
 
