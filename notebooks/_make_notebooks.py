@@ -966,6 +966,24 @@ NOTEBOOKS = {
 }
 
 
+def _discover() -> None:
+    """Add the notebooks defined in ``notebooks/_nb*.py`` (one module per notebook).
+
+    Each module defines ``NAME`` (the ``.ipynb`` file name) and ``cells(md, code, setup)``
+    returning the cell list, so topics can be written and reviewed in files of their own.
+    """
+    import importlib.util
+
+    for path in sorted(HERE.glob("_nb*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        NOTEBOOKS[module.NAME] = module.cells(md, code, setup)
+
+
+_discover()
+
+
 def build(cells) -> nbformat.NotebookNode:
     nb = new_notebook(cells=list(cells))
     nb.metadata["kernelspec"] = {
