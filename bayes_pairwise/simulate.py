@@ -28,7 +28,13 @@ from scipy.special import expit
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
 
-__all__ = ["SyntheticComparisons", "simulate_biased_bt", "simulate_round_robin"]
+__all__ = [
+    "SyntheticComparisons",
+    "SyntheticHardPairs",
+    "simulate_biased_bt",
+    "simulate_hard_pairs",
+    "simulate_round_robin",
+]
 
 CONTEXT_SEP = "::"
 
@@ -491,4 +497,249 @@ def simulate_biased_bt(
         gamma=float(g[0]) if nj == 1 else tuple(float(x) for x in g),
         covariate_effects=MappingProxyType({k: float(v) for k, v in effects.items()}),
         settings=MappingProxyType(settings),
+    )
+
+
+# ----------------------------------------------------------------------------- hard pairs
+@dataclass(frozen=True, eq=False)
+class SyntheticHardPairs(SyntheticComparisons):
+    """A synthetic log with ties, hard pairs and gold labels (:func:`simulate_hard_pairs`).
+
+    Besides the fields of :class:`SyntheticComparisons` (whose ``realised_eps*`` are the error
+    shares among all **non-tie** verdicts, hard pairs included, and whose ``correct`` is False
+    on ties):
+
+    Attributes
+    ----------
+    data_unlabelled : Comparisons
+        The same log loaded without the truth column (ground-truth-free view).
+    tie, hard, better_first : ndarray of bool
+        Per row of ``frame``: the verdict is a tie; its pair is hard; the truly better item is
+        shown first.
+    tie_rate, hard_share, eps_hard, labelled_share : float
+        Nominal settings.
+    realised_tie_rate : float
+        Share of ties among all verdicts.
+    realised_hard_share : float
+        Share of (context, pair) units that are hard.
+    realised_eps_plus_easy, realised_eps_minus_easy, realised_eps_hard : float
+        Realised error shares among the non-tie verdicts of easy pairs (by order) and of hard
+        pairs (both orders).
+    """
+
+    data_unlabelled: Comparisons | None = None
+    tie: np.ndarray | None = None
+    hard: np.ndarray | None = None
+    better_first: np.ndarray | None = None
+    tie_rate: float = 0.0
+    hard_share: float = 0.0
+    eps_hard: float = 0.0
+    labelled_share: float = 0.0
+    realised_tie_rate: float = float("nan")
+    realised_hard_share: float = float("nan")
+    realised_eps_plus_easy: float = float("nan")
+    realised_eps_minus_easy: float = float("nan")
+    realised_eps_hard: float = float("nan")
+
+    def describe(self) -> str:
+        """One paragraph saying what this synthetic data set is.
+
+        Examples
+        --------
+        >>> sim = simulate_hard_pairs(6, random_seed=0)
+        >>> print(sim.describe())  # doctest: +ELLIPSIS
+        SYNTHETIC data (simulate_hard_pairs, seed 0): 6 items, 30 verdicts, ...
+        """
+        s = self.settings
+        d = self.data
+        parts = [
+            f"SYNTHETIC data (simulate_hard_pairs, seed {s.get('random_seed')}): "
+            f"{d.n_items} items, {d.n_comparisons} verdicts",
+            f"{s.get('repeats')} verdict(s) per order of every pair",
+            f"easy eps+={self.eps_plus:g}, eps-={self.eps_minus:g}",
+            f"{self.hard_share:.0%} hard pairs (error {self.eps_hard:g} in both orders)",
+            f"ties {self.tie_rate:.0%}",
+            f"gold labels on {self.labelled_share:.0%} of pairs",
+            f"realised non-tie error {self.realised_eps:.4f} (better first "
+            f"{self.realised_eps_plus:.4f}, better second {self.realised_eps_minus:.4f}), "
+            f"realised ties {self.realised_tie_rate:.4f}",
+        ]
+        return ", ".join(parts) + "."
+
+
+def simulate_hard_pairs(
+    n_items: int = 30,
+    *,
+    eps_plus: float = 0.10,
+    eps_minus: float = 0.20,
+    hard_share: float = 0.2,
+    eps_hard: float = 0.6,
+    tie_rate: float = 0.15,
+    labelled: float = 0.3,
+    repeats: int = 1,
+    strength_sigma: float = 1.5,
+    n_contexts: int = 1,
+    random_seed: int | np.random.Generator | None = None,
+) -> SyntheticHardPairs:
+    """Simulate a round robin whose errors correlate within a pair (issue 7, pair difficulty).
+
+    Every unordered pair is shown ``repeats`` times in each order. Its true outcome T is drawn
+    once from σ(s_i − s_j), s ~ Normal(0, ``strength_sigma``). With probability ``hard_share``
+    the pair is *hard*: every non-tie verdict on it is wrong with probability ``eps_hard`` in
+    both orders; on an easy pair a verdict is wrong with ``eps_plus`` (better item first) or
+    ``eps_minus`` (second). Each verdict is first a tie with probability ``tie_rate``. A random
+    ``labelled`` share of the pairs carries the id of the truly better item in the ``truth``
+    column (empty elsewhere).
+
+    Parameters
+    ----------
+    n_items : int
+        Items per context (≥ 2).
+    eps_plus, eps_minus : float
+        Error rates on easy pairs.
+    hard_share : float
+        Probability that a pair is hard.
+    eps_hard : float
+        Error rate on hard pairs, in both orders (0.6: the judge is fooled more often than not).
+    tie_rate : float
+        Probability that a verdict is a tie.
+    labelled : float
+        Share of pairs with a gold label.
+    repeats : int
+        Verdicts per order of every pair (k ≥ 2 makes within-pair correlation testable).
+    strength_sigma : float
+        Scale of the latent strengths.
+    n_contexts : int
+        Independent round robins (a ``context`` column when > 1).
+    random_seed : int or Generator, optional
+
+    Returns
+    -------
+    SyntheticHardPairs
+        ``data`` is loaded with ``ties="model"`` and the truth column (when any pair is
+        labelled); ``data_unlabelled`` without it. ``realised_eps_plus``/``_minus`` are the
+        error shares among all non-tie verdicts (the rates a labelled analysis of the whole log
+        should recover).
+
+    Examples
+    --------
+    >>> sim = simulate_hard_pairs(30, random_seed=1)
+    >>> sim.data.n_comparisons, sim.data.tie_policy, sim.data.has_truth
+    (870, 'model', True)
+    >>> sim.frame.columns.tolist()
+    ['first', 'second', 'outcome', 'repeat', 'truth']
+    >>> bool(sim.realised_eps_plus > sim.realised_eps_plus_easy)  # hard pairs add errors
+    True
+    """
+    settings = {
+        "n_items": n_items,
+        "eps_plus": eps_plus,
+        "eps_minus": eps_minus,
+        "hard_share": hard_share,
+        "eps_hard": eps_hard,
+        "tie_rate": tie_rate,
+        "labelled": labelled,
+        "repeats": repeats,
+        "strength_sigma": strength_sigma,
+        "n_contexts": n_contexts,
+        "random_seed": random_seed if not isinstance(random_seed, np.random.Generator) else None,
+    }
+    n = int(n_items)
+    n_ctx = int(n_contexts)
+    k = int(repeats)
+    if n < 2:
+        raise ValueError(f"n_items must be at least 2, got {n_items!r}")
+    if n_ctx < 1:
+        raise ValueError(f"n_contexts must be at least 1, got {n_contexts!r}")
+    if k < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats!r}")
+    e_plus, e_minus = _check_rate("eps_plus", eps_plus), _check_rate("eps_minus", eps_minus)
+    share, e_hard = _check_rate("hard_share", hard_share), _check_rate("eps_hard", eps_hard)
+    tau, lab = _check_rate("tie_rate", tie_rate), _check_rate("labelled", labelled)
+    if not (float(strength_sigma) >= 0 and np.isfinite(strength_sigma)):
+        raise ValueError(f"strength_sigma must be a non-negative number, got {strength_sigma!r}")
+    rng = np.random.default_rng(random_seed)
+
+    iu, ju = np.triu_indices(n, 1)
+    n_pairs = iu.size
+    strength = rng.normal(0.0, float(strength_sigma), size=(n_ctx, n))
+    i_better = rng.random((n_ctx, n_pairs)) < expit(strength[:, iu] - strength[:, ju])
+    hard_pair = rng.random((n_ctx, n_pairs)) < share
+    labelled_pair = rng.random((n_ctx, n_pairs)) < lab
+
+    k_tot = 2 * k
+    col = np.arange(k_tot)
+    i_first = col < k
+    rep = np.where(i_first, col, col - k)
+    shape = (n_ctx, n_pairs, k_tot)
+    first = np.broadcast_to(np.where(i_first, iu[:, None], ju[:, None]), shape)
+    second = np.broadcast_to(np.where(i_first, ju[:, None], iu[:, None]), shape)
+    better_first = i_first[None, None, :] == i_better[:, :, None]
+    hard = np.broadcast_to(hard_pair[:, :, None], shape)
+    rate = np.where(hard, e_hard, np.where(better_first, e_plus, e_minus))
+    tie = rng.random(shape) < tau
+    error = (rng.random(shape) < rate) & ~tie
+    first_wins = better_first != error
+
+    item_lab = _labels("t", n, 3)
+    ctx_lab = _labels("c", n_ctx, 2)
+    names = np.array(item_lab, dtype=object)
+    better_idx = np.where(i_better, iu[None, :], ju[None, :])
+    truth = np.where(labelled_pair, names[better_idx], None)
+    cols: dict[str, Any] = {}
+    cols["first"] = names[first.ravel()]
+    cols["second"] = names[second.ravel()]
+    cols["outcome"] = np.where(
+        tie.ravel(), "tie", np.where(first_wins.ravel(), "first", "second")
+    ).astype(object)
+    cols["repeat"] = np.broadcast_to(rep, shape).ravel().astype(np.int64)
+    cols["truth"] = np.broadcast_to(truth[:, :, None], shape).ravel()
+    if n_ctx > 1:
+        cols["context"] = np.repeat(np.array(ctx_lab, dtype=object), n_pairs * k_tot)
+    frame = pd.DataFrame(cols)
+
+    full_lab = [f"{c}{CONTEXT_SEP}{t}" if n_ctx > 1 else t for c in ctx_lab for t in item_lab]
+    strengths = pd.Series(strength.ravel(), index=pd.Index(full_lab, name="item"), name="strength")
+    ctx_of = np.repeat(np.arange(n_ctx), n)
+    true_order = tuple(full_lab[q] for q in np.lexsort((-strength.ravel(), ctx_of)))
+
+    common = {
+        "repeat": "repeat",
+        "context": "context" if n_ctx > 1 else None,
+        "ties": "model",
+        "source_name": f"synthetic hard-pair round robin (seed={random_seed})",
+    }
+    unlabelled = _load(frame, **common)
+    data = _load(frame, truth="truth", **common) if labelled_pair.any() else unlabelled
+
+    err, bf, hd, ti = error.ravel(), better_first.ravel(), hard.ravel(), tie.ravel()
+    dec = ~ti
+    return SyntheticHardPairs(
+        data=data,
+        frame=frame,
+        true_order=true_order,
+        true_strengths=strengths,
+        correct=dec & ~err,
+        generator="hard_pairs",
+        eps=None,
+        eps_plus=e_plus,
+        eps_minus=e_minus,
+        realised_eps=_share(err, dec),
+        realised_eps_plus=_share(err, dec & bf),
+        realised_eps_minus=_share(err, dec & ~bf),
+        soft_sigma=float(strength_sigma),
+        settings=MappingProxyType(settings),
+        data_unlabelled=unlabelled,
+        tie=ti,
+        hard=hd,
+        better_first=bf,
+        tie_rate=tau,
+        hard_share=share,
+        eps_hard=e_hard,
+        labelled_share=lab,
+        realised_tie_rate=float(ti.mean()),
+        realised_hard_share=float(hard_pair.mean()),
+        realised_eps_plus_easy=_share(err, dec & bf & ~hd),
+        realised_eps_minus_easy=_share(err, dec & ~bf & ~hd),
+        realised_eps_hard=_share(err, dec & hd),
     )
