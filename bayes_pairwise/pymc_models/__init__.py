@@ -14,6 +14,10 @@ from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, sample_nuts
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
 from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
+from bayes_pairwise.pymc_models.hierarchical import (
+    HierarchicalPositionalBias,
+    HierarchicalUniformError,
+)
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
 from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 from bayes_pairwise.pymc_models.specs import ModelSpec, available_models, load_spec
@@ -23,6 +27,8 @@ __all__ = [
     "BayesianPairwiseModel",
     "BiasedBradleyTerry",
     "Diagnostics",
+    "HierarchicalPositionalBias",
+    "HierarchicalUniformError",
     "ModelFileError",
     "ModelSpec",
     "PositionalBias",

@@ -711,6 +711,17 @@ class BayesianPairwiseModel:
         atomic_write(path, lambda tmp: idata.to_netcdf(str(tmp), engine="h5netcdf"))
         return path
 
+    def verdict_errors(self, data: Comparisons) -> pd.DataFrame:
+        """Posterior probability that each verdict of ``data`` contradicts the latent truth.
+
+        See :func:`bayes_pairwise.pymc_models.verdicts.verdict_error_probabilities`: one row per
+        verdict (``row``, ``judge``, ``first``, ``second``, ``outcome``, ``p_error``), aligned
+        with ``data``, the data the model was fitted to. Error models only.
+        """
+        from bayes_pairwise.pymc_models.verdicts import verdict_error_probabilities
+
+        return verdict_error_probabilities(self, data)
+
 
 def _same(a: Any, b: Any) -> bool:
     """``a == b`` for settings, False where the comparison is not a plain bool."""

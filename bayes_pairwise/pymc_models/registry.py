@@ -3,7 +3,8 @@
 Examples
 --------
 >>> sorted(MODEL_CLASSES)
-['BiasedBradleyTerry', 'PositionalBias', 'UniformError']
+['BiasedBradleyTerry', 'HierarchicalPositionalBias', 'HierarchicalUniformError', 'PositionalBias',
+ 'UniformError']
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from __future__ import annotations
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
+from bayes_pairwise.pymc_models.hierarchical import (
+    HierarchicalPositionalBias,
+    HierarchicalUniformError,
+)
 
 __all__ = ["MODEL_CLASSES"]
 
@@ -19,4 +24,6 @@ MODEL_CLASSES: dict[str, type[BayesianPairwiseModel]] = {
     "UniformError": UniformError,
     "PositionalBias": PositionalBias,
     "BiasedBradleyTerry": BiasedBradleyTerry,
+    "HierarchicalUniformError": HierarchicalUniformError,
+    "HierarchicalPositionalBias": HierarchicalPositionalBias,
 }
