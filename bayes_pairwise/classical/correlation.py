@@ -1,0 +1,349 @@
+"""Within-pair error correlation test, for logs with repeated verdicts in both orders.
+
+The error models assume that, given a pair's true outcome T, every verdict on it is an
+independent flip with the judge's rate (ε₊ when the better item is shown first, ε₋ when
+second). Hard pairs break this: their errors are more frequent in *both* orders. With one
+verdict per order this cannot be seen (``docs/src/gold_labels.md``); with repeats (k ≥ 2 per
+order) it can, partly.
+
+The test (``docs/src/pair_difficulty.md``)
+------------------------------------------
+Per judge, each (judge, unordered pair) row with at least two non-tie verdicts in each order
+gives ``(x₊, x₋)``: wins of ``i`` among its ``m₊`` non-tie verdicts with ``i`` first and among
+its ``m₋`` with ``j`` first. Ties are left out (a tie is not an error).
+
+* **H0, independent errors at the judge's rates**: with probability ω the row's truth is i≻j
+  and x₊ ~ Bin(m₊, 1−ε₊), x₋ ~ Bin(m₋, 1−ε₋); otherwise x₊ ~ Bin(m₊, ε₋), x₋ ~ Bin(m₋, ε₊).
+  (A per-row P(T) averages to one ω: the rows are independent, so this marginal is exact.)
+* **H1, some pairs are hard**: with probability π the row is hard and every verdict errs with
+  η in both orders (the two-state mixture of :class:`~bayes_pairwise.pymc_models.
+  PositionalDifficulty`).
+
+Both are fitted by maximum likelihood (EM, closed-form M-steps); the statistic is the
+likelihood ratio LR = 2(ℓ₁ − ℓ₀), summed over judges for the pooled test. π = 0 lies on the
+boundary and η is not defined under H0, so LR has no χ² law: the p-value is a seeded
+parametric bootstrap from the fitted H0 (both models refitted on every replicate).
+
+Effect sizes: the fitted hard share π̂ and hard error η̂, and the **within-order agreement**
+of repeated verdicts (share of agreeing pairs of repeats) observed vs expected under H0 at the
+judge's fitted rates.
+
+What it cannot see: pairs the judge gets wrong *consistently* (every repeat wrong in both
+orders) look like a reversed truth with no error; only gold labels reveal them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import gammaln, logsumexp
+
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.matrices import pair_counts
+
+__all__ = ["CorrelationTest", "within_pair_correlation"]
+
+_CLIP = 1e-6
+
+
+@dataclass(frozen=True)
+class CorrelationTest:
+    """Result of :func:`within_pair_correlation`, pooled over judges.
+
+    Attributes
+    ----------
+    n_pairs : int
+        (judge, pair) rows with ≥ 2 non-tie verdicts in each order.
+    lr : float
+        Likelihood-ratio statistic, summed over judges.
+    p_value : float
+        Parametric-bootstrap p-value of ``lr`` (NaN when not testable). LR = 0 has positive
+        probability under H0 (the boundary π = 0), so p = 1 then: the p-value is
+        conservative (P(p ≤ α) ≤ α up to bootstrap error), not exactly uniform.
+    agreement_observed, agreement_expected : float
+        Within-order agreement of repeated verdicts (share of agreeing pairs of repeats, over
+        all judges), observed and expected under independent errors at the fitted rates.
+    n_bootstrap : int
+    table : DataFrame
+        Per judge: ``n_pairs``, ``eps_plus``, ``eps_minus`` (H0 fit), ``hard_share``,
+        ``eps_hard`` (H1 fit), ``agreement_observed``, ``agreement_expected``, ``lr``,
+        ``p_value``.
+    """
+
+    n_pairs: int
+    lr: float
+    p_value: float
+    agreement_observed: float
+    agreement_expected: float
+    n_bootstrap: int
+    table: pd.DataFrame
+
+    @property
+    def testable(self) -> bool:
+        """True when at least 10 rows had repeats in both orders."""
+        return self.n_pairs >= 10
+
+    def summary(self, alpha: float = 0.05) -> str:
+        """One sentence a user reads.
+
+        Examples
+        --------
+        >>> t = CorrelationTest(40, 9.1, 0.004, 0.70, 0.64, 199, pd.DataFrame())
+        >>> t.summary()  # doctest: +ELLIPSIS
+        'Within-pair error correlation test on 40 pair(s) with repeats in both orders: ...'
+        """
+        if not self.testable:
+            return (
+                f"Within-pair error correlation: only {self.n_pairs} pair(s) with two or more "
+                "non-tie verdicts in each order; not testable."
+            )
+        verdict = (
+            "errors are correlated within a pair (some pairs are hard in both orders), so "
+            "ground-truth-free error rates are biased low"
+            if self.p_value < alpha
+            else "no evidence of errors correlated within a pair (pairs the judge gets wrong "
+            "consistently remain invisible to this test)"
+        )
+        return (
+            f"Within-pair error correlation test on {self.n_pairs} pair(s) with repeats in both "
+            f"orders: repeats agree {self.agreement_observed:.3f} vs "
+            f"{self.agreement_expected:.3f} expected under independent errors, LR = "
+            f"{self.lr:.2f}, p = {self.p_value:.3g}: {verdict}."
+        )
+
+
+# ----------------------------------------------------------------------------- EM fits
+def _lbin(x: np.ndarray, m: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """log Bin(x; m, p) without the coefficient; p broadcast over a leading replicate axis."""
+    return x * np.log(p) + (m - x) * np.log1p(-p)
+
+
+def _components(grid: np.ndarray, th: dict[str, np.ndarray], hard: bool) -> np.ndarray:
+    """Log-probabilities (B, G, 2 or 4) of the mixture components, coefficients left out."""
+    mp, mm, xp, xm = grid
+    ep, em, w = (th[k][:, None] for k in ("ep", "em", "w"))
+    pi = th["pi"][:, None] if hard else 0.0
+    easy = np.log1p(-pi) if hard else 0.0
+    comps = [
+        np.log(w) + easy + _lbin(xp, mp, 1 - ep) + _lbin(xm, mm, 1 - em),
+        np.log1p(-w) + easy + _lbin(xp, mp, em) + _lbin(xm, mm, ep),
+    ]
+    if hard:
+        eta = th["eta"][:, None]
+        x, m = xp + xm, mp + mm
+        comps += [
+            np.log(w) + np.log(pi) + _lbin(x, m, 1 - eta),
+            np.log1p(-w) + np.log(pi) + _lbin(x, m, eta),
+        ]
+    return np.stack(comps, axis=-1)
+
+
+def _em(
+    grid: np.ndarray, counts: np.ndarray, th: dict[str, np.ndarray], hard: bool, n_iter: int
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """EM for H0 (``hard=False``) or H1, vectorised over replicates (rows of ``counts``)."""
+    mp, mm, xp, xm = grid
+    coef = (
+        gammaln(mp + 1)
+        - gammaln(xp + 1)
+        - gammaln(mp - xp + 1)
+        + gammaln(mm + 1)
+        - gammaln(xm + 1)
+        - gammaln(mm - xm + 1)
+    )
+    th = {k: v.copy() for k, v in th.items()}
+    n = counts.sum(axis=1)
+    for _ in range(n_iter):
+        lc = _components(grid, th, hard)
+        r = np.exp(lc - logsumexp(lc, axis=-1, keepdims=True)) * counts[:, :, None]
+        ri, rj = r[..., 0], r[..., 1]
+        # easy, T = i≻j: errors (mp − xp) at ε₊, (mm − xm) at ε₋; T = j≻i: xp at ε₋, xm at ε₊
+        num_p = (ri * (mp - xp) + rj * xm).sum(1)
+        den_p = (ri * mp + rj * mm).sum(1)
+        num_m = (ri * (mm - xm) + rj * xp).sum(1)
+        den_m = (ri * mm + rj * mp).sum(1)
+        th["ep"] = np.clip(num_p / np.maximum(den_p, 1e-300), _CLIP, 1 - _CLIP)
+        th["em"] = np.clip(num_m / np.maximum(den_m, 1e-300), _CLIP, 1 - _CLIP)
+        wi = ri.sum(1)
+        if hard:
+            hi, hj = r[..., 2], r[..., 3]
+            x, m = xp + xm, mp + mm
+            th["eta"] = np.clip(
+                (hi * (m - x) + hj * x).sum(1) / np.maximum(((hi + hj) * m).sum(1), 1e-300),
+                _CLIP,
+                1 - _CLIP,
+            )
+            th["pi"] = np.clip((hi + hj).sum(1) / n, _CLIP, 1 - _CLIP)
+            wi = wi + hi.sum(1)
+        th["w"] = np.clip(wi / n, _CLIP, 1 - _CLIP)
+    lc = _components(grid, th, hard)
+    ll = (counts * (coef + logsumexp(lc, axis=-1))).sum(axis=1)
+    return th, ll
+
+
+def _fit_both(
+    grid: np.ndarray, counts: np.ndarray, n_iter: int
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """H0 and H1 fits (H1: best of three starts, one at the H0 optimum); LR per replicate."""
+    b = counts.shape[0]
+    full = np.ones(b)
+    th0, ll0 = _em(
+        grid, counts, {"ep": 0.15 * full, "em": 0.25 * full, "w": 0.5 * full}, False, n_iter
+    )
+    best_th, best_ll = None, np.full(b, -np.inf)
+    for pi, eta in ((0.02, 0.5), (0.2, 0.35), (0.2, 0.7)):
+        start = {**th0, "pi": pi * full, "eta": eta * full}
+        th1, ll1 = _em(grid, counts, start, True, n_iter)
+        if best_th is None:
+            best_th = th1
+        better = ll1 > best_ll
+        best_th = {k: np.where(better, th1[k], best_th[k]) for k in th1}
+        best_ll = np.where(better, ll1, best_ll)
+    return th0, best_th, np.maximum(2.0 * (best_ll - ll0), 0.0)
+
+
+def _agreement(grid: np.ndarray, weights: np.ndarray, th0: dict[str, float]) -> tuple[float, float]:
+    """Observed and H0-expected share of agreeing pairs of repeats within an order."""
+    mp, mm, xp, xm = grid
+    pairs_p, pairs_m = mp * (mp - 1) / 2, mm * (mm - 1) / 2
+    agree = (xp * (xp - 1) + (mp - xp) * (mp - xp - 1)) / 2 + (
+        xm * (xm - 1) + (mm - xm) * (mm - xm - 1)
+    ) / 2
+    total = float((weights * (pairs_p + pairs_m)).sum())
+    ep, em, w = th0["ep"], th0["em"], th0["w"]
+
+    def same(p: float) -> float:
+        return p * p + (1 - p) * (1 - p)
+
+    exp_p = w * same(ep) + (1 - w) * same(em)  # order +: better first when T = i≻j
+    exp_m = w * same(em) + (1 - w) * same(ep)
+    expected = float((weights * (pairs_p * exp_p + pairs_m * exp_m)).sum())
+    return float((weights * agree).sum()) / total, expected / total
+
+
+def _simulate(
+    grid: np.ndarray,
+    counts: np.ndarray,
+    th0: dict[str, float],
+    n_rep: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates from H0: a common grid of patterns and a (n_rep, G) count table."""
+    mp, mm = np.repeat(grid[0], counts).astype(int), np.repeat(grid[1], counts).astype(int)
+    n = mp.size
+    t = rng.random((n_rep, n)) < th0["w"]
+    xp = rng.binomial(mp, np.where(t, 1 - th0["ep"], th0["em"]))
+    xm = rng.binomial(mm, np.where(t, 1 - th0["em"], th0["ep"]))
+    key = np.stack(np.broadcast_arrays(mp, mm, xp, xm), axis=-1).reshape(-1, 4)
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.reshape(n_rep, n)
+    table = np.zeros((n_rep, uniq.shape[0]))
+    np.add.at(table, (np.repeat(np.arange(n_rep), n), inv.ravel()), 1.0)
+    return uniq.T.astype(float), table
+
+
+def within_pair_correlation(
+    data: Comparisons,
+    *,
+    n_bootstrap: int = 199,
+    n_iter: int = 80,
+    random_seed: int | np.random.Generator | None = 0,
+) -> CorrelationTest:
+    """Test for errors correlated within a pair, from repeated verdicts in both orders.
+
+    See the module docstring: a likelihood-ratio test of independent errors at the judge's
+    rates (H0) against a two-state mixture in which some pairs are hard in both orders (H1),
+    with a parametric-bootstrap p-value; effect sizes are the fitted hard share and hard error
+    and the observed vs expected within-order agreement of repeats.
+
+    Parameters
+    ----------
+    data : Comparisons
+        Any tie policy (ties are left out); gold labels are not used.
+    n_bootstrap : int
+        Parametric-bootstrap replicates from the fitted H0.
+    n_iter : int
+        EM iterations per fit.
+    random_seed : int or Generator, optional
+        Seed of the bootstrap (default 0: the same data give the same p-value).
+
+    Returns
+    -------
+    CorrelationTest
+
+    Examples
+    --------
+    Hard pairs (error 0.6 in both orders) with three verdicts per order:
+
+    >>> from bayes_pairwise.simulate import simulate_hard_pairs
+    >>> sim = simulate_hard_pairs(30, repeats=3, hard_share=0.3, tie_rate=0.0, random_seed=0)
+    >>> res = within_pair_correlation(sim.data, n_bootstrap=99)
+    >>> res.n_pairs, bool(res.p_value < 0.05)
+    (435, True)
+    >>> fit = res.table.iloc[0]  # the H1 fit recovers the hard share and the hard error
+    >>> bool(0.2 < fit["hard_share"] < 0.4), bool(0.45 < fit["eps_hard"] < 0.75)
+    (True, True)
+    """
+    pc = pair_counts(data)
+    m1 = np.asarray(pc.k_plus - pc.t1, dtype=np.int64)
+    m2 = np.asarray(pc.k_minus - pc.t2, dtype=np.int64)
+    x1, x2 = np.asarray(pc.n1_decided), np.asarray(pc.n2_decided)
+    keep = (m1 >= 2) & (m2 >= 2)
+    rng = np.random.default_rng(random_seed)
+    rows = []
+    lr_total, boot_total = 0.0, np.zeros(int(n_bootstrap))
+    agree_obs = agree_exp = weight = 0.0
+    for jdx, name in enumerate(pc.judges):
+        sel = keep & (np.asarray(pc.judge) == jdx)
+        n = int(sel.sum())
+        if n == 0:
+            continue
+        key = np.stack([m1[sel], m2[sel], x1[sel], x2[sel]], axis=1)
+        uniq, cnt = np.unique(key, axis=0, return_counts=True)
+        grid = uniq.T.astype(float)
+        th0, th1, lr = _fit_both(grid, cnt[None, :].astype(float), n_iter)
+        h0 = {k: float(v[0]) for k, v in th0.items()}
+        obs, exp = _agreement(grid, cnt.astype(float), h0)
+        pairs = float((cnt * (grid[0] * (grid[0] - 1) + grid[1] * (grid[1] - 1)) / 2).sum())
+        agree_obs += obs * pairs
+        agree_exp += exp * pairs
+        weight += pairs
+        p_value = float("nan")
+        if n >= 10 and n_bootstrap > 0:
+            bgrid, table = _simulate(grid, cnt, h0, int(n_bootstrap), rng)
+            _, _, boot = _fit_both(bgrid, table, n_iter)
+            p_value = float((1 + np.sum(boot >= lr[0] - 1e-9)) / (n_bootstrap + 1))
+            boot_total += boot
+            lr_total += float(lr[0])
+        rows.append(
+            {
+                "judge": name,
+                "n_pairs": n,
+                "eps_plus": h0["ep"],
+                "eps_minus": h0["em"],
+                "hard_share": float(th1["pi"][0]),
+                "eps_hard": float(th1["eta"][0]),
+                "agreement_observed": obs,
+                "agreement_expected": exp,
+                "lr": float(lr[0]),
+                "p_value": p_value,
+            }
+        )
+    table = pd.DataFrame(rows).set_index("judge") if rows else pd.DataFrame()
+    n_total = int(keep.sum())
+    tested = bool(rows) and np.isfinite(table["p_value"]).any()
+    return CorrelationTest(
+        n_pairs=n_total,
+        lr=lr_total if tested else float("nan"),
+        p_value=(
+            float((1 + np.sum(boot_total >= lr_total - 1e-9)) / (n_bootstrap + 1))
+            if tested
+            else float("nan")
+        ),
+        agreement_observed=agree_obs / weight if weight else float("nan"),
+        agreement_expected=agree_exp / weight if weight else float("nan"),
+        n_bootstrap=int(n_bootstrap),
+        table=table,
+    )
