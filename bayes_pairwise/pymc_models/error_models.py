@@ -29,6 +29,7 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
+from bayes_pairwise.caveats import record_caveats
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import PairCounts, pair_counts
@@ -188,6 +189,12 @@ class _ErrorModel(BayesianPairwiseModel):
 
     def _extra_settings(self) -> dict[str, Any]:
         return {"ties": self.ties}
+
+    def fit(self, data: Comparisons, **kwargs: Any) -> _ErrorModel:
+        """Fit (see :meth:`BayesianPairwiseModel.fit`); also records ``caveats_`` and the
+        ``caveats`` attribute of ``idata_.posterior`` (:func:`bayes_pairwise.caveats.caveats_for`).
+        """
+        return record_caveats(super().fit(data, **kwargs), data)
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError

@@ -1,0 +1,246 @@
+"""What a fit cannot see, in words a user reads: the single home of caveat texts and rules.
+
+:func:`caveats_for` returns the caveats that apply to an analysis of a log (issue 7 item 4):
+
+* ``correlated_errors`` — every ground-truth-free estimate (uniform / positional models without
+  labels, S_com, moments, Δ_S): errors correlated within a pair bias it low and cannot be
+  detected from one verdict per order (``docs/src/gold_labels.md``).
+* ``partial_labels`` — an error model without pair difficulty conditioned on gold labels on
+  only part of the pairs: the unlabelled pairs are still read as independent errors.
+* ``labelled_rates`` — classical statistics on a labelled log ignore the labels; read the plain
+  labelled rates next to them.
+* ``difficulty_not_identified`` / ``difficulty_repeats_only`` — the pair-difficulty model
+  without labels (``docs/src/pair_difficulty.md``).
+* ``within_pair_correlation`` — when repeats exist (k ≥ 2 per order): the result of
+  :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
+
+:func:`record_caveats` stores them with a fitted error model (``caveats_`` and the JSON attr
+``caveats`` of ``idata_.posterior``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from bayes_pairwise.classical.correlation import within_pair_correlation
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.matrices import pair_counts
+
+__all__ = [
+    "CORRELATED_ERRORS",
+    "MODEL_KINDS",
+    "Caveat",
+    "caveats_for",
+    "caveats_from_idata",
+    "has_repeats",
+    "record_caveats",
+]
+
+#: Analyses :func:`caveats_for` knows: error models, the difficulty model, classical
+#: statistics (S_com, moments, Δ_S) and the biased Bradley–Terry model.
+MODEL_KINDS = ("uniform", "positional", "difficulty", "classical", "biased_bt")
+
+#: The correlated-errors caveat (the core sentence is fixed; tests look for it).
+CORRELATED_ERRORS = (
+    "Errors correlated within a pair bias ground-truth-free estimates low and cannot be "
+    "detected from one verdict per order: a pair that fools the judge in both orders looks "
+    "like a reversed truth, not like two errors. Gold labels on some pairs (--truth-column) "
+    "and the positional_difficulty model, or repeats in both orders, are the way out."
+)
+
+#: Attribute of ``idata.posterior`` holding the caveats as JSON.
+ATTR_CAVEATS = "caveats"
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """One caveat: a stable ``code`` for programs and a ``text`` for people.
+
+    Examples
+    --------
+    >>> Caveat("correlated_errors", CORRELATED_ERRORS).code
+    'correlated_errors'
+    """
+
+    code: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"code": …, "text": …}`` (for JSON output)."""
+        return asdict(self)
+
+
+def has_repeats(data: Comparisons) -> bool:
+    """True when some (judge, pair) row has ≥ 2 non-tie verdicts in each order.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> has_repeats(simulate_round_robin(5, repeats=2, random_seed=0).data)
+    True
+    >>> has_repeats(simulate_round_robin(5, random_seed=0).data)
+    False
+    """
+    pc = pair_counts(data)
+    m1 = np.asarray(pc.k_plus - pc.t1)
+    m2 = np.asarray(pc.k_minus - pc.t2)
+    return bool(np.any((m1 >= 2) & (m2 >= 2)))
+
+
+def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
+    pc = pair_counts(data)
+    return int(np.sum(np.asarray(pc.truth) >= 0)), int(np.asarray(pc.truth).size)
+
+
+def caveats_for(
+    data: Comparisons,
+    *,
+    model_kind: str,
+    has_truth: bool | None = None,
+    test_correlation: bool = True,
+    n_bootstrap: int = 99,
+    random_seed: int = 0,
+) -> list[Caveat]:
+    """The caveats that apply to an analysis of ``data``.
+
+    Parameters
+    ----------
+    data : Comparisons
+        The log analysed (as passed to the model or the classical statistics).
+    model_kind : {"uniform", "positional", "difficulty", "classical", "biased_bt"}
+        What was estimated.
+    has_truth : bool, optional
+        Whether the analysis used gold labels (default: ``data.has_truth``; pass False for a
+        ground-truth-free analysis of a labelled log).
+    test_correlation : bool
+        Run the within-pair correlation test when the log has repeats in both orders.
+    n_bootstrap, random_seed : int
+        Passed to :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
+
+    Returns
+    -------
+    list of Caveat
+        In a fixed order; empty when nothing applies.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_hard_pairs
+    >>> sim = simulate_hard_pairs(8, random_seed=0)
+    >>> [c.code for c in caveats_for(sim.data_unlabelled, model_kind="positional")]
+    ['correlated_errors']
+    >>> [c.code for c in caveats_for(sim.data, model_kind="positional")]
+    ['partial_labels']
+    >>> [c.code for c in caveats_for(sim.data_unlabelled, model_kind="difficulty")]
+    ['difficulty_not_identified']
+    >>> [c.code for c in caveats_for(sim.data, model_kind="classical")]
+    ['correlated_errors', 'labelled_rates']
+    """
+    if model_kind not in MODEL_KINDS:
+        raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {model_kind!r}")
+    labelled = data.has_truth if has_truth is None else bool(has_truth)
+    repeats = has_repeats(data)
+    out: list[Caveat] = []
+    if model_kind in ("uniform", "positional", "classical") and not (
+        labelled and model_kind != "classical"
+    ):
+        out.append(Caveat("correlated_errors", CORRELATED_ERRORS))
+    if model_kind in ("uniform", "positional") and labelled:
+        n_lab, n_rows = _labelled_pair_share(data)
+        if n_lab < n_rows:
+            out.append(
+                Caveat(
+                    "partial_labels",
+                    f"Gold labels fix the truth of {n_lab} of {n_rows} (judge, pair) rows. The "
+                    "model counts the errors on those, but still reads the unlabelled pairs "
+                    "as independent errors, so if errors are correlated within a pair its rates "
+                    "stay biased low (partly corrected). Read the plain labelled rates "
+                    "(labelled_error_rates) next to it, or fit positional_difficulty, which "
+                    "carries the labelled pairs' hard share over to the unlabelled ones.",
+                )
+            )
+    if model_kind == "classical" and labelled:
+        out.append(
+            Caveat(
+                "labelled_rates",
+                "S_com, the moments and Delta_S ignore the gold labels and are "
+                "ground-truth-free; the plain labelled error rates (labelled_error_rates, "
+                "Wilson intervals) are not biased by errors correlated within a pair: a "
+                "labelled rate well above the ground-truth-free one is the signature of such "
+                "errors.",
+            )
+        )
+    if model_kind == "difficulty" and not labelled:
+        if repeats:
+            out.append(
+                Caveat(
+                    "difficulty_repeats_only",
+                    "No gold labels: the pair-difficulty model learns the hard share only from "
+                    "disagreement among repeated verdicts of a pair. Pairs the judge gets wrong "
+                    "consistently (every repeat, both orders) still look like reversed truths, "
+                    "so the rates can remain biased low; gold labels on some pairs identify "
+                    "them.",
+                )
+            )
+        else:
+            out.append(
+                Caveat(
+                    "difficulty_not_identified",
+                    "NOT IDENTIFIED: without gold labels and without repeated verdicts the "
+                    "hard-pair share, the hard error rate and hence eps_plus/eps_minus of the "
+                    "pair-difficulty model are set by the priors, not by the data (a hard pair "
+                    "judged wrong in both orders is indistinguishable from a reversed truth). "
+                    "Treat its numbers as prior-driven; give gold labels on some pairs "
+                    "(--truth-column) or repeat verdicts.",
+                )
+            )
+    if test_correlation and repeats and model_kind != "biased_bt":
+        res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
+        out.append(Caveat("within_pair_correlation", res.summary()))
+    return out
+
+
+def record_caveats(model: Any, data: Comparisons) -> Any:
+    """Store the caveats of a fitted error model: ``model.caveats_`` and the JSON attribute
+    ``caveats`` of ``model.idata_.posterior``; returns ``model``.
+
+    The kind is ``model.caveat_kind`` when the class sets one, else ``"positional"`` or
+    ``"uniform"`` from ``model.positional``.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_hard_pairs
+    >>> from bayes_pairwise.pymc_models import PositionalBias
+    >>> sim = simulate_hard_pairs(8, random_seed=0)
+    >>> m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
+    >>> [c.code for c in m.caveats_]
+    ['correlated_errors']
+    >>> caveats_from_idata(m.idata_)[0].code
+    'correlated_errors'
+    """
+    kind = getattr(model, "caveat_kind", None)
+    if kind is None:
+        kind = "positional" if getattr(model, "positional", False) else "uniform"
+    caveats = caveats_for(data, model_kind=kind)
+    model.caveats_ = caveats
+    model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])
+    return model
+
+
+def caveats_from_idata(idata: Any) -> list[Caveat]:
+    """The caveats stored with a fit (also after ``save`` / ``load_model``); [] when none.
+
+    Examples
+    --------
+    >>> import arviz as az
+    >>> caveats_from_idata(az.InferenceData())
+    []
+    """
+    post = getattr(idata, "posterior", None)
+    raw = post.attrs.get(ATTR_CAVEATS) if post is not None else None
+    if not raw:
+        return []
+    return [Caveat(**c) for c in json.loads(raw)]
