@@ -129,6 +129,12 @@ _EXPORTS: dict[str, str] = {
     "trace_data": "plots",
     "build_report": "report",
     "write_report": "report",
+    # model checking: LOO comparison, simulation-based calibration
+    "SBCResult": "model_checking",
+    "compare_models": "model_checking",
+    "plot_sbc_ranks": "model_checking",
+    "sbc": "model_checking",
+    "sbc_rank_data": "model_checking",
 }
 
 _SUBMODULES = {"datasets", "plots", "classical", "pymc_models", "features", "report", "cli"}

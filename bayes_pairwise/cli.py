@@ -584,6 +584,8 @@ def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def _cmd_fit(args: argparse.Namespace) -> int:
     if args.out:  # before importing PyMC, loading data or sampling
         check_writable(args.out, suffixes=FIT_SUFFIXES, what="--out")
+    if getattr(args, "verdicts", None):
+        check_writable(args.verdicts, suffixes=(".csv",), what="--verdicts")
     _check_data_args(args)
     from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
 
@@ -601,6 +603,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if args.out:
         model.save(args.out)
         _info(f"saved to {args.out}")
+    if getattr(args, "verdicts", None):
+        _write_verdicts(args.verdicts, model, data)
     summary = fit_summary_dict(model)
     if args.json:
         _print_json(summary)
@@ -731,6 +735,66 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- parser
+# --------------------------------------------------------------------------- model checking
+def _write_verdicts(path: str, model: Any, data: Any) -> None:
+    """``fit --verdicts FILE.csv``: per-verdict error probabilities, one row per verdict."""
+    table = model.verdict_errors(data)
+    atomic_write(Path(path), lambda tmp: table.to_csv(tmp, index=False))
+    _info(f"per-verdict error probabilities of {len(table)} verdict(s) written to {path}")
+
+
+def _cmd_compare_models(args: argparse.Namespace) -> int:
+    _check_data_args(args)
+    from bayes_pairwise.model_checking import compare_models, compare_models_dict
+
+    names = [m.strip() for m in args.models.split(",") if m.strip()]
+    data = _load_data(args)
+    _info(f"comparing {', '.join(names)} by PSIS-LOO on {data!r} …")
+    table = compare_models(
+        data, names, random_seed=args.seed, progress=not args.json, **_sampler_kwargs(args)
+    )
+    if args.json:
+        _print_json(compare_models_dict(table))
+    else:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        print()
+        print(f"unit: {table.attrs['unit_text']}")
+        print(table.attrs["message"])
+    return 0
+
+
+def _cmd_sbc(args: argparse.Namespace) -> int:
+    from bayes_pairwise.model_checking import plot_sbc_ranks, sbc
+
+    if args.plot:
+        check_writable(args.plot, suffixes=(".png", ".svg", ".pdf"), what="--plot")
+    res = sbc(
+        args.model,
+        n_items=args.n_items,
+        sims=args.sims,
+        random_seed=args.seed,
+        n_judges=args.n_judges,
+        repeats=args.repeats,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        n_jobs=args.jobs,
+        results_file=args.results,
+        progress=True,
+    )
+    if args.plot:
+        fig = plot_sbc_ranks(res)
+        atomic_write(Path(args.plot), lambda tmp: fig.savefig(tmp, dpi=120))
+        _info(f"rank histograms written to {args.plot}")
+    if args.json:
+        _print_json(res.to_dict())
+    else:
+        print(res.summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        if res.failed:
+            print(f"{res.failed} simulation(s) failed and were left out")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the docs and tests)."""
     ap = _Parser(
@@ -795,6 +859,12 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(p, "positional")
     p.add_argument("--out", default=None, help="save the fit as NetCDF (.nc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--verdicts",
+        default=None,
+        metavar="FILE.csv",
+        help="write the posterior probability that each verdict is an error (p_error) to CSV",
+    )
     p.set_defaults(func=_cmd_fit)
 
     p = sub.add_parser("compare", help="Bayesian vs grid vs moments vs MM, side by side")
@@ -843,6 +913,36 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(p, "positional")
     p.add_argument("--out", default="report.html", help="output HTML file (.html)")
     p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser(
+        "compare-models", help="compare error models by PSIS-LOO (ArviZ compare table)"
+    )
+    _add_data_args(p)
+    p.add_argument(
+        "--models", default="uniform,positional", help="comma-separated model spec names"
+    )
+    p.add_argument("--draws", type=_int_type(1), default=None)
+    p.add_argument("--tune", type=_int_type(0), default=None)
+    p.add_argument("--chains", type=_int_type(1), default=None)
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_compare_models)
+
+    p = sub.add_parser("sbc", help="simulation-based calibration of a model")
+    p.add_argument("--model", default="uniform", help="error-model spec name")
+    p.add_argument("--n-items", type=_int_type(2), default=8)
+    p.add_argument("--n-judges", type=_int_type(1), default=1)
+    p.add_argument("--repeats", type=_int_type(1), default=1, help="verdicts per order")
+    p.add_argument("--sims", type=_int_type(1), default=100)
+    p.add_argument("--draws", type=_int_type(1), default=500)
+    p.add_argument("--tune", type=_int_type(0), default=500)
+    p.add_argument("--chains", type=_int_type(1), default=2)
+    p.add_argument("--jobs", type=_int_type(1), default=2, help="worker processes")
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument("--results", default=None, help="JSON-lines results file (resumable)")
+    p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_sbc)
     return ap
 
 

@@ -1,0 +1,699 @@
+"""Model checking: LOO model comparison and simulation-based calibration (SBC).
+
+:func:`compare_models`
+    Fits several error models to one log with NUTS and ranks them by their expected log
+    predictive density estimated with Pareto-smoothed importance-sampling leave-one-out
+    (PSIS-LOO, :func:`arviz.compare`).
+
+    **Unit: one (judge, unordered pair) row.** The error models' observed variable ``wins`` is
+    the vector of counts of one judge on one unordered pair {i, j} (both presentation orders,
+    all repeats): those verdicts share one latent true outcome, so they are not exchangeable
+    given the parameters and are left out together. Models compared must share that unit (the
+    per-verdict biased Bradley–Terry model does not and is refused).
+
+:func:`sbc`
+    Simulation-based calibration (Talts et al. 2018): draw the parameters from the prior,
+    simulate a log from the model's own generative process (``pymc.sample_prior_predictive`` of
+    the model built on a round-robin design), fit it with NUTS, and record the rank of the true
+    value among thinned posterior draws and whether the 94% HDI covers it. For a calibrated
+    model the ranks are uniform and the coverage is 94% (up to Monte-Carlo error).
+    :func:`plot_sbc_ranks` draws the rank histograms, :func:`sbc_rank_data` returns their numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.data import Comparisons, load_comparisons
+from bayes_pairwise.errors import DesignError
+
+__all__ = [
+    "LOO_UNIT",
+    "SBCResult",
+    "compare_models",
+    "plot_sbc_ranks",
+    "sbc",
+    "sbc_rank_data",
+]
+
+#: What one pointwise log-likelihood value of the error models covers.
+LOO_UNIT = "pair"
+_UNIT_TEXT = (
+    "one (judge, unordered pair) row: all verdicts of one judge on one pair (both orders, all "
+    "repeats) share one latent true outcome and are left out together"
+)
+
+#: Columns of :func:`compare_models`' table.
+COMPARE_COLUMNS = (
+    "model",
+    "rank",
+    "elpd_loo",
+    "se",
+    "elpd_diff",
+    "dse",
+    "weight",
+    "p_loo",
+    "n_parameters",
+    "pareto_k_bad",
+    "warning",
+    "preferred",
+)
+
+
+# ----------------------------------------------------------------------------- LOO comparison
+def _n_parameters(model: Any) -> int:
+    """Number of unconstrained free parameters of a fitted model (its complexity)."""
+    point = model.model_.initial_point()
+    return int(sum(np.size(v) for v in point.values()))
+
+
+def _fitted(
+    spec: Any,
+    data: Comparisons,
+    *,
+    sampler: dict[str, Any],
+    random_seed: int,
+    progress: bool,
+) -> tuple[str, Any]:
+    from bayes_pairwise.pymc_models import BayesianPairwiseModel, get_model
+
+    if isinstance(spec, str):
+        model = get_model(spec, **sampler)
+        name = spec
+    elif isinstance(spec, BayesianPairwiseModel):
+        model = spec
+        name = model.name
+    else:
+        raise TypeError(f"models must be names or model objects, got {type(spec).__name__}")
+    if getattr(model, "observed_name", "") != "wins":
+        raise DesignError(
+            f"model {name!r} has a per-verdict likelihood; LOO comparison needs models on the "
+            f"same unit ({_UNIT_TEXT}), i.e. the error models (uniform, positional and variants)"
+        )
+    if not hasattr(model, "idata_"):
+        model.fit(data, method="nuts", random_seed=random_seed, progress=progress)
+    elif model.method_ != "nuts":
+        raise DesignError(f"model {name!r} is a MAP fit; LOO needs posterior draws (NUTS)")
+    return name, model
+
+
+def compare_models(
+    data: Comparisons,
+    models: Sequence[Any] = ("uniform", "positional"),
+    *,
+    draws: int | None = None,
+    tune: int | None = None,
+    chains: int | None = None,
+    random_seed: int = 0,
+    progress: bool = False,
+    sigma: float = 2.0,
+) -> pd.DataFrame:
+    """Fit error models with NUTS and compare them by PSIS-LOO (:func:`arviz.compare`).
+
+    Parameters
+    ----------
+    data : Comparisons
+    models : sequence of str or fitted/unfitted model objects
+        Model spec names (:func:`~bayes_pairwise.pymc_models.available_models`) or models;
+        unfitted ones are fitted to ``data`` with NUTS, fitted ones are used as they are (they
+        must have been fitted to ``data``).
+    draws, tune, chains : int, optional
+        Sampler settings for the models fitted here (default: the specs').
+    random_seed : int
+    progress : bool
+    sigma : float
+        Models within ``sigma`` standard errors (``dse``) of the best are "equivalent"; among
+        those the one with the fewest parameters is ``preferred``.
+
+    Returns
+    -------
+    DataFrame
+        One row per model, best first: ``model``, ``rank``, ``elpd_loo``, ``se``,
+        ``elpd_diff``, ``dse``, ``weight``, ``p_loo`` (ArviZ's columns), ``n_parameters``
+        (unconstrained free parameters), ``pareto_k_bad`` (pair rows whose Pareto k exceeds
+        ArviZ's threshold: the LOO estimate is unreliable for them), ``warning`` and
+        ``preferred``. ``attrs``: ``unit`` (``"pair"``), ``unit_text``, ``message`` (the
+        verdict, one sentence), ``preferred`` (name) and ``fits`` (name → fitted model).
+
+    Raises
+    ------
+    DesignError
+        Fewer than two models, a per-verdict model, a MAP fit, or models fitted to different
+        observations.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> sim = bp.simulate_round_robin(10, eps_plus=0.04, eps_minus=0.3, repeats=2,
+    ...                               random_seed=0)
+    >>> table = compare_models(sim.data, ["uniform", "positional"], draws=300, tune=300,
+    ...                        chains=2, random_seed=1)  # doctest: +SKIP
+    >>> table.model.tolist(), table.attrs["message"]  # doctest: +SKIP
+    (['positional', 'uniform'], 'positional is better than uniform by ...')
+    """
+    import arviz as az
+
+    if len(models) < 2:
+        raise DesignError("compare_models needs at least two models")
+    sampler = {k: v for k, v in (("draws", draws), ("tune", tune), ("chains", chains)) if v}
+    fits: dict[str, Any] = {}
+    for spec in models:
+        name, model = _fitted(
+            spec, data, sampler=sampler, random_seed=random_seed, progress=progress
+        )
+        if name in fits:
+            name = f"{name}#{len(fits)}"
+        fits[name] = model
+    observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]
+    if any(o.shape != observed[0].shape or not np.array_equal(o, observed[0]) for o in observed):
+        raise DesignError(
+            "the models were fitted to different observations (e.g. one models ties, another "
+            "drops them): their pointwise log-likelihoods are not comparable"
+        )
+    idatas = {name: m.idata_ for name, m in fits.items()}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        table = az.compare(idatas, ic="loo", method="stacking", scale="log")
+        bad = {}
+        for name, idata in idatas.items():
+            loo = az.loo(idata, pointwise=True)
+            good_k = float(getattr(loo, "good_k", 0.7))
+            bad[name] = int(np.sum(np.asarray(loo.pareto_k) > good_k))
+    table = table.reset_index().rename(columns={"index": "model"})
+    table["n_parameters"] = [_n_parameters(fits[n]) for n in table["model"]]
+    table["pareto_k_bad"] = [bad[n] for n in table["model"]]
+    table["warning"] = table["warning"].astype(bool)
+    best = str(table["model"].iloc[0])
+    within = table[(table["elpd_diff"] <= sigma * table["dse"]) | (table["model"] == best)]
+    simplest = within.sort_values(["n_parameters", "rank"], kind="stable").iloc[0]
+    preferred = str(simplest["model"])
+    table["preferred"] = table["model"] == preferred
+    table = table[list(COMPARE_COLUMNS)].reset_index(drop=True)
+    table.attrs.update(
+        {
+            "unit": LOO_UNIT,
+            "unit_text": _UNIT_TEXT,
+            "message": _verdict(table, best, preferred, sigma),
+            "preferred": preferred,
+            "fits": fits,
+        }
+    )
+    return table
+
+
+def _verdict(table: pd.DataFrame, best: str, preferred: str, sigma: float) -> str:
+    rows = table.set_index("model")
+    if preferred != best:
+        r = rows.loc[preferred]
+        return (
+            f"{best} and {preferred} are within {sigma:g} SE of each other (elpd_diff "
+            f"{r['elpd_diff']:.1f} ± {r['dse']:.1f}): the simpler model {preferred} "
+            f"({int(r['n_parameters'])} vs {int(rows.loc[best, 'n_parameters'])} parameters) "
+            "is preferred."
+        )
+    if len(table) < 2:  # pragma: no cover - compare_models needs two
+        return f"{best} is the only model."
+    second = table.iloc[1]
+    diff, dse = float(second["elpd_diff"]), float(second["dse"])
+    if diff <= sigma * dse:
+        return (
+            f"{best} and {second['model']} are within {sigma:g} SE of each other (elpd_diff "
+            f"{diff:.1f} ± {dse:.1f}); {best} is also the simpler model and is preferred."
+        )
+    return (
+        f"{best} is better than {second['model']} by {diff:.1f} ± {dse:.1f} elpd "
+        f"({diff / dse if dse > 0 else float('inf'):.1f} SE): {best} is preferred."
+    )
+
+
+def compare_models_dict(table: pd.DataFrame) -> dict[str, Any]:
+    """JSON-ready form of a :func:`compare_models` table (records, unit, message).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"model": ["a"], "elpd_loo": [-1.0]})
+    >>> t.attrs.update(unit="pair", unit_text="…", message="m", preferred="a")
+    >>> compare_models_dict(t)["models"]
+    [{'model': 'a', 'elpd_loo': -1.0}]
+    """
+    records = json.loads(table.to_json(orient="records"))
+    return {
+        "unit": table.attrs.get("unit"),
+        "unit_text": table.attrs.get("unit_text"),
+        "preferred": table.attrs.get("preferred"),
+        "message": table.attrs.get("message"),
+        "models": records,
+    }
+
+
+# ----------------------------------------------------------------------------- SBC
+@dataclass(frozen=True)
+class SBCResult:
+    """The outcome of :func:`sbc`.
+
+    Attributes
+    ----------
+    model : str
+        The model spec name.
+    ranks : DataFrame
+        One row per (simulation, parameter): ``sim``, ``parameter``, ``true``,
+        ``posterior_mean``, ``rank`` (0 … ``n_ranks`` − 1), ``n_ranks``, ``covered`` (94% HDI).
+    summary : DataFrame
+        One row per parameter: ``parameter``, ``sims``, ``coverage`` (share of 94% HDIs holding
+        the true value), ``uniformity_p`` (χ² test of the binned ranks against uniform),
+        ``mean_rank`` (ranks scaled to [0, 1]; 0.5 when calibrated).
+    settings : dict
+        Every argument of the run (also the header of the results file).
+    failed : int
+        Simulations whose fit raised (left out).
+    """
+
+    model: str
+    ranks: pd.DataFrame
+    summary: pd.DataFrame
+    settings: dict[str, Any]
+    failed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (per-parameter numbers, settings)."""
+        return {
+            "model": self.model,
+            "sims": int(self.ranks["sim"].nunique()) if len(self.ranks) else 0,
+            "failed": int(self.failed),
+            "settings": self.settings,
+            "parameters": json.loads(self.summary.to_json(orient="records")),
+        }
+
+
+def _design(n_items: int, n_judges: int, repeats: int) -> Comparisons:
+    """Round-robin design: every pair, ``repeats`` verdicts per order, per judge."""
+    items = [f"t{k:03d}" for k in range(n_items)]
+    rows = []
+    for jdx in range(n_judges):
+        for a in range(n_items):
+            for b in range(a + 1, n_items):
+                for _ in range(repeats):
+                    rows.append((f"j{jdx:02d}", items[a], items[b]))
+                    rows.append((f"j{jdx:02d}", items[b], items[a]))
+    frame = pd.DataFrame(rows, columns=["judge", "first", "second"])
+    frame["outcome"] = "first"
+    return load_comparisons(frame, judge="judge" if n_judges > 1 else None)
+
+
+def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
+    """A verdict log whose pair counts are ``wins`` = (n1, n2) per pair row of ``data``."""
+    from bayes_pairwise.matrices import pair_counts
+
+    pc = pair_counts(data)
+    items = np.asarray(data.items, dtype=object)
+    judges = np.asarray(data.judges, dtype=object)
+    rows = []
+    for r in range(len(pc.i)):
+        i, j, jd = items[pc.i[r]], items[pc.j[r]], judges[pc.judge[r]]
+        n1, n2 = int(wins[r, 0]), int(wins[r, 1])
+        kp, km = int(pc.k_plus[r]), int(pc.k_minus[r])
+        rows += [(jd, i, j, "first" if k < n1 else "second") for k in range(kp)]
+        rows += [(jd, j, i, "second" if k < n2 else "first") for k in range(km)]
+    frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"])
+    return load_comparisons(frame, judge="judge" if data.n_judges > 1 else None)
+
+
+def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Scalar parameters ``name`` / ``name[label]`` → draws (flattened over chain, draw)."""
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        if name not in ds:
+            continue
+        da = ds[name].stack(sample=("chain", "draw")).transpose("sample", ...)
+        arr = np.asarray(da, dtype=float)
+        extra = [d for d in da.dims if d != "sample"]
+        if not extra:
+            out[name] = arr
+            continue
+        labels = [list(map(str, da.coords[d].values)) for d in extra]
+        flat = arr.reshape(arr.shape[0], -1)
+        for k, combo in enumerate(np.ndindex(*[len(lab) for lab in labels])):
+            lab = ",".join(labels[a][c] for a, c in enumerate(combo))
+            out[f"{name}[{lab}]"] = flat[:, k]
+    return out
+
+
+def _sbc_parameters(model: Any) -> list[str]:
+    tie = {"tie_rate", "tie_rate_plus", "tie_rate_minus", "tie_rate_equal", "tie_closeness"}
+    return [*[p for p in model.reported if p not in tie], "sigma_s"]
+
+
+def _sim_seed(random_seed: int, sim: int) -> int:
+    return int(np.random.SeedSequence([int(random_seed), int(sim)]).generate_state(1)[0] >> 1)
+
+
+def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
+    """One SBC simulation: prior draw → simulated log → NUTS fit → ranks and coverage."""
+    import arviz as az
+    import pymc as pm
+
+    from bayes_pairwise.pymc_models import get_model
+
+    seed = _sim_seed(settings["random_seed"], sim)
+    design = _design(settings["n_items"], settings["n_judges"], settings["repeats"])
+    model = get_model(
+        settings["model"],
+        draws=settings["draws"],
+        tune=settings["tune"],
+        chains=settings["chains"],
+        ties="drop",
+        sampler_kwargs={"cores": 1},
+    )
+    names = _sbc_parameters(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pm_model = model.build_model(design)
+        prior = pm.sample_prior_predictive(
+            draws=1, model=pm_model, random_seed=seed, var_names=None
+        )
+        truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
+        wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 2)
+        data = _log_from_counts(design, wins)
+        model.fit(data, method="nuts", random_seed=seed + 1)
+    draws = _flat(model.idata_.posterior, names)
+    n_ranks = int(settings["n_ranks"])
+    records = []
+    for name, true in truth.items():
+        x = draws[name]
+        idx = np.linspace(0, x.size - 1, n_ranks - 1).round().astype(int)
+        rank = int(np.sum(x[idx] < true))
+        lo, hi = az.hdi(x, hdi_prob=0.94)
+        records.append(
+            {
+                "sim": int(sim),
+                "parameter": name,
+                "true": true,
+                "posterior_mean": float(x.mean()),
+                "rank": rank,
+                "n_ranks": n_ranks,
+                "covered": bool(lo <= true <= hi),
+            }
+        )
+    divergences = 0
+    if "diverging" in model.idata_.sample_stats:
+        divergences = int(np.asarray(model.idata_.sample_stats["diverging"]).sum())
+    return {"sim": int(sim), "seed": seed, "divergences": divergences, "records": records}
+
+
+def _read_results(path: Path, settings: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    done: dict[int, dict[str, Any]] = {}
+    if not path.exists():
+        return done
+    with open(path, encoding="utf-8") as fh:
+        lines = [ln for ln in fh.read().splitlines() if ln.strip()]
+    if not lines:
+        return done
+    header = json.loads(lines[0])
+    if header.get("settings") != json.loads(json.dumps(settings)):
+        raise DesignError(
+            f"the SBC results file {path} was written with other settings "
+            f"({header.get('settings')}); use another file or the same settings"
+        )
+    for ln in lines[1:]:
+        try:
+            rec = json.loads(ln)
+        except json.JSONDecodeError:  # a line cut by an interrupted run
+            continue
+        done[int(rec["sim"])] = rec
+    return done
+
+
+def _append(path: Path, obj: dict[str, Any]) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(obj) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _uniformity_p(ranks: np.ndarray, n_ranks: int, bins: int) -> float:
+    from scipy.stats import chisquare
+
+    edges = np.floor(np.arange(n_ranks) * bins / n_ranks).astype(int)
+    expected = np.bincount(edges, minlength=bins) / n_ranks * ranks.size
+    observed = np.bincount(edges[ranks], minlength=bins)
+    return float(chisquare(observed, expected).pvalue)
+
+
+def _summary(ranks: pd.DataFrame, bins: int | None) -> pd.DataFrame:
+    rows = []
+    for name, grp in ranks.groupby("parameter", sort=False):
+        n_ranks = int(grp["n_ranks"].iloc[0])
+        b = bins or max(2, min(10, len(grp) // 5))
+        r = grp["rank"].to_numpy(dtype=int)
+        rows.append(
+            {
+                "parameter": name,
+                "sims": len(grp),
+                "coverage": float(grp["covered"].mean()),
+                "uniformity_p": _uniformity_p(r, n_ranks, b),
+                "mean_rank": float(np.mean(r / (n_ranks - 1))),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["parameter", "sims", "coverage", "uniformity_p", "mean_rank"]
+    )
+
+
+def sbc(
+    model: str = "uniform",
+    *,
+    n_items: int = 8,
+    sims: int = 100,
+    random_seed: int = 0,
+    n_judges: int = 1,
+    repeats: int = 1,
+    draws: int = 500,
+    tune: int = 500,
+    chains: int = 2,
+    n_ranks: int = 100,
+    bins: int | None = None,
+    n_jobs: int = 2,
+    results_file: str | os.PathLike[str] | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+) -> SBCResult:
+    """Simulation-based calibration of a model (Talts et al. 2018).
+
+    For each simulation: draw every parameter from the model's prior, draw a log from the
+    model's own generative process (its ``wins`` counts on a round-robin design of ``n_items``
+    items, ``repeats`` verdicts per order, ``n_judges`` judges), fit the model with NUTS and
+    record, for each reported parameter, the rank of the true value among ``n_ranks − 1``
+    evenly spaced (thinned) posterior draws and whether the 94% HDI covers it.
+
+    Parameters
+    ----------
+    model : str
+        An error-model spec name (``uniform``, ``positional``, ``*_hierarchical`` …).
+    n_items, n_judges, repeats : int
+        The simulated design.
+    sims : int
+        Number of simulations.
+    random_seed : int
+        Simulation ``k`` uses a seed derived from ``(random_seed, k)``: runs are reproducible
+        and extend (more ``sims``) without changing the first ones.
+    draws, tune, chains : int
+        NUTS settings of each fit (chains run one after the other inside a worker).
+    n_ranks : int
+        Possible rank values (0 … ``n_ranks − 1``): the posterior is thinned to
+        ``n_ranks − 1`` draws, which reduces the autocorrelation of the draws ranked.
+    bins : int, optional
+        Histogram bins of the uniformity test (default: sims / 5, between 2 and 10).
+    n_jobs : int
+        Worker processes (default 2: the two cores).
+    results_file : path, optional
+        JSON-lines file: a header with the settings, then one line per finished simulation.
+        An existing file with the same settings is resumed (finished simulations are skipped).
+    progress : bool or callable
+        Print ``sbc MODEL: k/S`` lines on stderr, or call ``progress(done, total)``.
+
+    Returns
+    -------
+    SBCResult
+
+    Examples
+    --------
+    >>> res = sbc("uniform", n_items=6, sims=4, random_seed=1, draws=200, tune=200,
+    ...           n_jobs=1, progress=False)  # doctest: +SKIP
+    >>> res.summary[["parameter", "coverage"]]  # doctest: +SKIP
+    """
+    from bayes_pairwise.pymc_models import available_models
+
+    if model not in available_models():
+        raise DesignError(f"unknown model {model!r}; available: {available_models()}")
+    if model == "biased_bt":
+        raise DesignError("sbc covers the error models (uniform, positional and variants)")
+    if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
+        raise ValueError("need sims >= 1, n_items >= 2 and n_ranks >= 2")
+    settings: dict[str, Any] = {
+        "model": model,
+        "n_items": int(n_items),
+        "n_judges": int(n_judges),
+        "repeats": int(repeats),
+        "draws": int(draws),
+        "tune": int(tune),
+        "chains": int(chains),
+        "n_ranks": int(n_ranks),
+        "random_seed": int(random_seed),
+    }
+    path = Path(results_file) if results_file is not None else None
+    done: dict[int, dict[str, Any]] = {}
+    if path is not None:
+        done = _read_results(path, settings)
+        if not path.exists() or path.stat().st_size == 0:
+            _append(path, {"settings": settings})
+    todo = [k for k in range(int(sims)) if k not in done]
+    total = int(sims)
+    failed = 0
+
+    def report(n: int) -> None:
+        if callable(progress):
+            progress(n, total)
+        elif progress:
+            print(f"sbc {model}: {n}/{total} simulations", file=sys.stderr, flush=True)
+
+    def finish(rec: dict[str, Any]) -> None:
+        done[rec["sim"]] = rec
+        if path is not None:
+            _append(path, rec)
+        report(sum(1 for k in done if k < total))
+
+    if todo:
+        report(total - len(todo))
+    if todo and int(n_jobs) > 1:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        with ProcessPoolExecutor(max_workers=int(n_jobs), mp_context=ctx) as pool:
+            futures = {pool.submit(_sbc_one, settings, k): k for k in todo}
+            for fut in as_completed(futures):
+                try:
+                    finish(fut.result())
+                except Exception:  # a failed fit is counted, not fatal
+                    failed += 1
+    else:
+        for k in todo:
+            try:
+                finish(_sbc_one(settings, k))
+            except Exception:  # a failed fit is counted
+                failed += 1
+    records = [r for k in sorted(done) if k < total for r in done[k]["records"]]
+    ranks = pd.DataFrame(
+        records,
+        columns=["sim", "parameter", "true", "posterior_mean", "rank", "n_ranks", "covered"],
+    )
+    settings_out = {
+        **settings,
+        "sims": total,
+        "divergences": int(sum(done[k].get("divergences", 0) for k in done if k < total)),
+    }
+    return SBCResult(
+        model=model,
+        ranks=ranks,
+        summary=_summary(ranks, bins),
+        settings=settings_out,
+        failed=failed,
+    )
+
+
+def sbc_rank_data(result: SBCResult, *, bins: int | None = None) -> pd.DataFrame:
+    """The numbers of :func:`plot_sbc_ranks`: rank histogram counts and the uniform band.
+
+    Returns
+    -------
+    DataFrame
+        One row per (parameter, bin): ``parameter``, ``bin``, ``count``, ``expected`` (under
+        uniform ranks) and ``band_lo``, ``band_hi`` (the central 99% binomial interval of a bin
+        count under uniform ranks).
+
+    Examples
+    --------
+    >>> ranks = pd.DataFrame({"sim": range(4), "parameter": "eps", "true": 0.1,
+    ...                       "posterior_mean": 0.1, "rank": [0, 30, 60, 99],
+    ...                       "n_ranks": 100, "covered": True})
+    >>> res = SBCResult("uniform", ranks, _summary(ranks, 2), {})
+    >>> sbc_rank_data(res, bins=2)[["bin", "count", "expected"]].values.tolist()
+    [[0, 2, 2.0], [1, 2, 2.0]]
+    """
+    from scipy.stats import binom
+
+    rows = []
+    for name, grp in result.ranks.groupby("parameter", sort=False):
+        n_ranks = int(grp["n_ranks"].iloc[0])
+        b = bins or max(2, min(20, len(grp) // 5))
+        which = np.floor(np.arange(n_ranks) * b / n_ranks).astype(int)
+        share = np.bincount(which, minlength=b) / n_ranks
+        counts = np.bincount(which[grp["rank"].to_numpy(dtype=int)], minlength=b)
+        n = len(grp)
+        for k in range(b):
+            rows.append(
+                {
+                    "parameter": name,
+                    "bin": k,
+                    "count": int(counts[k]),
+                    "expected": float(n * share[k]),
+                    "band_lo": float(binom.ppf(0.005, n, share[k])),
+                    "band_hi": float(binom.ppf(0.995, n, share[k])),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def plot_sbc_ranks(
+    result: SBCResult, *, bins: int | None = None, parameters: Sequence[str] | None = None
+) -> Any:
+    """Rank histograms of an SBC run, one panel per parameter, with the uniform 99% band.
+
+    Calibrated: the bars stay inside the grey band. A ∪ shape means a posterior too narrow, a ∩
+    shape one too wide, a slope a biased posterior.
+
+    Examples
+    --------
+    >>> ranks = pd.DataFrame({"sim": range(4), "parameter": "eps", "true": 0.1,
+    ...                       "posterior_mean": 0.1, "rank": [0, 30, 60, 99],
+    ...                       "n_ranks": 100, "covered": True})
+    >>> fig = plot_sbc_ranks(SBCResult("uniform", ranks, _summary(ranks, 2), {}), bins=2)
+    >>> len(fig.axes)
+    1
+    """
+    import matplotlib.pyplot as plt
+
+    data = sbc_rank_data(result, bins=bins)
+    names = list(dict.fromkeys(data["parameter"]))
+    if parameters is not None:
+        names = [n for n in names if n in set(parameters)]
+    ncol = min(4, max(1, len(names)))
+    nrow = max(1, math.ceil(len(names) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.6 * nrow), squeeze=False)
+    summary = result.summary.set_index("parameter")
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        grp = data[data["parameter"] == name]
+        ax.fill_between(grp["bin"], grp["band_lo"], grp["band_hi"], step="mid", color="0.85", lw=0)
+        ax.bar(grp["bin"], grp["count"], width=0.9, color="C0")
+        ax.axhline(float(grp["expected"].mean()), color="0.4", lw=0.8)
+        title = name
+        if name in summary.index:
+            s = summary.loc[name]
+            title += f"\ncov {s['coverage']:.2f}, p {s['uniformity_p']:.2f}"
+        ax.set_title(title, fontsize=9)
+        ax.set_xticks([])
+    for ax in axes.ravel()[len(names) :]:
+        ax.set_visible(False)
+    fig.suptitle(f"SBC rank histograms: {result.model}", fontsize=10)
+    fig.tight_layout()
+    return fig
