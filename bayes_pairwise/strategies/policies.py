@@ -1,0 +1,561 @@
+"""Annotation strategies: who is compared with whom, and at what cost (METHODS §9).
+
+Every strategy takes an :class:`~bayes_pairwise.strategies.simulate.AnnotationWorld` and a
+``numpy.random.Generator`` and returns a :class:`StrategyRun`: the verdict log in arrival order
+(implied pairs of a list: best-first, outcome 1), its cost, and the online Elo ratings used for
+matchmaking (K = 32, start 1500, updated sequentially in arrival order).
+
+Matchmaking ``"similar"`` (vectorised form of the paper's window rule): sort the active items by
+Elo (random tie-break), add to each sorted position a uniform jitter on [0, ``window``·n), re-sort
+and pair neighbours — partners are at most about ``window``·n places apart. ``"random"``: a random
+perfect matching. An odd item out sits the round out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from bayes_pairwise.strategies.cost import listwise_cost
+from bayes_pairwise.strategies.rating import ELO_START, elo_update, gaussian_posterior
+from bayes_pairwise.strategies.simulate import AnnotationWorld
+
+__all__ = [
+    "StrategyRun",
+    "active",
+    "implied_pairs",
+    "listwise",
+    "make_pairs",
+    "pair_information",
+    "pairwise",
+    "streak_prune",
+    "streak_update",
+    "swap_confirm",
+    "tail_prune",
+    "tail_prune_select",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class StrategyRun:
+    """What one strategy produced on one world.
+
+    Attributes
+    ----------
+    first, second : ndarray of int
+        Items of each verdict (for an implied pair: the one ranked higher first).
+    outcome : ndarray of float
+        1 first wins, 0 second wins, 0.5 tie.
+    cost : float
+        Cost-equivalent API calls.
+    calls : int
+        Number of judge calls (pairwise or listwise).
+    elo : ndarray
+        Online Elo ratings at the end.
+    posterior_mean : ndarray or None
+        The active strategy's final posterior mean (None for the others).
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    outcome: np.ndarray
+    cost: float
+    calls: int
+    elo: np.ndarray
+    posterior_mean: np.ndarray | None = None
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of (direct or implied) pairwise verdicts."""
+        return int(self.first.size)
+
+
+class _Log:
+    def __init__(self, n: int) -> None:
+        self.f: list[np.ndarray] = []
+        self.s: list[np.ndarray] = []
+        self.o: list[np.ndarray] = []
+        self.cost = 0.0
+        self.calls = 0
+        self.elo = np.full(n, ELO_START)
+
+    def add(self, f: np.ndarray, s: np.ndarray, o: np.ndarray, cost: float, calls: int) -> None:
+        self.f.append(f)
+        self.s.append(s)
+        self.o.append(o)
+        self.cost += cost
+        self.calls += calls
+        self.elo = elo_update(self.elo, f, s, o)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not self.f:
+            e = np.zeros(0, dtype=np.int64)
+            return e, e.copy(), np.zeros(0)
+        return np.concatenate(self.f), np.concatenate(self.s), np.concatenate(self.o)
+
+    def run(self, posterior_mean: np.ndarray | None = None) -> StrategyRun:
+        f, s, o = self.arrays()
+        return StrategyRun(f, s, o, float(self.cost), int(self.calls), self.elo, posterior_mean)
+
+
+def _check(name: str, value: float, lo: float, hi: float | None = None) -> None:
+    if value < lo or (hi is not None and value > hi):
+        rng_txt = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be {rng_txt}, got {value}")
+
+
+def make_pairs(
+    active_items: np.ndarray,
+    elo: np.ndarray,
+    rng: np.random.Generator,
+    matchmaking: str = "similar",
+    window: float = 0.1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One round of matchmaking over ``active_items``: returns (first, second) index arrays.
+
+    Examples
+    --------
+    >>> f, s = make_pairs(np.arange(6), np.arange(6) * 100.0, np.random.default_rng(0), window=0.0)
+    >>> sorted(map(sorted, zip(f.tolist(), s.tolist())))  # no jitter: neighbours by Elo
+    [[0, 1], [2, 3], [4, 5]]
+    """
+    items = np.asarray(active_items, dtype=np.int64)
+    n = items.size
+    if matchmaking == "random":
+        order = rng.permutation(items)
+    elif matchmaking == "similar":
+        tie = rng.random(n)
+        srt = items[np.lexsort((tie, elo[items]))]
+        key = np.arange(n) + rng.random(n) * window * n
+        order = srt[np.argsort(key, kind="stable")]
+    else:
+        raise ValueError(f"matchmaking must be 'similar' or 'random', got {matchmaking!r}")
+    m = n // 2
+    a, b = order[0 : 2 * m : 2], order[1 : 2 * m : 2]
+    swap = rng.random(m) < 0.5  # random presentation order
+    return np.where(swap, b, a), np.where(swap, a, b)
+
+
+def pairwise(
+    world: AnnotationWorld,
+    rng: np.random.Generator,
+    rounds: int = 24,
+    matchmaking: str = "similar",
+    window: float = 0.1,
+) -> StrategyRun:
+    """``rounds`` rounds in which every text meets one opponent (n/2 calls per round).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.strategies.simulate import simulate_annotation
+    >>> run = pairwise(simulate_annotation(10, random_seed=0), np.random.default_rng(0), rounds=3)
+    >>> run.cost, run.n_pairs
+    (15.0, 15)
+    """
+    _check("rounds", rounds, 1)
+    log = _Log(world.n_items)
+    items = np.arange(world.n_items)
+    for _ in range(rounds):
+        f, s = make_pairs(items, log.elo, rng, matchmaking, window)
+        log.add(f, s, world.compare(f, s, rng), cost=float(f.size), calls=int(f.size))
+    return log.run()
+
+
+def tail_prune_select(active_items: np.ndarray, elo: np.ndarray, perc: float) -> np.ndarray:
+    """The active items left after dropping ``int(n·perc)`` from the tails (half low, rest high).
+
+    Examples
+    --------
+    >>> tail_prune_select(np.arange(10), np.arange(10.0), 0.3).tolist()  # 1 low, 2 high dropped
+    [1, 2, 3, 4, 5, 6, 7]
+    """
+    items = np.asarray(active_items, dtype=np.int64)
+    n = items.size
+    m = max(1, int(n * perc)) if perc > 0 and n > 2 else 0
+    if m == 0:
+        return items
+    m_low = m // 2
+    m_high = m - m_low
+    srt = items[np.argsort(elo[items], kind="stable")]
+    return np.sort(srt[m_low : n - m_high])
+
+
+def tail_prune(
+    world: AnnotationWorld,
+    rng: np.random.Generator,
+    rounds: int = 24,
+    start: int = 8,
+    perc: float = 0.2,
+    matchmaking: str = "similar",
+    window: float = 0.1,
+) -> StrategyRun:
+    """Pairwise rounds; after each round ``>= start``, drop ``perc`` of the active texts from both
+    Elo tails (the paper's tail pruning).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.strategies.simulate import simulate_annotation
+    >>> w = simulate_annotation(20, random_seed=0)
+    >>> tail_prune(w, np.random.default_rng(0), rounds=3, start=1, perc=0.5).cost  # 10 + 5 + 2
+    17.0
+    """
+    _check("rounds", rounds, 1)
+    _check("start", start, 0)
+    _check("perc", perc, 0.0, 1.0)
+    log = _Log(world.n_items)
+    items = np.arange(world.n_items)
+    for rd in range(1, rounds + 1):
+        if items.size < 2:
+            break
+        f, s = make_pairs(items, log.elo, rng, matchmaking, window)
+        log.add(f, s, world.compare(f, s, rng), cost=float(f.size), calls=int(f.size))
+        if rd >= start:
+            items = tail_prune_select(items, log.elo, perc)
+    return log.run()
+
+
+def streak_prune(
+    world: AnnotationWorld,
+    rng: np.random.Generator,
+    rounds: int = 24,
+    streak: int = 3,
+    distinct: int = 3,
+    matchmaking: str = "similar",
+    window: float = 0.1,
+) -> StrategyRun:
+    """Pairwise rounds; a text leaves once it has ``streak`` consecutive wins (or losses) and has
+    met at least ``distinct`` different opponents (ties reset both streaks).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.strategies.simulate import simulate_annotation
+    >>> w = simulate_annotation(40, random_seed=0)
+    >>> run = streak_prune(w, np.random.default_rng(0), rounds=10, streak=2, distinct=2)
+    >>> run.cost < 200.0
+    True
+    """
+    _check("rounds", rounds, 1)
+    _check("streak", streak, 1)
+    _check("distinct", distinct, 1)
+    n = world.n_items
+    log = _Log(n)
+    wins = np.zeros(n, dtype=np.int64)
+    losses = np.zeros(n, dtype=np.int64)
+    met = np.zeros((n, n), dtype=bool)
+    decided = np.zeros(n, dtype=bool)
+    for _ in range(rounds):
+        items = np.flatnonzero(~decided)
+        if items.size < 2:
+            break
+        f, s = make_pairs(items, log.elo, rng, matchmaking, window)
+        o = world.compare(f, s, rng)
+        log.add(f, s, o, cost=float(f.size), calls=int(f.size))
+        streak_update(wins, losses, met, f, s, o)
+        done = ((wins >= streak) | (losses >= streak)) & (met.sum(axis=1) >= distinct)
+        decided[items] |= done[items]
+    return log.run()
+
+
+def streak_update(
+    wins: np.ndarray,
+    losses: np.ndarray,
+    met: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    outcome: np.ndarray,
+) -> None:
+    """Update streak counters in place for one round (each item at most once).
+
+    A win extends the win streak and resets the loss streak (and vice versa); a tie resets both
+    and does not count the opponent as met.
+
+    Examples
+    --------
+    >>> w, l, m = np.zeros(2, int), np.zeros(2, int), np.zeros((2, 2), bool)
+    >>> streak_update(w, l, m, np.array([0]), np.array([1]), np.array([1.0]))
+    >>> w.tolist(), l.tolist(), int(m.sum())
+    ([1, 0], [0, 1], 2)
+    """
+    for a, b, o in ((first, second, outcome), (second, first, 1.0 - outcome)):
+        won, lost = o == 1.0, o == 0.0
+        wins[a] = np.where(won, wins[a] + 1, 0)
+        losses[a] = np.where(lost, losses[a] + 1, 0)
+        decisive = o != 0.5
+        met[a[decisive], b[decisive]] = True
+
+
+def implied_pairs(ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All k(k−1)/2 (winner, loser) pairs implied by best-first rankings (rows of ``ranked``).
+
+    Examples
+    --------
+    >>> w, l = implied_pairs(np.array([[7, 3, 5]]))
+    >>> list(zip(w.tolist(), l.tolist()))
+    [(7, 3), (7, 5), (3, 5)]
+    """
+    r = np.asarray(ranked, dtype=np.int64)
+    k = r.shape[1]
+    i, j = np.triu_indices(k, 1)
+    return r[:, i].ravel(), r[:, j].ravel()
+
+
+def _similar_order(
+    items: np.ndarray, elo: np.ndarray, rng: np.random.Generator, window: float
+) -> np.ndarray:
+    """The paper's grouping order: sort by Elo, then int(n·window) random swaps within a window."""
+    n = items.size
+    qs = items[np.lexsort((rng.random(n), elo[items]))].copy()
+    if window > 0:
+        wdw = max(1, int(n * window))
+        for _ in range(max(1, int(n * window))):
+            i = int(rng.integers(n))
+            j = int(rng.integers(max(0, i - wdw), min(n - 1, i + wdw) + 1))
+            qs[i], qs[j] = qs[j], qs[i]
+    return qs
+
+
+def _rank_groups(
+    world: AnnotationWorld, log: _Log, groups: list[np.ndarray], rng: np.random.Generator
+) -> None:
+    """Rank each group with one listwise call; log its implied pairs and cost."""
+    by_size: dict[int, list[int]] = {}
+    for gi, g in enumerate(groups):
+        by_size.setdefault(g.size, []).append(gi)
+    ranked_all: list[np.ndarray | None] = [None] * len(groups)
+    for k, idx in by_size.items():
+        if k < 2:
+            continue
+        ranked = world.rank_lists(np.stack([groups[i] for i in idx]), rng)
+        for row, gi in zip(ranked, idx, strict=True):
+            ranked_all[gi] = row
+    sizes = [g.size for g in groups if g.size >= 2]
+    fs, ss = [], []
+    for row in ranked_all:  # arrival order = group order, pairs (i, j) with i < j
+        if row is None:
+            continue
+        w, lo = implied_pairs(row[None, :])
+        fs.append(w)
+        ss.append(lo)
+    if not fs:
+        return
+    f, s = np.concatenate(fs), np.concatenate(ss)
+    log.add(f, s, np.ones(f.size), cost=listwise_cost(sizes), calls=len(sizes))
+
+
+def listwise(
+    world: AnnotationWorld,
+    rng: np.random.Generator,
+    k: int = 10,
+    rounds: int = 3,
+    overlap: int = 0,
+    grouping: str = "similar",
+    window: float = 0.1,
+) -> StrategyRun:
+    """Rounds of listwise calls on groups of ``k`` (the paper's listwise variant).
+
+    Each round splits all texts into consecutive groups of ``k`` in the grouping order (Elo-sorted
+    with random local swaps, or random), ranks each group with one call (cost k/2) and logs its
+    k(k−1)/2 implied pairs. With ``overlap`` ol > 0 each boundary between neighbouring groups is
+    then re-ranked once more on a window of the last ol of one group and the first ol of the
+    next (one call of 2·ol texts, cost ol).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.strategies.simulate import simulate_annotation
+    >>> run = listwise(simulate_annotation(100, random_seed=0), np.random.default_rng(0))
+    >>> run.cost, run.calls, run.n_pairs  # 3 rounds x 10 lists, 45 implied pairs each
+    (150.0, 30, 1350)
+    """
+    _check("k", k, 2)
+    _check("rounds", rounds, 1)
+    _check("overlap", overlap, 0, k // 2)
+    if grouping not in ("similar", "random"):
+        raise ValueError(f"grouping must be 'similar' or 'random', got {grouping!r}")
+    n = world.n_items
+    log = _Log(n)
+    items = np.arange(n)
+    for _ in range(rounds):
+        if grouping == "random":
+            order = rng.permutation(items)
+        else:
+            order = _similar_order(items, log.elo, rng, window)
+        groups = [order[i : i + k] for i in range(0, n, k)]
+        _rank_groups(world, log, groups, rng)
+        if overlap > 0 and len(groups) > 1:
+            windows = [
+                np.concatenate([groups[g][-overlap:], groups[g + 1][:overlap]])
+                for g in range(len(groups) - 1)
+            ]
+            _rank_groups(world, log, windows, rng)
+    return log.run()
+
+
+def swap_confirm(
+    world: AnnotationWorld,
+    rng: np.random.Generator,
+    rounds: int = 12,
+    matchmaking: str = "similar",
+    window: float = 0.1,
+) -> StrategyRun:
+    """Pairwise rounds asking each pair in both orders (2 calls); a verdict is kept when the two
+    agree, a tie is logged otherwise (the evaluation guide's position-bias mitigation).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.strategies.simulate import simulate_annotation
+    >>> w = simulate_annotation(10, random_seed=0)
+    >>> run = swap_confirm(w, np.random.default_rng(0), rounds=2)
+    >>> run.cost, run.n_pairs
+    (20.0, 10)
+    """
+    _check("rounds", rounds, 1)
+    log = _Log(world.n_items)
+    items = np.arange(world.n_items)
+    for _ in range(rounds):
+        f, s = make_pairs(items, log.elo, rng, matchmaking, window)
+        o1 = world.compare(f, s, rng)
+        o2 = 1.0 - world.compare(s, f, rng)  # in (f, s) terms
+        o = np.where(o1 == o2, o1, 0.5)
+        log.add(f, s, o, cost=2.0 * f.size, calls=2 * int(f.size))
+    return log.run()
+
+
+# ------------------------------------------------------------------------------ active
+
+
+_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(7)
+_GH_W = _GH_W / _GH_W.sum()
+
+
+def _entropy(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return -(p * np.log(p) + (1 - p) * np.log1p(-p))
+
+
+def pair_information(
+    mean_diff: np.ndarray,
+    var_diff: np.ndarray,
+    eps_plus: float = 0.0,
+    eps_minus: float = 0.0,
+) -> np.ndarray:
+    """Expected information gain (nats) of one verdict on a pair about the strengths (BALD).
+
+    ``H(E[p]) − E[H(p)]`` with ``p = ε₋ + (1 − ε₊ − ε₋) σ(d)`` and d ~ N(mean_diff, var_diff),
+    by 7-point Gauss–Hermite quadrature. A noisier judge (larger ε) gives less information.
+
+    Examples
+    --------
+    >>> round(float(pair_information(np.array([0.0]), np.array([4.0]))[0]), 3)
+    0.227
+    >>> bool(pair_information(np.array([0.0]), np.array([4.0]), 0.2, 0.2)[0] < 0.227)
+    True
+    """
+    scale = 1.0 - eps_plus - eps_minus
+    d = mean_diff[..., None] + np.sqrt(var_diff)[..., None] * _GH_X
+    p = eps_minus + scale * expit(d)
+    return _entropy((p * _GH_W).sum(-1)) - (_entropy(p) * _GH_W).sum(-1)
+
+
+def _strided_groups(order: np.ndarray, k: int, stride: int, offset: int) -> list[np.ndarray]:
+    """Lists of k items spaced ``stride`` apart along ``order`` (blocks of k·stride, rotated)."""
+    n = order.size
+    rolled = np.roll(order, -offset)
+    block = k * stride
+    groups = []
+    for b0 in range(0, n - block + 1, block):
+        blk = rolled[b0 : b0 + block].reshape(k, stride)
+        groups.extend(blk.T)  # column c: items c, c+stride, ...
+    rest = rolled[(n // block) * block :]
+    groups.extend(rest[i : i + k] for i in range(0, rest.size, k) if rest[i : i + k].size >= 2)
+    return groups
+
+
+def active(
+    world: AnnotationWorld,
+    rng: np.random.Generator,
+    budget: float = 1200.0,
+    k: int = 10,
+    batch: float = 0.5,
+    strides: tuple[int, ...] = (1, 2, 4, 8),
+    prior_sd: float = 3.0,
+) -> StrategyRun:
+    """Bayesian active annotation under a cost budget.
+
+    1. One round of random lists of ``k`` (every text seen once; cost n/2).
+    2. Then, until the budget is spent: fit the Gaussian posterior over BT strengths with the
+       judge's error rates (:func:`~bayes_pairwise.strategies.rating.gaussian_posterior`), sort
+       texts by posterior mean, build candidate lists for each spacing in ``strides`` (lists of k
+       texts ``stride`` places apart, at a random offset), score every candidate list by the
+       expected information gain of its k(k−1)/2 implied verdicts
+       (:func:`pair_information`, judge errors included) per unit cost, and run the best
+       non-overlapping lists, up to ``batch`` × (n/k) lists per refit.
+
+    With ``k = 2`` the calls are pairwise (cost 1 each, positional errors apply).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.strategies.simulate import simulate_annotation
+    >>> run = active(simulate_annotation(60, random_seed=0), np.random.default_rng(0), budget=60)
+    >>> run.cost <= 60.0, run.posterior_mean.shape
+    (True, (60,))
+    """
+    _check("budget", budget, 1.0)
+    _check("k", k, 2)
+    _check("batch", batch, 0.0)
+    n = world.n_items
+    if k > n:
+        raise ValueError(f"k must be <= n_items ({n}), got {k}")
+    unit = k / 2.0
+    log = _Log(n)
+    eps_p, eps_m = world.eps_plus, world.eps_minus
+
+    def run_groups(groups: list[np.ndarray]) -> None:
+        if k == 2:
+            g = np.stack(groups)
+            f, s = g[:, 0], g[:, 1]
+            log.add(f, s, world.compare(f, s, rng), cost=float(f.size), calls=int(f.size))
+        else:
+            _rank_groups(world, log, groups, rng)
+
+    first = rng.permutation(n)
+    n_first = min(n // k, int(budget // unit))
+    run_groups([first[i * k : (i + 1) * k] for i in range(n_first)])
+    mean = None
+    per_batch = max(1, int(batch * n / k))
+    while log.cost + unit <= budget + 1e-9:
+        f, s, o = log.arrays()
+        post = gaussian_posterior(
+            f, s, o, n, eps_plus=eps_p, eps_minus=eps_m, prior_sd=prior_sd, init=mean
+        )
+        mean = post.mean
+        order = np.argsort(mean + rng.random(n) * 1e-9)
+        cands: list[np.ndarray] = []
+        for st in strides:
+            if st * k > n:
+                continue
+            cands.extend(_strided_groups(order, k, st, int(rng.integers(st * k))))
+        cands = [g for g in cands if g.size == k]
+        g = np.stack(cands)
+        i, j = np.triu_indices(k, 1)
+        md = mean[g[:, i]] - mean[g[:, j]]
+        vd = post.sd[g[:, i]] ** 2 + post.sd[g[:, j]] ** 2
+        score = pair_information(md, vd, eps_p, eps_m).sum(axis=1)
+        left = int((budget - log.cost + 1e-9) // unit)
+        take = min(per_batch, left)
+        used = np.zeros(n, dtype=bool)
+        chosen: list[np.ndarray] = []
+        for ci in np.argsort(-score):
+            if len(chosen) >= take:
+                break
+            if used[g[ci]].any():
+                continue
+            used[g[ci]] = True
+            chosen.append(g[ci])
+        if not chosen:
+            break
+        run_groups(chosen)
+    f, s, o = log.arrays()
+    post = gaussian_posterior(f, s, o, n, eps_plus=eps_p, eps_minus=eps_m, prior_sd=prior_sd)
+    return log.run(posterior_mean=post.mean)
