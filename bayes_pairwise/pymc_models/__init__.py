@@ -13,6 +13,7 @@ from typing import Any
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, sample_nuts
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
+from bayes_pairwise.pymc_models.difficulty import PositionalDifficulty
 from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
 from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalPositionalBias,
@@ -32,6 +33,7 @@ __all__ = [
     "ModelFileError",
     "ModelSpec",
     "PositionalBias",
+    "PositionalDifficulty",
     "UniformError",
     "available_models",
     "diagnose",

@@ -1,0 +1,426 @@
+"""Pair difficulty: a positional error model in which a pair can be *hard* (issue 7 item 3).
+
+Two-state mixture (``docs/src/pair_difficulty.md``). Every (judge, unordered pair) row has two
+latent states, summed out together:
+
+* the true outcome T (i≻j with probability σ(s_i − s_j), observed where a gold label is given);
+* the difficulty H: with probability π (``hard_share``, per judge) the pair is hard and every
+  non-tie verdict on it errs with η (``eps_hard``) in *both* orders; otherwise it is easy and
+  errs with ε₊ (better item first) / ε₋ (second) as in :class:`PositionalBias`.
+
+Given (T, H) the verdicts are independent, so the row's likelihood is
+
+    p(row) = Σ_T P(T) · tie terms(T) · [(1 − π) · P_easy(n₁, n₂ | T) + π · P_hard(n₁, n₂ | T)]
+
+with the tie model of ``docs/src/tie_model.md`` (one tie rate per judge, optionally per
+position and falling with |d|; ties do not depend on H). The reported error rates
+``eps_plus`` / ``eps_minus`` are those of the whole log: (1 − π) ε₊ + π η and (1 − π) ε₋ + π η;
+the components are ``eps_plus_easy``, ``eps_minus_easy``, ``eps_hard`` and ``hard_share``.
+
+η is tied to be the worse component: η = max(ε₊, ε₋) + (1 − max(ε₊, ε₋)) σ(``hard_logit``), which
+removes the label switching between the two states; π ∈ (0, 0.5).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+from bayes_pairwise.caveats import caveats_for
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import DesignError, DesignWarning
+from bayes_pairwise.matrices import pair_counts
+from bayes_pairwise.pymc_models.base import make_prior
+from bayes_pairwise.pymc_models.error_models import TIE_REPORTED, PositionalBias, pair_labels
+
+__all__ = ["UNIDENTIFIED_SETTINGS", "PositionalDifficulty", "difficulty_logp", "difficulty_random"]
+
+#: Values of the ``on_unidentified`` setting.
+UNIDENTIFIED_SETTINGS = ("warn", "raise")
+
+
+def _lchoose(n: Any, k: Any) -> Any:
+    return pt.gammaln(n + 1) - pt.gammaln(k + 1) - pt.gammaln(n - k + 1)
+
+
+def _lsig(x: Any) -> tuple[Any, Any]:
+    """log σ(x), log σ(−x)."""
+    return -pt.softplus(-x), -pt.softplus(x)
+
+
+def difficulty_logp(
+    value: Any,
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eps_hard: Any,
+    hard_share: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    truth: Any,
+    *,
+    ties: bool,
+) -> Any:
+    """Log-probability per pair row of the pair-difficulty model.
+
+    Parameters
+    ----------
+    value : tensor, shape (P, 4) with ties, (P, 2) without
+        ``(n1, n2[, t1, t2])``: non-tie wins of ``i`` with ``i`` first / ``j`` first, ties.
+    d : tensor (P,)
+        ``s_i − s_j``.
+    judge : int tensor (P,)
+    eps_plus, eps_minus, eps_hard, hard_share : tensor (J,)
+        Easy rates, hard rate and hard share per judge.
+    eta_plus, eta_minus : tensor (P,)
+        Tie logits when the better item is shown first / second (ignored without ties).
+    k : tensor (P, ≥2)
+        ``(k_plus, k_minus, …)``: all verdicts, ties included.
+    truth : int tensor (P,)
+        1: i≻j known, 0: j≻i known, −1 unknown (summed out).
+    ties : bool
+        Whether ``value`` holds tie counts.
+
+    Returns
+    -------
+    tensor (P,)
+
+    Examples
+    --------
+    With no hard pairs (π → 0) it is the positional model:
+
+    >>> import numpy as np
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit
+    >>> val = np.array([[2.0, 1.0]]); k = np.array([[3.0, 2.0]]); z = np.zeros(1)
+    >>> lp = difficulty_logp(val, np.array([0.4]), np.array([0]), np.array([0.1]),
+    ...                      np.array([0.3]), np.array([0.6]), np.array([1e-12]), z, z, k,
+    ...                      np.array([-1]), ties=False).eval()
+    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
+    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
+    >>> bool(np.isclose(lp[0], by_hand))
+    True
+    """
+    value = pt.as_tensor(value).astype("float64")
+    k = pt.as_tensor(k).astype("float64")
+    judge = pt.as_tensor(judge).astype("int64")
+    d = pt.as_tensor(d)
+    truth = pt.as_tensor(truth)
+    n1, n2 = value[..., 0], value[..., 1]
+    kp, km = k[..., 0], k[..., 1]
+    if ties:
+        t1, t2 = value[..., 2], value[..., 3]
+    else:
+        t1 = t2 = pt.zeros_like(n1)
+    m1, m2 = kp - t1, km - t2
+    ep, em = pt.as_tensor(eps_plus)[judge], pt.as_tensor(eps_minus)[judge]
+    eh, pi = pt.as_tensor(eps_hard)[judge], pt.as_tensor(hard_share)[judge]
+    lp_, l1p = pt.log(ep), pt.log1p(-ep)
+    lm, l1m = pt.log(em), pt.log1p(-em)
+    lh, l1h = pt.log(eh), pt.log1p(-eh)
+    # easy, T = i≻j: i first shows the better item first
+    a_e = n1 * l1p + (m1 - n1) * lp_ + n2 * l1m + (m2 - n2) * lm
+    b_e = n1 * lm + (m1 - n1) * l1m + n2 * lp_ + (m2 - n2) * l1p
+    right_i = n1 + n2
+    wrong_i = (m1 - n1) + (m2 - n2)
+    a_h = right_i * l1h + wrong_i * lh
+    b_h = right_i * lh + wrong_i * l1h
+    l_easy, l_hard = pt.log1p(-pi), pt.log(pi)
+    a = pt.logaddexp(l_easy + a_e, l_hard + a_h)
+    b = pt.logaddexp(l_easy + b_e, l_hard + b_h)
+    coef = _lchoose(m1, n1) + _lchoose(m2, n2)
+    if ties:
+        ltp, l1tp = _lsig(pt.as_tensor(eta_plus))
+        ltm, l1tm = _lsig(pt.as_tensor(eta_minus))
+        a = a + t1 * ltp + m1 * l1tp + t2 * ltm + m2 * l1tm
+        b = b + t1 * ltm + m1 * l1tm + t2 * ltp + m2 * l1tp
+        coef = coef + _lchoose(kp, t1) + _lchoose(km, t2)
+    ls, lsn = _lsig(d)
+    branch_a, branch_b = ls + a, lsn + b
+    summed = pt.logaddexp(branch_a, branch_b)
+    out = pt.switch(pt.eq(truth, 1), branch_a, pt.switch(pt.eq(truth, 0), branch_b, summed))
+    return coef + out
+
+
+def difficulty_random(
+    d: Any,
+    judge: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eps_hard: Any,
+    hard_share: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+    k: Any,
+    truth: Any,
+    rng: np.random.Generator | None = None,
+    size: Any = None,
+    *,
+    ties: bool,
+) -> np.ndarray:
+    """Draw ``(n1, n2[, t1, t2])`` per row: T (or the label), H, ties, then the flips.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.array([0.0]); big = np.array([-50.0])
+    >>> difficulty_random(np.array([50.0]), np.array([0]), z, z, np.array([0.5]), z, big, big,
+    ...                   np.array([[3, 2, 3, 2]]), np.array([-1]),
+    ...                   rng=np.random.default_rng(0), ties=True).tolist()
+    [[3, 2, 0, 0]]
+    """
+    rng = rng if rng is not None else np.random.default_rng()
+    judge = np.asarray(judge, dtype=np.int64)
+
+    def per_row(x: Any) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        return x.reshape(-1)[judge] if x.ndim else np.broadcast_to(x, judge.shape)
+
+    ep, em, eh, pi = (per_row(x) for x in (eps_plus, eps_minus, eps_hard, hard_share))
+    d = np.asarray(d, dtype=float)
+    k = np.asarray(k, dtype=np.int64)
+    kp, km = k[..., 0], k[..., 1]
+    shape = tuple(np.atleast_1d(size)) if size is not None else np.broadcast_shapes(d.shape)
+    code = np.broadcast_to(np.asarray(truth, dtype=np.int64), shape)
+    t = np.where(code >= 0, code == 1, rng.random(shape) < 1.0 / (1.0 + np.exp(-d)))
+    hard = rng.random(shape) < pi
+    if ties:
+        tp = 1.0 / (1.0 + np.exp(-np.asarray(eta_plus, dtype=float)))
+        tm = 1.0 / (1.0 + np.exp(-np.asarray(eta_minus, dtype=float)))
+        t1 = rng.binomial(kp, np.where(t, tp, tm))
+        t2 = rng.binomial(km, np.where(t, tm, tp))
+    else:
+        t1 = t2 = np.zeros(shape, dtype=np.int64)
+    # probability that i wins a non-tie verdict, per order
+    p1 = np.where(hard, np.where(t, 1 - eh, eh), np.where(t, 1 - ep, em))
+    p2 = np.where(hard, np.where(t, 1 - eh, eh), np.where(t, 1 - em, ep))
+    n1 = rng.binomial(kp - t1, p1)
+    n2 = rng.binomial(km - t2, p2)
+    cols = [n1, n2, t1, t2] if ties else [n1, n2]
+    return np.stack(cols, axis=-1)
+
+
+class PositionalDifficulty(PositionalBias):
+    """Positional error with hard pairs: a pair-level two-state mixture (issue 7 item 3).
+
+    A (judge, pair) row is hard with probability π (``hard_share``); a hard pair's verdicts err
+    with η (``eps_hard``) in both orders, an easy pair's with ε₊ / ε₋. The latent truth T and
+    the difficulty H are summed out together; gold labels fix T where given. Reported
+    ``eps_plus`` / ``eps_minus`` are the rates of the whole log, (1 − π) ε₊ + π η and
+    (1 − π) ε₋ + π η (see ``docs/src/pair_difficulty.md``).
+
+    **Identification.** With gold labels on part of the pairs, the whole-log rates are
+    identified (labelled pairs show how often both orders err together); with repeats the
+    hard share is partly identified from disagreement among repeats. Without labels and without
+    repeats the model is not identified: fitting warns (:class:`~bayes_pairwise.errors.
+    DesignWarning`), records the caveat ``difficulty_not_identified`` in ``caveats_`` and in
+    ``idata_.posterior.attrs["caveats"]``, and the result is prior-driven. With
+    ``on_unidentified="raise"`` it refuses instead (:class:`~bayes_pairwise.errors.DesignError`).
+
+    Parameters
+    ----------
+    on_unidentified : {"warn", "raise"}
+        What to do when the data hold neither labels nor repeats.
+    spec, priors, likelihood, ties, tie_positional, tie_closeness, draws, tune, chains,
+    target_accept, nuts_sampler, sampler_kwargs, map_kwargs
+        As in :class:`PositionalBias`. Extra priors: ``hard_share`` (on (0, 0.5); default
+        Uniform(0, 0.5)) and ``hard_logit`` (real; default Logistic(0, 1), i.e. η uniform
+        between max(ε₊, ε₋) and 1). Only the marginal likelihood exists.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> sim = bp.simulate_hard_pairs(12, random_seed=0)
+    >>> m = PositionalDifficulty().fit(sim.data, method="map", random_seed=1)
+    >>> [v for v in m.reported_names(strengths=False)][:6]
+    ['eps_plus', 'eps_minus', 'eps_plus_easy', 'eps_minus_easy', 'eps_hard', 'hard_share']
+    """
+
+    default_spec: ClassVar[str] = "positional_difficulty"
+    likelihoods: ClassVar[tuple[str, ...]] = ("marginal",)
+    reported: ClassVar[tuple[str, ...]] = (
+        "eps_plus",
+        "eps_minus",
+        "eps_plus_easy",
+        "eps_minus_easy",
+        "eps_hard",
+        "hard_share",
+        *TIE_REPORTED,
+    )
+    caveat_kind: ClassVar[str] = "difficulty"
+
+    def __init__(
+        self,
+        *,
+        on_unidentified: str = "warn",
+        spec: str | os.PathLike[str] | None = None,
+        priors: Mapping[str, Mapping[str, Any]] | None = None,
+        likelihood: str | None = None,
+        ties: str = "auto",
+        tie_positional: bool = False,
+        tie_closeness: bool = False,
+        draws: int | None = None,
+        tune: int | None = None,
+        chains: int | None = None,
+        target_accept: float | None = None,
+        nuts_sampler: str | None = None,
+        sampler_kwargs: Mapping[str, Any] | None = None,
+        map_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            spec=spec,
+            priors=priors,
+            likelihood=likelihood,
+            ties=ties,
+            tie_positional=tie_positional,
+            tie_closeness=tie_closeness,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            target_accept=target_accept,
+            nuts_sampler=nuts_sampler,
+            sampler_kwargs=sampler_kwargs,
+            map_kwargs=map_kwargs,
+        )
+        self.on_unidentified = on_unidentified
+
+    @property
+    def prior_kinds(self) -> dict[str, str]:
+        return {**super().prior_kinds, "hard_share": "half_rate", "hard_logit": "real"}
+
+    # ------------------------------------------------------------------ identification
+    def identification(self, data: Comparisons) -> list[str]:
+        """Caveat codes about identification for ``data`` (empty when labels exist).
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_hard_pairs(6, random_seed=0)
+        >>> PositionalDifficulty().identification(sim.data_unlabelled)
+        ['difficulty_not_identified']
+        >>> PositionalDifficulty().identification(sim.data)
+        []
+        """
+        data = self._prepared(data)
+        return [
+            c.code
+            for c in caveats_for(data, model_kind="difficulty", test_correlation=False)
+            if c.code.startswith("difficulty_")
+        ]
+
+    def _check_data(self, data: Comparisons) -> None:
+        super()._check_data(data)
+        if self.on_unidentified not in UNIDENTIFIED_SETTINGS:
+            raise ValueError(
+                f"on_unidentified must be one of {UNIDENTIFIED_SETTINGS}, "
+                f"got {self.on_unidentified!r}"
+            )
+        if self.on_unidentified == "raise" and "difficulty_not_identified" in (
+            self.identification(data)
+        ):
+            raise DesignError(self._unidentified_text(data))
+
+    def _unidentified_text(self, data: Comparisons) -> str:
+        caveats = caveats_for(self._prepared(data), model_kind="difficulty", test_correlation=False)
+        return next(c.text for c in caveats if c.code == "difficulty_not_identified")
+
+    def _design_warnings(self, data: Comparisons) -> list[str]:
+        msgs = super()._design_warnings(data)
+        if "difficulty_not_identified" in self.identification(data):
+            msg = self._unidentified_text(data)
+            warnings.warn(msg, DesignWarning, stacklevel=4)
+            msgs = [*msgs, msg]
+        return msgs
+
+    def _extra_settings(self) -> dict[str, Any]:
+        return {**super()._extra_settings(), "on_unidentified": self.on_unidentified}
+
+    # ------------------------------------------------------------------ model
+    def _difficulty_rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+        model = pm.modelcontext(None)
+        model.add_coord("rate", ["eps_plus", "eps_minus", "correct"])
+        simplex = make_prior("eps_simplex", priors["eps"], "simplex3", dims=("judge", "rate"))
+        ep = pm.Deterministic("eps_plus_easy", simplex[:, 0], dims="judge")
+        em = pm.Deterministic("eps_minus_easy", simplex[:, 1], dims="judge")
+        pi = make_prior("hard_share", priors["hard_share"], "half_rate", dims="judge")
+        logit_h = make_prior("hard_logit", priors["hard_logit"], "real", dims="judge")
+        floor = pt.maximum(ep, em)
+        eh = pm.Deterministic(
+            "eps_hard", floor + (1.0 - floor) * pm.math.sigmoid(logit_h), dims="judge"
+        )
+        pm.Deterministic("eps_plus", (1.0 - pi) * ep + pi * eh, dims="judge")
+        pm.Deterministic("eps_minus", (1.0 - pi) * em + pi * eh, dims="judge")
+        return ep, em, eh, pi
+
+    def _build(
+        self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
+    ) -> pm.Model:
+        tie_model = self.models_ties(data)
+        data = self._prepared(data)
+        pc = pair_counts(data)
+        coords = {
+            "item": list(data.items),
+            "judge": list(data.judges),
+            "pair": pair_labels(pc),
+            "count": ["n1", "n2", "t1", "t2"] if tie_model else ["n1", "n2"],
+        }
+        if tie_model:
+            observed = np.stack([pc.n1_decided, pc.n2_decided, pc.t1, pc.t2], axis=1)
+        else:
+            observed = np.stack([np.rint(pc.n1), np.rint(pc.n2)], axis=1)
+        observed = observed.astype(np.int64)
+        with pm.Model(coords=coords) as model:
+            i = pm.Data("pair_i", pc.i.astype(np.int64), dims="pair")
+            j = pm.Data("pair_j", pc.j.astype(np.int64), dims="pair")
+            judge = pm.Data("pair_judge", pc.judge.astype(np.int64), dims="pair")
+            if tie_model:
+                model.add_coord("order", ["k_plus", "k_minus"])
+            k = pm.Data(
+                "k",
+                np.stack([pc.k_plus, pc.k_minus], axis=1).astype(np.int64),
+                dims=("pair", "order" if tie_model else "count"),
+            )
+            truth = None
+            if pc.has_truth:
+                truth = pm.Data("pair_truth", pc.truth.astype(np.int64), dims="pair")
+            strength = self._strength_block(data, priors["sigma_s"])
+            ep, em, eh, pi = self._difficulty_rates(priors)
+            d = strength[i] - strength[j]
+            if tie_model:
+                eta_plus, eta_minus = self._tie_block(
+                    priors, pc, d, judge, data.n_judges, truth=truth
+                )
+                k_full = pt.concatenate([k, k], axis=-1)
+            else:
+                eta_plus = eta_minus = pt.zeros(len(pc.i))
+                k_full = k
+            truth_t = truth if truth is not None else pt.as_tensor(np.full(len(pc.i), -1))
+            pm.CustomDist(
+                "wins",
+                d,
+                judge,
+                ep,
+                em,
+                eh,
+                pi,
+                eta_plus,
+                eta_minus,
+                k_full,
+                truth_t,
+                logp=functools.partial(difficulty_logp, ties=tie_model),
+                random=functools.partial(difficulty_random, ties=tie_model),
+                signature="(),(),(j),(j),(j),(j),(),(),(o),()->(o)",
+                dtype="int64",
+                observed=observed,
+                dims=("pair", "count"),
+            )
+        return model
