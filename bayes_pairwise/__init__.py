@@ -128,6 +128,9 @@ _EXPORTS: dict[str, str] = {
     "strength_forest_data": "plots",
     "trace_data": "plots",
     "build_report": "report",
+    # cost-aware annotation (issue 11)
+    "simulate_annotation": "strategies",
+    "run_strategies": "strategies",
     "write_report": "report",
     # model checking: LOO comparison, simulation-based calibration
     "SBCResult": "model_checking",
@@ -137,7 +140,16 @@ _EXPORTS: dict[str, str] = {
     "sbc_rank_data": "model_checking",
 }
 
-_SUBMODULES = {"datasets", "plots", "classical", "pymc_models", "features", "report", "cli"}
+_SUBMODULES = {
+    "datasets",
+    "plots",
+    "classical",
+    "pymc_models",
+    "features",
+    "report",
+    "cli",
+    "strategies",
+}
 
 __all__ = ["__version__", *sorted(_EXPORTS), *sorted(_SUBMODULES)]
 
