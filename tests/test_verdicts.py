@@ -1,0 +1,191 @@
+"""Per-verdict error probabilities (issue 8 item 4): closed forms and alignment."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit
+
+import bayes_pairwise as bp
+from bayes_pairwise.errors import NotFittedError
+from bayes_pairwise.pymc_models import PositionalBias, UniformError
+from bayes_pairwise.pymc_models.verdicts import (
+    most_likely_errors,
+    pair_truth_probability,
+    verdict_error_probabilities,
+)
+
+
+def test_pair_truth_probability_closed_form_positional():
+    # i first 3 times (i won 2), j first 2 times (i won 0); eps+ = 0.1, eps- = 0.3, d = -0.2
+    ep, em, d = 0.1, 0.3, -0.2
+    a = expit(d) * (1 - ep) ** 2 * ep * (1 - em) ** 0 * em**2
+    b = expit(-d) * em**2 * (1 - em) * ep**0 * (1 - ep) ** 2
+    p = pair_truth_probability(d, ep, em, 2, 0, 3, 2)
+    assert p == pytest.approx(a / (a + b), rel=1e-12)
+
+
+def test_pair_truth_probability_position_dependent_ties():
+    # one tie with i first, one decided verdict each way; tau+ = 0.2, tau- = 0.5
+    ep, em, tp, tm, d = 0.1, 0.2, 0.2, 0.5, 0.3
+    # T = i>j: i first -> better first (tau+), j first -> better second (tau-)
+    a = expit(d) * tp * (1 - tp) * (1 - ep) * (1 - tm) * (1 - em)
+    b = expit(-d) * tm * (1 - tm) * em * (1 - tp) * ep
+    p = pair_truth_probability(
+        d, ep, em, 1, 1, 1, 1, tie_plus=tp, tie_minus=tm, t1=np.array(1), t2=np.array(0)
+    )
+    assert p == pytest.approx(a / (a + b), rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def two_items():
+    """A two-item log: a first twice (a won both), b first twice (split)."""
+    df = pd.DataFrame(
+        {
+            "first": ["a", "a", "b", "b"],
+            "second": ["b", "b", "a", "a"],
+            "outcome": ["first", "first", "second", "first"],
+        }
+    )
+    return bp.load_comparisons(df)
+
+
+def test_two_item_context_by_hand_map(two_items):
+    m = UniformError().fit(two_items, method="map", random_seed=0)
+    eps = float(m.idata_.posterior["eps"].values.ravel()[0])
+    s = m.idata_.posterior["strength"].values.reshape(-1)
+    d = s[0] - s[1]
+    # T = a>b: a wins 3 of 4 (three right, one wrong); T = b>a: three wrong, one right
+    pa = expit(d) * (1 - eps) ** 3 * eps
+    pb = expit(-d) * eps**3 * (1 - eps)
+    p_a = pa / (pa + pb)
+    v = m.verdict_errors(two_items)
+    assert v.columns.tolist() == [
+        "row",
+        "judge",
+        "first",
+        "second",
+        "outcome",
+        "p_error",
+        "p_first_better",
+    ]
+    assert v["row"].tolist() == [0, 1, 2, 3]
+    expected = [1 - p_a, 1 - p_a, 1 - p_a, p_a]  # verdicts for a, a, a, then b
+    np.testing.assert_allclose(v["p_error"], expected, rtol=1e-10)
+    np.testing.assert_allclose(v["p_first_better"], [p_a, p_a, 1 - p_a, 1 - p_a], rtol=1e-10)
+
+
+def test_two_item_context_averaged_over_draws(two_items, mock_sampler):
+    """p_error is the posterior mean of the per-draw closed form (not the plug-in)."""
+    m = PositionalBias(draws=50, chains=2).fit(two_items, random_seed=3)
+    post = m.idata_.posterior
+    ep = post["eps_plus"].values.reshape(-1)
+    em = post["eps_minus"].values.reshape(-1)
+    s = post["strength"].values.reshape(-1, 2)
+    d = s[:, 0] - s[:, 1]
+    # i = a: with a first 2 of 2 for a (n1=2), with b first a won 1 of 2 (n2=1)
+    pa = expit(d) * (1 - ep) ** 2 * (1 - em) * em
+    pb = expit(-d) * em**2 * ep * (1 - ep)
+    p_a = np.mean(pa / (pa + pb))
+    v = m.verdict_errors(two_items)
+    np.testing.assert_allclose(v["p_error"], [1 - p_a, 1 - p_a, 1 - p_a, p_a], rtol=1e-10)
+
+
+def test_ties_get_nan_and_gold_labels_fix_the_truth(mock_sampler):
+    df = pd.DataFrame(
+        {
+            "first": ["a", "b", "a", "c"],
+            "second": ["b", "a", "c", "a"],
+            "outcome": ["first", "tie", "second", "first"],
+            "gold": ["a", "a", "", ""],
+        }
+    )
+    data = bp.load_comparisons(df, ties="model", truth="gold")
+    m = UniformError(draws=20, chains=1).fit(data, random_seed=1)
+    v = m.verdict_errors(data)
+    assert np.isnan(v["p_error"].iloc[1])
+    assert v["p_error"].iloc[0] == 0.0  # a beat b, and a is known to be better
+    assert 0.0 < v["p_error"].iloc[2] < 1.0
+    # both a-c verdicts are for c: the same probability of contradicting the pair's truth
+    assert v["p_error"].iloc[2] == pytest.approx(v["p_error"].iloc[3], rel=1e-12)
+
+
+def test_independent_likelihood_per_verdict(two_items):
+    m = UniformError(likelihood="independent").fit(two_items, method="map", random_seed=0)
+    eps = float(m.idata_.posterior["eps"].values.ravel()[0])
+    s = m.idata_.posterior["strength"].values.reshape(-1)
+    d = s[0] - s[1]
+    # verdict 0: a first, a wins; P(a better | verdict) = σ(d)(1-ε) / (σ(d)(1-ε) + σ(-d)ε)
+    p = expit(d) * (1 - eps) / (expit(d) * (1 - eps) + expit(-d) * eps)
+    v = verdict_error_probabilities(m, two_items)
+    assert v["p_error"].iloc[0] == pytest.approx(1 - p, rel=1e-10)
+
+
+def test_errors(two_items):
+    with pytest.raises(NotFittedError):
+        UniformError().verdict_errors(two_items)
+    m = UniformError().fit(two_items, method="map", random_seed=0)
+    other = bp.load_comparisons(
+        pd.DataFrame({"first": ["a"], "second": ["c"], "outcome": ["first"]})
+    )
+    with pytest.raises(ValueError, match="not the data"):
+        m.verdict_errors(other)
+
+
+def test_most_likely_errors_per_judge():
+    v = pd.DataFrame(
+        {"judge": ["x", "x", "x", "y"], "p_error": [0.2, 0.9, np.nan, 0.4], "first": list("abcd")}
+    )
+    top = most_likely_errors(v, per_judge=1)
+    assert top["first"].tolist() == ["b", "d"]
+
+
+def _auc(score: np.ndarray, positive: np.ndarray) -> float:
+    """Area under the ROC curve (Mann-Whitney: P(score of a positive > score of a negative))."""
+    from scipy.stats import rankdata
+
+    r = rankdata(score)
+    n_pos, n_neg = int(positive.sum()), int((~positive).sum())
+    return float((r[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def test_auc_helper():
+    assert _auc(np.array([0.1, 0.9, 0.4]), np.array([False, True, False])) == 1.0
+    assert _auc(np.array([0.5, 0.5]), np.array([False, True])) == 0.5
+
+
+@pytest.mark.slow
+def test_cli_verdicts_separate_true_flips(tmp_path):
+    """fit --verdicts on the positional log: AUC of p_error against the known flips >= 0.8."""
+    from bayes_pairwise.cli import main
+
+    sim = bp.simulate_round_robin(30, eps_plus=0.04, eps_minus=0.30, repeats=2, random_seed=8)
+    path = tmp_path / "d.csv"
+    sim.frame.to_csv(path, index=False)
+    out = tmp_path / "v.csv"
+    rc = main(
+        [
+            "fit",
+            str(path),
+            "--model",
+            "positional",
+            "--draws",
+            "500",
+            "--tune",
+            "500",
+            "--chains",
+            "2",
+            "--seed",
+            "1",
+            "--verdicts",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    v = pd.read_csv(out)
+    assert v["row"].tolist() == list(range(len(sim.frame)))
+    flipped = ~sim.correct
+    auc = _auc(v["p_error"].to_numpy(), flipped)
+    print(f"AUC = {auc:.3f}, flips = {flipped.sum()}")
+    assert auc >= 0.8
