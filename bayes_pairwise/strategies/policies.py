@@ -164,16 +164,20 @@ def pairwise(
 
 
 def tail_prune_select(active_items: np.ndarray, elo: np.ndarray, perc: float) -> np.ndarray:
-    """The active items left after dropping ``int(n·perc)`` from the tails (half low, rest high).
+    """The active items left after dropping ``perc`` of them from *each* Elo tail.
+
+    ``m = max(1, int(2·perc·n))`` items go in all, ``m // 2`` from the low tail and the rest from
+    the high tail (the paper's text: "prune_perc of participants from both tails"; with
+    perc = 0.2 from round 8 of 24 this gives the paper's cost of ≈ 4,759 calls).
 
     Examples
     --------
-    >>> tail_prune_select(np.arange(10), np.arange(10.0), 0.3).tolist()  # 1 low, 2 high dropped
+    >>> tail_prune_select(np.arange(10), np.arange(10.0), 0.15).tolist()  # 1 low, 2 high dropped
     [1, 2, 3, 4, 5, 6, 7]
     """
     items = np.asarray(active_items, dtype=np.int64)
     n = items.size
-    m = max(1, int(n * perc)) if perc > 0 and n > 2 else 0
+    m = min(n, max(1, int(2 * perc * n))) if perc > 0 and n > 2 else 0
     if m == 0:
         return items
     m_low = m // 2
@@ -191,14 +195,14 @@ def tail_prune(
     matchmaking: str = "similar",
     window: float = 0.1,
 ) -> StrategyRun:
-    """Pairwise rounds; after each round ``>= start``, drop ``perc`` of the active texts from both
-    Elo tails (the paper's tail pruning).
+    """Pairwise rounds; after each round ``>= start``, drop ``perc`` of the active texts from each
+    Elo tail (the paper's tail pruning; :func:`tail_prune_select`).
 
     Examples
     --------
     >>> from bayes_pairwise.strategies.simulate import simulate_annotation
     >>> w = simulate_annotation(20, random_seed=0)
-    >>> tail_prune(w, np.random.default_rng(0), rounds=3, start=1, perc=0.5).cost  # 10 + 5 + 2
+    >>> tail_prune(w, np.random.default_rng(0), rounds=3, start=1, perc=0.25).cost  # 10 + 5 + 2
     17.0
     """
     _check("rounds", rounds, 1)

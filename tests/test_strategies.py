@@ -1,0 +1,386 @@
+"""Issue 11: cost-aware annotation — simulator, strategies, ratings, cost, SPEC runner."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_pairwise as bp
+from bayes_pairwise.strategies import (
+    TAU,
+    active,
+    alpha_scores,
+    bt_scores,
+    disjoint_layers,
+    elo_update,
+    gaussian_posterior,
+    implied_pairs,
+    listwise,
+    listwise_cost,
+    make_pairs,
+    p_correct,
+    pair_information,
+    pairwise,
+    parse_spec,
+    rho_vs_cost_data,
+    run_strategies,
+    simulate_annotation,
+    solve_tau,
+    streak_prune,
+    streak_update,
+    swap_confirm,
+    tail_prune,
+    tail_prune_select,
+    trueskill_1v1,
+    trueskill_ratings,
+)
+
+# ------------------------------------------------------------------ noise curve, world
+
+
+def test_noise_curve_is_calibrated_at_delta_90() -> None:
+    tau = float(TAU)
+    assert tau == pytest.approx(-90.0 / math.log(1 - 0.3 / 0.49), rel=1e-12)
+    assert tau == pytest.approx(94.9987, abs=1e-4)
+    assert float(p_correct(90.0)) == pytest.approx(0.8, abs=1e-12)
+    assert float(p_correct(0.0)) == 0.5
+    assert float(p_correct(1e6)) == pytest.approx(0.99)
+    # the paper's tau = 0.9 with delta in hundreds gives 0.81 at delta = 0.9
+    assert float(p_correct(0.9, tau=0.9)) == pytest.approx(0.5 + 0.49 * (1 - math.exp(-1)))
+    assert solve_tau(0.9, 50.0) == pytest.approx(-50 / math.log(1 - 0.4 / 0.49))
+
+
+def test_empirical_pairwise_accuracy_matches_curve() -> None:
+    w = simulate_annotation(1000, random_seed=0)
+    rng = np.random.default_rng(1)
+    f = np.full(40_000, 590)  # latent 590.4 vs 500.5: delta = 90 (linear spacing 0.999...)
+    s = np.full(40_000, 500)
+    delta = w.latent[590] - w.latent[500]
+    acc = w.compare(f, s, rng).mean()
+    assert acc == pytest.approx(float(p_correct(delta)), abs=0.006)
+
+
+def test_annotator_bias_and_distributions() -> None:
+    w = simulate_annotation(200, "normal", bias_items=50, bias_shift=200.0, random_seed=4)
+    assert int(w.biased.sum()) == 50
+    shift = w.perceived - w.latent
+    assert np.allclose(np.abs(shift[w.biased]), 200.0)
+    assert np.all(shift[~w.biased] == 0)
+    for dist in ("linear", "bimodal", "normal"):
+        x = simulate_annotation(500, dist, random_seed=1).latent
+        assert x.min() >= 1 and x.max() <= 1000
+    bim = simulate_annotation(2000, "bimodal", random_seed=1).latent
+    assert np.mean(np.abs(bim - 500) < 100) < 0.2  # few in the middle
+    with pytest.raises(ValueError, match="distribution"):
+        simulate_annotation(10, "uniform")
+
+
+def test_positional_errors_and_ties() -> None:
+    # perfect distance judge (items far apart) + flips: first-better flips at eps_plus
+    w = simulate_annotation(2, bias_items=0, eps_plus=0.2, eps_minus=0.0, random_seed=0)
+    w = bp.strategies.AnnotationWorld(
+        w.latent * 0 + np.array([0.0, 1e6]),
+        w.latent * 0 + np.array([0.0, 1e6]),
+        w.biased,
+        p_max=1.0,
+        eps_plus=0.2,
+        eps_minus=0.05,
+        tie_rate=0.1,
+    )
+    rng = np.random.default_rng(0)
+    out = w.compare(np.ones(50_000, int), np.zeros(50_000, int), rng)  # better shown first
+    assert np.mean(out == 0.5) == pytest.approx(0.1, abs=0.01)
+    assert np.mean(out[out != 0.5] == 0.0) == pytest.approx(0.2, abs=0.01)
+    out = w.compare(np.zeros(50_000, int), np.ones(50_000, int), rng)  # better shown second
+    assert np.mean(out[out != 0.5] == 1.0) == pytest.approx(0.05, abs=0.01)
+
+
+# --------------------------------------------------------------------------- listwise model
+
+
+def test_listwise_of_two_is_the_pairwise_judge() -> None:
+    w = simulate_annotation(1000, random_seed=0)
+    g = np.tile([[550, 500]], (40_000, 1))
+    top = w.rank_lists(g, np.random.default_rng(3))[:, 0]
+    assert np.mean(top == 550) == pytest.approx(
+        float(p_correct(w.latent[550] - w.latent[500])), abs=0.006
+    )
+
+
+def test_listwise_of_three_matches_copeland_enumeration() -> None:
+    """P(a ranked above b) in a list {a, b, c} equals the exact sum over the 8 tournaments."""
+    w = simulate_annotation(1000, random_seed=0)
+    a, b, c = 600, 500, 400
+    p = {  # P(x beats y) for x higher
+        ("a", "b"): float(p_correct(w.latent[a] - w.latent[b])),
+        ("a", "c"): float(p_correct(w.latent[a] - w.latent[c])),
+        ("b", "c"): float(p_correct(w.latent[b] - w.latent[c])),
+    }
+    exact = 0.0
+    for ab in (1, 0):
+        for ac in (1, 0):
+            for bc in (1, 0):
+                pr = (
+                    (p["a", "b"] if ab else 1 - p["a", "b"])
+                    * (p["a", "c"] if ac else 1 - p["a", "c"])
+                    * (p["b", "c"] if bc else 1 - p["b", "c"])
+                )
+                wa, wb = ab + ac, (1 - ab) + bc
+                exact += pr * (1.0 if wa > wb else 0.0 if wa < wb else 0.5)
+    ranked = w.rank_lists(np.tile([[c, b, a]], (60_000, 1)), np.random.default_rng(5))
+    pos_a = np.argmax(ranked == a, axis=1)
+    pos_b = np.argmax(ranked == b, axis=1)
+    assert np.mean(pos_a < pos_b) == pytest.approx(exact, abs=0.006)
+    # a Copeland tie (1-1-1 cycle) is broken at random, so this pair is a little *less* reliable
+    # in a list than alone (0.811 vs 0.819): the list's advantage is its 3 pairs for 1.5 calls
+    assert exact == pytest.approx(0.8109, abs=1e-3) and exact < p["a", "b"]
+
+
+def test_listwise_implied_pair_counts_and_cost() -> None:
+    w, l_ = implied_pairs(np.array([[4, 2, 9, 1]]))
+    assert w.size == 6 == 4 * 3 // 2
+    assert list(zip(w.tolist(), l_.tolist(), strict=True))[:3] == [(4, 2), (4, 9), (4, 1)]
+    world = simulate_annotation(100, random_seed=0)
+    run = listwise(world, np.random.default_rng(0), k=10, rounds=3)
+    assert run.calls == 30 and run.cost == 30 * 10 / 2 and run.n_pairs == 30 * 45
+    assert np.all(run.outcome == 1.0)
+    # overlap: 9 boundary windows of 2*2 = 4 texts per round, cost 2 each, 6 implied pairs each
+    run = listwise(world, np.random.default_rng(0), k=10, rounds=1, overlap=2)
+    assert run.calls == 10 + 9 and run.cost == 50 + 9 * 2 and run.n_pairs == 450 + 9 * 6
+    # 25 texts in lists of 10: 10 + 10 + 5 -> cost 12.5 per round
+    run = listwise(simulate_annotation(25, random_seed=0), np.random.default_rng(0), rounds=2)
+    assert run.cost == 25.0 and run.n_pairs == 2 * (45 + 45 + 10)
+
+
+# ---------------------------------------------------------------------------- cost by hand
+
+
+def test_cost_accounting_by_hand() -> None:
+    world = simulate_annotation(10, random_seed=0)
+    assert pairwise(world, np.random.default_rng(0), rounds=4).cost == 4 * 5
+    assert (
+        pairwise(simulate_annotation(11, random_seed=0), np.random.default_rng(0), rounds=2).cost
+        == 2 * 5
+    )  # odd one sits out
+    assert swap_confirm(world, np.random.default_rng(0), rounds=3).cost == 3 * 5 * 2
+    assert listwise_cost([10, 10, 4]) == 12.0
+    with pytest.raises(ValueError):
+        listwise_cost([1])
+    # tail pruning, 20 texts, perc = 0.25 per tail from round 1: 20 -> 10 -> 5 -> ...
+    assert (
+        tail_prune(
+            simulate_annotation(20, random_seed=0),
+            np.random.default_rng(0),
+            rounds=3,
+            start=1,
+            perc=0.25,
+        ).cost
+        == 10 + 5 + 2
+    )
+    # start beyond the last round: no pruning, same cost as plain pairwise
+    assert tail_prune(world, np.random.default_rng(0), rounds=5, start=6).cost == 25
+    # active never exceeds its budget
+    run = active(simulate_annotation(60, random_seed=0), np.random.default_rng(0), budget=77)
+    assert 72 <= run.cost <= 77
+
+
+def test_paper_costs_at_1000_texts() -> None:
+    world = simulate_annotation(1000, random_seed=0)
+    assert pairwise(world, np.random.default_rng(0), rounds=24).cost == 12_000
+    assert listwise(world, np.random.default_rng(0), k=10, rounds=3).cost == 1_500
+    # the paper's tail pruning (24 rounds, from round 8, 20 %): 4,759 calls; ours 4,753
+    assert tail_prune(world, np.random.default_rng(0), 24, 8, 0.2).cost == pytest.approx(
+        4759, abs=10
+    )
+
+
+def test_alpha_score_by_hand() -> None:
+    s = alpha_scores([0.92, 0.93, 0.89], [12000, 1500, 4759])
+    assert s.tolist() == pytest.approx([0.4 * 0.75, 1.0, 0.6 * (1 - 3259 / 10500)])
+
+
+# ------------------------------------------------------------------------- pruning rules
+
+
+def test_tail_prune_select_hand_case() -> None:
+    elo = np.array([5.0, 1.0, 9.0, 3.0, 7.0, 2.0, 8.0, 4.0, 6.0, 0.0])
+    # perc 0.1 per tail -> 2 dropped: the lowest (item 9) and the highest (item 2)
+    assert tail_prune_select(np.arange(10), elo, 0.1).tolist() == [0, 1, 3, 4, 5, 6, 7, 8]
+    assert tail_prune_select(np.arange(10), elo, 0.0).tolist() == list(range(10))
+    assert tail_prune_select(np.array([3, 4]), elo, 0.4).tolist() == [3, 4]  # <= 2 left alone
+
+
+def test_streak_update_hand_case() -> None:
+    w, lo, met = np.zeros(3, int), np.zeros(3, int), np.zeros((3, 3), bool)
+    streak_update(w, lo, met, np.array([0]), np.array([1]), np.array([1.0]))
+    streak_update(w, lo, met, np.array([0]), np.array([2]), np.array([1.0]))
+    assert w.tolist() == [2, 0, 0] and lo.tolist() == [0, 1, 1]
+    streak_update(w, lo, met, np.array([1]), np.array([0]), np.array([1.0]))  # 0 loses
+    assert w.tolist() == [0, 1, 0] and lo.tolist() == [1, 0, 1]
+    streak_update(w, lo, met, np.array([2]), np.array([0]), np.array([0.5]))  # tie resets
+    assert w[0] == lo[0] == 0 and w[2] == lo[2] == 0
+    assert met.sum(axis=1).tolist() == [2, 1, 1]  # the tie does not count as met
+
+
+def test_streak_prune_removes_decided_texts() -> None:
+    world = simulate_annotation(200, random_seed=0)
+    run = streak_prune(world, np.random.default_rng(0), rounds=24, streak=2, distinct=2)
+    assert run.cost < 24 * 100
+    # an item leaves once decided: per round count of items playing never increases
+    full = pairwise(world, np.random.default_rng(0), rounds=24)
+    assert full.cost == 2400
+
+
+# --------------------------------------------------------------------------------- ratings
+
+
+def test_trueskill_published_examples() -> None:
+    # trueskill package docs (rate_1vs1 with default environment)
+    (m1, s1), (m2, s2) = trueskill_1v1((25.0, 25 / 3), (25.0, 25 / 3))
+    assert (round(m1, 3), round(s1, 3), round(m2, 3), round(s2, 3)) == (
+        29.396,
+        7.171,
+        20.604,
+        7.171,
+    )
+    (d1, e1), (d2, e2) = trueskill_1v1((25.0, 25 / 3), (25.0, 25 / 3), drawn=True)
+    assert (round(d1, 3), round(e1, 3), round(d2, 3), round(e2, 3)) == (25.0, 6.458, 25.0, 6.458)
+    # an upset moves ratings more than an expected win
+    (u1, _), _ = trueskill_1v1((20.0, 3.0), (30.0, 3.0))
+    (x1, _), _ = trueskill_1v1((30.0, 3.0), (20.0, 3.0))
+    assert u1 - 20 > x1 - 30 > 0
+    # a big upset is finite (log-space v, w)
+    (b1, bs), _ = trueskill_1v1((0.0, 1.0), (80.0, 1.0))
+    assert np.isfinite(b1) and np.isfinite(bs)
+
+
+def test_layers_make_vectorised_updates_sequential() -> None:
+    rng = np.random.default_rng(0)
+    f = rng.integers(0, 8, 200)
+    s = (f + rng.integers(1, 8, 200)) % 8
+    o = rng.choice([0.0, 0.5, 1.0], 200)
+    lay = disjoint_layers(f, s, 8)
+    for layer in np.unique(lay):
+        items = np.concatenate([f[lay == layer], s[lay == layer]])
+        assert items.size == np.unique(items).size
+    # Elo: the same numbers as a plain loop
+    r = np.full(8, 1500.0)
+    for a, b, oo in zip(f, s, o, strict=True):
+        e = 1 / (1 + 10 ** ((r[b] - r[a]) / 400))
+        r[a], r[b] = r[a] + 32 * (oo - e), r[b] - 32 * (oo - e)
+    assert np.allclose(elo_update(np.full(8, 1500.0), f, s, o), r)
+    # TrueSkill: same as applying trueskill_1v1 in a loop
+    mu, sd = np.full(8, 25.0), np.full(8, 25 / 3)
+    for a, b, oo in zip(f, s, o, strict=True):
+        win, los = (a, b) if oo >= 0.5 else (b, a)
+        (mw, sw), (ml, sl) = trueskill_1v1((mu[win], sd[win]), (mu[los], sd[los]), oo == 0.5)
+        mu[win], sd[win], mu[los], sd[los] = mw, sw, ml, sl
+    tm, ts = trueskill_ratings(f, s, o, 8)
+    assert np.allclose(tm, mu) and np.allclose(ts, sd)
+
+
+def test_bt_scores_closed_form_and_posterior() -> None:
+    f, s = np.array([0, 0, 0, 1]), np.array([1, 1, 1, 0])
+    th = bt_scores(f, s, np.ones(4), 2)
+    assert th[0] - th[1] == pytest.approx(math.log(3), abs=1e-4)
+    assert th.sum() == pytest.approx(0.0, abs=1e-12)  # geometric mean of pi is 1
+    # Gaussian posterior with a flat-ish prior reproduces the MLE; judge error widens it
+    post = gaussian_posterior(f, s, np.ones(4), 2, prior_sd=1e3)
+    assert post.mean[0] - post.mean[1] == pytest.approx(math.log(3), abs=1e-3)
+    # with eps: P(first wins) = eps + (1 - 2 eps) sigma(d) = 3/4 -> d = logit((0.75-e)/(1-2e))
+    e = 0.1
+    post = gaussian_posterior(f, s, np.ones(4), 2, eps_plus=e, eps_minus=e, prior_sd=1e3)
+    q = (0.75 - e) / (1 - 2 * e)
+    assert post.mean[0] - post.mean[1] == pytest.approx(math.log(q / (1 - q)), abs=1e-3)
+
+
+def test_pair_information_prefers_uncertain_and_clean() -> None:
+    md, vd = np.array([0.0, 0.0, 5.0]), np.array([4.0, 0.01, 4.0])
+    info = pair_information(md, vd)
+    assert info[0] > info[2] > 0 and info[1] < 0.01
+    assert pair_information(md, vd, 0.2, 0.2)[0] < info[0]
+
+
+def test_similar_matchmaking_pairs_neighbours() -> None:
+    rng = np.random.default_rng(0)
+    elo = np.arange(1000.0)
+    f, s = make_pairs(np.arange(1000), elo, rng, "similar", window=0.1)
+    assert f.size == 500 and np.unique(np.concatenate([f, s])).size == 1000
+    assert np.abs(f - s).max() <= 100
+    f, s = make_pairs(np.arange(1000), elo, rng, "random")
+    assert np.abs(f - s).mean() > 250
+
+
+# ------------------------------------------------------------------------------ SPEC, run
+
+
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("", "empty"),
+        ("roundrobin:rounds=3", "unknown strategy"),
+        ("pairwise:k=10", "unknown key 'k'"),
+        ("pairwise:rounds=2.5", "must be an integer"),
+        ("pairwise:rounds=abc", "must be an integer"),
+        ("tail-prune:perc=x", "must be a number"),
+        ("pairwise:rounds", "expected key=value"),
+        ("pairwise:rounds=2,rounds=3", "given twice"),
+        ("listwise:match=best", "match must be"),
+        ("active:budget=nan", "must be a number"),
+    ],
+)
+def test_spec_errors(spec: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        parse_spec(spec)
+
+
+def test_spec_values_reach_the_policy() -> None:
+    sp = parse_spec("listwise:k=5,rounds=2,overlap=1,match=random")
+    assert sp.params == {"k": 5, "rounds": 2, "overlap": 1, "match": "random"}
+    with pytest.raises(ValueError, match="overlap"):
+        parse_spec("listwise:k=4,overlap=3").run(simulate_annotation(20), np.random.default_rng())
+
+
+def test_run_strategies_records_and_reproducibility() -> None:
+    kw = dict(
+        n_items=80,
+        distribution="linear",
+        reps=2,
+        seed=7,
+        strategies=["pairwise:rounds=6", "listwise:k=8,rounds=2", "active:budget=60,k=8"],
+    )
+    a = run_strategies(**kw)
+    b = run_strategies(**kw)
+    pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
+    assert len(a) == 3 * 4
+    assert set(a["rating"]) == {"bt", "elo", "trueskill", "bayes"}
+    assert a.groupby("strategy", sort=False)["cost"].first().tolist() == [240.0, 80.0, 60.0]
+    assert (a["spearman"] > 0.6).all() and (a["spearman_sd"] >= 0).all()
+    c = run_strategies(**{**kw, "seed": 8})
+    assert not np.allclose(a["spearman"], c["spearman"])
+    front = rho_vs_cost_data(a, "bt")
+    assert front["frontier"].iloc[0] and front["cost"].is_monotonic_increasing
+    with pytest.raises(ValueError, match="rating"):
+        run_strategies(20, reps=1, strategies=["pairwise:rounds=1"], ratings=["glicko"])
+
+
+def test_bt_beats_elo_and_listwise_is_cheap() -> None:
+    """The paper's qualitative findings on a small world (200 texts, 2 reps)."""
+    df = run_strategies(
+        200,
+        reps=2,
+        seed=1,
+        ratings=["bt", "elo"],
+        strategies=["pairwise:rounds=12", "listwise:k=10,rounds=3"],
+    )
+    piv = df.pivot(index="strategy", columns="rating", values="spearman")
+    assert (piv["bt"] > piv["elo"]).all()
+    assert piv.loc["listwise:k=10,rounds=3", "bt"] > 0.9
+
+
+def test_top_level_exports() -> None:
+    assert bp.simulate_annotation is simulate_annotation
+    assert bp.run_strategies is run_strategies
