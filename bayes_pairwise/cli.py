@@ -734,6 +734,75 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- strategies
+STRATEGY_OUT_SUFFIXES = (".png", ".svg", ".pdf", ".html", ".md")
+
+
+def _cmd_strategies(args: argparse.Namespace) -> int:
+    from bayes_pairwise.strategies.run import parse_spec, plot_rho_vs_cost, run_strategies
+
+    out = None
+    if args.out is not None:
+        out = check_writable(args.out, suffixes=STRATEGY_OUT_SUFFIXES, what="--out")
+    specs = args.strategy or ["pairwise:rounds=24", "listwise:k=10,rounds=3"]
+    for spec in specs:  # all SPEC errors before any work
+        parse_spec(spec)
+    if args.bias_items > args.n_items:
+        raise BayesPairwiseError("--bias-items must not exceed --n-items")
+    df = run_strategies(
+        n_items=args.n_items,
+        distribution=args.distribution,
+        bias_items=args.bias_items,
+        bias_shift=args.bias_shift,
+        reps=args.reps,
+        seed=args.seed,
+        strategies=specs,
+        ratings=[r.strip() for r in args.ratings.split(",") if r.strip()],
+    )
+    if out is not None:
+        import base64
+        import io
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = plot_rho_vs_cost(df)
+        title = f"{args.n_items} texts, {args.distribution}, t_bias={args.bias_items}"
+        ax.set_title(f"{title}, {args.reps} reps")
+        fig = ax.figure
+        suffix = out.suffix.lower()
+        if suffix in (".png", ".svg", ".pdf"):
+            atomic_write(out, lambda tmp: fig.savefig(tmp, format=suffix[1:], dpi=120))
+        else:
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=110)
+            img = base64.b64encode(buf.getvalue()).decode("ascii")
+            table = df.drop(columns=["seconds"]).round(4)
+            if suffix == ".md":
+                png = out.with_suffix(".png")
+                atomic_write(png, lambda tmp: fig.savefig(tmp, format="png", dpi=120))
+                text = f"# Annotation strategies\n\n![rho vs cost]({png.name})\n\n"
+                text += table.to_markdown(index=False) + "\n"
+            else:
+                text = (
+                    "<!doctype html><meta charset='utf-8'><title>Annotation strategies</title>"
+                    "<h1>Annotation strategies: Spearman &rho; against cost</h1>"
+                    f"<img alt='rho vs cost' src='data:image/png;base64,{img}'>"
+                    + table.to_html(index=False)
+                )
+            write_text(out, text)
+        plt.close(fig)
+        _info(f"written {out}")
+    if args.json:
+        _print_json({"records": df.to_dict("records")})
+    else:
+        cols = ["strategy", "rating", "cost", "spearman", "spearman_sd", "alpha_score"]
+        print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 # --------------------------------------------------------------------------- model checking
 def _write_verdicts(path: str, model: Any, data: Any) -> None:
@@ -943,6 +1012,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_sbc)
+
+    p = sub.add_parser(
+        "strategies", help="simulate cost-aware annotation strategies (rho against cost)"
+    )
+    p.add_argument("--n-items", type=_int_type(2), default=1000)
+    p.add_argument("--distribution", choices=("linear", "bimodal", "normal"), default="linear")
+    p.add_argument("--bias-items", type=_int_type(0), default=0, help="t_bias: biased texts")
+    p.add_argument(
+        "--bias-shift", type=_float_type(0.0), default=200.0, help="Δ_bias on the 1..1000 scale"
+    )
+    p.add_argument("--reps", type=_int_type(1), default=3)
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument(
+        "--strategy",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help="e.g. pairwise:rounds=24, listwise:k=10,rounds=3, "
+        "tail-prune:rounds=24,start=8,perc=0.2, streak-prune:streak=3,distinct=3, "
+        "swap-confirm:rounds=12, active:budget=1200 (repeatable)",
+    )
+    p.add_argument("--ratings", default="bt,elo,trueskill,bayes", help="comma-separated")
+    p.add_argument("--out", default=None, help="plot (.png/.svg/.pdf) or report (.html/.md)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_strategies)
     return ap
 
 
