@@ -1,0 +1,82 @@
+"""Issue 7 item 4: caveats_for (what a fit cannot see) and their record with a fitted model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bayes_pairwise.caveats import (
+    CORRELATED_ERRORS,
+    Caveat,
+    caveats_for,
+    caveats_from_idata,
+    has_repeats,
+)
+from bayes_pairwise.pymc_models import PositionalBias, UniformError, load_model
+from bayes_pairwise.simulate import simulate_hard_pairs
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return simulate_hard_pairs(10, random_seed=4)
+
+
+@pytest.fixture(scope="module")
+def rep():
+    return simulate_hard_pairs(12, repeats=3, hard_share=0.3, labelled=0.0, random_seed=5)
+
+
+def _codes(data, kind, **kw):
+    return [c.code for c in caveats_for(data, model_kind=kind, **kw)]
+
+
+def test_correlated_errors_text_says_what_cannot_be_seen() -> None:
+    assert "bias ground-truth-free estimates low" in CORRELATED_ERRORS
+    assert "cannot be detected from one verdict per order" in CORRELATED_ERRORS
+    assert Caveat("a", "b").to_dict() == {"code": "a", "text": "b"}
+
+
+def test_rules_without_repeats(sim) -> None:
+    free, lab = sim.data_unlabelled, sim.data
+    assert not has_repeats(free)
+    for kind in ("uniform", "positional", "classical"):
+        assert _codes(free, kind) == ["correlated_errors"]
+    assert _codes(lab, "positional") == ["partial_labels"]
+    assert _codes(lab, "uniform") == ["partial_labels"]
+    assert _codes(lab, "classical") == ["correlated_errors", "labelled_rates"]
+    # a ground-truth-free analysis of a labelled log
+    assert _codes(lab, "positional", has_truth=False) == ["correlated_errors"]
+    assert _codes(free, "difficulty") == ["difficulty_not_identified"]
+    assert _codes(lab, "difficulty") == []
+    assert _codes(free, "biased_bt") == []
+    with pytest.raises(ValueError, match="model_kind"):
+        caveats_for(free, model_kind="bt")
+
+
+def test_partial_labels_counts_rows(sim) -> None:
+    (c,) = caveats_for(sim.data, model_kind="positional")
+    n_rows = sim.data.n_items * (sim.data.n_items - 1) // 2
+    assert f"of {n_rows} (judge, pair) rows" in c.text
+
+
+def test_repeats_add_the_correlation_test(rep) -> None:
+    assert has_repeats(rep.data)
+    codes = _codes(rep.data, "positional", n_bootstrap=49)
+    assert codes == ["correlated_errors", "within_pair_correlation"]
+    assert _codes(rep.data, "difficulty", test_correlation=False) == ["difficulty_repeats_only"]
+    text = caveats_for(rep.data, model_kind="classical", n_bootstrap=49)[-1].text
+    # 66 pairs; ties leave 58 with two or more non-tie verdicts in each order
+    assert text.startswith("Within-pair error correlation test on 58 pair(s)")
+    assert "p = " in text and "LR = " in text
+
+
+def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
+    m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
+    assert [c.code for c in m.caveats_] == ["correlated_errors"]
+    stored = json.loads(m.idata_.posterior.attrs["caveats"])
+    assert stored == [{"code": "correlated_errors", "text": CORRELATED_ERRORS}]
+    path = m.save(tmp_path / "fit.nc")
+    assert caveats_from_idata(load_model(path).idata_) == m.caveats_
+    u = UniformError().fit(sim.data, method="map", random_seed=0)
+    assert [c.code for c in u.caveats_] == ["partial_labels"]

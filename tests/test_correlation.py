@@ -1,0 +1,88 @@
+"""Issue 7 item 4: the within-pair error correlation test (classical.correlation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayes_pairwise.classical.correlation import CorrelationTest, within_pair_correlation
+from bayes_pairwise.simulate import simulate_hard_pairs, simulate_round_robin
+
+
+def test_h0_fit_recovers_the_rates_and_agreement() -> None:
+    sim = simulate_round_robin(40, eps_plus=0.1, eps_minus=0.25, repeats=3, random_seed=0)
+    res = within_pair_correlation(sim.data, n_bootstrap=0)
+    row = res.table.iloc[0]
+    assert (row.eps_plus, row.eps_minus) == pytest.approx((0.1, 0.25), abs=0.02)
+    # independent errors: within-order agreement p² + (1−p)² averaged over the two orders
+    want = 0.5 * (0.1**2 + 0.9**2) + 0.5 * (0.25**2 + 0.75**2)
+    assert res.agreement_observed == pytest.approx(want, abs=0.02)
+    assert res.agreement_expected == pytest.approx(res.agreement_observed, abs=0.01)
+    assert row.hard_share < 0.05 or row.lr < 2.0
+    assert np.isnan(res.p_value)  # no bootstrap, no p-value
+
+
+def test_not_testable_without_repeats() -> None:
+    sim = simulate_hard_pairs(10, random_seed=0)
+    res = within_pair_correlation(sim.data)
+    assert res.n_pairs == 0 and not res.testable and np.isnan(res.p_value)
+    assert "not testable" in res.summary()
+
+
+def test_size_on_independent_errors() -> None:
+    """Null (no hard pairs): rejections at 5% stay rare and p-values are not small."""
+    ps = []
+    for seed in range(12):
+        sim = simulate_hard_pairs(12, repeats=3, hard_share=0.0, tie_rate=0.1, random_seed=seed)
+        ps.append(within_pair_correlation(sim.data, n_bootstrap=49, random_seed=seed).p_value)
+    ps = np.array(ps)
+    assert np.sum(ps < 0.05) <= 2 and np.median(ps) > 0.3
+
+
+def test_power_on_hard_pairs() -> None:
+    sim = simulate_hard_pairs(30, repeats=3, hard_share=0.3, random_seed=11)
+    res = within_pair_correlation(sim.data, n_bootstrap=99)
+    assert res.p_value < 0.05
+    row = res.table.iloc[0]
+    assert 0.15 < row.hard_share < 0.45 and 0.45 < row.eps_hard < 0.75
+    assert "errors are correlated within a pair" in res.summary()
+
+
+def test_summary_wording() -> None:
+    import pandas as pd
+
+    t = CorrelationTest(50, 0.1, 0.6, 0.8, 0.8, 99, pd.DataFrame())
+    assert "no evidence" in t.summary()
+
+
+@pytest.mark.slow
+def test_size_uniform_and_rate() -> None:
+    """p-values under H0 are (super-)uniform: P(p ≤ α) ≈ α or below, at α = 0.05 and 0.2."""
+    ps = []
+    for seed in range(100):
+        sim = simulate_hard_pairs(12, repeats=3, hard_share=0.0, random_seed=100 + seed)
+        ps.append(within_pair_correlation(sim.data, n_bootstrap=49, random_seed=seed).p_value)
+    ps = np.array(ps)
+    assert np.mean(ps <= 0.05) <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 100)
+    assert np.mean(ps <= 0.2) <= 0.2 + 2 * np.sqrt(0.2 * 0.8 / 100)
+
+
+@pytest.mark.slow
+def test_power_rate_on_hard_pairs() -> None:
+    rejections = 0
+    for seed in range(10):
+        sim = simulate_hard_pairs(30, repeats=3, hard_share=0.2, random_seed=200 + seed)
+        rejections += within_pair_correlation(sim.data, n_bootstrap=99).p_value < 0.05
+    assert rejections >= 7
+
+
+@pytest.mark.slow
+def test_judging_the_judges() -> None:
+    """Bundled data, 3 repeats per order: numbers quoted in docs/src/pair_difficulty.md."""
+    from bayes_pairwise import datasets
+
+    data = datasets.load("judging_the_judges", ties="model")
+    res = within_pair_correlation(data)
+    assert res.n_pairs == 1429
+    assert res.p_value < 0.05
+    assert len(res.table) == 9

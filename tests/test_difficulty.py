@@ -1,0 +1,206 @@
+"""Issue 7 item 3: the pair-difficulty model (PositionalDifficulty) and simulate_hard_pairs."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit, logit
+from scipy.stats import binom
+
+from bayes_pairwise.errors import DesignError, DesignWarning
+from bayes_pairwise.pymc_models import PositionalBias, PositionalDifficulty, get_model
+from bayes_pairwise.pymc_models.difficulty import difficulty_logp, difficulty_random
+from bayes_pairwise.pymc_models.likelihoods import tie_marginal_logp
+from bayes_pairwise.simulate import simulate_hard_pairs
+
+EP, EM, EH, PI = 0.1, 0.25, 0.6, 0.3
+TP, TM = 0.2, 0.1  # tie rates better first / second
+
+
+def _row_by_hand(n1, n2, t1, t2, kp, km, d, truth):
+    """The mixture written out with scipy: Σ_T P(T) ties(T) [(1−π) easy + π hard]."""
+    m1, m2 = kp - t1, km - t2
+
+    def branch(i_better: bool) -> float:
+        if i_better:
+            ties = binom.pmf(t1, kp, TP) * binom.pmf(t2, km, TM)
+            easy = binom.pmf(n1, m1, 1 - EP) * binom.pmf(n2, m2, 1 - EM)
+            hard = binom.pmf(n1, m1, 1 - EH) * binom.pmf(n2, m2, 1 - EH)
+            return expit(d) * ties * ((1 - PI) * easy + PI * hard)
+        ties = binom.pmf(t1, kp, TM) * binom.pmf(t2, km, TP)
+        easy = binom.pmf(n1, m1, EM) * binom.pmf(n2, m2, EP)
+        hard = binom.pmf(n1, m1, EH) * binom.pmf(n2, m2, EH)
+        return expit(-d) * ties * ((1 - PI) * easy + PI * hard)
+
+    if truth == 1:
+        return np.log(branch(True))
+    if truth == 0:
+        return np.log(branch(False))
+    return np.log(branch(True) + branch(False))
+
+
+@pytest.mark.parametrize("truth", [-1, 1, 0])
+def test_logp_equals_the_mixture_written_out(truth: int) -> None:
+    val = np.array([[2.0, 1.0, 1.0, 1.0]])
+    k = np.array([[4.0, 3.0, 4.0, 3.0]])
+    d = np.array([0.7])
+    lp = difficulty_logp(
+        val,
+        d,
+        np.array([0]),
+        np.array([EP]),
+        np.array([EM]),
+        np.array([EH]),
+        np.array([PI]),
+        np.array([logit(TP)]),
+        np.array([logit(TM)]),
+        k,
+        np.array([truth]),
+        ties=True,
+    ).eval()
+    assert lp[0] == pytest.approx(_row_by_hand(2, 1, 1, 1, 4, 3, 0.7, truth), rel=1e-10)
+
+
+def test_without_hard_pairs_it_is_the_positional_tie_model() -> None:
+    val = np.array([[2.0, 1.0, 1.0, 0.0], [0.0, 2.0, 0.0, 1.0]])
+    k = np.array([[3.0, 2.0], [2.0, 3.0]])
+    d = np.array([0.4, -1.2])
+    eta = np.array([logit(0.15)] * 2)
+    args = (d, np.array([0, 0]), np.array([EP]), np.array([EM]))
+    want = tie_marginal_logp(val, *args, eta, eta, k).eval()
+    got = difficulty_logp(
+        val,
+        *args,
+        np.array([EH]),
+        np.array([1e-15]),
+        eta,
+        eta,
+        np.hstack([k, k]),
+        np.array([-1, -1]),
+        ties=True,
+    ).eval()
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+def test_random_draws_follow_the_hard_state() -> None:
+    rng = np.random.default_rng(3)
+    n = 4000
+    draws = difficulty_random(
+        np.zeros(n),
+        np.zeros(n, dtype=int),
+        np.array([0.05]),
+        np.array([0.05]),
+        np.array([0.7]),
+        np.array([0.5]),
+        np.full(n, -50.0),
+        np.full(n, -50.0),
+        np.tile([[10, 10]], (n, 1)),
+        np.ones(n, dtype=int),
+        rng=rng,
+        ties=False,
+    )
+    share_i = draws.sum(axis=1) / 20.0  # truth i≻j known: easy 0.95, hard 0.3
+    assert share_i.mean() == pytest.approx(0.5 * 0.95 + 0.5 * 0.3, abs=0.01)
+    assert np.mean(share_i < 0.6) == pytest.approx(0.5, abs=0.03)
+
+
+def test_simulate_hard_pairs_realised_rates() -> None:
+    sim = simulate_hard_pairs(30, random_seed=1)
+    f = sim.frame
+    assert sim.data.n_comparisons == 870 and sim.data.n_ties == int(sim.tie.sum())
+    dec = ~sim.tie
+    wrong = dec & ~sim.correct
+    assert sim.realised_eps_plus == wrong[dec & sim.better_first].mean()
+    assert sim.realised_eps_minus == wrong[dec & ~sim.better_first].mean()
+    assert (sim.realised_eps_plus, sim.realised_eps_minus) == pytest.approx(
+        (0.2329, 0.3149), abs=1e-4
+    )
+    assert sim.realised_tie_rate == pytest.approx(0.1644, abs=1e-4)
+    assert sim.realised_eps_hard == pytest.approx(0.6, abs=0.08)
+    # labels: whole pairs, both orders; the unlabelled view carries none
+    lab = f["truth"].notna()
+    assert 0.2 < lab.mean() < 0.4 and not sim.data_unlabelled.has_truth
+    assert sim.data.n_labelled == int(lab.sum())
+    # hard pairs: the hard flag is constant within a pair
+    assert (sim.hard.reshape(-1, 2).std(axis=1) == 0).all()
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return simulate_hard_pairs(30, random_seed=1)
+
+
+def _map(cls, data, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DesignWarning)
+        m = cls(**kw).fit(data, method="map", random_seed=1)
+    post = m.idata_.posterior
+    return m, np.array([float(post[v].values.ravel()[0]) for v in ("eps_plus", "eps_minus")])
+
+
+def test_map_with_labels_recovers_the_whole_log_rates(sim) -> None:
+    real = np.array([sim.realised_eps_plus, sim.realised_eps_minus])
+    _, diff = _map(PositionalDifficulty, sim.data)
+    _, pos = _map(PositionalBias, sim.data)
+    _, free = _map(PositionalBias, sim.data_unlabelled)
+    assert np.all(np.abs(diff - real) < 0.05)
+    # the difficulty model closes more of the gap than the positional model with the same labels
+    assert np.all(np.abs(diff - real) < np.abs(pos - real))
+    assert np.all(free < real - 0.04)  # ground-truth-free: biased low
+
+
+def test_unidentified_without_labels_or_repeats_warns_and_records(sim) -> None:
+    model = PositionalDifficulty()
+    assert model.identification(sim.data_unlabelled) == ["difficulty_not_identified"]
+    with pytest.warns(DesignWarning, match="NOT IDENTIFIED"):
+        m = model.fit(sim.data_unlabelled, method="map", random_seed=0)
+    assert [c.code for c in m.caveats_] == ["difficulty_not_identified"]
+    assert "prior-driven" in m.idata_.posterior.attrs["caveats"]
+    assert any("NOT IDENTIFIED" in w for w in m.design_warnings_)
+    with pytest.raises(DesignError, match="NOT IDENTIFIED"):
+        PositionalDifficulty(on_unidentified="raise").fit(sim.data_unlabelled, method="map")
+    # labels: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DesignWarning)
+        assert PositionalDifficulty().identification(sim.data) == []
+
+
+def test_repeats_without_labels_are_a_weaker_caveat_not_a_refusal() -> None:
+    rep = simulate_hard_pairs(8, repeats=2, labelled=0.0, random_seed=2)
+    model = PositionalDifficulty(on_unidentified="raise")
+    assert model.identification(rep.data) == ["difficulty_repeats_only"]
+    model.build_model(rep.data)  # no DesignError
+
+
+def test_spec_registry_and_tie_free_data(sim) -> None:
+    m = get_model("positional_difficulty")
+    assert isinstance(m, PositionalDifficulty) and m.name == "positional_difficulty"
+    assert {"hard_share", "hard_logit"} <= set(m.resolved_priors())
+    with pytest.raises(Exception, match="likelihood"):
+        PositionalDifficulty(likelihood="independent").resolved_likelihood()
+    dropped = sim.data.drop_ties()
+    built = PositionalDifficulty().build_model(dropped)
+    assert tuple(built.coords["count"]) == ("n1", "n2")
+
+
+def test_posterior_predictive_draws_ties(sim) -> None:
+    m, _ = _map(PositionalDifficulty, sim.data)
+    idata = m.sample_posterior_predictive(random_seed=0, point_draws=50)
+    rep = idata.posterior_predictive["wins"]
+    assert rep.sizes["count"] == 4
+    tie_share = float(rep.sel(count=["t1", "t2"]).sum("count").mean()) / 2.0
+    assert tie_share == pytest.approx(sim.realised_tie_rate, abs=0.03)
+
+
+@pytest.mark.slow
+def test_nuts_must_show_labels_cover_realised_rates(sim) -> None:
+    """Issue 7 must-show: 15% ties, 20% hard pairs (0.6), easy 0.10/0.20, labels on 30%."""
+    real = {"eps_plus": sim.realised_eps_plus, "eps_minus": sim.realised_eps_minus}
+    m = PositionalDifficulty(draws=500, tune=500, chains=2).fit(sim.data, random_seed=1)
+    s = m.summary(strengths=False)
+    for name, value in real.items():
+        lo, hi = s.loc[name].iloc[2], s.loc[name].iloc[3]
+        assert abs(s.loc[name, "mean"] - value) < 0.05 and lo <= value <= hi
+    assert "tie_rate" in s.index and m.n_comparisons_ == sim.data.n_comparisons
