@@ -384,3 +384,26 @@ def test_bt_beats_elo_and_listwise_is_cheap() -> None:
 def test_top_level_exports() -> None:
     assert bp.simulate_annotation is simulate_annotation
     assert bp.run_strategies is run_strategies
+
+
+def test_cli_strategies_table_and_spec_error(capsys) -> None:
+    from bayes_pairwise.cli import main
+
+    rc = main(
+        [
+            "strategies",
+            "--n-items",
+            "40",
+            "--reps",
+            "1",
+            "--strategy",
+            "pairwise:rounds=2",
+            "--ratings",
+            "bt",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert rc == 0 and "pairwise:rounds=2" in out and "40.0000" in out
+    rc = main(["strategies", "--n-items", "40", "--strategy", "pairwise:k=3"])
+    assert rc != 0
+    assert "unknown key 'k'" in capsys.readouterr().err
