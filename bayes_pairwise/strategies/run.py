@@ -137,7 +137,8 @@ def parse_spec(text: str) -> StrategySpec:
     return StrategySpec(text=text, name=name, params=params)
 
 
-def _ratings(run: policies.StrategyRun, n: int, which: Sequence[str]) -> dict[str, np.ndarray]:
+def _ratings(run: policies.StrategyRun, world: Any, which: Sequence[str]) -> dict[str, np.ndarray]:
+    n = world.n_items
     out: dict[str, np.ndarray] = {}
     if "bt" in which:
         out["bt"] = bt_scores(run.first, run.second, run.outcome, n)
@@ -149,7 +150,14 @@ def _ratings(run: policies.StrategyRun, n: int, which: Sequence[str]) -> dict[st
         if run.posterior_mean is not None:
             out["bayes"] = run.posterior_mean
         else:
-            out["bayes"] = gaussian_posterior(run.first, run.second, run.outcome, n).mean
+            out["bayes"] = gaussian_posterior(  # the judge's error rates are known
+                run.first,
+                run.second,
+                run.outcome,
+                n,
+                eps_plus=world.eps_plus,
+                eps_minus=world.eps_minus,
+            ).mean
     return out
 
 
@@ -170,7 +178,7 @@ def run_strategy(
     """
     sp = parse_spec(spec) if isinstance(spec, str) else spec
     run = sp.run(world, rng)
-    scores = _ratings(run, world.n_items, ratings)
+    scores = _ratings(run, world, ratings)
     return run, {r: spearman_rho(scores[r], world.latent) for r in ratings}
 
 
