@@ -1,0 +1,291 @@
+"""LOO model comparison and simulation-based calibration (issue 8 items 1-2).
+
+Fast tests use the fake sampler (posterior = prior draws); the must-show runs are slow.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_pairwise as bp
+from bayes_pairwise.errors import DesignError
+from bayes_pairwise.model_checking import (
+    COMPARE_COLUMNS,
+    SBCResult,
+    compare_models,
+    compare_models_dict,
+    plot_sbc_ranks,
+    sbc,
+    sbc_rank_data,
+)
+
+
+@pytest.fixture(scope="module")
+def small_log():
+    return bp.simulate_round_robin(6, eps_plus=0.05, eps_minus=0.3, repeats=2, random_seed=0)
+
+
+def test_compare_models_table(small_log, mock_sampler):
+    table = compare_models(small_log.data, ["uniform", "positional"], draws=40, chains=2)
+    assert table.columns.tolist() == list(COMPARE_COLUMNS)
+    assert sorted(table["model"]) == ["positional", "uniform"]
+    assert table["rank"].tolist() == [0, 1]
+    assert table["elpd_diff"].iloc[0] == 0.0
+    assert np.all(np.diff(table["elpd_loo"]) <= 0)  # best first
+    assert table["weight"].sum() == pytest.approx(1.0)
+    # unconstrained parameters: 6 strengths (5 free in the zero-sum z) + sigma_s + eps (1 or 2)
+    n = dict(zip(table["model"], table["n_parameters"], strict=True))
+    assert n == {"uniform": 5 + 1 + 1, "positional": 5 + 1 + 2}
+    assert table.attrs["unit"] == "pair"
+    assert table["preferred"].sum() == 1
+    assert table.attrs["preferred"] in table.attrs["message"]
+    d = compare_models_dict(table)
+    json.dumps(d)
+    assert d["unit"] == "pair" and len(d["models"]) == 2
+
+
+def test_compare_models_refusals(small_log, mock_sampler):
+    with pytest.raises(DesignError, match="at least two"):
+        compare_models(small_log.data, ["uniform"])
+    with pytest.raises(DesignError, match="per-verdict"):
+        compare_models(small_log.data, ["uniform", "biased_bt"], draws=10, chains=1)
+    m = bp.pymc_models.UniformError().fit(small_log.data, method="map", random_seed=0)
+    with pytest.raises(DesignError, match="MAP"):
+        compare_models(small_log.data, [m, "positional"], draws=10, chains=1)
+
+
+def _table(diff, dse, n_params):
+
+    t = pd.DataFrame(
+        {
+            "model": ["big", "small"],
+            "elpd_diff": [0.0, diff],
+            "dse": [0.0, dse],
+            "n_parameters": n_params,
+        }
+    )
+    return t
+
+
+def test_simpler_model_preferred_within_two_se():
+    from bayes_pairwise.model_checking import _verdict
+
+    t = _table(1.5, 1.0, [10, 8])
+    msg = _verdict(t, "big", "small", 2.0)
+    assert "the simpler model small" in msg and "is preferred" in msg
+    t = _table(5.0, 1.0, [10, 8])
+    msg = _verdict(t, "big", "big", 2.0)
+    assert msg.startswith("big is better than small by 5.0 ± 1.0 elpd (5.0 SE)")
+
+
+def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
+    """With the posterior replaced by prior draws the ranks are uniform by construction."""
+    seen = []
+    path = tmp_path / "sbc.jsonl"
+    kw = dict(
+        n_items=4,
+        random_seed=3,
+        draws=50,
+        tune=0,
+        chains=2,
+        n_jobs=1,
+        results_file=path,
+        progress=lambda k, n: seen.append((k, n)),
+    )
+    res = sbc("uniform", sims=3, **kw)
+    assert isinstance(res, SBCResult)
+    assert set(res.ranks["parameter"]) == {"eps[judge]", "sigma_s"}
+    assert res.ranks["rank"].between(0, 99).all()
+    assert len(res.ranks) == 3 * 2 and res.failed == 0
+    assert seen[-1] == (3, 3)
+    # resume: the first three simulations are read back, only two are run
+    calls_before = len(mock_sampler)
+    res5 = sbc("uniform", sims=5, **kw)
+    assert len(mock_sampler) - calls_before == 2
+    pd.testing.assert_frame_equal(res5.ranks.iloc[:6], res.ranks)
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["settings"]["model"] == "uniform" and len(lines) == 6
+    with pytest.raises(DesignError, match="other settings"):
+        sbc("uniform", sims=2, **{**kw, "draws": 60})
+    summary = res5.summary.set_index("parameter")
+    assert summary.loc["sigma_s", "sims"] == 5
+    assert 0 <= summary.loc["sigma_s", "uniformity_p"] <= 1
+    assert res5.to_dict()["sims"] == 5
+
+
+def test_sbc_pooled_ranks_uniform(mock_sampler):
+    res = sbc(
+        "positional",
+        n_items=3,
+        sims=30,
+        random_seed=0,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+    )
+    r = res.ranks["rank"].to_numpy() / 99
+    # 90 ranks (3 parameters x 30): uniform on [0, 1] has mean 1/2 and sd 0.29
+    assert abs(r.mean() - 0.5) < 0.1
+    cov = res.summary.set_index("parameter")["coverage"]
+    assert (cov >= 0.8).all()
+
+
+def test_sbc_rank_data_and_plot():
+    ranks = pd.DataFrame(
+        {
+            "sim": range(8),
+            "parameter": "eps",
+            "true": 0.1,
+            "posterior_mean": 0.1,
+            "rank": [0, 5, 12, 30, 49, 50, 75, 99],
+            "n_ranks": 100,
+            "covered": True,
+        }
+    )
+    from bayes_pairwise.model_checking import _summary
+
+    res = SBCResult("uniform", ranks, _summary(ranks, 4), {})
+    d = sbc_rank_data(res, bins=4)
+    assert d["count"].tolist() == [3, 2, 1, 2]
+    assert d["expected"].tolist() == [2.0] * 4
+    assert (d["band_lo"] <= d["expected"]).all() and (d["band_hi"] >= d["expected"]).all()
+    assert res.summary["coverage"].iloc[0] == 1.0
+    # chi-square of (3, 2, 1, 2) against 2 each: statistic 1, 3 df
+    from scipy.stats import chi2
+
+    assert res.summary["uniformity_p"].iloc[0] == pytest.approx(chi2.sf(1.0, 3))
+    fig = plot_sbc_ranks(res, bins=4)
+    assert len(fig.axes) == 1
+
+
+def test_cli_compare_models_and_sbc_json(tmp_path, small_log, mock_sampler, capsys):
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "d.csv"
+    small_log.frame.to_csv(path, index=False)
+    rc = main(
+        [
+            "compare-models",
+            str(path),
+            "--outcome",
+            "outcome",
+            "--models",
+            "uniform,positional",
+            "--draws",
+            "30",
+            "--chains",
+            "2",
+            "--json",
+        ]
+    )
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["unit"] == "pair" and {m["model"] for m in out["models"]} == {
+        "uniform",
+        "positional",
+    }
+    rc = main(
+        [
+            "sbc",
+            "--model",
+            "uniform",
+            "--n-items",
+            "3",
+            "--sims",
+            "2",
+            "--draws",
+            "20",
+            "--jobs",
+            "1",
+            "--seed",
+            "1",
+            "--json",
+            "--plot",
+            str(tmp_path / "r.png"),
+        ]
+    )
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sims"] == 2 and (tmp_path / "r.png").is_file()
+
+
+# ----------------------------------------------------------------------------- must show
+@pytest.mark.slow
+def test_compare_models_positional_log_ranks_positional_first(tmp_path, capsys):
+    from bayes_pairwise.cli import main
+
+    sim = bp.simulate_round_robin(30, eps_plus=0.04, eps_minus=0.30, repeats=2, random_seed=8)
+    path = tmp_path / "d.csv"
+    sim.frame.rename(columns={"outcome": "winner"}).to_csv(path, index=False)
+    rc = main(
+        [
+            "compare-models",
+            str(path),
+            "--outcome",
+            "winner",
+            "--models",
+            "uniform,positional",
+            "--draws",
+            "1000",
+            "--tune",
+            "1000",
+            "--chains",
+            "2",
+            "--json",
+        ]
+    )
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    print(json.dumps(out, indent=1))
+    assert out["models"][0]["model"] == "positional"
+    assert out["preferred"] == "positional"
+    assert out["models"][1]["elpd_diff"] > 2 * out["models"][1]["dse"]
+
+
+@pytest.mark.slow
+def test_compare_models_uniform_log_prefers_simpler():
+    sim = bp.simulate_round_robin(30, eps=0.15, repeats=2, random_seed=8)
+    table = compare_models(
+        sim.data, ["uniform", "positional"], draws=1000, tune=1000, chains=2, random_seed=1
+    )
+    print(table.to_string(), table.attrs["message"])
+    second = table.iloc[1]
+    assert second["elpd_diff"] <= 2 * second["dse"]
+    assert table.attrs["preferred"] == "uniform"
+    assert "uniform" in table.attrs["message"] and "preferred" in table.attrs["message"]
+
+
+@pytest.mark.slow
+def test_sbc_uniform_cli_must_show(tmp_path, capsys):
+    from bayes_pairwise.cli import main
+
+    t0 = time.time()
+    rc = main(
+        [
+            "sbc",
+            "--model",
+            "uniform",
+            "--n-items",
+            "8",
+            "--sims",
+            "20",
+            "--seed",
+            "1",
+            "--json",
+            "--results",
+            str(tmp_path / "sbc.jsonl"),
+        ]
+    )
+    elapsed = time.time() - t0
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    print(f"elapsed {elapsed:.0f} s", json.dumps(out["parameters"], indent=1))
+    cov = {p["parameter"]: p["coverage"] for p in out["parameters"]}
+    assert 0.8 <= cov["eps[judge]"] <= 1.0
+    assert elapsed < 600
