@@ -47,6 +47,12 @@ _EXPORTS: dict[str, str] = {
     "SyntheticComparisons": "simulate",
     "simulate_biased_bt": "simulate",
     "simulate_round_robin": "simulate",
+    "SyntheticHardPairs": "simulate",
+    "simulate_hard_pairs": "simulate",
+    # caveats (what a fit cannot see) and the within-pair correlation test
+    "Caveat": "caveats",
+    "caveats_for": "caveats",
+    "within_pair_correlation": "classical.correlation",
     # classical: descriptive
     "PositionalMoments": "classical.descriptive",
     "ScomEstimate": "classical.descriptive",
@@ -84,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     # Bayesian models
     "BiasedBradleyTerry": "pymc_models",
     "PositionalBias": "pymc_models",
+    "PositionalDifficulty": "pymc_models",
     "UniformError": "pymc_models",
     "available_models": "pymc_models",
     "diagnose": "pymc_models",
@@ -97,8 +104,9 @@ _EXPORTS: dict[str, str] = {
     "with_style_covariates": "features",
     "with_self_preference": "features",
     # cross-checks, plots, report
-    "CrossCheck": "comparison",
-    "compare": "comparison",
+    "CrossCheck": "crosscheck",
+    "crosscheck": "crosscheck",
+    "compare": "crosscheck",
     # leaderboard
     "Leaderboard": "leaderboard",
     "leaderboard": "leaderboard",

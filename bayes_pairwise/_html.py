@@ -31,7 +31,8 @@ main{max-width:1150px;margin:0 auto;padding:1.5rem 2rem 4rem}
 h1{font-size:1.8rem;margin-bottom:.2rem}h2{margin-top:2.4rem;border-bottom:2px solid #ddd;
 padding-bottom:.2rem}h3{margin-top:1.6rem}
 .sub{color:#666;margin-top:0}
-table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.88rem;background:#fff}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.88rem;background:#fff;
+display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid #ddd;padding:.25rem .55rem;text-align:right}
 th{background:#f0f0f3}td:first-child,th:first-child{text-align:left}
 .fail{background:#fde2e1}.pass{background:#e3f6e5}
@@ -41,6 +42,8 @@ th{background:#f0f0f3}td:first-child,th:first-child{text-align:left}
 figure{margin:1rem 0;background:#fff;padding:.5rem;border:1px solid #e5e5e5}
 figure img{max-width:100%;height:auto}figcaption{color:#555;font-size:.9rem}
 nav ul{columns:2;font-size:.92rem}code{background:#f1f1f4;padding:0 .25rem}
+details{margin:.8rem 0;background:#fff;border:1px solid #e5e5e5;padding:.3rem .8rem}
+summary{font-size:1.25rem;font-weight:600;cursor:pointer;padding:.3rem 0}
 """
 
 
@@ -181,6 +184,18 @@ class HtmlPage:
             f"<figcaption>{esc(caption)}</figcaption></figure>"
         )
 
+    def open_details(self, summary: str, *, open_: bool = False) -> None:
+        """Start a collapsible section (``<details>``: no JavaScript); close it with
+        :meth:`close_details`. It goes into the table of contents."""
+        anchor = f"s{len(self.toc) + 1}"
+        self.toc.append((anchor, summary))
+        flag = " open" if open_ else ""
+        self.blocks.append(f'<details id="{anchor}"{flag}><summary>{esc(summary)}</summary>')
+
+    def close_details(self) -> None:
+        """End the section started by :meth:`open_details`."""
+        self.blocks.append("</details>")
+
     def preformatted(self, text: str) -> None:
         """Add preformatted (escaped) text."""
         self.blocks.append(f"<pre>{esc(text)}</pre>")
@@ -196,7 +211,8 @@ class HtmlPage:
         page = (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{esc(self.title)}</title><style>{_CSS}</style></head><body><main>"
-            f"<h1>{esc(self.title)}</h1>{sub}<nav><ul>{toc}</ul></nav>"
+            f"<h1>{esc(self.title)}</h1>{sub}"
+            f"<nav><details><summary>Contents</summary><ul>{toc}</ul></details></nav>"
             + "\n".join(self.blocks)
             + "</main></body></html>\n"
         )

@@ -616,12 +616,12 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bayes_pairwise.comparison import compare
+    from bayes_pairwise.crosscheck import crosscheck
 
     _check_data_args(args)
     data = _load_data(args)
     _info(f"cross-checking {data!r} …")
-    res = compare(
+    res = crosscheck(
         data,
         model=args.model,
         method="map" if args.map else "nuts",
@@ -632,9 +632,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(res.to_dict())
     else:
-        print(res.table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        print(res.headline().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         print()
         print(res.verdict)
+        for c in res.caveats:
+            print(f"caveat: {c}")
     return 0
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.comparison import HDI_PROB
+from bayes_pairwise.conventions import HDI_PROB
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
 
@@ -53,8 +53,6 @@ __all__ = [
 #: Models a leaderboard can be built from: classical Bradley–Terry and the Bayesian error models.
 MODELS = ("bt", "uniform", "positional", "biased_bt")
 _BAYES_MODELS = ("uniform", "positional", "biased_bt")
-#: Ridge λ used when the win graph is not strongly connected (MM of METHODS §6).
-FALLBACK_RIDGE = 0.1
 #: Columns of :attr:`Leaderboard.table`, in order.
 COLUMNS = ("item", "rank", "strength", "lower", "upper", "p_rank_1", "rank_lower", "rank_upper")
 
@@ -396,7 +394,7 @@ def _bt_leaderboard(
     random_seed: int | np.random.Generator | None,
     progress: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, dict[str, Any], list[str]]:
-    from bayes_pairwise.classical.bradley_terry import check_bt_connected
+    from bayes_pairwise.classical.bradley_terry import FALLBACK_RIDGE, mm_ridge
 
     if n_boot < 2:
         raise ValueError(f"n_boot must be >= 2, got {n_boot}")
@@ -413,14 +411,9 @@ def _bt_leaderboard(
     m = _unit_matrix(data, unit, n_units)
     x = np.asarray(m.sum(axis=0), dtype=float).reshape(n, n)
     if ridge is None:
-        try:
-            check_bt_connected(x, tuple(data.items))
-            ridge_used = 0.0
-        except DesignError:
-            ridge_used = FALLBACK_RIDGE
-            notes.append(
-                f"the win graph is not strongly connected: MM with ridge λ = {FALLBACK_RIDGE}"
-            )
+        ridge_used, why = mm_ridge(x, tuple(data.items))
+        if ridge_used:
+            notes.append(why)
     else:
         ridge_used = float(ridge)
     point = _bt_theta(x, ridge_used, tuple(data.items)).theta

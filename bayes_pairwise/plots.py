@@ -42,7 +42,6 @@ a figure's size.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -50,7 +49,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.pymc_models.diagnostics import hdi_interval, select_judge
+from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
+from bayes_pairwise.pymc_models.ppc import PPC_STATISTICS, ppc_data, strength_draws
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -201,45 +201,6 @@ def _one_ax(ax: Any, figsize=(6.0, 4.0)) -> Axes:
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
-
-
-def as_inference_data(obj: Any) -> az.InferenceData:
-    """The :class:`arviz.InferenceData` of a fit (model, MAP / grid / MM fit) or itself.
-
-    Parameters
-    ----------
-    obj : InferenceData, fitted model (``idata_``) or estimate with ``to_inference_data()``
-
-    Returns
-    -------
-    arviz.InferenceData
-
-    Raises
-    ------
-    TypeError
-        For anything else.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayes_pairwise.classical.bradley_terry import BradleyTerry
-    >>> bt = BradleyTerry().fit(np.array([[0, 3.0], [1.0, 0]]))
-    >>> as_inference_data(bt).posterior["strength"].shape
-    (1, 1, 2)
-    """
-    import arviz as az
-
-    if isinstance(obj, az.InferenceData):
-        return obj
-    idata = getattr(obj, "idata_", None)
-    if isinstance(idata, az.InferenceData):
-        return idata
-    if hasattr(obj, "to_inference_data"):
-        return obj.to_inference_data()
-    raise TypeError(
-        f"expected an arviz.InferenceData, a fitted model (idata_) or an estimate with "
-        f"to_inference_data(), got {type(obj).__name__}"
-    )
 
 
 def _n_samples(idata: az.InferenceData) -> int:
@@ -1168,21 +1129,6 @@ def plot_posterior_vs_grid(
 
 
 # ============================================================================ strengths
-def _strength_draws(idata: az.InferenceData) -> tuple[np.ndarray, list[str]]:
-    post = idata.posterior
-    if "strength" not in post.data_vars:
-        raise ValueError(
-            f"the posterior has no 'strength' variable (it has {list(post.data_vars)})"
-        )
-    da = post["strength"]
-    extra = [d for d in da.dims if d not in ("chain", "draw")]
-    if len(extra) != 1:
-        raise ValueError(f"'strength' should have one item dimension, it has {extra}")
-    dim = extra[0]
-    vals = da.transpose("chain", "draw", dim).values.reshape(-1, da.sizes[dim])
-    return vals, [str(v) for v in da.coords[dim].values]
-
-
 def _mm_series(mm: Any) -> pd.Series | None:
     if mm is None:
         return None
@@ -1191,7 +1137,7 @@ def _mm_series(mm: Any) -> pd.Series | None:
     if hasattr(mm, "strengths_"):
         return mm.strengths_.rename(index=str).astype(float)
     idata = as_inference_data(mm)
-    vals, labels = _strength_draws(idata)
+    vals, labels = strength_draws(idata)
     return pd.Series(vals.mean(axis=0), index=labels, dtype=float)
 
 
@@ -1277,7 +1223,7 @@ def strength_forest_data(
     (['a', 'b', 'c'], True)
     """
     idata = as_inference_data(model_or_idata)
-    vals, labels = _strength_draws(idata)
+    vals, labels = strength_draws(idata)
     g = _groups(labels, groups)
     cen = _centre(vals, g)
     mean = cen.mean(axis=0)
@@ -1856,364 +1802,6 @@ def plot_bt_vs_posterior(
 
 
 # ============================================================================ posterior predictive
-PPC_STATISTICS = ("s_com", "first_position_rate", "delta_s")
-
-
-def _flat_draws(da: Any, idx: np.ndarray) -> np.ndarray:
-    extra = [d for d in da.dims if d not in ("chain", "draw")]
-    vals = da.transpose("chain", "draw", *extra).values
-    return vals.reshape(-1, *vals.shape[2:])[idx]
-
-
-def _replicate_pair_counts(
-    idata: az.InferenceData,
-    block: Comparisons,
-    pc: Any,
-    n_draws: int,
-    rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Replicated (n₁, n₂) per pair row of ``pc``: shape (D, P), from posterior draws.
-
-    Simulates the models' generative stories (METHODS §7): the error models draw one latent
-    outcome per pair, T ~ Bernoulli(σ(s_i − s_j)), then flip each verdict with ε₊ / ε₋; the
-    biased Bradley–Terry model draws each verdict with σ(s_f − s_s + γ + wᵀx).
-    """
-    from scipy.special import expit
-
-    post = idata.posterior
-    judge = block.judges[0]
-    total = _n_samples(idata)
-    # a one-draw (MAP) posterior is replicated n_draws times: a plug-in predictive check
-    idx = np.sort(rng.choice(total, size=int(n_draws), replace=total < int(n_draws)))
-    D = idx.size
-    s, labels = _strength_draws(idata)
-    pos = {lab: k for k, lab in enumerate(labels)}
-    missing = [it for it in block.items if it not in pos]
-    if missing:
-        raise ValueError(f"the posterior has no strength for items {missing[:5]}")
-    col = np.array([pos[it] for it in block.items])
-    s = s[idx][:, col]  # (D, n_items) in the data's item order
-    kp = np.asarray(pc.k_plus, dtype=np.int64)
-    km = np.asarray(pc.k_minus, dtype=np.int64)
-    if "gamma" in post.data_vars:  # biased Bradley–Terry: one Bernoulli per verdict
-        g = _flat_draws(select_judge(post["gamma"], judge), idx).reshape(D)
-        eta = s[:, block.first] - s[:, block.second] + g[:, None]
-        if "w" in post.data_vars and block.covariates:
-            w = post["w"]
-            names = [str(v) for v in w.coords[w.dims[-1]].values] if w.ndim > 2 else []
-            wv = _flat_draws(select_judge(w, judge), idx).reshape(D, -1)
-            # the model divides each covariate by its scale (it does not centre it: a
-            # first-minus-second difference keeps its sign); use the fitted scale when stored
-            scales: dict[str, float] = {}
-            if "constant_data" in idata.groups() and "covariate_scale" in idata.constant_data:
-                cs = idata.constant_data["covariate_scale"]
-                scales = {
-                    str(c): float(v)
-                    for c, v in zip(cs.coords[cs.dims[0]].values, np.asarray(cs), strict=True)
-                }
-            for k, name in enumerate(names):
-                if name in block.covariates:
-                    x = np.asarray(block.covariates[name], dtype=float)
-                    sd = scales.get(name, float(x.std()))
-                    eta = eta + wv[:, k : k + 1] * (x / (sd if sd > 0 else 1.0))[None, :]
-        first_wins = rng.random(eta.shape) < expit(eta)
-        lo = np.minimum(block.first, block.second)
-        lo_first = block.first == lo
-        i_wins = np.where(lo_first[None, :], first_wins, ~first_wins)
-        key = lo.astype(np.int64) * block.n_items + np.maximum(block.first, block.second)
-        pkey = np.asarray(pc.i, dtype=np.int64) * block.n_items + np.asarray(pc.j)
-        row = np.searchsorted(pkey, key)
-        n1 = np.zeros((D, pc.n_pairs))
-        n2 = np.zeros((D, pc.n_pairs))
-        for d in range(D):
-            n1[d] = np.bincount(row, weights=i_wins[d] & lo_first, minlength=pc.n_pairs)
-            n2[d] = np.bincount(row, weights=i_wins[d] & ~lo_first, minlength=pc.n_pairs)
-        return n1, n2
-    if "eps_plus" in post.data_vars and "eps_minus" in post.data_vars:
-        ep = _flat_draws(select_judge(post["eps_plus"], judge), idx).reshape(D, 1)
-        em = _flat_draws(select_judge(post["eps_minus"], judge), idx).reshape(D, 1)
-    elif "eps" in post.data_vars:
-        ep = em = _flat_draws(select_judge(post["eps"], judge), idx).reshape(D, 1)
-    else:
-        raise ValueError(
-            "cannot simulate replicated data: the posterior has none of eps, eps_plus/eps_minus, "
-            f"gamma (it has {list(post.data_vars)})"
-        )
-    p_i = expit(s[:, pc.i] - s[:, pc.j])  # (D, P)
-    t_i = rng.random(p_i.shape) < p_i
-    q1 = np.where(t_i, 1.0 - ep, em)  # P(i wins | i first)
-    q2 = np.where(t_i, 1.0 - em, ep)  # P(i wins | i second)
-    n1 = rng.binomial(np.broadcast_to(kp, q1.shape), q1).astype(float)
-    n2 = rng.binomial(np.broadcast_to(km, q2.shape), q2).astype(float)
-    return n1, n2
-
-
-def _model_replicates(
-    idata: az.InferenceData, block: Comparisons, pc: Any, n_draws: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Replicated (n₁, n₂) of ``block``'s pairs from the model's own ``posterior_predictive``
-    group (:meth:`sample_posterior_predictive` of the model classes), or None when absent."""
-    if "posterior_predictive" not in idata.groups() or "constant_data" not in idata.groups():
-        return None
-    try:
-        from bayes_pairwise.pymc_models.diagnostics import ppc_pair_counts
-
-        counts = ppc_pair_counts(idata)
-    except (ImportError, KeyError, ValueError, AttributeError, IndexError):
-        return None
-    post = idata.posterior
-    judges = [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else []
-    label = str(block.judges[0])
-    if label in judges:
-        jdx = judges.index(label)
-    elif len(judges) <= 1:
-        jdx = 0
-    else:
-        return None
-    rows = np.flatnonzero(np.asarray(counts["judge"]) == jdx)
-    # the block may hold only this judge's items (Comparisons.for_judge): compare by label
-    model_items = [str(v) for v in post.coords["item"].values] if "item" in post.coords else []
-    if model_items and len(model_items) != block.n_items:
-        pos = {lab: k for k, lab in enumerate(model_items)}
-        try:
-            to_model = np.array([pos[str(lab)] for lab in block.items], dtype=np.int64)
-        except KeyError:
-            return None
-        pc_i, pc_j = to_model[np.asarray(pc.i)], to_model[np.asarray(pc.j)]
-    else:
-        pc_i, pc_j = np.asarray(pc.i), np.asarray(pc.j)
-    same = (
-        rows.size == pc.n_pairs
-        and np.array_equal(np.asarray(counts["i"])[rows], pc_i)
-        and np.array_equal(np.asarray(counts["j"])[rows], pc_j)
-        and np.array_equal(np.asarray(counts["k_plus"])[rows], pc.k_plus)
-        and np.array_equal(np.asarray(counts["k_minus"])[rows], pc.k_minus)
-    )
-    if not same:
-        return None
-    n1r = np.asarray(counts["n1_rep"], dtype=float)[:, rows]
-    n2r = np.asarray(counts["n2_rep"], dtype=float)[:, rows]
-    if n1r.shape[0] > int(n_draws):
-        keep = np.sort(rng.choice(n1r.shape[0], size=int(n_draws), replace=False))
-        n1r, n2r = n1r[keep], n2r[keep]
-    return n1r, n2r
-
-
-def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """(size, pair rows, local (i, j)) for every context whose unordered pairs are all present."""
-    ctx_of = np.asarray(block.item_context)
-    out = []
-    for c in range(block.n_contexts):
-        items = np.flatnonzero(ctx_of == c)
-        n = items.size
-        if n < 2:
-            continue
-        rows = np.flatnonzero(ctx_of[np.asarray(pc.i)] == c)
-        if rows.size != n * (n - 1) // 2:
-            continue
-        local = np.full(block.n_items, -1)
-        local[items] = np.arange(n)
-        out.append((n, rows, np.c_[local[pc.i[rows]], local[pc.j[rows]]]))
-    return out
-
-
-def _pooled_delta_curves(
-    ctx: list[tuple[int, np.ndarray, np.ndarray]],
-    w: np.ndarray,
-    n_subsets: int,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Δ_S–n curves averaged over contexts, for every row of ``w`` (shape (D, pairs)).
-
-    Contexts small enough that :func:`~bayes_pairwise.classical.deltas.observed_curve` would
-    enumerate every subset (C(n, m) ≤ ``n_subsets`` for all m) are done for all rows and all
-    contexts of a size at once; the same numbers, without a Python loop per context and draw.
-    """
-    from bayes_pairwise.classical.deltas import delta_s_scores, observed_curve
-
-    w = np.atleast_2d(np.asarray(w, dtype=float))
-    D = w.shape[0]
-    n_max = max(n for n, _, _ in ctx)
-    tot = np.zeros((D, n_max - 1))
-    cnt = np.zeros(n_max - 1)
-    by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for n, rows, ij in ctx:
-        if all(math.comb(n, m) <= n_subsets for m in range(2, n + 1)):
-            by_size.setdefault(n, []).append((rows, ij))
-            continue
-        for d in range(D):
-            W = np.zeros((n, n))
-            W[ij[:, 0], ij[:, 1]] = w[d, rows]
-            W[ij[:, 1], ij[:, 0]] = -w[d, rows]
-            tot[d, : n - 1] += observed_curve(W, n_subsets, random_seed=rng)
-        cnt[: n - 1] += 1
-    for n, blocks in by_size.items():
-        C = len(blocks)
-        W = np.zeros((D, C, n, n))
-        for c, (rows, ij) in enumerate(blocks):
-            W[:, c, ij[:, 0], ij[:, 1]] = w[:, rows]
-            W[:, c, ij[:, 1], ij[:, 0]] = -w[:, rows]
-        for m in range(2, n + 1):
-            idx = np.array(list(itertools.combinations(range(n), m)), dtype=np.intp)  # (K, m)
-            sub = W[:, :, idx[:, :, None], idx[:, None, :]]  # (D, C, K, m, m)
-            ds = delta_s_scores(sub.sum(axis=-1))  # (D, C, K)
-            tot[:, m - 2] += np.asarray(ds).mean(axis=2).sum(axis=1)
-        cnt[: n - 1] += C
-    return tot / cnt
-
-
-def ppc_data(
-    model_or_idata: Any,
-    data: Comparisons,
-    *,
-    judge: str | int | None = None,
-    statistics: Sequence[str] = PPC_STATISTICS,
-    n_draws: int = 200,
-    n_draws_curve: int = 60,
-    n_subsets: int = 50,
-    random_seed: int | None = 0,
-) -> pd.DataFrame:
-    """Posterior predictive checks with the paper's own statistics.
-
-    Replicated data sets come from the model's own ``posterior_predictive`` group when the fit
-    has one (:meth:`~bayes_pairwise.pymc_models.BayesianPairwiseModel.sample_posterior_predictive`);
-    otherwise they are simulated here from posterior draws with the models' generative story
-    (METHODS §7; same design: the same pairs, each shown k₊ / k₋ times). Each statistic is
-    computed on every replicate and on the observed data: the commutativity score S_com, the
-    first-position win rate r₁, and the Δ_S–n curve (from W, pooled over the contexts that hold
-    every pair).
-
-    Parameters
-    ----------
-    model_or_idata : fitted model or InferenceData
-        A posterior with ``strength`` (item labels as in ``data.items``) and ``eps`` or
-        ``eps_plus``/``eps_minus`` (error models) or ``gamma`` (+ ``w``) (biased Bradley–Terry),
-        optionally with a ``judge`` dimension.
-    data : Comparisons
-        The data the model was fitted to.
-    judge : str or int, optional
-        Required when ``data`` holds several judges.
-    statistics : sequence of str
-        Any of ``"s_com"``, ``"first_position_rate"``, ``"delta_s"``.
-    n_draws : int
-        Replicates for the scalar statistics.
-    n_draws_curve : int
-        Replicates for the Δ_S curve (the costlier one).
-    n_subsets : int
-        Random subsets per size for the Δ_S curve (all of them where fewer exist).
-    random_seed : int, optional
-
-    Returns
-    -------
-    DataFrame
-        Columns ``statistic``, ``n`` (subset size for ``delta_s``, else 0), ``draw``,
-        ``replicated``, ``observed``. ``attrs["p_value"]`` maps each scalar statistic to the
-        posterior predictive p-value P(replicated > observed) + ½ P(replicated = observed);
-        ``attrs["replicates"]`` says where the replicates came from.
-
-    Examples
-    --------
-    >>> import arviz as az, numpy as np
-    >>> from bayes_pairwise.simulate import simulate_round_robin
-    >>> sim = simulate_round_robin(6, eps=0.2, random_seed=0)
-    >>> rng = np.random.default_rng(1)
-    >>> s = sim.true_strengths.reindex(list(sim.data.items)).to_numpy()
-    >>> idata = az.from_dict(
-    ...     posterior={"eps": rng.beta(20, 80, (1, 50)),
-    ...                "strength": np.broadcast_to(3 * s, (1, 50, 6))},
-    ...     coords={"item": list(sim.data.items)}, dims={"strength": ["item"]})
-    >>> df = ppc_data(idata, sim.data, n_draws=50, n_draws_curve=5)
-    >>> sorted(df["statistic"].unique())
-    ['delta_s', 'first_position_rate', 's_com']
-    """
-    from bayes_pairwise.classical.descriptive import commutativity_score_counts
-    from bayes_pairwise.matrices import pair_counts
-
-    unknown = [s for s in statistics if s not in PPC_STATISTICS]
-    if unknown:
-        raise ValueError(f"unknown statistics {unknown}; choose from {list(PPC_STATISTICS)}")
-    if judge is not None:
-        block = data.for_judge(judge)
-    elif data.n_judges > 1:
-        raise ValueError(f"the data hold {data.n_judges} judges; pass judge=… to pick one")
-    else:
-        block = data
-    idata = as_inference_data(model_or_idata)
-    rng = np.random.default_rng(random_seed)
-    pc = pair_counts(block)
-    kp = pc.k_plus.astype(float)
-    km = pc.k_minus.astype(float)
-    reps = _model_replicates(idata, block, pc, n_draws, rng)
-    source = "model posterior_predictive"
-    if reps is None:
-        reps = _replicate_pair_counts(idata, block, pc, n_draws, rng)
-        source = "simulated from posterior draws"
-    n1r, n2r = reps
-    both = (kp > 0) & (km > 0)
-    rows: list[pd.DataFrame] = []
-    pvals: dict[str, float] = {}
-
-    def scalar(name: str, obs: float, rep: np.ndarray) -> None:
-        rows.append(
-            pd.DataFrame(
-                {
-                    "statistic": name,
-                    "n": 0,
-                    "draw": np.arange(rep.size),
-                    "replicated": rep,
-                    "observed": obs,
-                }
-            )
-        )
-        pvals[name] = float(np.mean(rep > obs) + 0.5 * np.mean(rep == obs))
-
-    if "s_com" in statistics and both.any():
-        obs = commutativity_score_counts(kp[both], km[both], pc.n1[both], pc.n2[both])
-        rep = np.array(
-            [
-                commutativity_score_counts(kp[both], km[both], n1r[d, both], n2r[d, both])
-                for d in range(n1r.shape[0])
-            ]
-        )
-        scalar("s_com", obs, rep)
-    if "first_position_rate" in statistics:
-        tot = float((kp + km).sum())
-        obs = float((pc.n1 + km - pc.n2).sum() / tot)
-        rep = (n1r + km[None, :] - n2r).sum(axis=1) / tot
-        scalar("first_position_rate", obs, rep)
-    if "delta_s" in statistics:
-        ctx = _context_pairs(block, pc)
-        if ctx:
-            k = kp + km
-            obs_curve = _pooled_delta_curves(ctx, (2 * pc.n1 + 2 * pc.n2 - k) / k, n_subsets, rng)[
-                0
-            ]
-            sizes = np.arange(2, obs_curve.size + 2)
-            n_c = min(int(n_draws_curve), n1r.shape[0])
-            w_rep = (2 * n1r[:n_c] + 2 * n2r[:n_c] - k) / k
-            rep_curves = _pooled_delta_curves(ctx, w_rep, n_subsets, rng)  # (n_c, sizes)
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "statistic": "delta_s",
-                        "n": np.tile(sizes, n_c),
-                        "draw": np.repeat(np.arange(n_c), sizes.size),
-                        "replicated": rep_curves.ravel(),
-                        "observed": np.tile(obs_curve, n_c),
-                    }
-                )
-            )
-    cols = ["statistic", "n", "draw", "replicated", "observed"]
-    df = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
-    df.attrs["p_value"] = pvals
-    df.attrs["judge"] = block.judges[0]
-    df.attrs["replicates"] = source
-    df.attrs["n_contexts_delta_s"] = (
-        len(_context_pairs(block, pc)) if "delta_s" in statistics else 0
-    )
-    return df
-
-
 def plot_ppc(
     model_or_idata: Any,
     data: Comparisons,

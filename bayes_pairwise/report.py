@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
-from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignWarning
+from bayes_pairwise.errors import ConvergenceWarning, DesignWarning
 
 __all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
 
@@ -230,26 +230,60 @@ def _table(
 # ============================================================================ the report
 @dataclass
 class _State:
+    """The renderer's view of a :class:`~bayes_pairwise.crosscheck.CrossCheck` (read only)."""
+
     data: Any
     truth: Any
     judges: tuple[str, ...]
     blocks: dict[str, Any]
     desc: pd.DataFrame | None = None
-    scom: dict[str, Any] = field(default_factory=dict)
-    moments: dict[str, Any] = field(default_factory=dict)
-    delta: dict[str, Any] = field(default_factory=dict)
-    delta2d: dict[str, Any] = field(default_factory=dict)
+    scom: Mapping[str, Any] = field(default_factory=dict)
+    moments: Mapping[str, Any] = field(default_factory=dict)
+    delta: Mapping[str, Any] = field(default_factory=dict)
+    delta2d: Mapping[str, Any] = field(default_factory=dict)
     delta_errors: dict[str, str] = field(default_factory=dict)
     mm: Any = None
     mm_note: str = ""
-    model_data: Any = None
-    ties: dict[str, Any] = field(default_factory=dict)
+    ties: Mapping[str, Any] = field(default_factory=dict)
     fit: Any = None
+    fit_name: str | None = None
     fit_error: str | None = None
     fit_seconds: float = float("nan")
     diag: Any = None
+    ppc: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     crosscheck: Any = None
-    crosscheck_error: str | None = None
+
+
+def _state(cc: Any) -> _State:
+    cf = cc.classical
+    name = next(iter(cc.fits), None)
+    fit_seconds = sum(v for k, v in cc.timings.items() if k.startswith("Bayesian: fitting"))
+    return _State(
+        data=cc.data,
+        truth=cc.truth,
+        judges=tuple(cc.data.judges),
+        blocks=dict(cc.data.by_judge()),
+        desc=cf.desc,
+        scom=cf.scom,
+        moments=cf.moments,
+        delta=cf.delta,
+        delta2d=cf.delta2d,
+        delta_errors={
+            j: "; ".join(f"{k}: {v}" for k, v in why.items() if k.startswith("Δ_S"))
+            for j, why in cf.skipped.items()
+            if any(k.startswith("Δ_S") for k in why)
+        },
+        mm=cf.mm,
+        mm_note=cf.mm_note,
+        ties=cc.tie_handling.get(name, {}) if name else {},
+        fit=cc.fits.get(name) if name else None,
+        fit_name=name,
+        fit_error="; ".join(cc.fit_errors.values()) or None,
+        fit_seconds=fit_seconds,
+        diag=cc.diagnostics.get(name) if name else None,
+        ppc=cc.ppc.get(name, {}) if name else {},
+        crosscheck=cc,
+    )
 
 
 def build_report(
@@ -326,8 +360,10 @@ def build_report(
     >>> page = build_report(sim, model="uniform", method="map", progress=False,
     ...                     grid_kwargs={"n_subsets": 20}, ppc_draws=50)
     >>> html = page.render()
-    >>> "Cross-check: classical vs Bayesian</h2>" in html, "<script" in html
-    (True, False)
+    >>> "<h2" in html.split("<figure")[0] and "<table" in html.split("<figure")[0]
+    True
+    >>> "<script" in html
+    False
 
     The default (NUTS, 2 chains × 1000 draws) takes about two minutes for the bundled PRD data
     set on two CPU cores:
@@ -343,21 +379,42 @@ def build_report(
 
     if method not in ("nuts", "map"):
         raise ValueError(f"method must be 'nuts' or 'map', got {method!r}")
+    from bayes_pairwise.crosscheck import CrossCheck, crosscheck
+
     prog = _Progress(progress)
     sink = _Captured()
     sink.add(list(load_warnings), "loading: ")
-    prog("loading data")
-    comp, truth, loaded_name = _resolve_data(data, sink)
-    if judge is not None:
-        comp = comp.for_judge(judge)
-    judges = tuple(comp.judges)
-    st = _State(data=comp, truth=truth, judges=judges, blocks=dict(comp.by_judge()))
-    gkw = {"skip_incomplete": True, **dict(grid_kwargs or {})}
+    gkw = dict(grid_kwargs or {})
     sampler = {"draws": int(draws), "tune": int(tune), "chains": int(chains)}
-
-    _classical(st, sink, prog, random_seed, gkw)
-    _bayesian(st, sink, prog, model, method, sampler, random_seed)
-    _crosscheck(st, sink, prog, method, random_seed, gkw)
+    if isinstance(data, CrossCheck):
+        cc, loaded_name = data, None
+        model = next(iter(cc.fits), model)
+        method = str(cc.settings.get("method", method))
+    else:
+        prog("loading data")
+        comp, truth, loaded_name = _resolve_data(data, sink)
+        if judge is not None:
+            comp = comp.for_judge(judge)
+        prog(f"cross-check: classical estimates and {model} ({method.upper()})")
+        cc = _call_with_supported(
+            crosscheck,
+            comp,
+            models=(model,),
+            method=method,
+            truth=truth,
+            random_seed=random_seed,
+            ppc=True,
+            ppc_draws=ppc_draws,
+            progress=prog.on,
+            grid_kwargs=gkw,
+            **(sampler if method == "nuts" else {}),
+        )
+    for kind in ("design", "convergence", "other"):
+        seen = getattr(sink, kind)
+        seen.extend(m for m in cc.warnings.get(kind, ()) if m not in seen)
+    st = _state(cc)
+    comp = cc.data
+    judges = st.judges
 
     name = dataset_name or loaded_name or comp.source
     page = HtmlPage(
@@ -368,20 +425,32 @@ def build_report(
             f"({'NUTS' if method == 'nuts' else 'MAP'})"
         ),
     )
+    prog("rendering: headline")
+    _section_headline(page, st, model)
+    page.open_details("Data and design warnings")
     prog("rendering: data")
     _section_data(page, st, sink)
+    page.close_details()
+    page.open_details("Classical estimates")
     prog("rendering: classical estimates")
     _section_classical(page, st)
+    page.close_details()
+    page.open_details("Bayesian fit: diagnostics, strengths, predictive checks")
     prog("rendering: Bayesian fits")
     _section_bayesian(
         page, st, sink, model, method, sampler, random_seed, max_forest_items, prog, ppc_draws
     )
+    page.close_details()
+    page.open_details("Cross-check: every estimate side by side")
     prog("rendering: cross-check")
     _section_crosscheck(page, st)
+    page.close_details()
     total = prog.finish()
+    page.open_details("Settings and run time")
     _section_settings(
         page, st, prog, total, model, method, sampler, random_seed, gkw, name, ppc_draws
     )
+    page.close_details()
     return page
 
 
@@ -420,154 +489,8 @@ def write_report(data: Any, *, out: str | os.PathLike[str] = "report.html", **kw
     return path
 
 
-# ============================================================================ computation
-def _classical(st: _State, sink: _Captured, prog: _Progress, seed: Any, gkw: dict) -> None:
-    from bayes_pairwise.classical.bradley_terry import BradleyTerry, check_bt_connected
-    from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
-    from bayes_pairwise.classical.descriptive import (
-        descriptive_by_judge,
-        estimate_eps_scom,
-        positional_moments,
-    )
-    from bayes_pairwise.errors import DesignError
-    from bayes_pairwise.matrices import win_matrix
-
-    prog("classical: S_com, first-position rate, moments")
-    with _Capture(sink):
-        st.desc = descriptive_by_judge(st.data)
-    for j, block in st.blocks.items():
-        with _Capture(sink, f"{j}: "):
-            try:
-                est = estimate_eps_scom(block, on_invalid="nan")
-                if math.isfinite(est.eps):
-                    st.scom[j] = est
-            except DesignError:
-                pass
-            with contextlib.suppress(DesignError):
-                st.moments[j] = positional_moments(block)
-    for j, block in st.blocks.items():
-        prog(f"classical: Δ_S grid fits ({j})")
-        with _Capture(sink, f"Δ_S ({j}): "):
-            try:
-                st.delta[j] = DeltaSFit(random_seed=seed, **gkw).fit(block)
-                st.delta2d[j] = DeltaS2DFit(random_seed=seed, **gkw).fit(block)
-            except DesignError as exc:
-                st.delta_errors[j] = str(exc)
-    prog("classical: Bradley–Terry MM strengths (judges pooled)")
-    with _Capture(sink, "MM: "):
-        try:
-            x = win_matrix(st.data).to_numpy()
-            try:
-                check_bt_connected(x)
-                ridge = 0.0
-                st.mm_note = "MM (Hunter 2004), λ = 0, all judges' verdicts pooled"
-            except DesignError:
-                ridge = 0.1
-                st.mm_note = (
-                    "MM with ridge λ = 0.1, all judges' verdicts pooled: the win graph is not "
-                    "strongly connected (separate contexts or unbeaten items)"
-                )
-            st.mm = BradleyTerry(method="mm", ridge=ridge).fit(st.data)
-        except BayesPairwiseError as exc:
-            st.mm_note = f"MM not available: {exc}"
-
-
-def _get_model(model: str, method: str, sampler: dict[str, int]) -> Any:
-    from bayes_pairwise import pymc_models
-
-    kw = sampler if method == "nuts" else {}
-    return _call_with_supported(pymc_models.get_model, model, **kw)
-
-
-def _bayesian(
-    st: _State,
-    sink: _Captured,
-    prog: _Progress,
-    model: str,
-    method: str,
-    sampler: dict[str, int],
-    seed: Any,
-) -> None:
-    """One joint fit of all judges (shared strengths, per-judge error parameters)."""
-    try:
-        from bayes_pairwise import pymc_models
-
-        pymc_models.get_model  # noqa: B018 - fail early when the models are absent
-    except (ImportError, AttributeError) as exc:
-        st.fit_error = f"the Bayesian models are not available: {exc}"
-        return
-    n = len(st.judges)
-    prog(
-        f"Bayesian: fitting {model} ({method}) to "
-        + (f"{n} judges jointly" if n > 1 else f"judge {st.judges[0]}")
-        + (
-            f" — {sampler['chains']} chains × ({sampler['tune']} tune + {sampler['draws']} draws)"
-            if method == "nuts"
-            else ""
-        )
-    )
-    t = time.perf_counter()
-    # the data go to the model unchanged: its own ``ties`` setting decides (METHODS §7.5; the
-    # error models treat ties kept in the data as an outcome); recorded in ``st.ties``
-    st.model_data = st.data
-    with _Capture(sink, f"{model}: "):
-        try:
-            m = _get_model(model, method, sampler)
-            _call_with_supported(m.fit, st.data, method=method, random_seed=seed)
-            st.fit = m
-        except (BayesPairwiseError, ValueError, RuntimeError, ImportError, KeyError) as exc:
-            st.fit_error = f"{type(exc).__name__}: {exc}"
-    st.fit_seconds = time.perf_counter() - t
-    if st.fit is None:
-        return
-    if getattr(st.fit, "settings_", None) is not None:
-        from bayes_pairwise.pymc_models.diagnostics import tie_handling
-
-        st.ties = tie_handling(st.fit)
-        if st.ties["handling"] == "dropped" and not st.data.integer_outcomes:
-            # a fit without the ties: its classical counterparts use the same tie-free data
-            st.model_data = st.data.drop_ties()
-    if hasattr(st.fit, "sample_posterior_predictive"):
-        prog("Bayesian: posterior predictive replicates")
-        with _Capture(sink, "posterior predictive: "):
-            try:
-                _call_with_supported(st.fit.sample_posterior_predictive, random_seed=seed)
-            except (BayesPairwiseError, ValueError, RuntimeError) as exc:
-                sink.other.append(f"posterior predictive replicates not drawn: {exc}")
-    prog("Bayesian: diagnostics")
-    with _Capture(sink, "diagnostics: "):
-        st.diag = _diagnose(st.fit, seed)
-
-
-def _crosscheck(
-    st: _State, sink: _Captured, prog: _Progress, method: str, seed: Any, gkw: dict
-) -> None:
-    prog("cross-check: comparison.compare")
-    try:
-        from bayes_pairwise.comparison import compare
-    except ImportError as exc:  # HOOK: comparison module missing
-        st.crosscheck_error = f"bayes_pairwise.comparison is not available ({exc})"
-        return
-    fits = [st.fit] if st.fit is not None else []
-    with _Capture(sink, "cross-check: "):
-        try:
-            st.crosscheck = _call_with_supported(
-                compare,
-                st.data,
-                *fits,
-                models=(),
-                method=method,
-                truth=st.truth,
-                random_seed=seed,
-                progress=prog.on,
-                grid_kwargs=gkw,
-            )
-        except (BayesPairwiseError, ValueError, TypeError, KeyError) as exc:
-            st.crosscheck_error = f"{type(exc).__name__}: {exc}"
-
-
 def _idata(fit: Any) -> Any:
-    from bayes_pairwise.plots import as_inference_data
+    from bayes_pairwise.pymc_models.diagnostics import as_inference_data
 
     return as_inference_data(fit)
 
@@ -576,7 +499,6 @@ def _idata(fit: Any) -> Any:
 def _section_data(page: HtmlPage, st: _State, sink: _Captured) -> None:
     d = st.data
     s = d.summary()
-    page.heading("Data")
     page.paragraph(f"Source: {d.source}")
     facts = [
         f"{d.n_comparisons} verdicts on {d.n_items} items"
@@ -684,7 +606,6 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
 
     from bayes_pairwise import plots
 
-    page.heading("Classical estimates")
     page.paragraph(
         "S_com is the share of pairs whose two verdicts (one per presentation order) pick the same "
         "position. Under a uniform error rate ε, E[S_com] = 2ε(1−ε), giving the closed form "
@@ -873,19 +794,6 @@ def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dic
     return summ, info
 
 
-def _diagnose(fit: Any, seed: Any) -> Any:
-    """The models' own diagnostics (:func:`bayes_pairwise.pymc_models.diagnostics.diagnose`)."""
-    try:
-        from bayes_pairwise.pymc_models.diagnostics import diagnose
-    except ImportError:
-        return None
-    try:
-        # the predictive checks are computed by plots.ppc_data from the same replicates
-        return _call_with_supported(diagnose, fit, random_seed=seed, ppc=False)
-    except (BayesPairwiseError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
 def _diagnostics_table(diag: Any) -> pd.DataFrame:
     """The diagnostics table with per-item rows (strength, z) collapsed to their worst."""
     t = diag.table
@@ -964,7 +872,6 @@ def _section_bayesian(
 
     from bayes_pairwise import plots
 
-    page.heading("Bayesian fits")
     how = (
         f"NUTS, {sampler['chains']} chains × {sampler['draws']} draws after {sampler['tune']} "
         "tuning steps"
@@ -988,19 +895,19 @@ def _section_bayesian(
         page.box(f"No Bayesian fit is available: {st.fit_error}", kind="bad")
         return
     page.paragraph(f"Fit time: {st.fit_seconds:.1f} s.")
-    if st.model_data is not None and st.model_data is not st.data:
+    if st.ties.get("handling") == "dropped" and st.data.n_ties:
         page.box(
-            "This fit drops ties: the "
-            f"{st.data.n_comparisons - st.model_data.n_comparisons} tie(s) counted as half a win "
-            "in the classical estimates were dropped for this fit and its predictive checks.",
+            f"This fit drops ties (ties='drop'): {st.ties.get('n_ties_dropped', 0)} tie(s) were "
+            "left out of its likelihood; its error rates are rates among decided verdicts, the "
+            "scale of the classical estimates.",
             kind="note",
         )
     elif st.ties.get("handling") == "model":
         page.box(
             f"Ties are an outcome of this model: {st.ties['n_ties_modelled']} tie(s) modelled, "
             "nothing dropped; the fitted tie rate (tie_rate) is reported with the error rates. "
-            "The classical estimates and the predictive checks read the same verdicts, ties "
-            "counted half.",
+            "The classical estimates read the same verdicts (ties counted half, then rescaled "
+            "to rates among decided verdicts).",
             kind="note",
         )
     if sink.convergence:
@@ -1060,30 +967,6 @@ def _section_bayesian(
             _table(page, summ, caption="ArviZ summary of the error parameters.", flag_column=flag)
         if info:
             page.paragraph("Sampler: " + ", ".join(f"{k} = {_fmt(v, 2)}" for k, v in info.items()))
-
-    # ---------------------------------------------------------------- judges compared
-    var_names = _MODEL_VARS.get(model, ("eps_plus", "eps_minus"))
-    var_names = tuple(v for v in var_names if v in post.data_vars) or tuple(
-        v for v in plots.ERROR_VARIABLES if v in post.data_vars
-    )
-    if len(judges_in_fit) > 1 and var_names:
-        classical = None
-        if st.desc is not None:
-            cols = [c for c in var_names if c in st.desc.columns]
-            classical = st.desc[cols] if cols else None
-        try:
-            ax = plots.plot_judge_forest(
-                idata, var_names=var_names, classical=classical, title="Judges compared"
-            )
-            page.figure(
-                ax.figure,
-                "One row per judge: posterior mean and 94% HDI of "
-                + " and ".join(var_names)
-                + (" (hollow squares: the moment estimates)" if classical is not None else "")
-                + ".",
-            )
-        except ValueError as exc:
-            page.box(f"Judge comparison not drawn: {exc}", kind="warn")
 
     # ---------------------------------------------------------------- strengths
     if "strength" in post.data_vars:
@@ -1184,14 +1067,9 @@ def _section_bayesian(
             page.box(f"Posterior densities not drawn: {exc}", kind="warn")
         prog(f"rendering: posterior predictive checks, judge {j}")
         try:
-            mdata = st.model_data if st.model_data is not None else st.data
-            df = plots.ppc_data(
-                idata,
-                mdata,
-                judge=j if st.data.n_judges > 1 else None,
-                n_draws=ppc_draws,
-                random_seed=seed,
-            )
+            df = st.ppc.get(j)
+            if df is None:
+                raise ValueError("the cross-check drew no predictive replicates for this judge")
             axes = plots.plot_ppc(idata, st.blocks[j], ppc=df)
             pv = df.attrs.get("p_value", {})
             ppc_rows.extend(_ppc_summary(df, j))
@@ -1264,126 +1142,95 @@ def _ppc_summary(df: pd.DataFrame, judge: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _positional_agreement(st: _State) -> tuple[pd.DataFrame, list[str]]:
-    """Positional fits: do the 2-D grid's identified sum and the moments fall in the HDIs?
-
-    ``compare``'s verdict looks at ε only; for a positional posterior the comparable quantities
-    are ε₊ + ε₋ (the one thing the 2-D Δ_S fit identifies) and the moment estimates.
-    """
-    from bayes_pairwise import plots
-    from bayes_pairwise.pymc_models.diagnostics import hdi_interval, select_judge
-
-    rows, lines = [], []
-    if st.fit is None:
-        return pd.DataFrame(), []
-    post = _idata(st.fit).posterior
-    # moments on the data the model saw (ties dropped when they were counted half): like with like
-    tie_gap = st.model_data is not None and st.model_data is not st.data
-    moments = st.moments
-    if tie_gap:
-        import warnings as _w
-
-        from bayes_pairwise.classical.descriptive import positional_moments
-
-        moments = {}
-        for j in st.judges:
-            try:
-                with _w.catch_warnings():
-                    _w.simplefilter("ignore")
-                    moments[j] = positional_moments(st.model_data.for_judge(j))
-            except (BayesPairwiseError, KeyError):
-                continue
-    for j in st.judges:
-        if "eps_plus" not in post.data_vars or "eps_minus" not in post.data_vars:
-            continue
-        ep = np.asarray(select_judge(post["eps_plus"], j).values, dtype=float).ravel()
-        em = np.asarray(select_judge(post["eps_minus"], j).values, dtype=float).ravel()
-        if ep.size < 4:
-            continue
-        checks = []
-        if j in st.delta2d:
-            f2 = st.delta2d[j]
-            label = "Δ_S 2-D grid (sum" + (", ties counted half)" if tie_gap else ")")
-            checks.append(("ε₊ + ε₋", label, getattr(f2, "eps_sum_", np.nan), ep + em))
-        if j in moments and not moments[j].at_boundary:
-            m = moments[j]
-            label = "moments (S_com, r₁" + ("; ties dropped, as the model)" if tie_gap else ")")
-            checks.append(("ε₊", label, m.eps_plus, ep))
-            checks.append(("ε₋", label, m.eps_minus, em))
-        for qty, method, value, draws in checks:
-            lo, hi = hdi_interval(draws, plots.HDI_PROB)
-            inside = bool(lo <= value <= hi) if np.isfinite(value) else False
-            rows.append(
-                {
-                    "judge": j,
-                    "quantity": qty,
-                    "classical": method,
-                    "classical estimate": float(value),
-                    "posterior mean": float(np.mean(draws)),
-                    "hdi_lower": lo,
-                    "hdi_upper": hi,
-                    "inside_hdi": inside,
-                }
-            )
-            lines.append(
-                f"{j}: {'AGREE' if inside else 'DISAGREE'} on {qty} — {method} gives "
-                f"{value:.3f}, {'inside' if inside else 'outside'} the posterior 94% HDI "
-                f"[{lo:.3f}, {hi:.3f}] (mean {np.mean(draws):.3f})."
-            )
-    return pd.DataFrame(rows), lines
-
-
 def _section_crosscheck(page: HtmlPage, st: _State) -> None:
-    page.heading("Cross-check: classical vs Bayesian")
     cc = st.crosscheck
-    if cc is None:
-        # HOOK: bayes_pairwise.comparison.compare unavailable or failed; nothing is invented here
-        page.box(
-            "The cross-check table is not available: "
-            + (st.crosscheck_error or "comparison.compare was not run"),
-            kind="bad",
-        )
-        return
-    verdict = str(getattr(cc, "verdict", ""))
-    for line in [x for x in verdict.splitlines() if x.strip()]:
-        kind = (
-            "bad"
-            if "DISAGREE" in line
-            else ("warn" if "PARTLY AGREE" in line else ("ok" if "AGREE" in line else "note"))
-        )
-        page.box(line, kind=kind)
-    pos, pos_lines = _positional_agreement(st)
-    if len(pos):
-        page.heading("Positional model: the quantities the classical fits identify", level=3)
-        page.paragraph(
-            "The verdict above compares ε; a positional posterior is compared here on ε₊ + ε₋ "
-            "(the only quantity the 2-D Δ_S grid fit identifies) and on the moment estimates of "
-            "ε₊ and ε₋ (computed by the report from the same fits)."
-        )
-        for line in pos_lines:
-            page.box(line, kind="ok" if line.split(": ", 1)[1].startswith("AGREE") else "bad")
-        _table(page, pos, index=False, flag_column="inside_hdi")
-    agreement = getattr(cc, "agreement", None)
-    if isinstance(agreement, pd.DataFrame) and len(agreement):
+    page.paragraph(
+        "Agreement rows: every model estimate against every classical estimate of the same "
+        "quantity. 'overlap' is True when the two intervals overlap; the difference is posterior "
+        "minus classical with its interval. Primary rows decide the verdict in the headline."
+    )
+    if len(cc.agreement):
         _table(
             page,
-            agreement,
-            caption="Do the classical estimates lie inside the posterior 94% HDIs?",
+            (
+                cc.agreement.drop(columns=["model"])
+                if cc.agreement.model.nunique() == 1
+                else cc.agreement
+            ),
             index=False,
-            flag_column="inside_hdi" if "inside_hdi" in agreement.columns else None,
+            flag_column="overlap",
         )
-    table = getattr(cc, "table", None)
-    if isinstance(table, pd.DataFrame):
-        _table(
-            page,
-            table,
-            caption="Every estimate side by side (one row per quantity, judge and method).",
-            index=False,
-        )
-    notes = getattr(cc, "settings", {}).get("notes", []) if hasattr(cc, "settings") else []
-    if notes:
+    _table(
+        page,
+        cc.table,
+        caption="Every estimate side by side (one row per quantity, judge and method).",
+        index=False,
+    )
+    if cc.notes:
         page.paragraph("Notes from the cross-check:")
-        page.bullets([str(n) for n in notes[:30]])
+        page.bullets([str(n) for n in cc.notes[:40]])
+
+
+def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
+    """The answer first: one row per judge, the verdicts, the caveats, the judges compared."""
+    import matplotlib.pyplot as plt
+
+    from bayes_pairwise import plots
+    from bayes_pairwise.conventions import interval_label
+
+    cc = st.crosscheck
+    page.heading("Answer: each judge's error rates, and do the two methods agree?")
+    if st.fit is None:
+        page.box(f"No Bayesian fit is available: {st.fit_error}", kind="bad")
+    head = cc.headline()
+    if len(head):
+        _table(
+            page,
+            head,
+            caption=(
+                f"Per judge: the {model} model's posterior mean [{interval_label()} HDI] (MAP: "
+                f"the point) and the classical estimate [{interval_label()} interval] of each "
+                "error rate (rates among decided verdicts), the verdict and the largest gap "
+                "between intervals."
+            ),
+            index=False,
+        )
+    for v in cc.verdicts.itertuples(index=False):
+        kind = {"AGREE": "ok", "DISAGREE": "bad"}.get(v.verdict, "warn")
+        page.box(v.text, kind=kind)
+    if cc.caveats:
+        page.box(" ".join(cc.caveats), kind="warn", title="What these data cannot show")
+    if st.fit is None:
+        return
+    idata = _idata(st.fit)
+    post = idata.posterior
+    judges_in_fit = (
+        [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else list(st.judges)
+    )
+    var_names = _MODEL_VARS.get(model, ("eps_plus", "eps_minus"))
+    var_names = tuple(v for v in var_names if v in post.data_vars) or tuple(
+        v for v in plots.ERROR_VARIABLES if v in post.data_vars
+    )
+    if len(judges_in_fit) > 1 and var_names:
+        classical = None
+        if st.desc is not None:
+            cols = [c for c in var_names if c in st.desc.columns]
+            classical = st.desc[cols] if cols else None
+        try:
+            ax = plots.plot_judge_forest(
+                idata, var_names=var_names, classical=classical, title="Judges compared"
+            )
+            page.figure(
+                ax.figure,
+                "One row per judge: posterior mean and 94% HDI of "
+                + " and ".join(var_names)
+                + (" (hollow squares: the moment estimates)" if classical is not None else "")
+                + ".",
+            )
+        except ValueError as exc:
+            page.box(f"Judge comparison not drawn: {exc}", kind="warn")
+
+    plt.close("all")
 
 
 def _section_settings(
@@ -1405,7 +1252,6 @@ def _section_settings(
 
     from bayes_pairwise._version import __version__
 
-    page.heading("Settings and run time")
     settings = {
         "data": name,
         "judges": ", ".join(st.judges),

@@ -121,17 +121,18 @@ def test_report_is_self_contained(nasty_html):
     assert len(srcs) >= 10
     assert all(s.startswith("data:image/png;base64,") for s in srcs)
     assert "<link" not in html.lower() and "@import" not in html
-    assert re.findall(r'href="([^"]*)"', html) == [f"#s{k}" for k in range(1, 6)]
+    assert re.findall(r'href="([^"]*)"', html) == [f"#s{k}" for k in range(1, 7)]
 
 
 def test_report_sections_and_progress(nasty_html):
     html, err = nasty_html
     h2 = re.findall(r"<h2[^>]*>([^<]*)</h2>", html)
-    assert h2 == [
-        "Data",
+    assert h2 == ["Answer: each judge&#x27;s error rates, and do the two methods agree?"]
+    assert re.findall(r"<summary>([^<]*)</summary>", html)[1:] == [
+        "Data and design warnings",
         "Classical estimates",
-        "Bayesian fits",
-        "Cross-check: classical vs Bayesian",
+        "Bayesian fit: diagnostics, strengths, predictive checks",
+        "Cross-check: every estimate side by side",
         "Settings and run time",
     ]
     h3 = re.findall(r"<h3>([^<]*)</h3>", html)
@@ -144,7 +145,7 @@ def test_report_sections_and_progress(nasty_html):
         "Judge j &amp; 2",
     ):
         assert needed in h3
-    assert "[report" in err and "fitting positional (nuts)" in err
+    assert "[report" in err and "fitting positional (NUTS)" in err
     assert "1000 / 500 / 2" in html  # the default sampler settings are shown
     assert "One row per judge" in html  # the judges' forest plot (two judges)
 
@@ -174,8 +175,8 @@ def test_crosscheck_table_rows(nasty_html):
             ("eps_plus", "moments (S_com, r₁)"),
             ("eps_minus", "moments (S_com, r₁)"),
             ("eps", "Δ_S grid (1-D)"),
-            ("eps_plus", "Δ_S grid (2-D)"),
-            ("eps_minus", "Δ_S grid (2-D)"),
+            ("eps_sum", "Δ_S grid (2-D), sum"),
+            ("eps_plus", "Δ_S grid (2-D) sum split by r₁"),
             ("eps_plus", "FakePositional (posterior)"),
             ("eps_minus", "FakePositional (posterior)"),
         ]:
@@ -184,9 +185,9 @@ def test_crosscheck_table_rows(nasty_html):
     bold = float(got[("eps_plus", "&lt;b&gt;bold&lt;/b&gt;", "FakePositional (posterior)")][3])
     j2 = float(got[("eps_plus", "j &amp; 2", "FakePositional (posterior)")][3])
     assert bold == pytest.approx(10 / 70, abs=0.02) and j2 == pytest.approx(20 / 80, abs=0.02)
-    # the report's positional check: one ε₊ + ε₋ row per judge, pass/fail coloured
-    pos = _table_rows(html, "<th>inside_hdi</th>")
-    assert sum(r[1] == "ε₊ + ε₋" for r in pos) == 2
+    # the cross-check's agreement rows: one ε₊ + ε₋ row per judge, coloured by overlap
+    pos = _table_rows(html, "<th>overlap</th>")
+    assert sum(r[1] == "eps_sum" for r in pos) == 2
     assert re.search(r'<tr class="(pass|fail)">\s*<td>&lt;b&gt;bold&lt;/b&gt;</td>', html)
 
 
@@ -267,7 +268,7 @@ def test_missing_models_are_reported(monkeypatch):
     sim = simulate_round_robin(6, eps=0.15, random_seed=2)
     html = build_report(sim, method="map", progress=False, grid_kwargs={"n_subsets": 20}).render()
     assert "No Bayesian fit is available" in html
-    assert "Cross-check: classical vs Bayesian" in html  # classical cross-check still shown
+    assert "Cross-check: every estimate side by side" in html  # classical rows still shown
 
 
 @pytest.mark.skipif(

@@ -22,7 +22,7 @@ from bayes_pairwise.classical.descriptive import (
     first_position_rate,
 )
 from bayes_pairwise.cli import main
-from bayes_pairwise.comparison import TIES_DROPPED, compare
+from bayes_pairwise.crosscheck import crosscheck as compare
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.pymc_models import PositionalBias, UniformError, diagnose, load_model
 from bayes_pairwise.pymc_models.diagnostics import ppc_pair_counts, tie_handling
@@ -162,34 +162,36 @@ def test_compare_fits_the_tie_model_on_the_same_data(data):
         biased_bt_spread=False,
         strengths=False,
     )
-    ((label, ties),) = cc.settings["ties"].items()
+    ((label, ties),) = cc.tie_handling.items()
     assert "positional" in label and ties["handling"] == "model"
     assert (
         ties["n_ties_modelled"] == int(np.sum(data.outcome == 0.5)) and ties["n_ties_dropped"] == 0
     )
-    methods = set(cc.table["method"])
-    assert not any(m.endswith(TIES_DROPPED) for m in methods)
     tr = cc.table[cc.table.quantity == "tie_rate"].set_index("method")
     share = float(np.mean(data.outcome == 0.5))
     assert tr.loc["observed share of ties", "estimate"] == pytest.approx(share)
     fit_row = tr.loc[next(m for m in tr.index if "MAP" in m)]
     assert abs(fit_row["estimate"] - share) < 0.03
-    # the classical rows are the estimators on the very data the model saw
+    # the classical rows are the estimators on the very data the model saw, ties counted half
+    # and rescaled to rates among decided verdicts (the models' scale)
+    from bayes_pairwise.conventions import decided_error_rate
+
     desc = descriptive_by_judge(data).iloc[0]
     mom = cc.table[(cc.table.quantity == "eps_plus") & (cc.table.method == "moments (S_com, r₁)")]
-    assert float(mom.estimate.iloc[0]) == pytest.approx(desc["eps_plus"])
-    assert any("modelled as an outcome" in n for n in cc.settings["notes"])
+    want = max(decided_error_rate(desc["eps_plus"], share)[0], 0.0)
+    assert float(mom.estimate.iloc[0]) == pytest.approx(want)
+    assert any("modelled as an outcome" in n for n in cc.notes)
 
 
-def test_compare_keeps_the_tie_free_rows_for_a_fit_that_drops_ties(data):
+def test_compare_a_fit_that_drops_ties_reads_rates_on_the_same_scale(data):
     m = UniformError(ties="drop").fit(data, method="map", random_seed=0)
     assert tie_handling(m)["handling"] == "dropped"
     cc = compare(data, m, delta_s=False, delta_s_2d=False, biased_bt_spread=False, strengths=False)
-    dropped = cc.table[cc.table.method == "S_com closed form" + TIES_DROPPED]
-    assert len(dropped) == 1
-    desc = descriptive_by_judge(data.drop_ties()).iloc[0]
-    assert float(dropped.estimate.iloc[0]) == pytest.approx(desc["eps_scom"])
-    assert "tie_rate" not in set(cc.table.quantity)
+    assert "tie_rate" not in set(cc.table[cc.table.role == "model"].quantity)
+    row = cc.agreement.set_index("classical").loc["S_com closed form"]
+    # the tie-free fit and the rescaled classical S_com estimate the same decided-verdict rate
+    assert abs(row.posterior_mean - row.classical_estimate) < 0.03
+    assert any("ties dropped by the model" in n for n in cc.notes)
 
 
 def test_fit_summary_says_how_ties_were_handled(tie_fit, data):
@@ -253,9 +255,8 @@ def test_cli_compare_classical_rows_on_the_model_data(frame, tmp_path, capsys):
     frame.to_csv(path, index=False)
     res, _ = _run_json(capsys, ["compare", str(path), "--model", "uniform", "--map", "--json"])
     methods = {r["method"] for r in res["table"]}
-    assert not any(m.endswith(TIES_DROPPED) for m in methods)
     assert "observed share of ties" in methods
-    assert all(t["handling"] == "model" for t in res["settings"]["ties"].values())
+    assert all(t["handling"] == "model" for t in res["tie_handling"].values())
     assert res["settings"]["data"]["tie_policy"] == "model"
 
 

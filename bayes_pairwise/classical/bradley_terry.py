@@ -70,7 +70,9 @@ __all__ = [
     "bt_mle",
     "bt_mm",
     "bt_newman",
+    "FALLBACK_RIDGE",
     "check_bt_connected",
+    "mm_ridge",
     "fit_bradley_terry",
     "resolve_win_matrix",
     "win_matrix_from_arrays",
@@ -206,6 +208,44 @@ def _component_text(labels: tuple[str, ...], comp: np.ndarray, limit: int = 6) -
     if len(groups) > 8:
         groups = [*groups[:8], f"… ({len(groups) - 8} more components)"]
     return " | ".join(groups)
+
+
+#: The one ridge λ used when the Bradley–Terry MLE does not exist (win graph not strongly
+#: connected): by the cross-check, the report and the leaderboard alike.
+FALLBACK_RIDGE = 0.1
+
+
+def mm_ridge(x: np.ndarray, labels: tuple[str, ...] | None = None) -> tuple[float, str]:
+    """The ridge for MM on a win matrix: 0 when the MLE exists, else :data:`FALLBACK_RIDGE`.
+
+    Parameters
+    ----------
+    x : ndarray, shape (N, N)
+        Win-count matrix.
+    labels : tuple of str, optional
+
+    Returns
+    -------
+    ridge : float
+    note : str
+        What was used and why, in words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mm_ridge(np.array([[0, 2], [1, 0]]))
+    (0.0, 'MM (Hunter 2004), λ = 0')
+    >>> mm_ridge(np.array([[0, 2], [0, 0]]))[0]
+    0.1
+    """
+    try:
+        check_bt_connected(x, labels)
+    except DesignError:
+        return FALLBACK_RIDGE, (
+            f"MM with ridge λ = {FALLBACK_RIDGE}: the win graph is not strongly connected "
+            "(separate contexts or unbeaten items)"
+        )
+    return 0.0, "MM (Hunter 2004), λ = 0"
 
 
 def check_bt_connected(

@@ -925,14 +925,74 @@ def _pooled_curve(
     mats: Sequence[np.ndarray], n_subsets: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Mean observed curve over contexts (n = 2..max N_c) and the weight of each n."""
+    curve, weights, _ = _context_curves(mats, n_subsets, rng)
+    return curve, weights
+
+
+def _context_curves(
+    mats: Sequence[np.ndarray], n_subsets: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """As :func:`_pooled_curve`, plus every context's own curve (rows; NaN beyond its size)."""
     n_max = max(m.shape[0] for m in mats)
-    tot = np.zeros(n_max - 1)
-    cnt = np.zeros(n_max - 1)
-    for m in mats:
+    per = np.full((len(mats), n_max - 1), np.nan)
+    for k, m in enumerate(mats):
         c = observed_curve(m, n_subsets, random_seed=rng)
-        tot[: c.size] += c
-        cnt[: c.size] += 1
-    return tot / cnt, cnt / len(mats)
+        per[k, : c.size] = c
+    have = np.isfinite(per)
+    tot = np.where(have, per, 0.0).sum(axis=0)
+    cnt = have.sum(axis=0).astype(float)
+    return tot / cnt, cnt / len(mats), per
+
+
+#: Fewest complete round-robins for a bootstrap over contexts (below it there is no interval).
+MIN_BOOTSTRAP_CONTEXTS = 5
+
+
+def context_bootstrap_curves(
+    per_context: np.ndarray, n_bootstrap: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pooled curves and size weights of ``n_bootstrap`` resamples of the contexts.
+
+    Contexts are drawn with replacement (multinomial counts); each resample's curve is the mean
+    over its contexts at every n, exactly as the observed curve is pooled.
+
+    Parameters
+    ----------
+    per_context : ndarray, shape (C, n_max − 1)
+        One observed curve per context, NaN beyond the context's size.
+    n_bootstrap : int
+    rng : Generator
+
+    Returns
+    -------
+    curves, weights : ndarray, shape (B, n_max − 1)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> per = np.array([[1.0, 2.0], [3.0, np.nan]])
+    >>> c, w = context_bootstrap_curves(per, 3, np.random.default_rng(0))
+    >>> c.shape, bool(np.all((c[:, 0] >= 1) & (c[:, 0] <= 3)))
+    ((3, 2), True)
+    """
+    C = per_context.shape[0]
+    counts = rng.multinomial(C, np.full(C, 1.0 / C), size=int(n_bootstrap)).astype(float)
+    have = np.isfinite(per_context)
+    vals = np.where(have, per_context, 0.0)
+    tot = counts @ vals
+    cnt = counts @ have.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        curves = tot / cnt
+    return curves, cnt / C
+
+
+def _percentile(x: np.ndarray, prob: float) -> tuple[float, float]:
+    x = np.asarray(x, dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return math.nan, math.nan
+    lo, hi = np.quantile(x, [(1 - prob) / 2, (1 + prob) / 2])
+    return float(lo), float(hi)
 
 
 def _check_fitted(obj: Any, attr: str) -> None:
@@ -969,6 +1029,10 @@ class DeltaSFit:
         Skip contexts without a complete round-robin (with a warning) instead of raising.
     progress : bool or callable
         Progress of table computation on stderr (or a callback ``(stage, done, total)``).
+    n_bootstrap : int
+        Resamples of the contexts (complete round-robins, with replacement) for an interval of
+        ε: the grid fit is repeated on every resample's pooled curve against the same synthetic
+        table. Needs at least :data:`MIN_BOOTSTRAP_CONTEXTS` contexts; 0 (default): no interval.
 
     Attributes
     ----------
@@ -988,6 +1052,8 @@ class DeltaSFit:
         (k₊, k₋) used.
     judge_ : str
     table_ : SyntheticTable
+    eps_boot_ : ndarray or None
+        The bootstrap replicates of ε (``n_bootstrap`` > 0 and enough contexts), else None.
 
     Examples
     --------
@@ -1011,6 +1077,7 @@ class DeltaSFit:
     use_cache: bool = True
     skip_incomplete: bool = False
     progress: ProgressArg = False
+    n_bootstrap: int = 0
 
     def fit(
         self,
@@ -1040,7 +1107,7 @@ class DeltaSFit:
         """
         obs = _observed(data, judge, k_plus, k_minus, self.skip_incomplete)
         rng = np.random.default_rng(self.random_seed)
-        curve, weights = _pooled_curve(obs.matrices, self.n_subsets, rng)
+        curve, weights, per_context = _context_curves(obs.matrices, self.n_subsets, rng)
         n_max = curve.size + 1
         table = synthetic_table(
             n_max,
@@ -1068,7 +1135,28 @@ class DeltaSFit:
         self.design_ = (obs.k_plus, obs.k_minus)
         self.judge_ = obs.judge
         self.table_ = table
+        self.eps_boot_ = None
+        if self.n_bootstrap > 0 and len(obs.matrices) >= MIN_BOOTSTRAP_CONTEXTS:
+            curves, wts = context_bootstrap_curves(per_context, self.n_bootstrap, rng)
+            mis = (np.abs(table.values[None, :, :] - curves[:, None, :]) * wts[:, None, :]).sum(-1)
+            self.eps_boot_ = table.grid[np.argmin(mis, axis=1)]
         return self
+
+    def interval(self, prob: float = 0.94) -> tuple[float, float]:
+        """Percentile bootstrap interval of ε (NaNs without bootstrap replicates).
+
+        Parameters
+        ----------
+        prob : float
+
+        Returns
+        -------
+        tuple of float
+        """
+        _check_fitted(self, "eps_")
+        if self.eps_boot_ is None:
+            return math.nan, math.nan
+        return _percentile(self.eps_boot_, prob)
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with variable ``eps`` (as the Bayesian models).
@@ -1114,6 +1202,9 @@ class DeltaS2DFit:
         As :class:`DeltaSFit`.
     cross_validate : bool
         Average over all sub-designs (paper) or fit only the full design.
+    n_bootstrap : int
+        Context resamples for intervals of ε₊ + ε₋ and of its split by r₁ (full design only;
+        as :class:`DeltaSFit`).
 
     Attributes
     ----------
@@ -1134,6 +1225,8 @@ class DeltaS2DFit:
         One row per sub-design: k_plus, k_minus, eps_plus, eps_minus, min_misfit.
     grid_, observed_curve_, synthetic_curve_, sizes_, n_, n_contexts_, design_, judge_, r1_
         As :class:`DeltaSFit` (curves for the full design); ``r1_`` is the first-position rate.
+    eps_sum_boot_ : ndarray or None
+        Bootstrap replicates of ε₊ + ε₋ (full design), else None.
     identifiable_ : bool
         Always False.
     caveat_ : str
@@ -1160,6 +1253,7 @@ class DeltaS2DFit:
     skip_incomplete: bool = False
     progress: ProgressArg = False
     cross_validate: bool = True
+    n_bootstrap: int = 0
     identifiable_: bool = field(default=False, init=False)
     caveat_: str = field(default=IDENTIFIABILITY_CAVEAT, init=False)
 
@@ -1209,7 +1303,7 @@ class DeltaS2DFit:
             else:
                 assert block is not None
                 _, mats = _design_matrices(block, kp, km, self.skip_incomplete)
-            curve, weights = _pooled_curve(mats, self.n_subsets, rng)
+            curve, weights, per_context = _context_curves(mats, self.n_subsets, rng)
             table = synthetic_table(
                 curve.size + 1,
                 grid=grid,
@@ -1236,6 +1330,7 @@ class DeltaS2DFit:
             surfaces.append(mis)
             if (kp, km) == (obs.k_plus, obs.k_minus):
                 full_curve, full_weights, full_table = curve, weights, table
+                full_per_context = per_context
         cv = pd.DataFrame(rows)
         self.cv_results_ = cv
         self.grid_ = grid
@@ -1263,7 +1358,43 @@ class DeltaS2DFit:
         self.contexts_ = obs.contexts
         self.design_ = (obs.k_plus, obs.k_minus)
         self.judge_ = obs.judge
+        self.eps_sum_boot_ = None
+        if self.n_bootstrap > 0 and len(obs.matrices) >= MIN_BOOTSTRAP_CONTEXTS:
+            curves, wts = context_bootstrap_curves(full_per_context, self.n_bootstrap, rng)
+            vals = full_table.values.reshape(-1, full_table.values.shape[-1])
+            ep_i, em_i = np.divmod(np.arange(vals.shape[0]), grid.size)
+            sums = grid[ep_i] + grid[em_i]
+            best = np.empty(curves.shape[0], dtype=np.int64)
+            for b in range(curves.shape[0]):  # (G², n) per replicate: small
+                best[b] = int(np.argmin((np.abs(vals - curves[b]) * wts[b]).sum(-1)))
+            self.eps_sum_boot_ = sums[best]
         return self
+
+    def interval(self, quantity: str = "eps_sum", prob: float = 0.94) -> tuple[float, float]:
+        """Percentile bootstrap interval of ``"eps_sum"``, ``"eps_plus_hybrid"`` or
+        ``"eps_minus_hybrid"`` (the sum split by r₁); NaNs without replicates.
+
+        Parameters
+        ----------
+        quantity : str
+        prob : float
+
+        Returns
+        -------
+        tuple of float
+        """
+        _check_fitted(self, "eps_sum_")
+        boot = self.eps_sum_boot_
+        if boot is None:
+            return math.nan, math.nan
+        d = 0.0 if self.r1_ is None else 2.0 * self.r1_ - 1.0
+        if quantity == "eps_sum":
+            return _percentile(boot, prob)
+        if quantity == "eps_plus_hybrid":
+            return _percentile(np.clip((boot - d) / 2.0, 0.0, 1.0), prob)
+        if quantity == "eps_minus_hybrid":
+            return _percentile(np.clip((boot + d) / 2.0, 0.0, 1.0), prob)
+        raise ValueError(f"unknown quantity {quantity!r}")
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with ``eps_plus`` and ``eps_minus`` (the paper's

@@ -60,6 +60,45 @@ def _idata_of(model_or_idata: Any) -> az.InferenceData:
     return idata
 
 
+def as_inference_data(obj: Any) -> az.InferenceData:
+    """The :class:`arviz.InferenceData` of a fit (model, MAP / grid / MM fit) or itself.
+
+    Parameters
+    ----------
+    obj : InferenceData, fitted model (``idata_``) or estimate with ``to_inference_data()``
+
+    Returns
+    -------
+    arviz.InferenceData
+
+    Raises
+    ------
+    TypeError
+        For anything else.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_pairwise.classical.bradley_terry import BradleyTerry
+    >>> bt = BradleyTerry().fit(np.array([[0, 3.0], [1.0, 0]]))
+    >>> as_inference_data(bt).posterior["strength"].shape
+    (1, 1, 2)
+    """
+    import arviz as az
+
+    if isinstance(obj, az.InferenceData):
+        return obj
+    idata = getattr(obj, "idata_", None)
+    if isinstance(idata, az.InferenceData):
+        return idata
+    if hasattr(obj, "to_inference_data"):
+        return obj.to_inference_data()
+    raise TypeError(
+        f"expected an arviz.InferenceData, a fitted model (idata_) or an estimate with "
+        f"to_inference_data(), got {type(obj).__name__}"
+    )
+
+
 def _n_samples(idata: az.InferenceData) -> int:
     post = idata.posterior
     return int(post.sizes.get("chain", 1) * post.sizes.get("draw", 1))

@@ -1,0 +1,99 @@
+"""The package's conventions, each stated once: interval level, the classical tie rule.
+
+Every interval the package reports — posterior HDIs, classical delta-method and bootstrap
+intervals, Wilson intervals of observed shares — has the same probability :data:`HDI_PROB`, so
+that the cross-check compares intervals of one level. Change it here and every table, plot and
+verdict follows.
+
+The classical tie rule (:data:`CLASSICAL_TIE_RULE`): the paper's estimators (S_com, the
+first-position rate, the moments, Δ_S) count a tie as half a win. Under the error models with ties
+as an outcome (METHODS §7.5) a verdict is a tie with probability τ and otherwise wrong with
+probability ε, so a half-counted tie behaves in expectation like an error with probability
+ε_half = (1 − τ)ε + τ/2. :func:`decided_error_rate` inverts this with the judge's observed tie
+share, which puts every classical error rate on the models' scale — the error rate among
+decided verdicts — and the cross-check compares like with like.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = [
+    "AGREEMENT_TOLERANCE",
+    "CLASSICAL_TIE_RULE",
+    "HDI_PROB",     "decided_error_rate",
+    "interval_label",
+    "z_value",
+]
+
+#: Probability of every reported interval (posterior HDI and classical intervals alike).
+HDI_PROB: float = 0.94
+
+#: Two intervals closer than this count as overlapping: the resolution of the Δ_S grids (step
+#: 0.005), below which no classical estimate here is meaningful.
+AGREEMENT_TOLERANCE: float = 0.005
+
+#: How the classical estimators treat ties, in the words shown to users.
+CLASSICAL_TIE_RULE: str = (
+    "classical error rates count a tie as half a win (the paper's rule) and are then put on the "
+    "models' scale, the error rate among decided verdicts: ε = (ε_half − τ/2)/(1 − τ), τ = the "
+    "judge's observed share of ties"
+)
+
+
+def interval_label(prob: float = HDI_PROB) -> str:
+    """``"94%"`` for 0.94.
+
+    Examples
+    --------
+    >>> interval_label()
+    '94%'
+    """
+    return f"{100 * prob:g}%"
+
+
+def z_value(prob: float = HDI_PROB) -> float:
+    """Two-sided standard-normal quantile for a central interval of probability ``prob``.
+
+    Examples
+    --------
+    >>> round(z_value(0.95), 3)
+    1.96
+    """
+    from scipy.stats import norm
+
+    return float(norm.ppf(0.5 + prob / 2.0))
+
+
+def decided_error_rate(
+    eps_half: float, tau: float, *, se_half: float = math.nan, se_tau: float = 0.0
+) -> tuple[float, float]:
+    """Error rate among decided verdicts from a ties-counted-half rate (delta-method SE).
+
+    ε = (ε_half − τ/2)/(1 − τ); with no ties (τ = 0) the rate is unchanged.
+
+    Parameters
+    ----------
+    eps_half : float
+        A classical error rate computed with ties counted half.
+    tau : float
+        The judge's observed share of ties, in [0, 1).
+    se_half, se_tau : float
+        Standard errors of the two inputs (treated as independent).
+
+    Returns
+    -------
+    eps, se : float
+
+    Examples
+    --------
+    >>> eps, se = decided_error_rate(0.9 * 0.1 + 0.1 / 2, 0.1, se_half=0.01)
+    >>> round(eps, 10), round(se, 4)
+    (0.1, 0.0111)
+    """
+    if not 0.0 <= tau < 1.0:
+        return math.nan, math.nan
+    eps = (eps_half - tau / 2.0) / (1.0 - tau)
+    d_tau = (eps_half - 0.5) / (1.0 - tau) ** 2
+    se = math.sqrt((se_half / (1.0 - tau)) ** 2 + (d_tau * se_tau) ** 2)
+    return float(eps), float(se)

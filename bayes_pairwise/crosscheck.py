@@ -1,0 +1,1183 @@
+"""The cross-check: one pipeline from a comparison log to a verdict per judge (METHODS §8).
+
+:func:`crosscheck` is the only place where the classical estimators, the model fits, their
+diagnostics and posterior predictive checks, and their agreement are computed. The report
+(:func:`bayes_pairwise.report.build_report`), the CLI (``compare``, ``report``) and notebooks
+render what it returns: a :class:`CrossCheck`.
+
+Rules, each stated once
+-----------------------
+* **One interval level**: :data:`bayes_pairwise.conventions.HDI_PROB` for posterior HDIs and
+  classical intervals alike.
+* **One tie rule** (:data:`bayes_pairwise.conventions.CLASSICAL_TIE_RULE`): the models read the
+  data unchanged and decide about ties in their own ``fit`` (recorded in ``tie_handling``); the
+  classical error rates count ties half and are put on the models' scale, the error rate among
+  decided verdicts, with the judge's observed tie share. Both sides use every verdict.
+* **Agreement = the two intervals overlap** (a MAP fit has no interval: its point must lie in the
+  classical interval). Each agreement row also carries the difference (posterior − classical) and
+  its interval. No string matching: rows are typed (:class:`Agreement`).
+* **The verdict** of a judge is AGREE when every *primary* comparison overlaps, else DISAGREE with
+  the largest gap: ε (uniform) against S_com and the paper's Δ_S grid, ε₊ / ε₋ (positional)
+  against the moment estimator, ε₊ + ε₋ against the 2-D Δ_S grid (the only thing it identifies),
+  the tie rate against the observed share of ties. With ties, Δ_S is shown for reference only:
+  its synthetic curves have no ties and a half-counted tie is not an error of probability ½ to
+  it, so it cannot be put on the models' scale.
+
+Classical intervals: delta method for S_com and the moments (pairs as units), a bootstrap over
+contexts for the Δ_S grid fits (with at least five complete round-robins; a single round-robin
+has no resampling unit and its grid value is shown without an interval), Wilson for shares.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.conventions import (
+    AGREEMENT_TOLERANCE,
+    CLASSICAL_TIE_RULE,
+    HDI_PROB,
+    decided_error_rate,
+    interval_label,
+    z_value,
+)
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError, DesignWarning
+
+__all__ = [
+    "Agreement",
+    "ClassicalFits",
+    "CrossCheck",
+    "JudgeVerdict",
+    "compare",
+    "crosscheck",
+    "posterior_draws",
+    "posterior_stats",
+]
+
+#: Columns of :attr:`CrossCheck.table`.
+COLUMNS = ["quantity", "judge", "method", "estimate", "lower", "upper", "interval", "role", "note"]
+#: Bootstrap resamples for the Δ_S grid intervals.
+N_BOOTSTRAP = 200
+#: Reported error quantities, with their symbols.
+SYMBOLS = {
+    "eps": "ε",
+    "eps_plus": "ε₊",
+    "eps_minus": "ε₋",
+    "eps_sum": "ε₊ + ε₋",
+    "tie_rate": "tie rate",
+    "gamma": "γ",
+}
+METHOD_SCOM = "S_com closed form"
+METHOD_MOMENTS = "moments (S_com, r₁)"
+METHOD_GRID = "Δ_S grid (1-D)"
+METHOD_GRID_SUM = "Δ_S grid (2-D), sum"
+METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
+METHOD_TIES = "observed share of ties"
+#: Suffix of the Δ_S methods on data with ties (not on the models' scale: reference only).
+TIES_HALF = ", ties half"
+METHOD_LABELS = "labelled verdicts (gold)"
+METHOD_TRUTH = "realised (synthetic truth)"
+#: (model quantity, classical method) pairs the verdict rests on.
+PRIMARY = {
+    ("eps", METHOD_GRID),
+    ("eps", METHOD_SCOM),
+    ("eps_plus", METHOD_MOMENTS),
+    ("eps_minus", METHOD_MOMENTS),
+    ("eps_sum", METHOD_GRID_SUM),
+    ("tie_rate", METHOD_TIES),
+}
+
+
+# =============================================================================== posterior access
+def _idata_of(fit: Any) -> Any:
+    return getattr(fit, "idata_", fit)
+
+
+def posterior_draws(idata: Any, var: str, *, judge: str | None = None) -> np.ndarray | None:
+    """Flat posterior draws of a scalar (or per-judge) variable; ``None`` if absent.
+
+    ``"eps_sum"`` is derived as ε₊ + ε₋ draw by draw.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or fitted model
+    var : str
+    judge : str, optional
+        Picks the coordinate of a ``judge`` dimension when the variable has one.
+
+    Returns
+    -------
+    ndarray or None
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> idata = az.from_dict(posterior={"eps_plus": np.full((1, 3), 0.1),
+    ...                                 "eps_minus": np.full((1, 3), 0.2)})
+    >>> posterior_draws(idata, "eps_sum").round(2).tolist()
+    [0.3, 0.3, 0.3]
+    """
+    if var == "eps_sum":
+        a = posterior_draws(idata, "eps_plus", judge=judge)
+        b = posterior_draws(idata, "eps_minus", judge=judge)
+        return None if a is None or b is None else a + b
+    idata = _idata_of(idata)
+    if idata is None or not hasattr(idata, "groups") or "posterior" not in idata.groups():
+        return None
+    post = idata.posterior
+    if var not in post:
+        return None
+    da = post[var]
+    if "judge" in da.dims:
+        labels = [str(v) for v in da.coords["judge"].values]
+        if judge is None:
+            if len(labels) != 1:
+                return None
+            da = da.isel(judge=0)
+        elif str(judge) in labels:
+            da = da.isel(judge=labels.index(str(judge)))
+        else:
+            return None
+    if [d for d in da.dims if d not in ("chain", "draw")]:
+        return None
+    return np.asarray(da.values, dtype=float).ravel()
+
+
+def posterior_stats(
+    idata: Any, var: str, *, judge: str | None = None, hdi_prob: float = HDI_PROB
+) -> tuple[float, float, float] | None:
+    """Posterior mean and HDI of a scalar (or per-judge) variable; ``None`` if absent.
+
+    A one-draw posterior (MAP, grid and MM fits) has no interval: its bounds are NaN.
+
+    Parameters
+    ----------
+    idata : arviz.InferenceData or fitted model
+    var : str
+    judge : str, optional
+    hdi_prob : float
+
+    Returns
+    -------
+    tuple of float or None
+
+    Examples
+    --------
+    >>> import arviz as az, numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> idata = az.from_dict(posterior={"eps": rng.normal(0.2, 0.01, (2, 500))})
+    >>> mean, lo, hi = posterior_stats(idata, "eps")
+    >>> round(mean, 2), lo < 0.2 < hi
+    (0.2, True)
+    """
+    from bayes_pairwise.pymc_models.diagnostics import hdi_interval
+
+    x = posterior_draws(idata, var, judge=judge)
+    if x is None:
+        return None
+    if x.size < 4:
+        return float(np.mean(x)), math.nan, math.nan
+    lo, hi = hdi_interval(x, hdi_prob)
+    return float(np.mean(x)), float(lo), float(hi)
+
+
+def _fit_label(fit: Any) -> str:
+    name = getattr(fit, "name", None) or type(fit).__name__
+    return f"{name} ({'MAP' if _is_point(fit) else 'posterior'})"
+
+
+def _is_point(fit: Any) -> bool:
+    if getattr(fit, "method_", None) == "map":
+        return True
+    post = getattr(_idata_of(fit), "posterior", None)
+    return post is not None and post.sizes.get("chain", 0) * post.sizes.get("draw", 0) == 1
+
+
+# =============================================================================== result types
+@dataclass(frozen=True)
+class ClassicalFits:
+    """The classical fits of a cross-check, per judge (the report draws them).
+
+    Attributes
+    ----------
+    desc : DataFrame
+        :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge` (ties counted half).
+    scom, moments, delta, delta2d, spread : dict
+        Per judge: :class:`ScomEstimate`, :class:`PositionalMoments`, :class:`DeltaSFit`,
+        :class:`DeltaS2DFit`, :class:`BiasedBTSpreadSearch` (where they apply).
+    skipped : dict
+        Per judge and estimator: why it was not fitted.
+    tie_share : dict
+        Per judge: (share, lower, upper, n_ties, n_verdicts).
+    labelled : DataFrame or None
+        :func:`~bayes_pairwise.classical.descriptive.labelled_error_rates` when labels exist.
+    mm : BradleyTerry or None
+        MM strengths, all judges pooled; ``mm_note`` says which ridge and why.
+    """
+
+    desc: pd.DataFrame | None = None
+    scom: Mapping[str, Any] = field(default_factory=dict)
+    moments: Mapping[str, Any] = field(default_factory=dict)
+    delta: Mapping[str, Any] = field(default_factory=dict)
+    delta2d: Mapping[str, Any] = field(default_factory=dict)
+    spread: Mapping[str, Any] = field(default_factory=dict)
+    skipped: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    tie_share: Mapping[str, tuple[float, float, float, int, int]] = field(default_factory=dict)
+    labelled: pd.DataFrame | None = None
+    mm: Any = None
+    mm_note: str = ""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One model estimate set against one classical estimate of the same quantity.
+
+    ``overlap`` is True when the posterior HDI and the classical interval overlap (MAP: the point
+    lies in the classical interval; a classical value without an interval: it lies in the HDI);
+    ``gap`` is the distance between the two intervals (0 when they overlap); gaps up to
+    :data:`~bayes_pairwise.conventions.AGREEMENT_TOLERANCE` count as overlap. ``overlap`` is None
+    when neither side has an interval (a MAP fit against a single round-robin's grid value):
+    such a row is shown but takes no part in the verdict. ``difference`` is
+    posterior mean − classical estimate with its interval (posterior draws minus a normal
+    approximation of the classical estimate; NaN for MAP fits).
+    """
+
+    judge: str
+    quantity: str
+    model: str
+    classical: str
+    classical_estimate: float
+    classical_lower: float
+    classical_upper: float
+    posterior_mean: float
+    posterior_lower: float
+    posterior_upper: float
+    overlap: bool | None
+    gap: float
+    difference: float
+    difference_lower: float
+    difference_upper: float
+    primary: bool
+    basis: str
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """The answer for one judge: AGREE / DISAGREE / NO VERDICT, the gap, the sentence."""
+
+    judge: str
+    verdict: str
+    gap: float
+    text: str
+    n_primary: int
+    n_overlap: int
+    caveats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """Everything :func:`crosscheck` computed; renderers only read it.
+
+    Attributes
+    ----------
+    data : Comparisons
+        The data every estimate used (unchanged).
+    truth : SyntheticComparisons or None
+    classical : ClassicalFits
+    fits : dict
+        Fitted models by name (each decided about ties in its own ``fit``).
+    table : DataFrame
+        Tidy: one row per (quantity, judge, method) with the estimate, its interval and the
+        row's ``role`` (``classical``, ``model``, ``truth``, ``strengths``).
+    agreement : DataFrame
+        One :class:`Agreement` per row.
+    verdicts : DataFrame
+        One :class:`JudgeVerdict` per judge.
+    diagnostics : dict
+        :func:`~bayes_pairwise.pymc_models.diagnostics.diagnose` result per fit name.
+    ppc : dict
+        Per fit name, per judge: the :func:`~bayes_pairwise.pymc_models.ppc.ppc_data` table.
+    tie_handling : dict
+        Per fit name: what the model did with ties.
+    notes, warnings : list of str
+        Plain-language notes; warnings raised along the way, grouped by kind (``design``,
+        ``convergence``, ``other``).
+    timings : dict
+        Seconds per step.
+    settings : dict
+    """
+
+    data: Comparisons
+    truth: Any
+    classical: ClassicalFits
+    fits: Mapping[str, Any]
+    table: pd.DataFrame
+    agreement: pd.DataFrame
+    verdicts: pd.DataFrame
+    diagnostics: Mapping[str, Any] = field(default_factory=dict)
+    ppc: Mapping[str, Mapping[str, pd.DataFrame]] = field(default_factory=dict)
+    tie_handling: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    fit_errors: Mapping[str, str] = field(default_factory=dict)
+    notes: Sequence[str] = ()
+    warnings: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    caveats: Sequence[str] = ()
+    timings: Mapping[str, float] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        """One plain-language line per judge."""
+        return "\n".join(str(t) for t in self.verdicts["text"]) if len(self.verdicts) else ""
+
+    @property
+    def primary_fit(self) -> Any:
+        """The first fitted model (the report's main fit), or None."""
+        return next(iter(self.fits.values()), None)
+
+    def headline(self) -> pd.DataFrame:
+        """One row per judge: the model's error rates with intervals, the classical estimates
+        with intervals, the verdict and its gap, the tie rate and the caveats.
+
+        Returns
+        -------
+        DataFrame
+        """
+        rows = []
+        for v in self.verdicts.itertuples(index=False):
+            row: dict[str, Any] = {"judge": v.judge}
+            ag = self.agreement[(self.agreement.judge == v.judge) & self.agreement.primary]
+            for a in ag.itertuples(index=False):
+                sym = SYMBOLS.get(a.quantity, a.quantity)
+                row[f"{sym} model"] = _fmt_interval(
+                    a.posterior_mean, a.posterior_lower, a.posterior_upper
+                )
+                row[f"{sym} classical"] = _fmt_interval(
+                    a.classical_estimate, a.classical_lower, a.classical_upper
+                ) + f" ({_short_method(a.classical)})"
+            row["verdict"] = v.verdict
+            row["gap"] = v.gap
+            row["caveats"] = "; ".join(v.caveats)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: table, agreement, verdicts, notes, caveats and settings."""
+        return {
+            "verdict": self.verdict,
+            "verdicts": self.verdicts.to_dict(orient="records"),
+            "agreement": self.agreement.to_dict(orient="records"),
+            "table": self.table.to_dict(orient="records"),
+            "caveats": list(self.caveats),
+            "notes": list(self.notes),
+            "tie_handling": {k: dict(v) for k, v in self.tie_handling.items()},
+            "settings": dict(self.settings),
+        }
+
+    def pivot(self) -> pd.DataFrame:
+        """Estimates with methods as columns (quantity × judge rows)."""
+        return self.table.pivot_table(
+            index=["quantity", "judge"], columns="method", values="estimate", aggfunc="first"
+        )
+
+    def __repr__(self) -> str:
+        n = len(self.verdicts)
+        return f"CrossCheck({n} judge{'s' if n != 1 else ''}, fits={list(self.fits)})\n" + (
+            self.verdict
+        )
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the headline, then the verdict lines (every string escaped)."""
+        from bayes_pairwise._html import esc, visible
+
+        table = self.headline().to_html(index=False, escape=True, na_rep="–")
+        return visible(table, escaped=True) + "<pre>" + esc(self.verdict) + "</pre>"
+
+
+def _fmt_interval(est: float, lo: float, hi: float) -> str:
+    if not np.isfinite(est):
+        return "–"
+    if np.isfinite(lo) and np.isfinite(hi):
+        return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
+    return f"{est:.3f}"
+
+
+def _short_method(method: str) -> str:
+    return {
+        METHOD_MOMENTS: "moments",
+        METHOD_GRID: "Δ_S grid",
+        METHOD_GRID_SUM: "Δ_S 2-D grid",
+        METHOD_TIES: "observed",
+    }.get(method, method)
+
+
+def _row(quantity, judge, method, estimate, lower=np.nan, upper=np.nan, interval="", **kw):
+    return {
+        "quantity": quantity,
+        "judge": judge,
+        "method": method,
+        "estimate": float(estimate) if estimate is not None else np.nan,
+        "lower": float(lower),
+        "upper": float(upper),
+        "interval": interval,
+        "role": kw.get("role", "classical"),
+        "note": kw.get("note", ""),
+    }
+
+
+# =============================================================================== progress
+class _Steps:
+    """Progress lines on stderr (one per step, with its time) and the time per step."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.times: dict[str, float] = {}
+        self._name: str | None = None
+        self._t = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        self.close()
+        self._name, self._t = name, time.perf_counter()
+        if self.on:
+            print(f"[crosscheck] {name} …", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self._name is not None:
+            self.times[self._name] = time.perf_counter() - self._t
+            self._name = None
+
+
+class _Sink:
+    """Warnings caught along the way, sorted by kind, each shown once."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, list[str]] = {"design": [], "convergence": [], "other": []}
+
+    def add(self, caught: Sequence[warnings.WarningMessage], where: str = "") -> None:
+        for w in caught:
+            if w.category is RuntimeWarning:  # NumPy arithmetic noise, not a message
+                continue
+            if issubclass(w.category, DesignWarning):
+                kind = "design"
+            elif issubclass(w.category, ConvergenceWarning):
+                kind = "convergence"
+            else:
+                kind = "other"
+            msg = f"{where}{w.message}"
+            if msg not in self.kinds[kind]:
+                self.kinds[kind].append(msg)
+
+
+class _Catch:
+    def __init__(self, sink: _Sink, where: str = "") -> None:
+        self.sink, self.where = sink, where
+        self._cm = warnings.catch_warnings(record=True)
+
+    def __enter__(self) -> None:
+        self._rec = self._cm.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: Any) -> None:
+        self.sink.add(self._rec or [], self.where)
+        self._cm.__exit__(*exc)
+
+
+# =============================================================================== classical
+def _classical(
+    data: Comparisons,
+    sink: _Sink,
+    steps: _Steps,
+    *,
+    seed: Any,
+    delta_s: bool,
+    delta_s_2d: bool,
+    biased_bt_spread: bool,
+    strengths: bool,
+    grid_kwargs: Mapping[str, Any],
+    progress: bool,
+) -> ClassicalFits:
+    from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
+    from bayes_pairwise.classical.descriptive import (
+        descriptive_by_judge,
+        estimate_eps_scom,
+        labelled_error_rates,
+        positional_moments,
+        wilson_interval,
+    )
+
+    steps("classical: S_com, first-position rate, moments")
+    with _Catch(sink):
+        desc = descriptive_by_judge(data)
+    scom, moments, delta, delta2d, spread = {}, {}, {}, {}, {}
+    skipped: dict[str, dict[str, str]] = {}
+    tie_share = {}
+    blocks = dict(data.by_judge())
+    for j, block in blocks.items():
+        skipped[j] = {}
+        n = int(block.n_comparisons)
+        k = int(np.sum(np.asarray(block.outcome) == 0.5))
+        lo, hi = wilson_interval(k, n, level=HDI_PROB) if n else (math.nan, math.nan)
+        tie_share[j] = (k / n if n else math.nan, float(lo), float(hi), k, n)
+        with _Catch(sink, f"{j}: "):
+            try:
+                est = estimate_eps_scom(block, on_invalid="nan")
+                if math.isfinite(est.eps):
+                    scom[j] = est
+            except DesignError as exc:
+                skipped[j]["S_com"] = str(exc)
+            try:
+                moments[j] = positional_moments(block)
+            except DesignError as exc:
+                skipped[j]["moments"] = str(exc)
+    gkw = {"skip_incomplete": True, "n_bootstrap": N_BOOTSTRAP, **dict(grid_kwargs)}
+    for j, block in blocks.items():
+        if delta_s:
+            steps(f"classical: Δ_S grid fit ({j})")
+            with _Catch(sink, f"Δ_S ({j}): "):
+                try:
+                    delta[j] = DeltaSFit(random_seed=seed, progress=progress, **gkw).fit(block)
+                except DesignError as exc:
+                    skipped[j]["Δ_S"] = str(exc)
+        if delta_s_2d:
+            steps(f"classical: 2-D Δ_S grid fit ({j})")
+            with _Catch(sink, f"Δ_S 2-D ({j}): "):
+                try:
+                    delta2d[j] = DeltaS2DFit(random_seed=seed, progress=progress, **gkw).fit(
+                        block
+                    )
+                except DesignError as exc:
+                    skipped[j]["Δ_S 2-D"] = str(exc)
+    if biased_bt_spread:
+        from bayes_pairwise.classical.bradley_terry import BiasedBTSpreadSearch
+
+        pooled = data.pool_contexts() if data.has_contexts else data
+        for j, block in pooled.by_judge():
+            steps(f"classical: biased-BT spread search ({j})")
+            with _Catch(sink, f"biased-BT ({j}): "):
+                try:
+                    spread[j] = BiasedBTSpreadSearch(random_seed=seed).fit(block)
+                except BayesPairwiseError as exc:
+                    skipped.setdefault(j, {})["biased-BT spread search"] = str(exc)
+    labelled = None
+    if data.has_truth:
+        with _Catch(sink, "labels: "):
+            labelled = labelled_error_rates(data, level=HDI_PROB)
+    mm, mm_note = None, ""
+    if strengths:
+        steps("classical: Bradley–Terry MM strengths (judges pooled)")
+        from bayes_pairwise.classical.bradley_terry import BradleyTerry, mm_ridge
+        from bayes_pairwise.matrices import win_matrix
+
+        with _Catch(sink, "MM: "):
+            try:
+                ridge, mm_note = mm_ridge(win_matrix(data).to_numpy(), tuple(data.items))
+                mm = BradleyTerry(method="mm", ridge=ridge).fit(data)
+                mm_note += ", all judges' verdicts pooled"
+            except BayesPairwiseError as exc:
+                mm_note = f"MM not available: {exc}"
+    return ClassicalFits(
+        desc=desc,
+        scom=scom,
+        moments=moments,
+        delta=delta,
+        delta2d=delta2d,
+        spread=spread,
+        skipped=skipped,
+        tie_share=tie_share,
+        labelled=labelled,
+        mm=mm,
+        mm_note=mm_note,
+    )
+
+
+def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, Any]]:
+    """Every classical estimate on the models' scale (error among decided verdicts)."""
+    z = z_value()
+    lab = interval_label()
+    rows: list[dict[str, Any]] = []
+    for j in judges:
+        tau, t_lo, t_hi, k, n = cf.tie_share.get(j, (0.0, math.nan, math.nan, 0, 0))
+        tau = 0.0 if not np.isfinite(tau) else tau
+        se_tau = math.sqrt(tau * (1 - tau) / n) if n else 0.0
+        tie_note = f"ties counted half, then rescaled with the tie share {tau:.3f}" if k else ""
+
+        def normal(
+            q, method, est_half, se_half, extra_note="", judge=j, tau=tau, se_tau=se_tau,
+            tie_note=tie_note,
+        ):
+            eps, se = decided_error_rate(est_half, tau, se_half=se_half, se_tau=se_tau)
+            lo, hi = eps - z * se, eps + z * se
+            if np.isfinite(hi) and hi < 0:
+                extra_note = _join(
+                    extra_note,
+                    f"{eps:.3f} [{lo:.3f}, {hi:.3f}] before clipping at 0: more ties when "
+                    "the better text is shown second than first (see tie_positional)",
+                )
+            note = _join(extra_note, tie_note)
+            eps, lo, hi = (max(v, 0.0) if np.isfinite(v) else v for v in (eps, lo, hi))
+            if np.isfinite(se):
+                return _row(q, judge, method, eps, lo, hi, f"{lab} delta method", note=note)
+            return _row(q, judge, method, eps, note=note)
+
+        if k:
+            rows.append(
+                _row(
+                    "tie_rate", j, METHOD_TIES, tau, t_lo, t_hi, f"{lab} Wilson",
+                    note=f"{k} of {n} verdicts",
+                )
+            )
+        if j in cf.scom:
+            s = cf.scom[j]
+            rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, f"S_com = {s.s_com:.3f}"))
+        if j in cf.moments:
+            m = cf.moments[j]
+            edge = "projected onto the boundary (no interval)" if m.at_boundary else ""
+            rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
+            rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
+        # Δ_S: its synthetic curves have no ties, and a half-counted tie moves the Copeland
+        # scores unlike an error of probability ½, so the rescaling above does not hold for it
+        # (on 20% ties it reads ε 0.17 for a true 0.10). With ties it is shown for reference,
+        # on its own scale, and takes no part in the verdict.
+        grid_note = (
+            "ties counted half; Δ_S is not on the models' scale when there are ties "
+            "(reference only, not in the verdict)"
+            if k
+            else ""
+        )
+        suffix = TIES_HALF if k else ""
+        if j in cf.delta:
+            g = cf.delta[j]
+            lo, hi = g.interval(HDI_PROB)
+            how = f"{lab} bootstrap over {g.n_contexts_} round-robins" if np.isfinite(lo) else ""
+            note = f"{g.n_contexts_} round-robin(s) of up to {g.n_} items" + (
+                "" if np.isfinite(lo) else "; too few round-robins to resample: no interval"
+            )
+            note = _join(note, grid_note)
+            rows.append(_row("eps", j, METHOD_GRID + suffix, g.eps_, lo, hi, how, note=note))
+        if j in cf.delta2d:
+            g2 = cf.delta2d[j]
+            lo, hi = g2.interval("eps_sum", HDI_PROB)
+            how = f"{lab} bootstrap over {g2.n_contexts_} round-robins" if np.isfinite(lo) else ""
+            rows.append(
+                _row(
+                    "eps_sum", j, METHOD_GRID_SUM + suffix, g2.eps_sum_, lo, hi, how,
+                    note=_join("the one quantity the 2-D grid identifies", grid_note),
+                )
+            )
+            if g2.eps_plus_hybrid_ is not None:
+                for q, attr in (("eps_plus", "eps_plus_hybrid"), ("eps_minus", "eps_minus_hybrid")):
+                    lo, hi = g2.interval(attr, HDI_PROB)
+                    rows.append(
+                        _row(
+                            q, j, METHOD_GRID_SPLIT + suffix, getattr(g2, attr + "_"), lo, hi,
+                            how, note=_join("ε₊ + ε₋ from the 2-D grid, split with r₁", grid_note),
+                        )
+                    )
+        if cf.labelled is not None and j in cf.labelled.index:
+            r = cf.labelled.loc[j]
+            for q, name in (("eps_plus", "plus"), ("eps_minus", "minus")):
+                if np.isfinite(r[f"eps_{name}"]):
+                    rows.append(
+                        _row(
+                            q, j, METHOD_LABELS, r[f"eps_{name}"], r[f"eps_{name}_lo"],
+                            r[f"eps_{name}_hi"], f"{lab} Wilson",
+                            note=f"{int(r[f'errors_{name}'])} errors in {int(r[f'n_{name}'])} "
+                            "labelled decided verdicts",
+                        )
+                    )
+        if j in cf.spread:
+            s = cf.spread[j]
+            rows.append(
+                _row(
+                    "gamma", j, "biased-BT spread search (paper)", s.mode_,
+                    note="mode of ε_opt over restarts; improper model"
+                    + ("; at an edge bin (failure mode)" if s.at_edge_ else ""),
+                )
+            )
+    return rows
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+# =============================================================================== models
+def _fit_models(
+    data: Comparisons,
+    names: Sequence[str],
+    method: str,
+    seed: Any,
+    sink: _Sink,
+    steps: _Steps,
+    sampler_kwargs: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, str]]:
+    fits: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    try:
+        from bayes_pairwise.pymc_models import get_model
+    except ImportError as exc:
+        return fits, {n: f"the Bayesian models are not available: {exc}" for n in names}
+    for name in names:
+        kw = dict(sampler_kwargs) if method == "nuts" else {}
+        n_j = data.n_judges
+        steps(
+            f"Bayesian: fitting {name} ({method.upper()}) to "
+            + (f"{n_j} judges jointly" if n_j > 1 else f"judge {data.judges[0]}")
+        )
+        with _Catch(sink, f"{name}: "):
+            try:
+                m = get_model(name, **kw)
+                m.fit(data, method=method, random_seed=seed)
+                fits[name] = m
+            except (BayesPairwiseError, ValueError, RuntimeError, KeyError) as exc:
+                errors[name] = f"{type(exc).__name__}: {exc}"
+    return fits, errors
+
+
+def _model_rows(fits: Mapping[str, Any], judges: Sequence[str]) -> list[dict[str, Any]]:
+    lab = interval_label()
+    rows = []
+    for f in fits.values():
+        label = _fit_label(f)
+        for j in judges:
+            for q in ("eps", "eps_plus", "eps_minus", "eps_sum", "tie_rate", "gamma"):
+                st = posterior_stats(f, q, judge=j)
+                if st is None:
+                    continue
+                interval = f"{lab} HDI" if np.isfinite(st[1]) else ""
+                rows.append(_row(q, j, label, st[0], st[1], st[2], interval, role="model"))
+    return rows
+
+
+# =============================================================================== agreement
+def _agreements(
+    table: pd.DataFrame, fits: Mapping[str, Any], rng: np.random.Generator
+) -> list[Agreement]:
+    z = z_value()
+    out: list[Agreement] = []
+    classical = table[table.role == "classical"]
+    for f in fits.values():
+        label = _fit_label(f)
+        point = _is_point(f)
+        for c in classical.itertuples(index=False):
+            draws = posterior_draws(f, c.quantity, judge=c.judge)
+            if draws is None or not np.isfinite(c.estimate):
+                continue
+            p_mean = float(np.mean(draws))
+            st = posterior_stats(f, c.quantity, judge=c.judge)
+            p_lo, p_hi = (st[1], st[2]) if st else (math.nan, math.nan)
+            c_int = np.isfinite(c.lower) and np.isfinite(c.upper)
+            if point:
+                if c_int:
+                    gap = max(0.0, c.lower - p_mean, p_mean - c.upper)
+                    overlap = gap <= AGREEMENT_TOLERANCE
+                    basis = "MAP point inside the classical interval"
+                else:
+                    overlap, gap = None, abs(p_mean - c.estimate)
+                    basis = "no verdict: neither the MAP nor the classical point has an interval"
+                d_lo = d_hi = math.nan
+            else:
+                c_lo, c_hi = (c.lower, c.upper) if c_int else (c.estimate, c.estimate)
+                gap = max(0.0, c_lo - p_hi, p_lo - c_hi)
+                overlap = gap <= AGREEMENT_TOLERANCE
+                basis = (
+                    "posterior HDI and classical interval overlap"
+                    if c_int
+                    else "classical point (no interval) inside the posterior HDI"
+                )
+                se = (c.upper - c.lower) / (2 * z) if c_int else 0.0
+                diff = draws - rng.normal(c.estimate, se, size=draws.size)
+                d_lo, d_hi = np.quantile(diff, [(1 - HDI_PROB) / 2, (1 + HDI_PROB) / 2])
+            out.append(
+                Agreement(
+                    judge=c.judge,
+                    quantity=c.quantity,
+                    model=label,
+                    classical=c.method,
+                    classical_estimate=float(c.estimate),
+                    classical_lower=float(c.lower),
+                    classical_upper=float(c.upper),
+                    posterior_mean=p_mean,
+                    posterior_lower=float(p_lo),
+                    posterior_upper=float(p_hi),
+                    overlap=overlap,
+                    gap=float(gap),
+                    difference=p_mean - float(c.estimate),
+                    difference_lower=float(d_lo),
+                    difference_upper=float(d_hi),
+                    primary=(c.quantity, c.method) in PRIMARY,
+                    basis=basis,
+                )
+            )
+    return out
+
+
+def _verdicts(
+    agreement: pd.DataFrame, judges: Sequence[str], caveats: Mapping[str, Sequence[str]]
+) -> list[JudgeVerdict]:
+    lab = interval_label()
+    out = []
+    for j in judges:
+        a = agreement[(agreement.judge == j) & agreement.primary] if len(agreement) else agreement
+        a = a[a.overlap.notna()] if len(a) else a
+        cav = tuple(caveats.get(j, ()))
+        if not len(a):
+            out.append(
+                JudgeVerdict(
+                    judge=j,
+                    verdict="NO VERDICT",
+                    gap=math.nan,
+                    text=(
+                        f"{j}: NO VERDICT — no model estimate has a classical counterpart here "
+                        "(fit the uniform or positional model; the Δ_S grid needs complete "
+                        "round-robins)."
+                    ),
+                    n_primary=0,
+                    n_overlap=0,
+                    caveats=cav,
+                )
+            )
+            continue
+        point = a.basis.str.startswith("MAP").all()
+        parts = []
+        for r in a.itertuples(index=False):
+            sym = SYMBOLS.get(r.quantity, r.quantity)
+            model = _fmt_interval(r.posterior_mean, r.posterior_lower, r.posterior_upper)
+            clas = _fmt_interval(r.classical_estimate, r.classical_lower, r.classical_upper)
+            mark = "" if r.overlap else f" ✗ gap {r.gap:.3f}"
+            parts.append(f"{sym} {model} vs {_short_method(r.classical)} {clas}{mark}")
+        ok = a.overlap.astype(bool)
+        n_ok = int(ok.sum())
+        agree = n_ok == len(a)
+        gap = float(a.gap.max())
+        how = (
+            "MAP points inside the classical intervals"
+            if point
+            else f"model {lab} HDI vs classical {lab} interval"
+        )
+        if agree:
+            head = f"{j}: AGREE ({how}) — "
+        else:
+            bad = ", ".join(
+                SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates()
+            )
+            head = f"{j}: DISAGREE on {bad}, largest gap {gap:.3f} ({how}) — "
+        out.append(
+            JudgeVerdict(
+                judge=j,
+                verdict="AGREE" if agree else "DISAGREE",
+                gap=gap,
+                text=head + "; ".join(parts) + ".",
+                n_primary=len(a),
+                n_overlap=n_ok,
+                caveats=cav,
+            )
+        )
+    return out
+
+
+def _caveats(
+    data: Comparisons, fits: Mapping[str, Any], seed: Any
+) -> tuple[list[str], dict[str, list[str]]]:
+    """What the data cannot show (:func:`bayes_pairwise.caveats.caveats_for`): for the whole
+    cross-check (each text once) and per judge."""
+    from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
+
+    kinds = ["classical"] + [
+        str(getattr(f, "name", "")).split("_")[0]
+        for f in fits.values()
+        if str(getattr(f, "name", "")).split("_")[0] in MODEL_KINDS
+    ]
+    general: list[str] = []
+    per: dict[str, list[str]] = {}
+    seed = 0 if seed is None else int(seed)
+    for j, block in data.by_judge():
+        per[j] = []
+        for kind in dict.fromkeys(kinds):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                found = caveats_for(block, model_kind=kind, random_seed=seed)
+            for c in found:
+                if c.text not in per[j]:
+                    per[j].append(c.text)
+                if c.text not in general:
+                    general.append(c.text)
+    return general, per
+
+
+# =============================================================================== pipeline
+def crosscheck(
+    data: Comparisons,
+    *fits: Any,
+    models: Sequence[str] | None = ("uniform", "positional"),
+    model: str | None = None,
+    method: str = "nuts",
+    truth: Any = None,
+    random_seed: int | None = 0,
+    delta_s: bool = True,
+    delta_s_2d: bool = True,
+    biased_bt_spread: bool = True,
+    strengths: bool = True,
+    ppc: bool = False,
+    ppc_draws: int = 1000,
+    diagnostics: bool = True,
+    progress: bool = False,
+    grid_kwargs: Mapping[str, Any] | None = None,
+    **sampler_kwargs: Any,
+) -> CrossCheck:
+    """Classical vs Bayesian estimates for every judge, their agreement and a verdict.
+
+    Parameters
+    ----------
+    data : Comparisons
+        Used unchanged by every estimator (see the module's rules).
+    *fits : fitted models, optional
+        Already-fitted models; when given, ``models`` / ``model`` are not fitted.
+    models : sequence of str, optional
+        Model spec names to fit (default uniform and positional); ``()`` for classical only.
+    model : str, optional
+        One more model to fit (e.g. ``"biased_bt"``).
+    method : {"nuts", "map"}
+    truth : SyntheticComparisons, optional
+        Adds the realised error rates of a synthetic draw.
+    random_seed : int, optional
+        Seeds the grid fits and their bootstrap, the samplers and the predictive checks.
+    delta_s, delta_s_2d, biased_bt_spread, strengths : bool
+        Which classical fits to run.
+    ppc : bool
+        Draw posterior predictive checks (S_com, first-position rate, Δ_S curve) per judge.
+    ppc_draws : int
+        Replicates for them.
+    diagnostics : bool
+        Run the models' convergence diagnostics.
+    progress : bool
+        A line per step on stderr.
+    grid_kwargs : mapping, optional
+        Settings of the Δ_S fits (e.g. ``n_subsets``).
+    **sampler_kwargs
+        ``draws``, ``tune``, ``chains`` … for the models.
+
+    Returns
+    -------
+    CrossCheck
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(12, eps=0.15, random_seed=1)
+    >>> cc = crosscheck(sim.data, models=["uniform"], method="map", truth=sim,
+    ...                 delta_s_2d=False, biased_bt_spread=False, strengths=False,
+    ...                 grid_kwargs={"n_subsets": 20})
+    >>> cc.verdicts["verdict"].tolist()
+    ['AGREE']
+    """
+    if method not in ("nuts", "map"):
+        raise ValueError(f"method must be 'nuts' or 'map', got {method!r}")
+    if not isinstance(data, Comparisons):
+        raise TypeError(
+            f"crosscheck expects a Comparisons (bp.load_comparisons or bp.datasets.load), got "
+            f"{type(data).__name__}"
+        )
+    steps = _Steps(progress)
+    sink = _Sink()
+    rng = np.random.default_rng(random_seed)
+    judges = tuple(data.judges)
+
+    # ---------------------------------------------------------------- models
+    if fits:
+        fitted = {getattr(f, "name", None) or f"fit{k}": f for k, f in enumerate(fits)}
+        fit_errors: dict[str, str] = {}
+    else:
+        names = list(models or ())
+        if model and model not in names:
+            names.append(model)
+        fitted, fit_errors = _fit_models(
+            data, names, method, random_seed, sink, steps, sampler_kwargs
+        )
+    from bayes_pairwise.pymc_models.diagnostics import tie_handling
+
+    ties = {
+        name: tie_handling(f)
+        for name, f in fitted.items()
+        if getattr(f, "settings_", None) is not None
+    }
+
+    # ---------------------------------------------------------------- classical
+    cf = _classical(
+        data,
+        sink,
+        steps,
+        seed=random_seed,
+        delta_s=delta_s,
+        delta_s_2d=delta_s_2d,
+        biased_bt_spread=biased_bt_spread,
+        strengths=strengths,
+        grid_kwargs=dict(grid_kwargs or {}),
+        progress=progress,
+    )
+
+    # ---------------------------------------------------------------- diagnostics and PPC
+    diag: dict[str, Any] = {}
+    ppcs: dict[str, dict[str, pd.DataFrame]] = {}
+    for name, f in fitted.items():
+        if diagnostics and hasattr(f, "idata_"):
+            steps(f"diagnostics: {name}")
+            from bayes_pairwise.pymc_models.diagnostics import diagnose
+
+            with _Catch(sink, f"diagnostics ({name}): "):
+                try:
+                    diag[name] = diagnose(f, random_seed=random_seed, ppc=False)
+                except (BayesPairwiseError, ValueError, KeyError, TypeError) as exc:
+                    sink.kinds["other"].append(f"diagnostics of {name} not computed: {exc}")
+        if ppc and hasattr(f, "idata_"):
+            steps(f"posterior predictive checks: {name}")
+            from bayes_pairwise.pymc_models.ppc import ppc_data
+
+            ppcs[name] = {}
+            if hasattr(f, "sample_posterior_predictive"):
+                with _Catch(sink, f"posterior predictive ({name}): "):
+                    try:
+                        f.sample_posterior_predictive(random_seed=random_seed)
+                    except (BayesPairwiseError, ValueError, RuntimeError) as exc:
+                        sink.kinds["other"].append(f"no replicates from {name}: {exc}")
+            for j in judges:
+                with _Catch(sink, f"predictive checks ({name}, {j}): "):
+                    try:
+                        ppcs[name][j] = ppc_data(
+                            f,
+                            data,
+                            judge=j if data.n_judges > 1 else None,
+                            n_draws=ppc_draws,
+                            random_seed=random_seed,
+                        )
+                    except (ValueError, KeyError) as exc:
+                        sink.kinds["other"].append(
+                            f"predictive checks of {name} for {j} not drawn: {exc}"
+                        )
+
+    # ---------------------------------------------------------------- table and agreement
+    steps("cross-check: agreement and verdicts")
+    rows = _classical_rows(cf, judges) + _model_rows(fitted, judges)
+    notes: list[str] = [f"Tie rule: {CLASSICAL_TIE_RULE}."] if data.n_ties else []
+    if strengths and cf.mm is not None:
+        rows.extend(_strength_rows(cf, fitted, data))
+    if truth is not None:
+        rows.extend(_truth_rows(truth, judges))
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    ags = _agreements(table, fitted, rng)
+    agreement = pd.DataFrame(
+        [asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__)
+    )
+    general, per_judge = _caveats(data, fitted, random_seed)
+    verdicts = pd.DataFrame(
+        [asdict(v) for v in _verdicts(agreement, judges, per_judge)],
+        columns=list(JudgeVerdict.__dataclass_fields__),
+    )
+    for name, t in ties.items():
+        if t.get("handling") == "model":
+            notes.append(
+                f"{name}: {t.get('n_ties_modelled', 0)} tie(s) modelled as an outcome "
+                "(tie_rate reported, nothing dropped)"
+            )
+        elif t.get("handling") == "dropped" and data.n_ties:
+            notes.append(
+                f"{name}: ties dropped by the model (ties='drop'); its error rates are still "
+                "rates among decided verdicts, the scale of the classical rows"
+            )
+    for j, why in cf.skipped.items():
+        notes.extend(f"{what} skipped for {j}: {msg}" for what, msg in why.items())
+    steps.close()
+    settings = {
+        "data": data.settings(),
+        "models": list(fitted),
+        "method": method,
+        "random_seed": random_seed,
+        "hdi_prob": HDI_PROB,
+        "tie_rule": CLASSICAL_TIE_RULE,
+        "n_bootstrap": N_BOOTSTRAP,
+        "grid_kwargs": dict(grid_kwargs or {}),
+        **{k: v for k, v in sampler_kwargs.items()},
+    }
+    return CrossCheck(
+        data=data,
+        truth=truth,
+        classical=cf,
+        fits=fitted,
+        table=table,
+        agreement=agreement,
+        verdicts=verdicts,
+        diagnostics=diag,
+        ppc=ppcs,
+        tie_handling=ties,
+        fit_errors=fit_errors,
+        notes=notes,
+        warnings={k: list(v) for k, v in sink.kinds.items()},
+        caveats=general,
+        timings=dict(steps.times),
+        settings=settings,
+    )
+
+
+#: The earlier name of :func:`crosscheck` (kept so that existing notebooks and scripts run).
+compare = crosscheck
+
+
+def _strength_rows(
+    cf: ClassicalFits, fits: Mapping[str, Any], data: Comparisons
+) -> list[dict[str, Any]]:
+    from bayes_pairwise.classical.agreement import spearman_rho
+
+    rows = []
+    mm = cf.mm.strengths_
+    ctx = pd.Series(np.asarray(data.item_context), index=list(data.items))
+
+    def centre(s: pd.Series) -> pd.Series:
+        return s - s.groupby(ctx.reindex(s.index).to_numpy()).transform("mean")
+
+    for f in fits.values():
+        post = getattr(_idata_of(f), "posterior", None)
+        if post is None or "strength" not in post:
+            continue
+        da = post["strength"].mean(("chain", "draw"))
+        dim = next(iter(da.dims))
+        s = pd.Series(np.asarray(da), index=[str(v) for v in da.coords[dim].values])
+        s = s.reindex(list(data.items))
+        if s.isna().any():
+            continue
+        a, b = centre(mm), centre(s)
+        label = _fit_label(f)
+        rows.append(
+            _row(
+                "strength_spearman", "all", f"MM vs {label}", spearman_rho(a, b),
+                role="strengths", note=cf.mm_note,
+            )
+        )
+    return rows
+
+
+def _truth_rows(truth: Any, judges: Sequence[str]) -> list[dict[str, Any]]:
+    rows = []
+    for j in judges:
+        for q, attr in (
+            ("eps", "realised_eps"),
+            ("eps_plus", "realised_eps_plus"),
+            ("eps_minus", "realised_eps_minus"),
+        ):
+            v = getattr(truth, attr, None)
+            if v is not None and np.isfinite(v):
+                nominal = getattr(truth, q, None)
+                rows.append(
+                    _row(
+                        q, j, METHOD_TRUTH, v, role="truth",
+                        note=f"nominal {nominal}" if nominal is not None else "",
+                    )
+                )
+    return rows
