@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from bayes_pairwise.data import Comparisons
 
 __all__ = [
+    "FALLBACK_RIDGE",
     "BTResult",
     "BiasedBTRun",
     "BiasedBTSpreadSearch",
@@ -70,10 +71,9 @@ __all__ = [
     "bt_mle",
     "bt_mm",
     "bt_newman",
-    "FALLBACK_RIDGE",
     "check_bt_connected",
-    "mm_ridge",
     "fit_bradley_terry",
+    "mm_ridge",
     "resolve_win_matrix",
     "win_matrix_from_arrays",
 ]
