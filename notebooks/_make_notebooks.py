@@ -232,7 +232,7 @@ cc.table[["quantity", "method", "estimate", "lower", "upper", "interval"]]
     code(
         """
 print(cc.verdict)
-for note in cc.settings["notes"]:
+for note in cc.notes:
     print("note:", note)
 """
     ),
@@ -700,7 +700,7 @@ cc.pivot()
     code(
         """
 print(cc.verdict)
-cc.agreement
+cc.agreement[["judge", "quantity", "classical", "classical_estimate", "posterior_mean", "overlap", "gap"]]
 """
     ),
     md(
