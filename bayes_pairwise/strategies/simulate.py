@@ -242,7 +242,7 @@ def simulate_annotation(
     Examples
     --------
     >>> w = simulate_annotation(100, "normal", bias_items=10, random_seed=3)
-    >>> int(w.biased.sum()), float(np.abs(w.perceived - w.latent).max())
+    >>> int(w.biased.sum()), round(float(np.abs(w.perceived - w.latent).max()), 6)
     (10, 200.0)
     """
     if not 0 <= bias_items <= n_items:
