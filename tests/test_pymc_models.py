@@ -440,6 +440,9 @@ class TestSettings:
             "uniform_independent",
             "positional_independent",
             "biased_bt",
+            "uniform_hierarchical",
+            "positional_hierarchical",
+            "positional_difficulty",
         }
         m = get_model("positional_independent", chains=2)
         assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "independent"
