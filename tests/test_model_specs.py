@@ -26,6 +26,9 @@ EXPECTED = {
     "positional": ("PositionalBias", "marginal"),
     "positional_independent": ("PositionalBias", "independent"),
     "biased_bt": ("BiasedBradleyTerry", "bernoulli"),
+    "uniform_hierarchical": ("HierarchicalUniformError", "marginal"),
+    "positional_hierarchical": ("HierarchicalPositionalBias", "marginal"),
+    "positional_difficulty": ("PositionalDifficulty", "marginal"),
 }
 
 

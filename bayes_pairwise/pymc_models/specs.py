@@ -116,8 +116,9 @@ def available_models() -> list[str]:
 
     Examples
     --------
-    >>> available_models()
-    ['biased_bt', 'positional', 'positional_independent', 'uniform', 'uniform_independent']
+    >>> available_models()  # doctest: +NORMALIZE_WHITESPACE
+    ['biased_bt', 'positional', 'positional_difficulty', 'positional_hierarchical',
+     'positional_independent', 'uniform', 'uniform_hierarchical', 'uniform_independent']
     """
     return sorted(p.stem for p in spec_dir().glob("*.toml") if not p.stem.startswith("_"))
 
