@@ -1,0 +1,292 @@
+"""Speed of the Bayesian path at real scale (issue 10): each must-show target against its value.
+
+    python benchmarks/bench_speed.py                   # gradient + uniform N = 100 (cold, warm)
+    python benchmarks/bench_speed.py --all             # + QLoRA-sized positional, N = 1000
+    python benchmarks/bench_speed.py --only gradient   # one part: gradient, uniform, qlora, n1000
+
+Reference (measured in the same run): a hand-written numba loop computing the marginal pair
+log-likelihood and its gradient with respect to d and ε per pair (two softplus, a logaddexp),
+timed interleaved with the package's compiled logp + gradient (fused Op) and with the previous
+elementwise PyTensor graph (``fused=False``). The machine's cores and load average are printed
+before and after: with other processes on the same cores all timings stretch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+GRAD_RATIO_TARGET = 5.0
+UNIFORM_COLD_S = 15.0
+UNIFORM_WARM_S = 8.0
+UNIFORM_ESS = 1000.0
+QLORA_FIT_S = 180.0
+QLORA_RHAT = 1.01
+QLORA_EPS_TOL = 0.02
+N1000_FIT_S = 600.0
+
+
+def _machine() -> str:
+    try:
+        load = os.getloadavg()
+    except OSError:  # pragma: no cover
+        load = (float("nan"),) * 3
+    return f"{os.cpu_count()} CPU cores, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}"
+
+
+def _row(name: str, value: float, target: float, unit: str, *, higher: bool = False) -> None:
+    ok = value >= target if higher else value <= target
+    ratio = value / target if target else float("nan")
+    sign = ">=" if higher else "<="
+    print(
+        f"  {name:58s} {value:10.3f} {unit:4s} target {sign} {target:g} {unit:4s} "
+        f"ratio {ratio:5.2f}  {'MET' if ok else 'NOT MET'}",
+        flush=True,
+    )
+
+
+def _reference_loop():
+    import numba
+
+    @numba.njit(cache=True)
+    def ref(d, n1, n2, kp, km, ep, em):  # pragma: no cover - numba
+        n = d.shape[0]
+        logp = np.empty(n)
+        g_d = np.empty(n)
+        g_e = np.empty(n)
+        l1p, lp, l1m, lm = math.log1p(-ep), math.log(ep), math.log1p(-em), math.log(em)
+        for r in range(n):
+            a = n1[r] * l1p + (kp[r] - n1[r]) * lp + n2[r] * l1m + (km[r] - n2[r]) * lm
+            b = n1[r] * lm + (kp[r] - n1[r]) * l1m + n2[r] * lp + (km[r] - n2[r]) * l1p
+            la = a - (max(-d[r], 0.0) + math.log1p(math.exp(-abs(d[r]))))
+            lb = b - (max(d[r], 0.0) + math.log1p(math.exp(-abs(d[r]))))
+            top = max(la, lb)
+            tot = top + math.log(math.exp(la - top) + math.exp(lb - top))
+            logp[r] = tot
+            w = math.exp(la - tot)
+            sd = 1.0 / (1.0 + math.exp(-d[r]))
+            g_d[r] = w - sd
+            da = -n1[r] / (1 - ep) + (kp[r] - n1[r]) / ep - n2[r] / (1 - em) + (km[r] - n2[r]) / em
+            db = n1[r] / em - (kp[r] - n1[r]) / (1 - em) + n2[r] / ep - (km[r] - n2[r]) / (1 - ep)
+            g_e[r] = w * da + (1 - w) * db
+        return logp, g_d, g_e
+
+    return ref
+
+
+def _compiled_logp_grad(data, fused: bool):
+    import pytensor
+
+    import bayes_pairwise.pymc_models.error_models as em
+    from bayes_pairwise.pymc_models import UniformError
+    from bayes_pairwise.pymc_models.likelihoods import pair_counts_dist
+
+    original = em.pair_counts_dist
+    em.pair_counts_dist = lambda *a, **kw: pair_counts_dist(*a, **kw, fused=fused)
+    try:
+        model = UniformError().build_model(data)
+    finally:
+        em.pair_counts_dist = original
+    from pymc.model.transform.optimization import freeze_dims_and_data
+
+    model = freeze_dims_and_data(model)
+    logp = model.logp()
+    grads = pytensor.grad(logp, model.value_vars)
+    fn = pytensor.function(model.value_vars, [logp, *grads], mode="NUMBA")
+    fn.trust_input = True
+    point = model.initial_point()
+    args = [point[v.name] for v in model.value_vars]
+    return fn, args
+
+
+def bench_gradient() -> None:
+    from bayes_pairwise.matrices import pair_counts
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(100, eps=0.15, random_seed=0)
+    pc = pair_counts(sim.data)
+    n_pairs = len(pc.i)
+    rng = np.random.default_rng(0)
+    d = rng.normal(0.0, 1.0, n_pairs)
+    cols = [np.asarray(c, dtype=float) for c in (pc.n1, pc.n2, pc.k_plus, pc.k_minus)]
+    ref = _reference_loop()
+    fused, fused_args = _compiled_logp_grad(sim.data, True)
+    graph, graph_args = _compiled_logp_grad(sim.data, False)
+    calls = {
+        "reference": lambda: ref(d, *cols, 0.15, 0.15),
+        "fused": lambda: fused(*fused_args),
+        "graph": lambda: graph(*graph_args),
+    }
+    for f in calls.values():
+        f()
+    best = dict.fromkeys(calls, math.inf)
+    for _ in range(15):  # interleaved rounds: the load hits all three alike
+        for name, f in calls.items():
+            start = time.perf_counter()
+            for _ in range(100):
+                f()
+            best[name] = min(best[name], (time.perf_counter() - start) / 100)
+    per = {k: v / n_pairs * 1e9 for k, v in best.items()}
+    print(
+        f"  logp + gradient, N = 100 ({n_pairs:,} pairs), best of 15 x 100 calls: reference loop "
+        f"{best['reference'] * 1e6:.0f} µs ({per['reference']:.1f} ns/pair); fused model "
+        f"{best['fused'] * 1e6:.0f} µs ({per['fused']:.1f} ns/pair, whole model incl. priors); "
+        f"previous graph {best['graph'] * 1e6:.0f} µs ({per['graph']:.1f} ns/pair)"
+    )
+    _row(
+        "logp+grad per pair: fused / hand-written loop",
+        per["fused"] / per["reference"],
+        GRAD_RATIO_TARGET,
+        "x",
+    )
+
+
+_UNIFORM_CHILD = """
+import time, json, warnings
+warnings.simplefilter("ignore")
+t0 = time.perf_counter()
+import arviz as az, numpy as np
+from bayes_pairwise.pymc_models import UniformError
+from bayes_pairwise.simulate import simulate_round_robin
+sim = simulate_round_robin(100, eps=0.15, random_seed=0)
+t1 = time.perf_counter()
+m = UniformError(draws=1000, tune=1000, chains=4).fit(sim.data, random_seed=1)
+t2 = time.perf_counter()
+st = m.idata_.sample_stats
+print(json.dumps({"import": t1 - t0, "fit": t2 - t1,
+    "ess": float(az.ess(m.idata_.posterior["eps"]).to_array().values.ravel()[0]),
+    "steps": float(st["n_steps"].mean()) if "n_steps" in st else float("nan"),
+    "eps": float(m.idata_.posterior["eps"].mean()), "realised": float(sim.realised_eps)}))
+"""
+
+
+def _child(code: str, env: dict[str, str]) -> dict:
+    import json
+
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_uniform() -> None:
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "BAYES_PAIRWISE_CACHE": cache}
+        cold = _child(_UNIFORM_CHILD, env)
+        warm = _child(_UNIFORM_CHILD, env)
+    for label, res in (("cold", cold), ("warm", warm)):
+        print(
+            f"  uniform N=100, 4 x (1000 + 1000), {label}: fit {res['fit']:.1f} s (+ import "
+            f"{res['import']:.1f} s); ESS(eps) {res['ess']:.0f}; leapfrog steps/draw "
+            f"{res['steps']:.1f}; eps {res['eps']:.4f} (realised {res['realised']:.4f})"
+        )
+    _row("uniform N=100 cold fit incl. compile [s]", cold["fit"], UNIFORM_COLD_S, "s")
+    _row("uniform N=100 warm fit [s]", warm["fit"], UNIFORM_WARM_S, "s")
+    _row("uniform N=100 ESS(eps)", warm["ess"], UNIFORM_ESS, "", higher=True)
+
+
+def _qlora_like(seed: int = 0):
+    """950 contexts x 7 items, every ordered pair, 12% ties, positional errors."""
+    import pandas as pd
+
+    from bayes_pairwise.data import load_comparisons
+
+    rng = np.random.default_rng(seed)
+    n_ctx, n_items, ep, em, tau = 950, 7, 0.12, 0.05, 0.12
+    rows = []
+    realised = {"plus": [0, 0], "minus": [0, 0]}
+    for c in range(n_ctx):
+        s = rng.normal(0.0, 1.5, n_items)
+        for i in range(n_items):
+            for j in range(n_items):
+                if i == j:
+                    continue
+                better_first = rng.random() < 1.0 / (1.0 + np.exp(-(s[i] - s[j])))
+                if rng.random() < tau:
+                    out = "tie"
+                else:
+                    key = "plus" if better_first else "minus"
+                    err = rng.random() < (ep if better_first else em)
+                    realised[key][0] += int(err)
+                    realised[key][1] += 1
+                    first_wins = better_first != err
+                    out = "first" if first_wins else "second"
+                rows.append((f"c{c}", f"c{c}:a{i}", f"c{c}:a{j}", out))
+    df = pd.DataFrame(rows, columns=["context", "first", "second", "outcome"])
+    data = load_comparisons(df, context="context", ties="model")
+    rates = {k: v[0] / v[1] for k, v in realised.items()}
+    return data, rates
+
+
+def bench_qlora() -> None:
+    import arviz as az
+
+    from bayes_pairwise.pymc_models import PositionalBias
+
+    data, rates = _qlora_like()
+    start = time.perf_counter()
+    m = PositionalBias().fit(data, random_seed=1)
+    wall = time.perf_counter() - start
+    post = m.idata_.posterior
+    names = ["eps_plus", "eps_minus"]
+    rhat = max(float(az.rhat(post[n]).to_array().values.max()) for n in names)
+    errs = {
+        "eps_plus": abs(float(post["eps_plus"].mean()) - rates["plus"]),
+        "eps_minus": abs(float(post["eps_minus"].mean()) - rates["minus"]),
+    }
+    print(
+        f"  positional, QLoRA-sized ({data.n_comparisons:,} verdicts, {data.n_items:,} items): "
+        f"fit {wall:.1f} s; R-hat {rhat:.4f}; eps+ {float(post['eps_plus'].mean()):.4f} "
+        f"(realised {rates['plus']:.4f}), eps- {float(post['eps_minus'].mean()):.4f} "
+        f"(realised {rates['minus']:.4f})"
+    )
+    _row("positional QLoRA-sized default fit [s]", wall, QLORA_FIT_S, "s")
+    _row("positional QLoRA-sized max R-hat(eps+, eps-)", rhat, QLORA_RHAT, "")
+    _row("positional QLoRA-sized max |eps - realised|", max(errs.values()), QLORA_EPS_TOL, "")
+
+
+def bench_n1000() -> None:
+    from bayes_pairwise.pymc_models import UniformError
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(1000, eps=0.15, random_seed=0)
+    start = time.perf_counter()
+    m = UniformError().fit(sim.data, random_seed=1)
+    wall = time.perf_counter() - start
+    eps = float(m.idata_.posterior["eps"].mean())
+    print(
+        f"  uniform N=1000 (499,500 pairs), NUTS default: {wall:.1f} s; eps {eps:.4f} "
+        f"(realised {sim.realised_eps:.4f})"
+    )
+    _row("uniform N=1000 fit (NUTS) [s]", wall, N1000_FIT_S, "s")
+
+
+PARTS = {
+    "gradient": bench_gradient,
+    "uniform": bench_uniform,
+    "qlora": bench_qlora,
+    "n1000": bench_n1000,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--all", action="store_true", help="also the long QLoRA / N=1000 runs")
+    parser.add_argument("--only", choices=sorted(PARTS), action="append")
+    args = parser.parse_args()
+    parts = args.only or (list(PARTS) if args.all else ["gradient", "uniform"])
+    print(f"machine: {_machine()}", flush=True)
+    for name in parts:
+        PARTS[name]()
+    print(f"machine after: {_machine()}")
+
+
+if __name__ == "__main__":
+    main()
