@@ -438,9 +438,10 @@ def pair_logp_numpy(
     Examples
     --------
     >>> import numpy as np
-    >>> lp, g_d, *_ = pair_logp_numpy(np.array([[1, 1]]), np.array([0.0]), np.array([0.2]),
+    >>> # each item won when shown first: with eps+ = eps- no pull on d at d = 0
+    >>> lp, g_d, *_ = pair_logp_numpy(np.array([[1, 0]]), np.array([0.0]), np.array([0.2]),
     ...                                np.array([0.2]), np.array([0]), np.array([[1, 1]]))
-    >>> abs(round(float(g_d[0]), 12))  # symmetric row at d = 0: no pull on d
+    >>> abs(round(float(g_d[0]), 12))
     0.0
     """
     from scipy.special import gammaln
