@@ -177,3 +177,8 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return list(__all__)
+
+
+# ``crosscheck`` is both a module and its main function: bind the function now, or the import
+# system would leave the module under that name once anything imports the submodule first.
+from bayes_pairwise.crosscheck import crosscheck as crosscheck  # noqa: E402

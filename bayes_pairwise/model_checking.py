@@ -628,7 +628,7 @@ def sbc_rank_data(result: SBCResult, *, bins: int | None = None) -> pd.DataFrame
     ...                       "n_ranks": 100, "covered": True})
     >>> res = SBCResult("uniform", ranks, _summary(ranks, 2), {})
     >>> sbc_rank_data(res, bins=2)[["bin", "count", "expected"]].values.tolist()
-    [[0, 2, 2.0], [1, 2, 2.0]]
+    [[0.0, 2.0, 2.0], [1.0, 2.0, 2.0]]
     """
     from scipy.stats import binom
 
