@@ -84,6 +84,52 @@ def test_without_hard_pairs_it_is_the_positional_tie_model() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-9)
 
 
+def test_model_pointwise_loglik_is_one_term_per_row() -> None:
+    """The observed node gives one log-likelihood per pair row, equal to difficulty_logp at the
+    model's own parameter values (a broadcast bug once made it P copies of the vector)."""
+    sim = simulate_hard_pairs(6, random_seed=1)
+    m = PositionalDifficulty().build_model(sim.data)
+    point = m.initial_point()
+    (ll,) = m.compile_fn(
+        m.logp(vars=m.observed_RVs, sum=False), inputs=m.value_vars, on_unused_input="ignore"
+    )(point)
+    n_rows = 15
+    assert ll.shape == (n_rows,)
+    names = ["eps_plus_easy", "eps_minus_easy", "eps_hard", "hard_share", "strength", "tie_rate"]
+    vals = dict(
+        zip(
+            names,
+            m.compile_fn(
+                m.replace_rvs_by_values([m[v] for v in names]),
+                inputs=m.value_vars,
+                on_unused_input="ignore",
+            )(point),
+            strict=True,
+        )
+    )
+    d = vals["strength"][m["pair_i"].get_value()] - vals["strength"][m["pair_j"].get_value()]
+    eta = np.full(n_rows, logit(vals["tie_rate"][0]))
+    k = m["k"].get_value()
+    want = difficulty_logp(
+        sim_obs(m),
+        d,
+        np.zeros(n_rows, int),
+        *(vals[v] for v in names[:4]),
+        eta,
+        eta,
+        np.hstack([k, k]),
+        m["pair_truth"].get_value(),
+        ties=True,
+    ).eval()
+    np.testing.assert_allclose(ll, want, rtol=1e-8)
+
+
+def sim_obs(model):
+    from pymc.backends.arviz import find_observations
+
+    return np.asarray(find_observations(model)["wins"], dtype=float)
+
+
 def test_random_draws_follow_the_hard_state() -> None:
     rng = np.random.default_rng(3)
     n = 4000

@@ -50,6 +50,12 @@ def _lchoose(n: Any, k: Any) -> Any:
     return pt.gammaln(n + 1) - pt.gammaln(k + 1) - pt.gammaln(n - k + 1)
 
 
+def _per_judge(x: Any) -> Any:
+    """A per-judge vector (J,), without the leading broadcast dims PyMC may add."""
+    x = pt.as_tensor(x)
+    return x.reshape((x.shape[-1],)) if x.type.ndim else x.reshape((1,))
+
+
 def _lsig(x: Any) -> tuple[Any, Any]:
     """log σ(x), log σ(−x)."""
     return -pt.softplus(-x), -pt.softplus(x)
@@ -122,8 +128,7 @@ def difficulty_logp(
     else:
         t1 = t2 = pt.zeros_like(n1)
     m1, m2 = kp - t1, km - t2
-    ep, em = pt.as_tensor(eps_plus)[judge], pt.as_tensor(eps_minus)[judge]
-    eh, pi = pt.as_tensor(eps_hard)[judge], pt.as_tensor(hard_share)[judge]
+    ep, em, eh, pi = (_per_judge(x)[judge] for x in (eps_plus, eps_minus, eps_hard, hard_share))
     lp_, l1p = pt.log(ep), pt.log1p(-ep)
     lm, l1m = pt.log(em), pt.log1p(-em)
     lh, l1h = pt.log(eh), pt.log1p(-eh)
