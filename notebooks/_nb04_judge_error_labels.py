@@ -88,10 +88,13 @@ axes[1].legend(loc="lower right")
 fig.tight_layout()
 """),
         md("""
-Without labels the positional model is confidently low: its interval excludes the realised
-rates, and nothing in the verdicts flags it — only the recorded caveat says so. With labels on
-30% of the pairs the estimates move to the realised rates; the pair-difficulty model also
-reports how common hard pairs are and how often they fool the judge.
+Without labels the positional model is low on both rates (by about 0.06 here; its ε₊ interval
+misses the realised rate), and nothing in the verdicts flags it — only the recorded caveat
+(`correlated_errors`) says so. Conditioning the positional model on labels for 30% of the pairs
+moves it part of the way; the pair-difficulty model, which carries the labelled pairs' hard
+share over to the unlabelled ones, lands on the realised rates and also reports how common hard
+pairs are and how often they fool the judge (with wide intervals: with one verdict per order
+only the whole-log rates are identified, `docs/src/pair_difficulty.md`).
 """),
         code("""
 fits["difficulty + labels"].summary(strengths=False).loc[
