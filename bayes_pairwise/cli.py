@@ -606,12 +606,17 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if getattr(args, "verdicts", None):
         _write_verdicts(args.verdicts, model, data)
     summary = fit_summary_dict(model)
+    summary["caveats"] = [
+        {"code": c.code, "text": c.text} for c in (getattr(model, "caveats_", None) or [])
+    ]
     if args.json:
         _print_json(summary)
     else:
         params = pd.DataFrame(summary["parameters"]).T
         print(params.to_string(float_format=lambda v: f"{v:.4f}"))
         print("diagnostics:", json.dumps(_jsonable(summary.get("diagnostics", {}))))
+        for c in summary["caveats"]:
+            print(f"caveat: {c['text']}")
     return 0
 
 
