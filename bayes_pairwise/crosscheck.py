@@ -50,7 +50,7 @@ from bayes_pairwise.conventions import (
     z_value,
 )
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError, DesignWarning
+from bayes_pairwise.errors import BayesPairwiseError, DesignError, WarningSink
 
 __all__ = [
     "Agreement",
@@ -455,45 +455,10 @@ class _Steps:
             self._name = None
 
 
-class _Sink:
-    """Warnings caught along the way, sorted by kind, each shown once."""
-
-    def __init__(self) -> None:
-        self.kinds: dict[str, list[str]] = {"design": [], "convergence": [], "other": []}
-
-    def add(self, caught: Sequence[warnings.WarningMessage], where: str = "") -> None:
-        for w in caught:
-            if w.category is RuntimeWarning:  # NumPy arithmetic noise, not a message
-                continue
-            if issubclass(w.category, DesignWarning):
-                kind = "design"
-            elif issubclass(w.category, ConvergenceWarning):
-                kind = "convergence"
-            else:
-                kind = "other"
-            msg = f"{where}{w.message}"
-            if msg not in self.kinds[kind]:
-                self.kinds[kind].append(msg)
-
-
-class _Catch:
-    def __init__(self, sink: _Sink, where: str = "") -> None:
-        self.sink, self.where = sink, where
-        self._cm = warnings.catch_warnings(record=True)
-
-    def __enter__(self) -> None:
-        self._rec = self._cm.__enter__()
-        warnings.simplefilter("always")
-
-    def __exit__(self, *exc: Any) -> None:
-        self.sink.add(self._rec or [], self.where)
-        self._cm.__exit__(*exc)
-
-
 # =============================================================================== classical
 def _classical(
     data: Comparisons,
-    sink: _Sink,
+    sink: WarningSink,
     steps: _Steps,
     *,
     seed: Any,
@@ -514,7 +479,7 @@ def _classical(
     )
 
     steps("classical: S_com, first-position rate, moments")
-    with _Catch(sink):
+    with sink.capture():
         desc = descriptive_by_judge(data)
     scom, moments, delta, delta2d, spread = {}, {}, {}, {}, {}
     skipped: dict[str, dict[str, str]] = {}
@@ -526,7 +491,7 @@ def _classical(
         k = int(np.sum(np.asarray(block.outcome) == 0.5))
         lo, hi = wilson_interval(k, n, level=HDI_PROB) if n else (math.nan, math.nan)
         tie_share[j] = (k / n if n else math.nan, float(lo), float(hi), k, n)
-        with _Catch(sink, f"{j}: "):
+        with sink.capture(f"{j}: "):
             try:
                 est = estimate_eps_scom(block, on_invalid="nan")
                 if math.isfinite(est.eps):
@@ -541,14 +506,14 @@ def _classical(
     for j, block in blocks.items():
         if delta_s:
             steps(f"classical: Δ_S grid fit ({j})")
-            with _Catch(sink, f"Δ_S ({j}): "):
+            with sink.capture(f"Δ_S ({j}): "):
                 try:
                     delta[j] = DeltaSFit(random_seed=seed, progress=progress, **gkw).fit(block)
                 except DesignError as exc:
                     skipped[j]["Δ_S"] = str(exc)
         if delta_s_2d:
             steps(f"classical: 2-D Δ_S grid fit ({j})")
-            with _Catch(sink, f"Δ_S 2-D ({j}): "):
+            with sink.capture(f"Δ_S 2-D ({j}): "):
                 try:
                     delta2d[j] = DeltaS2DFit(random_seed=seed, progress=progress, **gkw).fit(
                         block
@@ -561,14 +526,14 @@ def _classical(
         pooled = data.pool_contexts() if data.has_contexts else data
         for j, block in pooled.by_judge():
             steps(f"classical: biased-BT spread search ({j})")
-            with _Catch(sink, f"biased-BT ({j}): "):
+            with sink.capture(f"biased-BT ({j}): "):
                 try:
                     spread[j] = BiasedBTSpreadSearch(random_seed=seed).fit(block)
                 except BayesPairwiseError as exc:
                     skipped.setdefault(j, {})["biased-BT spread search"] = str(exc)
     labelled = None
     if data.has_truth:
-        with _Catch(sink, "labels: "):
+        with sink.capture("labels: "):
             labelled = labelled_error_rates(data, level=HDI_PROB)
     mm, mm_note = None, ""
     if strengths:
@@ -576,7 +541,7 @@ def _classical(
         from bayes_pairwise.classical.bradley_terry import BradleyTerry, mm_ridge
         from bayes_pairwise.matrices import win_matrix
 
-        with _Catch(sink, "MM: "):
+        with sink.capture("MM: "):
             try:
                 ridge, mm_note = mm_ridge(win_matrix(data).to_numpy(), tuple(data.items))
                 mm = BradleyTerry(method="mm", ridge=ridge).fit(data)
@@ -715,7 +680,7 @@ def _fit_models(
     names: Sequence[str],
     method: str,
     seed: Any,
-    sink: _Sink,
+    sink: WarningSink,
     steps: _Steps,
     sampler_kwargs: Mapping[str, Any],
 ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -732,7 +697,7 @@ def _fit_models(
             f"Bayesian: fitting {name} ({method.upper()}) to "
             + (f"{n_j} judges jointly" if n_j > 1 else f"judge {data.judges[0]}")
         )
-        with _Catch(sink, f"{name}: "):
+        with sink.capture(f"{name}: "):
             try:
                 m = get_model(name, **kw)
                 m.fit(data, method=method, random_seed=seed)
@@ -987,7 +952,7 @@ def crosscheck(
             f"{type(data).__name__}"
         )
     steps = _Steps(progress)
-    sink = _Sink()
+    sink = WarningSink()
     rng = np.random.default_rng(random_seed)
     judges = tuple(data.judges)
 
@@ -1032,24 +997,24 @@ def crosscheck(
             steps(f"diagnostics: {name}")
             from bayes_pairwise.pymc_models.diagnostics import diagnose
 
-            with _Catch(sink, f"diagnostics ({name}): "):
+            with sink.capture(f"diagnostics ({name}): "):
                 try:
                     diag[name] = diagnose(f, random_seed=random_seed, ppc=False)
                 except (BayesPairwiseError, ValueError, KeyError, TypeError) as exc:
-                    sink.kinds["other"].append(f"diagnostics of {name} not computed: {exc}")
+                    sink.other.append(f"diagnostics of {name} not computed: {exc}")
         if ppc and hasattr(f, "idata_"):
             steps(f"posterior predictive checks: {name}")
             from bayes_pairwise.pymc_models.ppc import ppc_data
 
             ppcs[name] = {}
             if hasattr(f, "sample_posterior_predictive"):
-                with _Catch(sink, f"posterior predictive ({name}): "):
+                with sink.capture(f"posterior predictive ({name}): "):
                     try:
                         f.sample_posterior_predictive(random_seed=random_seed)
                     except (BayesPairwiseError, ValueError, RuntimeError) as exc:
-                        sink.kinds["other"].append(f"no replicates from {name}: {exc}")
+                        sink.other.append(f"no replicates from {name}: {exc}")
             for j in judges:
-                with _Catch(sink, f"predictive checks ({name}, {j}): "):
+                with sink.capture(f"predictive checks ({name}, {j}): "):
                     try:
                         ppcs[name][j] = ppc_data(
                             f,
@@ -1059,7 +1024,7 @@ def crosscheck(
                             random_seed=random_seed,
                         )
                     except (ValueError, KeyError) as exc:
-                        sink.kinds["other"].append(
+                        sink.other.append(
                             f"predictive checks of {name} for {j} not drawn: {exc}"
                         )
 
@@ -1119,7 +1084,7 @@ def crosscheck(
         tie_handling=ties,
         fit_errors=fit_errors,
         notes=notes,
-        warnings={k: list(v) for k, v in sink.kinds.items()},
+        warnings=sink.as_dict(),
         caveats=general,
         timings=dict(steps.times),
         settings=settings,

@@ -6,7 +6,10 @@ catch the package's own failures with one ``except`` clause.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 __all__ = [
     "BayesPairwiseError",
@@ -17,6 +20,7 @@ __all__ = [
     "DesignWarning",
     "NotFittedError",
     "PriorError",
+    "WarningSink",
 ]
 
 
@@ -93,3 +97,63 @@ class ConvergenceWarning(UserWarning):
 
 class CacheWarning(UserWarning):
     """A cache file could not be read or failed its checksum; it is recomputed and rewritten."""
+
+
+class WarningSink:
+    """Warnings caught while loading, estimating and fitting, de-duplicated, by kind.
+
+    ``design`` (:class:`DesignWarning`), ``convergence`` (:class:`ConvergenceWarning`) and
+    ``other`` (any other ``UserWarning``). NumPy's bare ``RuntimeWarning`` ("divide by zero …")
+    and dependencies' deprecation notices are not messages for the reader and are skipped. The
+    cross-check and the report collect into one of these.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> sink = WarningSink()
+    >>> with sink.capture("fit: "):
+    ...     warnings.warn("only one order", DesignWarning, stacklevel=1)
+    ...     warnings.warn("divide by zero", RuntimeWarning, stacklevel=1)
+    >>> sink.design, sink.other
+    (['fit: only one order'], [])
+    """
+
+    def __init__(self) -> None:
+        self.design: list[str] = []
+        self.convergence: list[str] = []
+        self.other: list[str] = []
+
+    def add(self, records: Sequence[Any], where: str = "") -> None:
+        """Sort recorded ``warnings.WarningMessage`` objects into the three lists."""
+        for r in records:
+            msg = f"{where}{r.message}" if where else str(r.message)
+            if issubclass(r.category, DesignWarning):
+                bucket = self.design
+            elif issubclass(r.category, ConvergenceWarning):
+                bucket = self.convergence
+            elif r.category is RuntimeWarning:
+                continue  # NumPy's arithmetic noise (issue 12)
+            elif issubclass(r.category, UserWarning | RuntimeWarning):
+                bucket = self.other
+            else:  # deprecation noise from dependencies is not the user's business
+                continue
+            if msg not in bucket:
+                bucket.append(msg)
+
+    @contextlib.contextmanager
+    def capture(self, where: str = "") -> Iterator[None]:
+        """Record every warning raised inside the block (prefixed with ``where``)."""
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                self.add(rec, where)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """``{"design": [...], "convergence": [...], "other": [...]}`` (copies)."""
+        return {
+            "design": list(self.design),
+            "convergence": list(self.convergence),
+            "other": list(self.other),
+        }

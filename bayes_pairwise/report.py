@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
-from bayes_pairwise.errors import ConvergenceWarning, DesignWarning
+from bayes_pairwise.errors import WarningSink
 
 __all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
 
@@ -112,50 +112,7 @@ def _call_with_supported(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> A
     return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
 
 
-@dataclass
-class _Captured:
-    """Warnings caught while loading and fitting, de-duplicated, by kind."""
-
-    design: list[str] = field(default_factory=list)
-    convergence: list[str] = field(default_factory=list)
-    other: list[str] = field(default_factory=list)
-
-    def add(self, records: Sequence[warnings.WarningMessage], where: str = "") -> None:
-        for r in records:
-            msg = f"{where}{r.message}" if where else str(r.message)
-            if issubclass(r.category, DesignWarning):
-                bucket = self.design
-            elif issubclass(r.category, ConvergenceWarning):
-                bucket = self.convergence
-            elif r.category is RuntimeWarning:
-                # NumPy's arithmetic noise ("divide by zero encountered in log"): not a message
-                # for the reader (issue 12); the package's own warnings have their own classes
-                continue
-            elif issubclass(r.category, UserWarning | RuntimeWarning):
-                bucket = self.other
-            else:  # deprecation noise from dependencies is not the user's business
-                continue
-            if msg not in bucket:
-                bucket.append(msg)
-
-
-class _Capture:
-    """Context manager: record every warning raised inside into a :class:`_Captured`."""
-
-    def __init__(self, sink: _Captured, where: str = "") -> None:
-        self.sink, self.where = sink, where
-
-    def __enter__(self) -> None:
-        self._cm = warnings.catch_warnings(record=True)
-        self._rec = self._cm.__enter__()
-        warnings.simplefilter("always")
-
-    def __exit__(self, *exc: Any) -> None:
-        self._cm.__exit__(*exc)
-        self.sink.add(self._rec, self.where)
-
-
-def _resolve_data(data: Any, sink: _Captured) -> tuple[Any, Any, str | None]:
+def _resolve_data(data: Any, sink: WarningSink) -> tuple[Any, Any, str | None]:
     """(Comparisons, synthetic truth or None, dataset name) from what the user passed."""
     from bayes_pairwise.data import Comparisons, load_comparisons
 
@@ -167,12 +124,12 @@ def _resolve_data(data: Any, sink: _Captured) -> tuple[Any, Any, str | None]:
         from bayes_pairwise import datasets
 
         name = str(data)
-        with _Capture(sink, "loading: "):
+        with sink.capture("loading: "):
             if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
                 return datasets.load(name), None, name
             return load_comparisons(data), None, Path(name).name
     if isinstance(data, pd.DataFrame):
-        with _Capture(sink, "loading: "):
+        with sink.capture("loading: "):
             return load_comparisons(data), None, None
     raise TypeError(
         "build_report needs a Comparisons, a SyntheticComparisons, a DataFrame, a file path or a "
@@ -382,7 +339,7 @@ def build_report(
     from bayes_pairwise.crosscheck import CrossCheck, crosscheck
 
     prog = _Progress(progress)
-    sink = _Captured()
+    sink = WarningSink()
     sink.add(list(load_warnings), "loading: ")
     gkw = dict(grid_kwargs or {})
     sampler = {"draws": int(draws), "tune": int(tune), "chains": int(chains)}
@@ -496,7 +453,7 @@ def _idata(fit: Any) -> Any:
 
 
 # ============================================================================ sections
-def _section_data(page: HtmlPage, st: _State, sink: _Captured) -> None:
+def _section_data(page: HtmlPage, st: _State, sink: WarningSink) -> None:
     d = st.data
     s = d.summary()
     page.paragraph(f"Source: {d.source}")
@@ -859,7 +816,7 @@ def _forest_items(st: _State, idata: Any, max_items: int) -> list[str] | None:
 def _section_bayesian(
     page: HtmlPage,
     st: _State,
-    sink: _Captured,
+    sink: WarningSink,
     model: str,
     method: str,
     sampler: dict[str, int],

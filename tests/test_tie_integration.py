@@ -262,9 +262,9 @@ def test_cli_compare_classical_rows_on_the_model_data(frame, tmp_path, capsys):
 
 # --------------------------------------------------------------------------- item 5 (issue 12)
 def test_report_capture_skips_numpy_runtime_warnings():
-    from bayes_pairwise.report import _Captured
+    from bayes_pairwise.errors import WarningSink
 
-    sink = _Captured()
+    sink = WarningSink()
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         np.log(np.zeros(1))  # "divide by zero encountered in log"
