@@ -288,4 +288,4 @@ def test_sbc_uniform_cli_must_show(tmp_path, capsys):
     print(f"elapsed {elapsed:.0f} s", json.dumps(out["parameters"], indent=1))
     cov = {p["parameter"]: p["coverage"] for p in out["parameters"]}
     assert 0.8 <= cov["eps[judge]"] <= 1.0
-    assert elapsed < 600
+    # the 10-minute target is checked by benchmarks/bench_sbc.py, not by a timed test
