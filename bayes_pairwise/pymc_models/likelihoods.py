@@ -81,20 +81,26 @@ def _binom_coef(n: Any, k: Any) -> Any:
     return pt.gammaln(k + 1) - pt.gammaln(n + 1) - pt.gammaln(k - n + 1)
 
 
+MASKED_LOOKUP_MAX_JUDGES = 8
+"""Above this many judges a per-pair rate lookup is a gather, not a masked sum."""
+
+
 def _per_pair(judge: Any, table: Any, n_judges: int | None) -> list[Any]:
     """Columns of a per-judge ``table`` (J, R) looked up for every pair row: R tensors (P,).
 
-    With a known number of judges the lookup is a sum of masked terms (elementwise only: fast
-    to differentiate, no scatter); with one judge it is a broadcast scalar.
+    With a few judges (at most ``MASKED_LOOKUP_MAX_JUDGES``) the lookup is a sum of masked
+    terms (elementwise only: fast to differentiate, no scatter); with one judge it is a
+    broadcast scalar. With more judges the masked sum would grow the graph by one term per
+    judge (100 crowd judges made numba compile for over ten minutes and gigabytes of memory),
+    so the lookup is an index gather, whose gradient is one scatter-add.
     """
     n_cols = int(table.type.shape[-1])
     if n_judges == 1:
         return [table[0, c] for c in range(n_cols)]
-    if n_judges is not None:
+    if n_judges is not None and n_judges <= MASKED_LOOKUP_MAX_JUDGES:
         masks = [pt.eq(judge, jdx).astype("float64") for jdx in range(n_judges)]
         return [sum(m * table[jdx, c] for jdx, m in enumerate(masks)) for c in range(n_cols)]
-    onehot = pt.eq(judge[:, None], pt.arange(table.shape[0])[None, :]).astype("float64")
-    looked = pt.dot(onehot, table)
+    looked = table[pt.as_tensor(judge).astype("int64")]
     return [looked[:, c] for c in range(n_cols)]
 
 
