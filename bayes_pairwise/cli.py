@@ -43,6 +43,7 @@ import pandas as pd
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.errors import BayesPairwiseError, DataError
+from bayes_pairwise.model_specs import available_models
 from bayes_pairwise.output import atomic_write, check_writable, write_text
 
 __all__ = ["main"]
@@ -241,9 +242,15 @@ def _user_warnings(caught: Sequence[warnings.WarningMessage]) -> list[warnings.W
 def _add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="bundled data set name or comparison log file")
     g = p.add_argument_group("reading a file")
-    g.add_argument("--first", default="first", help="column of the item shown first")
-    g.add_argument("--second", default="second", help="column of the item shown second")
-    g.add_argument("--outcome", default="outcome", help="column of the outcome / winner")
+    g.add_argument(
+        "--first", default="first", help="column of the item shown first (default: first)"
+    )
+    g.add_argument(
+        "--second", default="second", help="column of the item shown second (default: second)"
+    )
+    g.add_argument(
+        "--outcome", default="outcome", help="column of the outcome / winner (default: outcome)"
+    )
     g.add_argument("--judge-column", default=None, help="column naming the judge")
     g.add_argument("--context-column", default=None, help="column naming the context")
     g.add_argument("--repeat-column", default=None, help="column with the repeat number")
@@ -605,19 +612,48 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         _info(f"saved to {args.out}")
     if getattr(args, "verdicts", None):
         _write_verdicts(args.verdicts, model, data)
-    summary = fit_summary_dict(model)
+    summary = fit_summary_dict(model, per_item=args.all)
     summary["caveats"] = [
         {"code": c.code, "text": c.text} for c in (getattr(model, "caveats_", None) or [])
     ]
     if args.json:
         _print_json(summary)
     else:
-        params = pd.DataFrame(summary["parameters"]).T
-        print(params.to_string(float_format=lambda v: f"{v:.4f}"))
-        print("diagnostics:", json.dumps(_jsonable(summary.get("diagnostics", {}))))
-        for c in summary["caveats"]:
-            print(f"caveat: {c['text']}")
+        print(_fit_text(summary))
     return 0
+
+
+def _fit_text(summary: dict[str, Any]) -> str:
+    """``fit``'s text output: the reported parameters, rounded, then a short diagnostics block.
+
+    Columns that hold nothing (R-hat, ESS and intervals of a MAP point) are left out.
+    """
+    params = pd.DataFrame(summary["parameters"]).T.apply(pd.to_numeric, errors="coerce")
+    params = params.dropna(axis=1, how="all")
+    for col in ("ess_bulk", "ess_tail"):
+        if col in params:
+            params[col] = params[col].round().astype("Int64")
+    lines = [params.to_string(float_format=lambda v: f"{v:.3f}"), ""]
+    diag = summary.get("diagnostics", {})
+    shown = {
+        "draws": f"{diag.get('n_chains')} chain(s) × {diag.get('n_draws')} draw(s)",
+        "divergences": diag.get("divergences"),
+        "max R-hat": diag.get("max_r_hat"),
+        "min ESS (bulk)": diag.get("min_ess_bulk"),
+        "min E-BFMI": diag.get("ebfmi_min"),
+        "tree-depth hits": diag.get("tree_depth_hits"),
+        "converged": {True: "yes", False: "NO", None: "n/a"}[diag.get("ok")],
+    }
+    for key, value in shown.items():
+        if value is None:
+            continue
+        text = f"{value:.3f}" if isinstance(value, float) else str(value)
+        lines.append(f"{key:>16}: {text}")
+    for msg in diag.get("messages", []):
+        lines.append(f"{'note':>16}: {msg}")
+    for c in summary.get("caveats", []):
+        lines.append(f"caveat: {c['text']}")
+    return "\n".join(lines)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -665,8 +701,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             model_kwargs=_sampler_kwargs(args) or None,
         )
     except DesignError as exc:
-        msg = str(exc).replace("pass judge=…", "pass --judge NAME").replace(
-            "group_by='name'", "--group-by name"
+        msg = (
+            str(exc)
+            .replace("pass judge=…", "pass --judge NAME")
+            .replace("group_by='name'", "--group-by name")
         )
         raise DesignError(msg) from exc
     if args.json:
@@ -922,19 +960,51 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_estimate)
 
+    model_names = available_models()  # reads the spec folder only: no PyMC import
+
     def model_args(p: argparse.ArgumentParser, default_model: str) -> None:
-        p.add_argument("--model", default=default_model, help="model spec name (models/*.toml)")
+        p.add_argument(
+            "--model",
+            default=default_model,
+            metavar="MODEL",
+            help=f"model spec: {{{', '.join(model_names)}}} (default: {default_model})",
+        )
         p.add_argument("--map", action="store_true", help="MAP instead of NUTS")
-        p.add_argument("--draws", type=_int_type(1), default=None)
-        p.add_argument("--tune", type=_int_type(0), default=None)
-        p.add_argument("--chains", type=_int_type(1), default=None)
-        p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+        sampler_args(p)
+
+    def sampler_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--draws",
+            type=_int_type(1),
+            default=None,
+            help="posterior draws per chain (default: the model spec's, 1000)",
+        )
+        p.add_argument(
+            "--tune",
+            type=_int_type(0),
+            default=None,
+            help="tuning steps per chain (default: the model spec's, 1000)",
+        )
+        p.add_argument(
+            "--chains",
+            type=_int_type(1),
+            default=None,
+            help="chains (default: the model spec's, 4)",
+        )
+        p.add_argument(
+            "--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED} (default: 0)"
+        )
 
     p = sub.add_parser("fit", help="fit a Bayesian model (NUTS or MAP)")
     _add_data_args(p)
     model_args(p, "positional")
     p.add_argument("--out", default=None, help="save the fit as NetCDF (.nc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="also print every item's strength (and, with --json, the item and context lists)",
+    )
     p.add_argument(
         "--verdicts",
         default=None,
@@ -949,9 +1019,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare)
 
-    p = sub.add_parser(
-        "leaderboard", help="rank the items, with intervals and rank probabilities"
-    )
+    p = sub.add_parser("leaderboard", help="rank the items, with intervals and rank probabilities")
     _add_data_args(p)
     p.add_argument(
         "--model",
@@ -961,10 +1029,7 @@ def build_parser() -> argparse.ArgumentParser:
         "strengths of a judge-error model (the judge's error integrated out)",
     )
     p.add_argument("--map", action="store_true", help="MAP instead of NUTS (no intervals)")
-    p.add_argument("--draws", type=_int_type(1), default=None)
-    p.add_argument("--tune", type=_int_type(0), default=None)
-    p.add_argument("--chains", type=_int_type(1), default=None)
-    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    sampler_args(p)
     p.add_argument(
         "--n-boot", type=_int_type(2), default=1000, help="bootstrap replicates (bt; default 1000)"
     )
@@ -995,12 +1060,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_data_args(p)
     p.add_argument(
-        "--models", default="uniform,positional", help="comma-separated model spec names"
+        "--models",
+        default="uniform,positional",
+        help=f"comma-separated model spec names, from {{{', '.join(model_names)}}} "
+        "(default: uniform,positional)",
     )
-    p.add_argument("--draws", type=_int_type(1), default=None)
-    p.add_argument("--tune", type=_int_type(0), default=None)
-    p.add_argument("--chains", type=_int_type(1), default=None)
-    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    sampler_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare_models)
 

@@ -198,3 +198,39 @@ def test_fit_map_json_contract_and_ties_modelled_by_default(tmp_path, capsys):
     assert float(back.idata_.posterior["eps_minus"].mean()) == pytest.approx(
         res["parameters"]["eps_minus"]["mean"]
     )
+
+
+def test_fit_output_is_short_without_all_and_complete_with_it(tmp_path, capsys):
+    """fit prints the reported parameters only; per-item arrays need --all (issue 9 item 4)."""
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    path = tmp_path / "d.csv"
+    simulate_round_robin(40, eps=0.1, random_seed=3).frame.to_csv(path, index=False)
+    argv = ["fit", str(path), "--model", "uniform", "--map", "--seed", "1"]
+    short = run_json(capsys, [*argv, "--json"])
+    assert list(short["parameters"]) == ["eps"]
+    assert "layout" not in short["settings"] and short["data"]["n_items"] == 40
+    full = run_json(capsys, [*argv, "--json", "--all"])
+    assert len(full["parameters"]) == 41 and len(full["settings"]["layout"]["item_names"]) == 40
+    assert full["parameters"]["eps"] == short["parameters"]["eps"]
+    assert len(json.dumps(short)) < len(json.dumps(full)) / 2
+
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "strength[" not in text and "NaN" not in text and "{" not in text
+    eps_line = next(line for line in text.splitlines() if line.startswith("eps "))
+    assert float(eps_line.split()[1]) == pytest.approx(short["parameters"]["eps"]["mean"], abs=5e-4)
+    assert "draws: 1 chain(s) × 1 draw(s)" in text
+    assert main([*argv, "--all"]) == 0
+    assert capsys.readouterr().out.count("strength[") == 40
+
+
+def test_help_lists_the_model_choices_and_sampler_defaults(capsys):
+    from bayes_pairwise.model_specs import available_models
+
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in available_models():
+        assert name in text
+    assert "default: positional" in text and "default: the model spec's, 1000" in text

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from bayes_pairwise import model_specs as specs_mod
 from bayes_pairwise.errors import PriorError
+from bayes_pairwise.model_specs import PRIOR_FAMILIES, merge_priors, spec_dir
 from bayes_pairwise.pymc_models import (
     BiasedBradleyTerry,
     PositionalBias,
@@ -16,8 +18,6 @@ from bayes_pairwise.pymc_models import (
     get_model,
     load_spec,
 )
-from bayes_pairwise.pymc_models import specs as specs_mod
-from bayes_pairwise.pymc_models.specs import PRIOR_FAMILIES, merge_priors, spec_dir
 
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 EXPECTED = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bayes_pairwise.model_specs import ModelSpec, available_models, load_spec
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, sample_nuts
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
@@ -21,7 +22,6 @@ from bayes_pairwise.pymc_models.hierarchical import (
 )
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
 from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
-from bayes_pairwise.pymc_models.specs import ModelSpec, available_models, load_spec
 
 __all__ = [
     "MODEL_CLASSES",

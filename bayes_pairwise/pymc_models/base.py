@@ -28,7 +28,7 @@ import pytensor.tensor as pt
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import NotFittedError, PriorError
-from bayes_pairwise.pymc_models.specs import (
+from bayes_pairwise.model_specs import (
     ModelSpec,
     check_sampler_settings,
     load_spec,

@@ -728,7 +728,9 @@ def tie_handling(model: Any) -> dict[str, Any]:
     }
 
 
-def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
+def fit_summary_dict(
+    model: Any, *, hdi_prob: float = 0.94, per_item: bool = False
+) -> dict[str, Any]:
     """The JSON object of ``bayes-pairwise fit --json``.
 
     ``{"model", "method", "parameters": {name: {"mean", "sd", "hdi_3%", "hdi_97%", "r_hat",
@@ -737,7 +739,12 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     with several judges), ``w[covariate]``, ``strength[item]``. σ_s is not reported (it is not
     identified under a hard truth). NaN (e.g. R-hat of a MAP fit) becomes ``null``. ``ties`` is
     :func:`tie_handling`: whether the ties were modelled (``tie_rate`` … among the parameters),
-    counted half or dropped, and how many.
+    counted half or dropped, and how many. ``data`` is the data summary (counts, judges,
+    source).
+
+    The object stays small whatever the size of the log: per-item arrays (``strength[item]``
+    and the settings' item and context lists) are left out unless ``per_item=True`` (CLI
+    ``--all``); a 33k-verdict log otherwise wrote 3.5 MB.
 
     Examples
     --------
@@ -748,7 +755,11 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     >>> m = UniformError().fit(sim.data, method="map", random_seed=0)
     >>> out = fit_summary_dict(m)
     >>> sorted(out)
-    ['diagnostics', 'method', 'model', 'parameters', 'settings', 'ties']
+    ['data', 'diagnostics', 'method', 'model', 'parameters', 'settings', 'ties']
+    >>> list(out["parameters"]), "layout" in out["settings"]
+    (['eps'], False)
+    >>> len(fit_summary_dict(m, per_item=True)["parameters"])
+    9
     >>> out["ties"]["handling"]
     'none'
     >>> sorted(out["parameters"]["eps"])
@@ -758,7 +769,7 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     >>> _ = json.dumps(out, allow_nan=False)
     """
     idata = _idata_of(model)
-    names = model.reported_names()
+    names = model.reported_names(strengths=per_item)
     table = parameter_summary(idata, names, hdi_prob=hdi_prob)
     lo = f"hdi_{100 * (1 - hdi_prob) / 2:g}%"
     hi = f"hdi_{100 * (1 + hdi_prob) / 2:g}%"
@@ -778,13 +789,17 @@ def fit_summary_dict(model: Any, *, hdi_prob: float = 0.94) -> dict[str, Any]:
     diagnostics["n_chains"] = int(idata.posterior.sizes.get("chain", 1))
     diagnostics["n_draws"] = int(idata.posterior.sizes.get("draw", 1))
     diagnostics["design_warnings"] = list(getattr(model, "design_warnings_", []))
+    settings = dict(getattr(model, "settings_", {}))
+    if not per_item:
+        settings.pop("layout", None)
     return _clean(
         {
             "model": model.name,
             "method": getattr(model, "method_", None),
             "parameters": params,
             "diagnostics": diagnostics,
-            "settings": getattr(model, "settings_", {}),
+            "data": dict(settings.get("data", {})),
+            "settings": settings,
             "ties": tie_handling(model),
         }
     )

@@ -102,7 +102,7 @@ def spec_dir() -> Path:
             return Path(str(base)).parent
     except (ModuleNotFoundError, TypeError):
         pass
-    repo = Path(__file__).resolve().parents[2] / "models"
+    repo = Path(__file__).resolve().parents[1] / "models"
     if (repo / f"{_BASE}.toml").is_file():
         return repo
     raise FileNotFoundError(
