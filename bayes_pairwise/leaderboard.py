@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "MODELS",
     "Leaderboard",
+    "judge_agreement",
     "leaderboard",
     "plot_rank_probabilities",
     "rank_probability_data",
@@ -95,10 +96,14 @@ class Leaderboard:
         What was asked for and used (ridge, n_boot, resampling unit, random_seed, …).
     data_summary : dict
         Verdicts, ties and source of the data ranked.
+    strength_draws : pandas.DataFrame or None
+        The bootstrap replicates or posterior draws of the strengths (one row per draw, one
+        column per item, table order; a copy), or None for a MAP fit.
     """
 
     __slots__ = (
         "_rank_probabilities",
+        "_strength_draws",
         "_table",
         "data_summary",
         "group_by",
@@ -127,8 +132,10 @@ class Leaderboard:
         notes: tuple[str, ...],
         settings: Mapping[str, Any],
         data_summary: Mapping[str, Any],
+        strength_draws: pd.DataFrame | None = None,
     ) -> None:
         values = {
+            "_strength_draws": None if strength_draws is None else strength_draws.copy(),
             "_table": table.copy(),
             "_rank_probabilities": rank_probabilities.copy(),
             "model": model,
@@ -160,6 +167,11 @@ class Leaderboard:
     def rank_probabilities(self) -> pd.DataFrame:
         """P(rank = k), items (table order) × ranks 1 … n (a copy)."""
         return self._rank_probabilities.copy()
+
+    @property
+    def strength_draws(self) -> pd.DataFrame | None:
+        """Strength replicates / posterior draws, draws × items in table order (a copy)."""
+        return None if self._strength_draws is None else self._strength_draws.copy()
 
     @property
     def items(self) -> tuple[str, ...]:
@@ -724,7 +736,115 @@ def leaderboard(
         notes=tuple(notes),
         settings=settings,
         data_summary=summary,
+        strength_draws=None
+        if draws is None
+        else pd.DataFrame(draws[:, order], columns=pd.Index(table["item"], name="item")),
     )
+
+
+def judge_agreement(
+    boards: Mapping[str, Leaderboard],
+    reference: str,
+    *,
+    hdi_prob: float = HDI_PROB,
+) -> pd.DataFrame:
+    """Kendall τ between each judge's leaderboard and a reference judge's (e.g. the humans').
+
+    Parameters
+    ----------
+    boards : mapping of str to Leaderboard
+        One leaderboard per judge (:func:`leaderboard` with ``judge=…``), the reference among
+        them.
+    reference : str
+        The key of the reference leaderboard.
+    hdi_prob : float
+        Coverage of the τ interval.
+
+    Returns
+    -------
+    DataFrame
+        One row per other judge, most concordant first: ``judge``, ``reference``,
+        ``n_items`` (items both rank), ``kendall_tau`` (τ-b of the two strength vectors),
+        ``tau_lower``/``tau_upper`` (the equal-tailed interval of τ between paired draws:
+        draw b of the judge against draw b of the reference; NaN when either board has no
+        draws), ``spearman``, ``same_top`` (both put the same item first) and ``top``
+        (the judge's first item). ``attrs["interval"]`` says how the interval was made.
+
+    Notes
+    -----
+    The draws of two boards are paired by position. Bootstraps made separately per judge are
+    independent, so the interval ignores any positive correlation between judges who rated the
+    same battles: it is wider than a joint bootstrap would give (conservative). τ between two
+    noisy replicates is also pulled towards 0 compared with τ between the two point estimates,
+    so the point estimate can sit near the interval's upper end: read the interval as the
+    spread of the agreement, not as a centred confidence interval.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "c", "a"] * 20, "second": ["b", "c", "a", "c"] * 20,
+    ...                    "outcome": ["first", "first", "second", "first"] * 20})
+    >>> frames = [df.assign(judge="human"), df.assign(judge="llm"),
+    ...           df.assign(judge="contrarian", outcome=df.outcome.map(
+    ...               {"first": "second", "second": "first"}))]
+    >>> data = load_comparisons(pd.concat(frames, ignore_index=True), judge="judge")
+    >>> boards = {j: leaderboard(data, judge=j, n_boot=100, random_seed=0) for j in data.judges}
+    >>> t = judge_agreement(boards, "human")
+    >>> t[["judge", "kendall_tau", "same_top"]].to_dict("list")
+    {'judge': ['llm', 'contrarian'], 'kendall_tau': [1.0, -1.0], 'same_top': [True, False]}
+    """
+    from scipy.stats import kendalltau, spearmanr
+
+    if reference not in boards:
+        raise ValueError(f"reference {reference!r} is not among the boards {sorted(boards)}")
+    ref = boards[reference]
+    ref_point = ref.table.set_index("item")["strength"]
+    ref_draws = ref.strength_draws
+    alpha = (1.0 - hdi_prob) / 2.0
+    rows = []
+    for name, board in boards.items():
+        if name == reference:
+            continue
+        point = board.table.set_index("item")["strength"]
+        common = [item for item in ref_point.index if item in point.index]
+        if len(common) < 2:
+            raise DesignError(
+                f"judge {name!r} and reference {reference!r} rank {len(common)} common item(s); "
+                "Kendall τ needs at least two"
+            )
+        tau = float(kendalltau(point[common], ref_point[common]).statistic)
+        rho = float(spearmanr(point[common], ref_point[common]).statistic)
+        lo = hi = float("nan")
+        draws = board.strength_draws
+        if draws is not None and ref_draws is not None:
+            n = min(len(draws), len(ref_draws))
+            a = draws[common].to_numpy()[:n]
+            b = ref_draws[common].to_numpy()[:n]
+            taus = np.array([kendalltau(a[k], b[k]).statistic for k in range(n)], dtype=float)
+            taus = taus[np.isfinite(taus)]
+            if taus.size:
+                lo, hi = (float(q) for q in np.quantile(taus, [alpha, 1.0 - alpha]))
+        top = board.items[0]
+        rows.append(
+            {
+                "judge": name,
+                "reference": reference,
+                "n_items": len(common),
+                "kendall_tau": tau,
+                "tau_lower": lo,
+                "tau_upper": hi,
+                "spearman": rho,
+                "same_top": bool(top == ref.items[0]),
+                "top": top,
+            }
+        )
+    table = pd.DataFrame(rows).sort_values("kendall_tau", ascending=False, kind="stable")
+    table = table.reset_index(drop=True)
+    table.attrs["interval"] = (
+        f"{hdi_prob:.0%} equal-tailed interval of τ over paired draws (independent per judge)"
+    )
+    return table
 
 
 # --------------------------------------------------------------------------- plot

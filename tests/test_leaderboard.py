@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
+import bayes_pairwise as bp
 from bayes_pairwise.classical.bradley_terry import BradleyTerry
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.errors import DesignError
@@ -403,3 +404,40 @@ def test_cli_leaderboard_needs_group_by_for_contexts(capsys) -> None:
     errors = [line for line in err if line.startswith("error:")]
     assert rc == 2 and len(errors) == 1 and "--group-by name" in errors[0]
     assert not any("Traceback" in line for line in err)
+
+
+def test_judge_agreement_kendall_tau_known_answers_and_chatbot_arena():
+    """Kendall τ between judges' leaderboards and the human one (issue 9 item 3)."""
+    from scipy.stats import kendalltau
+
+    from bayes_pairwise.leaderboard import judge_agreement
+
+    data = bp.datasets.load("chatbot_arena")
+    boards = {j: leaderboard(data, judge=j, n_boot=60, random_seed=0) for j in data.judges}
+    table = judge_agreement(boards, "human")
+    assert list(table["judge"]) == sorted(
+        (j for j in data.judges if j != "human"),
+        key=lambda j: -table.set_index("judge").loc[j, "kendall_tau"],
+    )
+    human = boards["human"].table.set_index("item")["strength"]
+    for row in table.itertuples():
+        other = boards[row.judge].table.set_index("item")["strength"]
+        assert row.n_items == 20
+        assert row.kendall_tau == pytest.approx(kendalltau(other[human.index], human).statistic)
+        assert -1 <= row.tau_lower <= row.tau_upper <= 1
+        assert row.same_top == (boards[row.judge].items[0] == boards["human"].items[0])
+    # the LLM judges order the 20 systems much as the humans do
+    assert table["kendall_tau"].min() > 0.7
+    with pytest.raises(ValueError, match="reference"):
+        judge_agreement(boards, "nobody")
+
+
+def test_strength_draws_follow_the_table_order():
+    data = bp.datasets.load("chatbot_arena").one_judge("human")
+    lb = leaderboard(data, n_boot=40, random_seed=2)
+    draws = lb.strength_draws
+    assert draws.shape == (40, 20) and list(draws.columns) == list(lb.items)
+    q = draws.quantile([0.03, 0.97]).to_numpy()
+    table = lb.table
+    # the table's interval is the draws' percentile interval (widened to the point if needed)
+    np.testing.assert_allclose(np.minimum(q[0], table["strength"]), table["lower"], atol=1e-9)
