@@ -101,6 +101,29 @@ def _fmt(v: Any, nd: int = 3) -> str:
     return "–" if not math.isfinite(f) else f"{f:.{nd}f}"
 
 
+def _interval_text(est: Any, lo: Any = math.nan, hi: Any = math.nan) -> str:
+    """``"0.123 [0.100, 0.150]"`` (or the point alone): the cross-check's headline format, so an
+    estimate reads the same wherever the report shows it."""
+    est, lo, hi = (float(v) for v in (est, lo, hi))
+    if not math.isfinite(est):
+        return "–"
+    if math.isfinite(lo) and math.isfinite(hi):
+        return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
+    return f"{est:.3f}"
+
+
+def _rows(cc: Any, *, role: str, quantity: str | None = None, method: str | None = None) -> Any:
+    """The cross-check table's rows of one role (and quantity / method): the one source of every
+    estimate the report prints."""
+    t = cc.table
+    keep = t.role == role
+    if quantity is not None:
+        keep &= t.quantity == quantity
+    if method is not None:
+        keep &= t.method == method
+    return t[keep]
+
+
 def _call_with_supported(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call ``fn`` with only the keyword arguments its signature accepts."""
     try:
@@ -562,34 +585,50 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
+    from bayes_pairwise.conventions import interval_label
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_SCOM, METHOD_TIES, SYMBOLS
 
+    lab = interval_label()
     page.paragraph(
         "S_com is the share of pairs whose two verdicts (one per presentation order) pick the same "
         "position. Under a uniform error rate ε, E[S_com] = 2ε(1−ε), giving the closed form "
         "ε = (1 − √(1 − 2 S_com))/2; with the first-position win rate r₁ the moment estimator "
         "separates ε₊ (error when the better text is shown first) from ε₋ (shown second). "
-        "Intervals are 95% normal (delta method, pairs as units)."
+        f"Intervals are {lab} normal (delta method, pairs as units). S_com and r₁ count a tie as "
+        "half a win; the error rates are then put on the models' scale, the error rate among "
+        "decided verdicts (rescaled with the judge's tie share): the same numbers as in the "
+        "answer above and the cross-check below."
     )
     if st.desc is not None:
-        cols = [
-            "n_verdicts",
-            "n_pairs_both_orders",
-            "s_com",
-            "s_com_se",
-            "r1",
-            "eps_scom",
-            "eps_scom_se",
-            "eps_plus",
-            "eps_plus_se",
-            "eps_minus",
-            "eps_minus_se",
-            "moments_at_boundary",
-        ]
+        cc = st.crosscheck
+        cols = ["n_verdicts", "n_pairs_both_orders", "s_com", "s_com_se", "r1"]
+        table = st.desc[[c for c in cols if c in st.desc.columns]].copy()
+        for name, q, method in (
+            ("tie rate", "tie_rate", METHOD_TIES),
+            ("ε (S_com)", "eps", METHOD_SCOM),
+            ("ε₊ (moments)", "eps_plus", METHOD_MOMENTS),
+            ("ε₋ (moments)", "eps_minus", METHOD_MOMENTS),
+        ):
+            rows = _rows(cc, role="classical", quantity=q, method=method).set_index("judge")
+            if len(rows):
+                table[f"{name} [{lab}]"] = pd.Series(
+                    [
+                        _interval_text(*rows.loc[j, ["estimate", "lower", "upper"]])
+                        if j in rows.index
+                        else "–"
+                        for j in table.index.astype(str)
+                    ],
+                    index=table.index,
+                    dtype=object,
+                )
+        if "moments_at_boundary" in st.desc.columns:
+            table["moments_at_boundary"] = st.desc["moments_at_boundary"]
         _table(
             page,
-            st.desc[[c for c in cols if c in st.desc.columns]],
-            caption="Descriptive statistics and closed-form / moment estimates per judge "
-            "(eps_scom is empty when S_com > 1/2: a position-biased judge).",
+            table,
+            caption="Descriptive statistics (ties counted half) and the closed-form / moment "
+            f"estimates per judge with their {lab} intervals, among decided verdicts (ε (S_com) "
+            "is empty when S_com > 1/2: a position-biased judge).",
         )
     df, cap = _copeland_table(st)
     page.heading("Copeland ranking", level=3)
@@ -644,16 +683,22 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             + (f"; split by the first-position rate: ({ep:.3f}, {em:.3f})" if split else "")
             + " (see the caveat above).",
         )
-    # P(R_m, TO) vs N at each judge's estimated error rates
+    # P(R_m, TO) vs N at each judge's estimated error rates: the cross-check's own values
+    from bayes_pairwise.crosscheck import METHOD_GRID
+
+    cc = st.crosscheck
     rates: dict[str, tuple[dict[str, float], str]] = {}
     for j in st.judges:
-        if j in st.moments:
-            m = st.moments[j]
-            rates[j] = ({"eps_plus": m.eps_plus, "eps_minus": m.eps_minus}, "moments")
-        elif j in st.delta:
-            rates[j] = ({"eps": st.delta[j].eps_}, "Δ_S grid")
-        elif j in st.scom:
-            rates[j] = ({"eps": st.scom[j].eps}, "S_com")
+        for qs, method, src in (
+            (("eps_plus", "eps_minus"), METHOD_MOMENTS, "moments"),
+            (("eps",), METHOD_GRID, "Δ_S grid"),
+            (("eps",), METHOD_SCOM, "S_com"),
+        ):
+            t = _rows(cc, role="classical", method=method)
+            t = t[t.judge == j].set_index("quantity")["estimate"]
+            if all(q in t.index and np.isfinite(t[q]) for q in qs):
+                rates[j] = ({q: float(t[q]) for q in qs}, src)
+                break
     page.heading("Probability that a text gets its correct Copeland score", level=3)
     if not rates:
         page.paragraph("No error-rate estimate is available for P(R_m, TO).")
@@ -681,7 +726,14 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
         "estimated error rates (the moment estimates of ε₊ and ε₋ where available). Solid: exact "
         "(METHODS §4); dashed: the paper's printed reversal-only formula, which undercounts for "
         "m ≥ 2. The probability falls with N for every m: ranking many texts with a noisy judge "
-        "does not scale."
+        "does not scale. Rates used: "
+        + "; ".join(
+            f"{j}: "
+            + ", ".join(f"{SYMBOLS.get(k, k)} {_interval_text(v)}" for k, v in r.items())
+            + f" ({src})"
+            for j, (r, src) in shown
+        )
+        + "."
         + (f" First {len(shown)} judges shown." if len(rates) > len(shown) else ""),
     )
 
@@ -703,7 +755,8 @@ def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dic
         return pd.DataFrame(rows).set_index("parameter") if rows else pd.DataFrame(), info
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        summ = az.summary(idata, var_names=names, kind="all", hdi_prob=0.94)
+        # unrounded (ArviZ rounds to 2 decimals by default): printed like every other estimate
+        summ = az.summary(idata, var_names=names, kind="all", hdi_prob=0.94, round_to="none")
         full = (
             az.summary(idata, var_names=["strength"], kind="diagnostics")
             if ("strength" in post.data_vars)
@@ -964,17 +1017,18 @@ def _section_bayesian(
             page.box(f"Strength plots not drawn: {exc}", kind="warn")
 
     # ---------------------------------------------------------------- shared parameters
-    classical_all: list[Any] = []
-    for src in (st.scom, st.moments, st.delta, st.delta2d):
-        classical_all.extend(src.values())
-    if st.truth is not None:
-        classical_all.append(st.truth)
+    classical_all: list[Any] = list(_classical_lines(st.crosscheck))
     err_vars = [v for v in plots.ERROR_VARIABLES if v in post.data_vars]
     per_judge_vars = [v for v in err_vars if "judge" in post[v].dims]
     shared_vars = [v for v in err_vars if "judge" not in post[v].dims]
     if shared_vars:
         try:
-            axes = plots.plot_posterior_vs_grid(idata, *classical_all, var_names=shared_vars)
+            nominal = (  # covariate effects / γ: the synthetic draw's nominal values
+                [st.truth] if st.truth is not None and {"w", "gamma"} & set(shared_vars) else []
+            )
+            axes = plots.plot_posterior_vs_grid(
+                idata, *classical_all, *nominal, var_names=shared_vars
+            )
             page.figure(
                 axes[0].figure,
                 "Parameters shared by all judges (e.g. covariate effects w): "
@@ -1028,15 +1082,15 @@ def _section_bayesian(
             if df is None:
                 raise ValueError("the cross-check drew no predictive replicates for this judge")
             axes = plots.plot_ppc(idata, st.blocks[j], ppc=df)
-            pv = df.attrs.get("p_value", {})
-            ppc_rows.extend(_ppc_summary(df, j))
+            rows = _ppc_summary(df, j)
+            ppc_rows.extend(rows)
             page.figure(
                 axes[0].figure,
                 f"Judge {j}: posterior predictive checks with the paper's statistics, "
                 f"{df['draw'].nunique()} replicated data sets ({df.attrs.get('replicates', '')}"
                 + (", plug-in at the MAP estimate" if n_samples == 1 else "")
                 + "), same design as observed. p-values P(rep > obs) + ½P(rep = obs): "
-                + ", ".join(f"{k} {v:.2f}" for k, v in pv.items())
+                + ", ".join(f"{r['statistic']} {_fmt(r['p_value'])}" for r in rows)
                 + " (near 0 or 1: the model misses that feature of the data).",
             )
         except (ValueError, KeyError) as exc:
@@ -1050,7 +1104,7 @@ def _section_bayesian(
             page.box(
                 "The model misses: "
                 + "; ".join(
-                    f"{r.statistic} for {r.judge} (p = {r.p_value:.3f})"
+                    f"{r.statistic} for {r.judge} (p = {_fmt(r.p_value)})"
                     for r in extreme.itertuples()
                 )
                 + ". Read these judges' error rates with care: the model does not reproduce "
@@ -1082,8 +1136,9 @@ def _ppc_summary(df: pd.DataFrame, judge: str) -> list[dict[str, Any]]:
         area = curve.groupby("draw")["replicated"].sum().to_numpy(float)
         obs = float(curve[curve["draw"] == curve["draw"].iloc[0]]["observed"].sum())
         stats["delta_s_area"] = (obs, area)
+    given = df.attrs.get("p_value", {})  # the cross-check's own p-values where it has them
     for name, (obs, rep) in stats.items():
-        p = float(np.mean(rep > obs) + 0.5 * np.mean(rep == obs))
+        p = float(given.get(name, np.mean(rep > obs) + 0.5 * np.mean(rep == obs)))
         rows.append(
             {
                 "judge": judge,
@@ -1169,10 +1224,7 @@ def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
         v for v in plots.ERROR_VARIABLES if v in post.data_vars
     )
     if len(judges_in_fit) > 1 and var_names:
-        classical = None
-        if st.desc is not None:
-            cols = [c for c in var_names if c in st.desc.columns]
-            classical = st.desc[cols] if cols else None
+        classical = _headline_classical(cc, var_names, st.judges)
         try:
             ax = plots.plot_judge_forest(
                 idata, var_names=var_names, classical=classical, title="Judges compared"
@@ -1181,13 +1233,58 @@ def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
                 ax.figure,
                 "One row per judge: posterior mean and 94% HDI of "
                 + " and ".join(var_names)
-                + (" (hollow squares: the moment estimates)" if classical is not None else "")
+                + (
+                    " (hollow squares: the classical estimates of the table above)"
+                    if classical is not None
+                    else ""
+                )
                 + ".",
             )
         except ValueError as exc:
             page.box(f"Judge comparison not drawn: {exc}", kind="warn")
 
     plt.close("all")
+
+
+def _headline_classical(
+    cc: Any, var_names: Sequence[str], judges: Sequence[str]
+) -> pd.DataFrame | None:
+    """Per judge, the classical estimate the headline sets against each model variable (the
+    moments for ε₊ / ε₋, S_com for ε): the cross-check's values, judges as the index."""
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_SCOM
+
+    method = {"eps_plus": METHOD_MOMENTS, "eps_minus": METHOD_MOMENTS, "eps": METHOD_SCOM}
+    cols = {}
+    for v in var_names:
+        if v in method:
+            t = _rows(cc, role="classical", quantity=v, method=method[v])
+            if len(t):
+                cols[v] = t.set_index("judge")["estimate"].astype(float)
+    if not cols:
+        return None
+    return pd.DataFrame(cols).reindex([str(j) for j in judges])
+
+
+def _classical_lines(cc: Any) -> list[tuple[str, dict[str, dict[str, float]]]]:
+    """The cross-check's classical and synthetic-truth estimates of the error variables, one
+    ``(label, {judge: {variable: value}})`` per method, for the posterior density plots."""
+    from bayes_pairwise import plots
+    from bayes_pairwise.crosscheck import METHOD_TIES
+
+    t = cc.table
+    t = t[
+        (t.role.isin(["classical", "truth"]))
+        & t.quantity.isin([q for q in plots.ERROR_VARIABLES if q != "gamma"])
+        & (t.method != METHOD_TIES)
+        & np.isfinite(t.estimate.astype(float))
+    ]
+    out = []
+    for method, rows in t.groupby("method", sort=False):
+        vals: dict[str, dict[str, float]] = {}
+        for r in rows.itertuples(index=False):
+            vals.setdefault(str(r.judge), {})[str(r.quantity)] = float(r.estimate)
+        out.append((str(method), vals))
+    return out
 
 
 def _section_settings(
