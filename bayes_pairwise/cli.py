@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._version import __version__
-from bayes_pairwise.errors import BayesPairwiseError, DataError
+from bayes_pairwise.errors import BayesPairwiseError
 from bayes_pairwise.model_specs import available_models
 from bayes_pairwise.output import atomic_write, check_writable, write_text
 
@@ -207,29 +207,6 @@ def _check_data_args(args: argparse.Namespace) -> None:
         _parse_options(args.option, args.data)
 
 
-def _read_header(path: Path) -> list[str]:
-    """Column names of a .csv/.tsv log; any failure to read it is a :class:`DataError`."""
-    from bayes_pairwise import data as data_module
-
-    reader = getattr(data_module, "read_columns", None)
-    if reader is not None:
-        return list(reader(path))
-    try:
-        sep = "\t" if ".tsv" in "".join(path.suffixes[-2:]).lower() else ","
-        return list(pd.read_csv(path, nrows=0, sep=sep))
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path.name!r} is empty: no header line") from None
-    except UnicodeDecodeError:
-        raise DataError(f"{path.name!r} is not UTF-8 text (a binary file?)") from None
-    except IsADirectoryError:
-        raise DataError(f"{str(path)!r} is a folder, not a comparison log") from None
-    except PermissionError:
-        raise DataError(f"{str(path)!r} cannot be read: permission denied") from None
-    except Exception as exc:  # parser errors, other OS errors
-        msg = " ".join(str(exc).split()) or type(exc).__name__
-        raise DataError(f"cannot read the header of {path.name!r}: {msg}") from exc
-
-
 def _user_warnings(caught: Sequence[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
     """Drop NumPy's floating-point RuntimeWarnings ("divide by zero", "invalid value").
 
@@ -304,34 +281,24 @@ def _load_data(args: argparse.Namespace):
             )
         data = datasets.load(name, ties=ties, **_parse_options(args.option, name))
     else:
-        # a file: when the default column names are absent, try the simulate output layout
+        # a file: load_comparisons recognises known layouts and the judge/context/repeat
+        # columns by name (the same rule as in Python); every choice it made is printed
         covs = [c for c in args.covariates.split(",") if c]
-        frame_cols: list[str] | None = None
-        path = Path(name)
-        if "".join(path.suffixes[-2:]).lower().endswith(
-            (".csv", ".tsv", ".csv.gz", ".tsv.gz")
-        ) and (path.exists() or path.is_symlink()):
-            frame_cols = _read_header(path)
-        judge_col = args.judge_column or ("judge" if frame_cols and "judge" in frame_cols else None)
-        ctx_col = args.context_column or (
-            "context" if frame_cols and "context" in frame_cols else None
-        )
-        rep_col = args.repeat_column or (
-            "repeat" if frame_cols and "repeat" in frame_cols else None
-        )
         data = load_comparisons(
             name,
             first=args.first,
             second=args.second,
             outcome=args.outcome,
-            judge=judge_col,
-            context=ctx_col,
-            repeat=rep_col,
+            judge=args.judge_column,
+            context=args.context_column,
+            repeat=args.repeat_column,
             covariates=covs,
             ties=ties,
             outcome_map=_parse_map(args.outcome_map),
             truth=getattr(args, "truth_column", None),
         )
+        for line in data.recognised:
+            _info(line)
     if args.judge is not None:
         data = data.for_judge(args.judge)
     if args.ties is None and data.tie_policy == "model" and data.n_ties == 0:

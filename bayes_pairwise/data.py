@@ -104,6 +104,10 @@ class Comparisons:
         unknown (all −1 unless loaded with ``truth=``; ``docs/src/gold_labels.md``).
     source : str
         Where the data came from.
+    recognised : tuple of str
+        One line per choice :func:`load_comparisons` made by itself (``detect=True``): a
+        recognised layout or an optional column read by its name, e.g. ``"column 'judge' read
+        as the judge"``. Empty when every column was named.
 
     Examples
     --------
@@ -138,6 +142,7 @@ class Comparisons:
     dropped_tie_judge: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     dropped_tie_item: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     truth: np.ndarray | None = None
+    recognised: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.truth is None:
@@ -547,6 +552,7 @@ class Comparisons:
             "judges": list(self.judges),
             "covariates": list(self.covariate_names),
             **({"n_labelled": self.n_labelled} if self.has_truth else {}),
+            **({"recognised": list(self.recognised)} if self.recognised else {}),
         }
 
 
@@ -1124,6 +1130,7 @@ def load_comparisons(
     outcome_map: Mapping[Any, str] | None = None,
     source_name: str | None = None,
     truth: str | None = None,
+    detect: bool = True,
 ) -> Comparisons:
     """Load and validate a comparison log (one row per verdict).
 
@@ -1165,6 +1172,16 @@ def load_comparisons(
         by any judge and in either order, gets it (``Comparisons.truth``). The error models
         then condition on it and :func:`~bayes_pairwise.classical.descriptive.labelled_error_rates`
         gives the plain labelled error rates (``docs/src/gold_labels.md``).
+    detect : bool, default True
+        Recognise common layouts, the same rule as the command line's. With ``first``,
+        ``second`` and ``outcome`` left at their defaults and those columns absent, columns
+        ``model_a``/``model_b``/``winner`` are Chatbot Arena's layout (winner ``model_a`` /
+        ``model_b``, any value starting with ``tie`` a tie; an ``outcome_map`` given replaces
+        this reading); with ``outcome`` left at its default and no ``outcome`` column, a
+        ``winner`` column is the outcome. A ``judge``, ``context`` or ``repeat`` argument left
+        at None reads the column of exactly that name when there is one (not one already used
+        for another role). Each choice is a line of ``Comparisons.recognised``. ``False`` reads
+        only the columns named.
 
     Returns
     -------
@@ -1204,24 +1221,46 @@ def load_comparisons(
     ...                      ties="model", truth="gold")
     >>> d.truth.tolist()  # rows 0 and 1 are the same pair: both get the label; z unknown
     [1, 1, -1]
+
+    Recognised layouts (``detect=True``): Chatbot Arena's columns, and a ``judge`` column:
+
+    >>> arena = pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "z"],
+    ...                       "winner": ["model_a", "tie (bothbad)", "model_b"],
+    ...                       "judge": ["h1", "h2", "h1"]})
+    >>> d = load_comparisons(arena, ties="model")
+    >>> d.outcome.tolist(), d.judges
+    ([1.0, 0.5, 0.0], ('h1', 'h2'))
+    >>> for line in d.recognised:
+    ...     print(line)
+    columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout (first='model_a', ...)
+    column 'judge' read as the judge (judge='judge')
+    >>> load_comparisons(arena, detect=False)
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.errors.DataError: column not found; ... (CLI --first model_a) (column 'first')
     """
     if ties not in _TIE_POLICIES:
         raise DataError(f"ties must be one of {_TIE_POLICIES}, got {ties!r}")
     src = _read(source)
+    cov_list = [str(c) for c in covariates]
+    layout = _Layout(first, second, outcome, judge, context, repeat, outcome_map)
+    if detect:
+        layout = _recognise(src.frame, layout, covariates=cov_list, truth=truth)
     try:
         return _build(
             src,
-            first=first,
-            second=second,
-            outcome=outcome,
-            judge=judge,
-            context=context,
-            repeat=repeat,
-            covariates=[str(c) for c in covariates],
+            first=layout.first,
+            second=layout.second,
+            outcome=layout.outcome,
+            judge=layout.judge,
+            context=layout.context,
+            repeat=layout.repeat,
+            covariates=cov_list,
             ties=ties,
-            outcome_map=outcome_map,
+            outcome_map=layout.outcome_map,
             source_name=source_name,
             truth=truth,
+            recognised=layout.notes,
         )
     except DataError as exc:
         # a short CSV row reads as empty cells: blame the row, not the column
@@ -1229,6 +1268,133 @@ def load_comparisons(
         if ragged is not None:
             raise ragged from None
         raise
+
+
+# --------------------------------------------------------------------------- recognised layouts
+#: Chatbot Arena's battle log: two model columns and a winner naming the column that won
+_ARENA = ("model_a", "model_b", "winner")
+#: optional roles read from a column of exactly that name when not named (``detect=True``)
+_OPTIONAL_ROLES = ("judge", "context", "repeat")
+#: the command-line flag of each role, for error messages
+_FLAGS = {
+    "first": "--first",
+    "second": "--second",
+    "outcome": "--outcome",
+    "judge": "--judge-column",
+    "context": "--context-column",
+    "repeat": "--repeat-column",
+    "truth": "--truth-column",
+    "covariates": "--covariates",
+}
+#: other common names of the required columns, suggested when the named column is missing
+_ALIASES = {
+    "first": ("model_a", "item_a", "left", "a"),
+    "second": ("model_b", "item_b", "right", "b"),
+    "outcome": ("winner", "verdict", "result", "preference", "label"),
+    "judge": ("annotator", "rater", "worker", "judge_id"),
+    "context": ("question_id", "prompt_id", "question", "prompt"),
+}
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The columns to read (and the outcome map), with a line per choice made by detection."""
+
+    first: str
+    second: str
+    outcome: str
+    judge: str | None
+    context: str | None
+    repeat: str | None
+    outcome_map: Mapping[Any, str] | None
+    notes: tuple[str, ...] = ()
+
+
+def _arena_map(values: pd.Series) -> dict[Any, str]:
+    """Chatbot Arena's winner values: ``model_a`` → first, ``model_b`` → second, ``tie*`` → tie."""
+    out: dict[Any, str] = {"model_a": "first", "model_b": "second", "tie": "tie"}
+    for v in pd.unique(values.to_numpy(dtype=object)):
+        if not isinstance(v, str):
+            continue
+        key = v.strip().lower()
+        if key in ("model_a", "model_b"):
+            out[v] = "first" if key == "model_a" else "second"
+        elif key.startswith("tie"):
+            out[v] = "tie"
+    return out
+
+
+def _recognise(
+    df: pd.DataFrame, layout: _Layout, *, covariates: Sequence[str], truth: str | None
+) -> _Layout:
+    """The one rule (Python and CLI) for known layouts and optional columns found by name."""
+    cols = set(df.columns)
+    unique = {c for c in cols if int(np.sum(df.columns == c)) == 1}
+    first, second, outcome = layout.first, layout.second, layout.outcome
+    outcome_map = layout.outcome_map
+    notes: list[str] = []
+    defaults = (first, second, outcome) == ("first", "second", "outcome")
+    if defaults and not cols & {"first", "second", "outcome"} and set(_ARENA) <= cols:
+        first, second, outcome = _ARENA
+        how = "outcomes through the outcome_map given"
+        if outcome_map is None:
+            winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
+            outcome_map = _arena_map(winner)
+            how = "winner 'model_a'/'model_b', values starting with 'tie' are ties"
+        notes.append(
+            "columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout "
+            f"(first='model_a', second='model_b', outcome='winner'; {how})"
+        )
+    elif (
+        outcome == "outcome"
+        and "outcome" not in cols
+        and "winner" in cols
+        and {first, second} <= cols
+        and "winner" not in (first, second)
+    ):
+        outcome = "winner"
+        notes.append("column 'winner' read as the outcome (outcome='winner'; no 'outcome')")
+    used = {first, second, outcome, truth, *covariates}
+    chosen: dict[str, str | None] = {
+        "judge": layout.judge,
+        "context": layout.context,
+        "repeat": layout.repeat,
+    }
+    for role in _OPTIONAL_ROLES:
+        if chosen[role] is None and role in unique and role not in used:
+            chosen[role] = role
+            used.add(role)
+            notes.append(f"column {role!r} read as the {role} ({role}={role!r})")
+    return _Layout(
+        first,
+        second,
+        outcome,
+        chosen["judge"],
+        chosen["context"],
+        chosen["repeat"],
+        outcome_map,
+        tuple(notes),
+    )
+
+
+def _missing_column(role: str, col: str, columns: pd.Index, used: set[str]) -> str:
+    """``column not found`` and the keyword / flag that names an existing column instead."""
+    import shlex
+
+    names = [str(c) for c in columns]
+    msg = f"column not found; the data have columns {names}"
+    flag = _FLAGS[role]
+    if role == "covariates":
+        return msg + f"; list existing columns in covariates (CLI {flag} a,b)"
+    pool = [c for c in names if c not in used]
+    near = [c for c in pool if c.lower() == col.lower()]
+    near += [a for a in _ALIASES.get(role, ()) if a in pool]
+    if near:
+        c = near[0]
+        return msg + (
+            f"; a column named {c!r} exists: pass {role}={c!r} (CLI {flag} {shlex.quote(c)})"
+        )
+    return msg + f"; name the {role} column: {role}='NAME' (CLI {flag} NAME)"
 
 
 def _outcome_lookup(outcome_map: Mapping[Any, str], col: str) -> dict[Any, str]:
@@ -1275,17 +1441,18 @@ def _build(
     outcome_map: Mapping[Any, str] | None,
     source_name: str | None,
     truth: str | None = None,
+    recognised: tuple[str, ...] = (),
 ) -> Comparisons:
     df = src.frame
     optional = {"judge": judge, "context": context, "repeat": repeat, "truth": truth}
-    needed = [first, second, outcome, *[c for c in optional.values() if c], *covariates]
+    roles = [("first", first), ("second", second), ("outcome", outcome)]
+    roles += [(r, c) for r, c in optional.items() if c]
+    roles += [("covariates", c) for c in covariates]
+    needed = [c for _, c in roles]
     dup = df.columns[df.columns.duplicated()]
-    for col in needed:
+    for role, col in roles:
         if col not in df.columns:
-            raise DataError(
-                f"column not found; the data have columns {[str(c) for c in df.columns]}",
-                column=col,
-            )
+            raise DataError(_missing_column(role, col, df.columns, set(needed)), column=col)
         if col in dup:
             raise DataError(
                 f"the column name appears {int(np.sum(df.columns == col))} times; rename the "
@@ -1515,6 +1682,7 @@ def _build(
         dropped_tie_judge=_readonly(j_idx[~keep].astype(np.int64)),
         dropped_tie_item=_readonly(f_idx[~keep].astype(np.int64)),
         truth=_readonly(truth_idx[k]),
+        recognised=tuple(recognised),
     )
 
 

@@ -1,0 +1,234 @@
+"""Recognised layouts: one rule in ``load_comparisons``, the same for Python and the CLI.
+
+Issue 9 item 4: a ``winner`` column and Chatbot Arena's ``model_a``/``model_b``/``winner`` are
+read without flags, the ``judge``/``context``/``repeat`` columns are used by name in Python as in
+the CLI (Python used to merge the judges silently), every such choice is recorded and printed,
+and a missing column's error names the keyword and flag to pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_pairwise.data as data_module
+from bayes_pairwise.cli import main
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.errors import DataError
+
+ARENA_ROWS = [
+    # model_a, model_b, winner
+    ("gpt4", "claude", "model_a"),
+    ("claude", "gpt4", "model_b"),
+    ("gpt4", "llama", "tie"),
+    ("llama", "claude", "tie (bothbad)"),
+    ("llama", "gpt4", "model_a"),
+]
+
+
+def _arena() -> pd.DataFrame:
+    return pd.DataFrame(ARENA_ROWS, columns=["model_a", "model_b", "winner"])
+
+
+def _check_arena(data) -> None:
+    assert data.outcome.tolist() == [1.0, 0.0, 0.5, 0.5, 1.0]
+    firsts = [data.items[i] for i in data.first]
+    seconds = [data.items[i] for i in data.second]
+    assert firsts == [r[0] for r in ARENA_ROWS]
+    assert seconds == [r[1] for r in ARENA_ROWS]
+    assert data.n_ties == 2 and data.n_judges == 1
+    assert len(data.recognised) == 1 and "Chatbot Arena" in data.recognised[0]
+
+
+def test_arena_dataframe_loads_with_ties_and_positions():
+    data = load_comparisons(_arena(), ties="model")
+    _check_arena(data)
+    # the winner of every non-tie row, read back, is the model named by model_a / model_b
+    won = [
+        data.items[f] if o == 1.0 else data.items[s]
+        for f, s, o in zip(data.first, data.second, data.outcome, strict=True)
+        if o != 0.5
+    ]
+    assert won == ["gpt4", "gpt4", "llama"]
+    dropped = load_comparisons(_arena(), ties="drop")
+    assert dropped.n_comparisons == 3 and dropped.n_ties_dropped == 2
+
+
+def test_arena_csv_file_loads_the_same(tmp_path):
+    path = tmp_path / "battles.csv"
+    _arena().to_csv(path, index=False)
+    data = load_comparisons(path, ties="model")
+    _check_arena(data)
+    assert data.settings()["recognised"] == list(data.recognised)
+    with pytest.raises(DataError, match="2 ties found"):
+        load_comparisons(path)  # ties="error" still refuses the ties
+
+
+def test_arena_tie_variants_and_case():
+    df = _arena()
+    df.loc[2, "winner"] = "Tie"
+    df.loc[3, "winner"] = "tie (both bad)"
+    df.loc[0, "winner"] = "MODEL_A"
+    data = load_comparisons(df, ties="half")
+    assert data.outcome.tolist() == [1.0, 0.0, 0.5, 0.5, 1.0]
+
+
+def test_user_outcome_map_beats_the_arena_map():
+    df = _arena().iloc[[0, 1, 4]]  # no ties
+    flipped = {"model_a": "second", "model_b": "first"}
+    data = load_comparisons(df, outcome_map=flipped)
+    assert data.outcome.tolist() == [0.0, 1.0, 0.0]
+    assert "outcome_map given" in data.recognised[0]
+    # the Arena map itself is not merged in: a tie the user's map does not name is unknown
+    with pytest.raises(DataError, match="unknown outcome label"):
+        load_comparisons(_arena(), outcome_map=flipped, ties="model")
+
+
+def test_winner_column_is_the_outcome():
+    df = pd.DataFrame(
+        {"first": ["a", "b", "c"], "second": ["b", "c", "a"], "winner": ["a", "second", "c"]}
+    )
+    data = load_comparisons(df)
+    assert data.outcome.tolist() == [1.0, 0.0, 1.0]
+    note = "column 'winner' read as the outcome (outcome='winner'; no 'outcome')"
+    assert data.recognised == (note,)
+
+
+def _judged_log() -> pd.DataFrame:
+    """Two judges, every ordered pair of four items, both orders; judge B always says first."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for judge in ("A", "B"):
+        for f, s in itertools.permutations(["w", "x", "y", "z"], 2):
+            for rep in range(2):
+                out = "first" if judge == "B" else str(rng.choice(["first", "second"]))
+                rows.append((f, s, out, judge, rep))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "judge", "repeat"])
+
+
+def _capture_cli_data(monkeypatch, argv):
+    """The Comparisons the CLI loaded (load_comparisons wrapped), and the CLI's stderr."""
+    seen = []
+    real = data_module.load_comparisons
+
+    def spy(*args, **kwargs):
+        seen.append(real(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(data_module, "load_comparisons", spy)
+    rc = main(argv)
+    assert rc == 0
+    assert len(seen) == 1
+    return seen[0]
+
+
+def _same(a, b) -> None:
+    assert a.items == b.items and a.judges == b.judges and a.contexts == b.contexts
+    for name in ("first", "second", "outcome", "judge", "repeat", "row"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert a.recognised == b.recognised and a.source == b.source
+
+
+def test_python_and_cli_load_the_same_csv_the_same_way(tmp_path, monkeypatch, capsys):
+    df = _judged_log()
+    path = tmp_path / "judged.csv"
+    df.to_csv(path, index=False)
+    py = load_comparisons(path)
+    cli = _capture_cli_data(monkeypatch, ["estimate", str(path), "--method", "scom", "--json"])
+    err = capsys.readouterr().err
+    _same(py, cli)
+    assert py.n_judges == cli.n_judges == 2 and py.judges == ("A", "B")
+    assert py.has_judge_column and int(py.repeat.max()) == 1
+    # judge B's verdicts are all first-position wins: nothing merged with judge A
+    assert py.outcome[py.judge == 1].tolist() == [1.0] * 24
+    assert py.recognised == (
+        "column 'judge' read as the judge (judge='judge')",
+        "column 'repeat' read as the repeat (repeat='repeat')",
+    )
+    for line in py.recognised:
+        assert line in err
+
+
+def test_cli_flags_still_override_the_recognised_columns(tmp_path, monkeypatch, capsys):
+    df = _judged_log()
+    df["rater"] = np.where(df["judge"] == "A", "r1", "r2")
+    df["judge"] = "same"  # the column named judge is not the one asked for
+    path = tmp_path / "raters.csv"
+    df.to_csv(path, index=False)
+    argv = ["estimate", str(path), "--method", "scom", "--judge-column", "rater", "--json"]
+    cli = _capture_cli_data(monkeypatch, argv)
+    assert cli.judges == ("r1", "r2")
+    assert cli.recognised == ("column 'repeat' read as the repeat (repeat='repeat')",)
+    py = load_comparisons(path, judge="rater")
+    _same(py, cli)
+    capsys.readouterr()
+
+
+def test_detect_false_restores_the_old_python_reading(tmp_path):
+    df = _judged_log()
+    old = load_comparisons(df, detect=False)
+    assert old.n_judges == 1 and old.judges == ("judge",) and not old.has_judge_column
+    assert old.recognised == () and "recognised" not in old.settings()
+    assert not old.repeat.any()
+    new = load_comparisons(df)
+    assert new.n_judges == 2 and new.n_comparisons == old.n_comparisons == 48
+    np.testing.assert_array_equal(new.outcome, old.outcome)
+    with pytest.raises(DataError, match="column not found"):
+        load_comparisons(_arena(), detect=False)
+
+
+def test_recognised_context_and_subsets_keep_the_record():
+    df = pd.DataFrame(
+        {
+            "first": ["a", "b", "a"],
+            "second": ["b", "a", "b"],
+            "outcome": ["first", "first", "second"],
+            "context": ["q1", "q1", "q2"],
+            "judge": ["j1", "j2", "j1"],
+        }
+    )
+    data = load_comparisons(df)
+    assert data.items == ("q1::a", "q1::b", "q2::a", "q2::b")
+    assert data.recognised[1] == "column 'context' read as the context (context='context')"
+    assert data.for_judge("j1").recognised == data.recognised
+
+
+def test_a_column_used_for_another_role_is_not_read_again():
+    df = _judged_log()
+    data = load_comparisons(df, covariates=["repeat"])
+    assert not data.repeat.any() and data.covariates["repeat"].max() == 1.0
+    assert all("repeat" not in line for line in data.recognised)
+
+
+def test_missing_column_error_names_the_keyword_and_the_flag():
+    df = pd.DataFrame({"first": ["a"], "second": ["b"], "result": ["a"]})
+    with pytest.raises(DataError, match=r"^column not found") as exc:
+        load_comparisons(df)
+    msg = str(exc.value)
+    assert "a column named 'result' exists: pass outcome='result' (CLI --outcome result)" in msg
+    assert exc.value.column == "outcome"
+    # detect=False: the winner column is not read, and the message says how to read it
+    df = df.rename(columns={"result": "winner"})
+    with pytest.raises(DataError, match="pass outcome='winner' \\(CLI --outcome winner\\)"):
+        load_comparisons(df, detect=False)
+    # a different case of the name asked for
+    with pytest.raises(DataError, match="pass judge='Judge' \\(CLI --judge-column Judge\\)"):
+        load_comparisons(df.assign(Judge="j"), judge="judge")
+    # nothing alike: the keyword and the flag, with a placeholder
+    with pytest.raises(DataError, match="name the second column: second='NAME' \\(CLI --second"):
+        load_comparisons(pd.DataFrame({"first": ["a"], "other": ["b"], "outcome": ["a"]}))
+
+
+def test_cli_missing_column_is_one_line_naming_the_flag(tmp_path, capsys):
+    path = tmp_path / "log.csv"
+    pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"], "verdict": ["a", "a"]}).to_csv(
+        path, index=False
+    )
+    rc = main(["estimate", str(path), "--method", "scom"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert "column not found" in err and "--outcome verdict" in err
+    assert len(err.splitlines()) == 1
