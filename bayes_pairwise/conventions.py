@@ -21,7 +21,8 @@ import math
 __all__ = [
     "AGREEMENT_TOLERANCE",
     "CLASSICAL_TIE_RULE",
-    "HDI_PROB",     "decided_error_rate",
+    "HDI_PROB",
+    "decided_error_rate",
     "interval_label",
     "z_value",
 ]

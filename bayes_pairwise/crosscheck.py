@@ -360,9 +360,10 @@ class CrossCheck:
                 row[f"{sym} model"] = _fmt_interval(
                     a.posterior_mean, a.posterior_lower, a.posterior_upper
                 )
-                row[f"{sym} classical"] = _fmt_interval(
-                    a.classical_estimate, a.classical_lower, a.classical_upper
-                ) + f" ({_short_method(a.classical)})"
+                row[f"{sym} classical"] = (
+                    _fmt_interval(a.classical_estimate, a.classical_lower, a.classical_upper)
+                    + f" ({_short_method(a.classical)})"
+                )
             row["verdict"] = v.verdict
             row["gap"] = v.gap
             row["caveats"] = "; ".join(v.caveats)
@@ -515,9 +516,7 @@ def _classical(
             steps(f"classical: 2-D Δ_S grid fit ({j})")
             with sink.capture(f"Δ_S 2-D ({j}): "):
                 try:
-                    delta2d[j] = DeltaS2DFit(random_seed=seed, progress=progress, **gkw).fit(
-                        block
-                    )
+                    delta2d[j] = DeltaS2DFit(random_seed=seed, progress=progress, **gkw).fit(block)
                 except DesignError as exc:
                     skipped[j]["Δ_S 2-D"] = str(exc)
     if biased_bt_spread:
@@ -575,7 +574,14 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
         tie_note = f"ties counted half, then rescaled with the tie share {tau:.3f}" if k else ""
 
         def normal(
-            q, method, est_half, se_half, extra_note="", judge=j, tau=tau, se_tau=se_tau,
+            q,
+            method,
+            est_half,
+            se_half,
+            extra_note="",
+            judge=j,
+            tau=tau,
+            se_tau=se_tau,
             tie_note=tie_note,
         ):
             eps, se = decided_error_rate(est_half, tau, se_half=se_half, se_tau=se_tau)
@@ -595,7 +601,13 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
         if k:
             rows.append(
                 _row(
-                    "tie_rate", j, METHOD_TIES, tau, t_lo, t_hi, f"{lab} Wilson",
+                    "tie_rate",
+                    j,
+                    METHOD_TIES,
+                    tau,
+                    t_lo,
+                    t_hi,
+                    f"{lab} Wilson",
                     note=f"{k} of {n} verdicts",
                 )
             )
@@ -633,7 +645,13 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             how = f"{lab} bootstrap over {g2.n_contexts_} round-robins" if np.isfinite(lo) else ""
             rows.append(
                 _row(
-                    "eps_sum", j, METHOD_GRID_SUM + suffix, g2.eps_sum_, lo, hi, how,
+                    "eps_sum",
+                    j,
+                    METHOD_GRID_SUM + suffix,
+                    g2.eps_sum_,
+                    lo,
+                    hi,
+                    how,
                     note=_join("the one quantity the 2-D grid identifies", grid_note),
                 )
             )
@@ -642,8 +660,14 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     lo, hi = g2.interval(attr, HDI_PROB)
                     rows.append(
                         _row(
-                            q, j, METHOD_GRID_SPLIT + suffix, getattr(g2, attr + "_"), lo, hi,
-                            how, note=_join("ε₊ + ε₋ from the 2-D grid, split with r₁", grid_note),
+                            q,
+                            j,
+                            METHOD_GRID_SPLIT + suffix,
+                            getattr(g2, attr + "_"),
+                            lo,
+                            hi,
+                            how,
+                            note=_join("ε₊ + ε₋ from the 2-D grid, split with r₁", grid_note),
                         )
                     )
         if cf.labelled is not None and j in cf.labelled.index:
@@ -652,8 +676,13 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                 if np.isfinite(r[f"eps_{name}"]):
                     rows.append(
                         _row(
-                            q, j, METHOD_LABELS, r[f"eps_{name}"], r[f"eps_{name}_lo"],
-                            r[f"eps_{name}_hi"], f"{lab} Wilson",
+                            q,
+                            j,
+                            METHOD_LABELS,
+                            r[f"eps_{name}"],
+                            r[f"eps_{name}_lo"],
+                            r[f"eps_{name}_hi"],
+                            f"{lab} Wilson",
                             note=f"{int(r[f'errors_{name}'])} errors in {int(r[f'n_{name}'])} "
                             "labelled decided verdicts",
                         )
@@ -662,7 +691,10 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             s = cf.spread[j]
             rows.append(
                 _row(
-                    "gamma", j, "biased-BT spread search (paper)", s.mode_,
+                    "gamma",
+                    j,
+                    "biased-BT spread search (paper)",
+                    s.mode_,
                     note="mode of ε_opt over restarts; improper model"
                     + ("; at an edge bin (failure mode)" if s.at_edge_ else ""),
                 )
@@ -831,9 +863,7 @@ def _verdicts(
         if agree:
             head = f"{j}: AGREE ({how}) — "
         else:
-            bad = ", ".join(
-                SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates()
-            )
+            bad = ", ".join(SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates())
             head = f"{j}: DISAGREE on {bad}, largest gap {gap:.3f} ({how}) — "
         out.append(
             JudgeVerdict(
@@ -1024,9 +1054,7 @@ def crosscheck(
                             random_seed=random_seed,
                         )
                     except (ValueError, KeyError) as exc:
-                        sink.other.append(
-                            f"predictive checks of {name} for {j} not drawn: {exc}"
-                        )
+                        sink.other.append(f"predictive checks of {name} for {j} not drawn: {exc}")
 
     # ---------------------------------------------------------------- table and agreement
     steps("cross-check: agreement and verdicts")
@@ -1038,9 +1066,7 @@ def crosscheck(
         rows.extend(_truth_rows(truth, judges))
     table = pd.DataFrame(rows, columns=COLUMNS)
     ags = _agreements(table, fitted, rng)
-    agreement = pd.DataFrame(
-        [asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__)
-    )
+    agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     general, per_judge = _caveats(data, fitted, random_seed)
     verdicts = pd.DataFrame(
         [asdict(v) for v in _verdicts(agreement, judges, per_judge)],
@@ -1121,8 +1147,12 @@ def _strength_rows(
         label = _fit_label(f)
         rows.append(
             _row(
-                "strength_spearman", "all", f"MM vs {label}", spearman_rho(a, b),
-                role="strengths", note=cf.mm_note,
+                "strength_spearman",
+                "all",
+                f"MM vs {label}",
+                spearman_rho(a, b),
+                role="strengths",
+                note=cf.mm_note,
             )
         )
     return rows
@@ -1141,7 +1171,11 @@ def _truth_rows(truth: Any, judges: Sequence[str]) -> list[dict[str, Any]]:
                 nominal = getattr(truth, q, None)
                 rows.append(
                     _row(
-                        q, j, METHOD_TRUTH, v, role="truth",
+                        q,
+                        j,
+                        METHOD_TRUTH,
+                        v,
+                        role="truth",
                         note=f"nominal {nominal}" if nominal is not None else "",
                     )
                 )

@@ -32,17 +32,31 @@ def main() -> int:
     ref = reference_fit_seconds()
     with tempfile.TemporaryDirectory() as d:
         cmd = [
-            sys.executable, "-m", "bayes_pairwise.cli", "sbc", "--model", "uniform",
-            "--n-items", "8", "--sims", "20", "--seed", "1", "--json",
-            "--results", str(Path(d) / "sbc.jsonl"),
+            sys.executable,
+            "-m",
+            "bayes_pairwise.cli",
+            "sbc",
+            "--model",
+            "uniform",
+            "--n-items",
+            "8",
+            "--sims",
+            "20",
+            "--seed",
+            "1",
+            "--json",
+            "--results",
+            str(Path(d) / "sbc.jsonl"),
         ]
         t0 = time.perf_counter()
         out = subprocess.run(cmd, capture_output=True, text=True, check=True)
         elapsed = time.perf_counter() - t0
     cov = {p["parameter"]: p["coverage"] for p in json.loads(out.stdout)["parameters"]}
     ok = elapsed <= TARGET_S
-    print(f"sbc uniform n=8 sims=20: {elapsed:.0f} s (target <= {TARGET_S:.0f} s: "
-          f"{'MET' if ok else 'NOT MET'}); {elapsed / ref:.1f}x one reference fit ({ref:.1f} s)")
+    print(
+        f"sbc uniform n=8 sims=20: {elapsed:.0f} s (target <= {TARGET_S:.0f} s: "
+        f"{'MET' if ok else 'NOT MET'}); {elapsed / ref:.1f}x one reference fit ({ref:.1f} s)"
+    )
     print(f"coverage: {cov}")
     return 0
 

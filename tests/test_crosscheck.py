@@ -24,8 +24,14 @@ def sim():
 def tied():
     """Many small round-robins with 20% ties independent of the truth and no hard pairs."""
     return simulate_hard_pairs(
-        6, eps_plus=0.1, eps_minus=0.1, hard_share=0.0, tie_rate=0.2, labelled=0.0,
-        n_contexts=60, random_seed=3,
+        6,
+        eps_plus=0.1,
+        eps_minus=0.1,
+        hard_share=0.0,
+        tie_rate=0.2,
+        labelled=0.0,
+        n_contexts=60,
+        random_seed=3,
     )
 
 

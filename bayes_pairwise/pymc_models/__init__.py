@@ -46,7 +46,6 @@ __all__ = [
 ]
 
 
-
 def get_model(name: str, **settings: Any) -> BayesianPairwiseModel:
     """An unfitted model for a named variant (as used by ``bayes-pairwise fit --model NAME``).
 
