@@ -456,6 +456,10 @@ class Comparisons:
     def to_frame(self) -> pd.DataFrame:
         """The log as a tidy DataFrame (one row per kept verdict).
 
+        A ``context`` column is written only when the log was read with one, so that
+        ``load_comparisons(data.to_frame())`` gives the same items back (a ``context`` column
+        is read when present).
+
         Examples
         --------
         >>> import pandas as pd
@@ -475,6 +479,8 @@ class Comparisons:
                 "repeat": self.repeat,
             }
         )
+        if not self.has_context_column:
+            out = out.drop(columns="context")
         for k, v in self.covariates.items():
             out[k] = v
         if self.has_truth:

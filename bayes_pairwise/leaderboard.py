@@ -355,7 +355,9 @@ def _group(data: Comparisons, group_by: GroupBy) -> tuple[Comparisons, str | Non
         }
     )
     ties = data.tie_policy if data.tie_policy in ("half", "model") else "error"
-    grouped = load_comparisons(frame, judge="judge", ties=ties, source_name=data.source)
+    grouped = load_comparisons(
+        frame, judge="judge", ties=ties, source_name=data.source, detect=False
+    )
     notes = []
     n_inside = int((~keep).sum())
     if n_inside:

@@ -309,7 +309,7 @@ def _design(n_items: int, n_judges: int, repeats: int) -> Comparisons:
                     rows.append((f"j{jdx:02d}", items[b], items[a]))
     frame = pd.DataFrame(rows, columns=["judge", "first", "second"])
     frame["outcome"] = "first"
-    return load_comparisons(frame, judge="judge" if n_judges > 1 else None)
+    return load_comparisons(frame, judge="judge" if n_judges > 1 else None, detect=False)
 
 
 def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
@@ -327,7 +327,7 @@ def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
         rows += [(jd, i, j, "first" if k < n1 else "second") for k in range(kp)]
         rows += [(jd, j, i, "second" if k < n2 else "first") for k in range(km)]
     frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"])
-    return load_comparisons(frame, judge="judge" if data.n_judges > 1 else None)
+    return load_comparisons(frame, judge="judge" if data.n_judges > 1 else None, detect=False)
 
 
 def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:

@@ -176,7 +176,7 @@ def _share(mask: np.ndarray, sel: np.ndarray) -> float:
 def _load(frame: pd.DataFrame, **kw: Any) -> Comparisons:
     from bayes_pairwise.data import load_comparisons
 
-    return load_comparisons(frame, **kw)
+    return load_comparisons(frame, detect=False, **kw)
 
 
 # ----------------------------------------------------------------------------- round robin

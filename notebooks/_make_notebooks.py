@@ -654,7 +654,7 @@ to three annotators, order shown to the annotators unknown) give the reference r
 human = bp.datasets.load_human_verdicts("prd_vicuna80")
 human_data = bp.load_comparisons(
     human, first="model_a", second="model_b", outcome="winner", ties="half",
-    source_name="PRD human verdicts",
+    source_name="PRD human verdicts", detect=False,  # context column unread: pool questions
 )
 human_bt = bp.BradleyTerry().fit(human_data)
 print(human_data)

@@ -338,6 +338,7 @@ def load(
         covariates=tuple(covariates),
         ties=ties,
         source_name=_source_label(name, options),
+        detect=False,
     )
 
 
@@ -419,7 +420,8 @@ def load_human_verdicts(name: str = DEFAULT_DATASET, *, all_models: bool = False
 
     >>> from bayes_pairwise.data import load_comparisons
     >>> data = load_comparisons(human, first="model_a", second="model_b", outcome="winner",
-    ...                         ties="drop", source_name="PRD human verdicts")
+    ...                         ties="drop", source_name="PRD human verdicts",
+    ...                         detect=False)  # leave the context column unread: pool questions
     >>> data.n_items
     5
     """
