@@ -109,6 +109,7 @@ _EXPORTS: dict[str, str] = {
     "compare": "crosscheck",
     # leaderboard
     "Leaderboard": "leaderboard",
+    "judge_agreement": "leaderboard",
     "leaderboard": "leaderboard",
     "plot_rank_probabilities": "leaderboard",
     "rank_probability_data": "leaderboard",

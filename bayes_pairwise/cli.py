@@ -655,6 +655,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
     _check_data_args(args)
     data = _load_data(args)
+    if args.agreement_with is not None:
+        return _judge_agreement(args, data)
     _info(f"ranking {data!r} …")
     try:
         lb = leaderboard(
@@ -678,6 +680,40 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         _print_json(lb.to_dict())
     else:
         print(lb)
+    return 0
+
+
+def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
+    """``leaderboard --agreement-with REF``: Kendall τ of every judge's board against REF's."""
+    from bayes_pairwise.errors import DesignError
+    from bayes_pairwise.leaderboard import judge_agreement, leaderboard
+
+    if args.agreement_with not in data.judges:
+        raise DesignError(
+            f"--agreement-with {args.agreement_with!r} is not a judge of {data.source}; the "
+            f"judges are {list(data.judges)}"
+        )
+    if data.n_judges < 2:
+        raise DesignError("--agreement-with needs at least two judges (do not pass --judge)")
+    boards = {}
+    for judge in data.judges:
+        _info(f"ranking by {judge} …")
+        boards[judge] = leaderboard(
+            data,
+            judge=judge,
+            model=args.model,
+            method=None if args.model == "bt" else ("map" if args.map else "nuts"),
+            group_by=args.group_by,
+            n_boot=args.n_boot,
+            random_seed=args.seed,
+            model_kwargs=_sampler_kwargs(args) or None,
+        )
+    table = judge_agreement(boards, args.agreement_with)
+    if args.json:
+        _print_json({"interval": table.attrs["interval"], "judges": table})
+    else:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(f"interval: {table.attrs['interval']}")
     return 0
 
 
@@ -1005,6 +1041,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("name",),
         default=None,
         help="rank the item names across contexts (PRD: the answer model after '::')",
+    )
+    p.add_argument(
+        "--agreement-with",
+        default=None,
+        metavar="JUDGE",
+        help="rank by every judge and print the Kendall τ of each leaderboard against JUDGE's "
+        "(e.g. human), with an interval from the bootstraps",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_leaderboard)

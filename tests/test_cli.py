@@ -234,3 +234,17 @@ def test_help_lists_the_model_choices_and_sampler_defaults(capsys):
     for name in available_models():
         assert name in text
     assert "default: positional" in text and "default: the model spec's, 1000" in text
+
+
+def test_leaderboard_agreement_with_human_on_chatbot_arena(capsys):
+    res = run_json(
+        capsys,
+        ["leaderboard", "chatbot_arena", "--agreement-with", "human", "--n-boot", "30", "--json"],
+    )
+    rows = res["judges"]
+    assert len(rows) == 3 and {r["reference"] for r in rows} == {"human"}
+    taus = [r["kendall_tau"] for r in rows]
+    assert taus == sorted(taus, reverse=True) and min(taus) > 0.7
+    assert all(r["n_items"] == 20 for r in rows)
+    assert main(["leaderboard", "chatbot_arena", "--agreement-with", "nobody"]) == 2
+    assert "not a judge" in capsys.readouterr().err
