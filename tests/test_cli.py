@@ -248,3 +248,20 @@ def test_leaderboard_agreement_with_human_on_chatbot_arena(capsys):
     assert all(r["n_items"] == 20 for r in rows)
     assert main(["leaderboard", "chatbot_arena", "--agreement-with", "nobody"]) == 2
     assert "not a judge" in capsys.readouterr().err
+
+
+def test_blas_notice_is_filtered_by_message_only():
+    import re
+    import warnings
+
+    from bayes_pairwise.pymc_models import BLAS_NOTICE
+
+    ours = [
+        f
+        for f in warnings.filters
+        if f[0] == "ignore" and f[1] is not None and f[1].pattern == BLAS_NOTICE
+    ]
+    assert ours and ours[0][2] is UserWarning
+    assert ours[0][1].match("PyTensor could not link to a BLAS installation. Operations that …")
+    assert not ours[0][1].match("PyTensor could not compile the model")
+    assert re.escape("BLAS") in BLAS_NOTICE

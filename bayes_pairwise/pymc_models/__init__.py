@@ -8,6 +8,7 @@ Named variants (one TOML spec each in ``models/``): :func:`available_models`,
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from bayes_pairwise.model_specs import ModelSpec, available_models, load_spec
@@ -22,6 +23,12 @@ from bayes_pairwise.pymc_models.hierarchical import (
 )
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
 from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
+
+#: PyTensor's five-line notice at the first compile of a pip install. It is about speed, not
+#: correctness (docs/src/installation.md, "A faster BLAS", says how to link one); filtered once,
+#: here, by its message only.
+BLAS_NOTICE = r"PyTensor could not link to a BLAS installation"
+warnings.filterwarnings("ignore", message=BLAS_NOTICE, category=UserWarning)
 
 __all__ = [
     "MODEL_CLASSES",
