@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -573,7 +574,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         )
     method = "map" if args.map else "nuts"
     _info(f"fitting {args.model} ({method}) to {data!r} …")
-    model.fit(data, method=method, random_seed=args.seed)
+    started = time.perf_counter()
+    # the sampler's own progress bar on a terminal; piped, the two lines around it
+    model.fit(data, method=method, random_seed=args.seed, progress=sys.stderr.isatty())
+    _info(f"{method} fit done in {time.perf_counter() - started:.1f} s")
     if args.out:
         model.save(args.out)
         _info(f"saved to {args.out}")
@@ -611,6 +615,9 @@ def _fit_text(summary: dict[str, Any]) -> str:
         "tree-depth hits": diag.get("tree_depth_hits"),
         "converged": {True: "yes", False: "NO", None: "n/a"}[diag.get("ok")],
     }
+    if summary.get("method") == "map":  # no sampler: nothing to count
+        for key in ("divergences", "tree-depth hits", "converged"):
+            shown.pop(key)
     for key, value in shown.items():
         if value is None:
             continue
