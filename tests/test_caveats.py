@@ -71,6 +71,7 @@ def test_repeats_add_the_correlation_test(rep) -> None:
     assert "p = " in text and "LR = " in text
 
 
+@pytest.mark.slow
 def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
     m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
     assert [c.code for c in m.caveats_] == ["correlated_errors"]

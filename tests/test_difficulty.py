@@ -186,6 +186,7 @@ def _map(cls, data, **kw):
     return m, np.array([float(post[v].values.ravel()[0]) for v in ("eps_plus", "eps_minus")])
 
 
+@pytest.mark.slow
 def test_map_with_labels_recovers_the_whole_log_rates(sim) -> None:
     real = np.array([sim.realised_eps_plus, sim.realised_eps_minus])
     _, diff = _map(PositionalDifficulty, sim.data)

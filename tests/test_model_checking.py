@@ -118,6 +118,7 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert res5.to_dict()["sims"] == 5
 
 
+@pytest.mark.slow  # 50 s of mocked fits; the SBC machinery is also covered by the fast tests
 def test_sbc_pooled_ranks_uniform(mock_sampler):
     res = sbc(
         "positional",
@@ -255,8 +256,10 @@ def test_compare_models_uniform_log_prefers_simpler():
         sim.data, ["uniform", "positional"], draws=1000, tune=1000, chains=2, random_seed=1
     )
     print(table.to_string(), table.attrs["message"])
-    second = table.iloc[1]
-    assert second["elpd_diff"] <= 2 * second["dse"]
+    # the extra parameter must not buy a better fit beyond noise: either uniform ranks first
+    # (CI run: uniform ahead by 1.9 ± 0.8 elpd), or the two are within 2 dse
+    pos = table.set_index("model").loc["positional"]
+    assert table["model"].iloc[0] == "uniform" or pos["elpd_diff"] <= 2 * pos["dse"]
     assert table.attrs["preferred"] == "uniform"
     assert "uniform" in table.attrs["message"] and "preferred" in table.attrs["message"]
 

@@ -557,7 +557,7 @@ def test_diagnose_runs_on_mocked_fit(mock_sampler, rr):
 
 
 # --------------------------------------------------------------------------- real sampling
-@pytest.mark.parametrize("sampler", ["nutpie", "pymc"])
+@pytest.mark.parametrize("sampler", ["nutpie", pytest.param("pymc", marks=pytest.mark.slow)])
 def test_same_seed_same_posterior(sampler):
     if sampler == "nutpie":
         pytest.importorskip("nutpie")
