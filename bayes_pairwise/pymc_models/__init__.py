@@ -28,9 +28,29 @@ from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 #: correctness (docs/src/installation.md, "A faster BLAS", says how to link one); filtered once,
 #: here, by its message only.
 BLAS_NOTICE = r"PyTensor could not link to a BLAS installation"
-warnings.filterwarnings("ignore", message=BLAS_NOTICE, category=UserWarning)
+
+
+def quiet_blas_notice() -> None:
+    """Ignore PyTensor's BLAS notice (by its message only); called once, at import.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     quiet_blas_notice()
+    ...     warnings.warn("PyTensor could not link to a BLAS installation.", stacklevel=1)
+    ...     warnings.warn("another notice", stacklevel=1)
+    >>> [str(w.message) for w in seen]
+    ['another notice']
+    """
+    warnings.filterwarnings("ignore", message=BLAS_NOTICE, category=UserWarning)
+
+
+quiet_blas_notice()
 
 __all__ = [
+    "BLAS_NOTICE",
     "MODEL_CLASSES",
     "BayesianPairwiseModel",
     "BiasedBradleyTerry",
@@ -48,6 +68,7 @@ __all__ = [
     "get_model",
     "load_model",
     "load_spec",
+    "quiet_blas_notice",
     "sample_nuts",
     "save_model",
 ]
