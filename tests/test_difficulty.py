@@ -232,6 +232,7 @@ def test_spec_registry_and_tie_free_data(sim) -> None:
     assert tuple(built.coords["count"]) == ("n1", "n2")
 
 
+@pytest.mark.slow
 def test_posterior_predictive_draws_ties(sim) -> None:
     m, _ = _map(PositionalDifficulty, sim.data)
     idata = m.sample_posterior_predictive(random_seed=0, point_draws=50)

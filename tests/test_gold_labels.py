@@ -335,6 +335,7 @@ def _map_rates(data) -> np.ndarray:
     )
 
 
+@pytest.mark.slow
 def test_labels_pull_map_rates_towards_the_realised_ones() -> None:
     df = hard_pair_log(seed=1)
     real = np.array([df.loc[df.plus, "wrong"].mean(), df.loc[~df.plus, "wrong"].mean()])

@@ -394,6 +394,7 @@ def _png_sizes(html: str) -> list[tuple[int, int]]:
     return sizes
 
 
+@pytest.mark.slow
 def test_report_with_a_3000_char_id_and_a_bidi_judge_keeps_figures_small(monkeypatch):
     """The issue saw an 18,796-pixel-wide figure and a raw U+202E in the HTML."""
     from bayes_pairwise import pymc_models

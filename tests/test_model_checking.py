@@ -83,6 +83,7 @@ def test_simpler_model_preferred_within_two_se():
     assert msg.startswith("big is better than small by 5.0 ± 1.0 elpd (5.0 SE)")
 
 
+@pytest.mark.slow
 def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     """With the posterior replaced by prior draws the ranks are uniform by construction."""
     seen = []

@@ -463,6 +463,7 @@ class TestSettings:
 
 # --------------------------------------------------------------------------- design
 class TestDesign:
+    @pytest.mark.slow
     def test_ties_half_are_modelled_and_drop_fits_without_ties(self):
         """New contract (METHODS §7.5): ties counted half are an outcome of the error models;
         data loaded with ties='drop' get the tie-free model."""

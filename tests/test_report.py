@@ -225,6 +225,7 @@ def test_design_warnings_are_shown(fake_models):
     assert all(s == {} for _, s in fake_models.calls)  # MAP: no sampler settings passed
 
 
+@pytest.mark.slow
 def test_ties_counted_half_reach_the_model_unchanged(fake_models):
     """The model's own ``ties`` setting decides (the tie model under "auto"): nothing dropped."""
     frame, _ = _nasty_data()

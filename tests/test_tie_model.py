@@ -279,6 +279,7 @@ class TestRecovery:
         assert share.mean() == pytest.approx(r["tie"], abs=0.02)
         assert share.std() > 0
 
+    @pytest.mark.slow
     def test_uniform_tie_model_and_drop_setting(self, sim15):
         df, r = sim15
         data = as_data(df)
@@ -289,6 +290,7 @@ class TestRecovery:
         assert "tie_rate" not in d.idata_.posterior
         assert post(m, "eps")[0] == pytest.approx(post(d, "eps")[0], abs=0.005)
 
+    @pytest.mark.slow
     def test_position_dependent_tie_rates(self):
         df = simulate_ties(40, tau=0.25, tau_minus=0.08, eps_plus=0.1, eps_minus=0.1, seed=4)
         r = realised(df)
