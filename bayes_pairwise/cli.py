@@ -657,23 +657,34 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- leaderboard
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
-    from bayes_pairwise.errors import DesignError
-    from bayes_pairwise.leaderboard import leaderboard
-
     _check_data_args(args)
     data = _load_data(args)
     if args.agreement_with is not None:
         return _judge_agreement(args, data)
     _info(f"ranking {data!r} …")
+    lb = _rank(args, data, judge=None, progress=sys.stderr.isatty())
+    if args.json:
+        _print_json(lb.to_dict())
+    else:
+        print(lb)
+    return 0
+
+
+def _rank(args: argparse.Namespace, data: Any, *, judge: str | None, progress: bool) -> Any:
+    """One leaderboard with the command's flags; errors name the flags, not the keywords."""
+    from bayes_pairwise.errors import DesignError
+    from bayes_pairwise.leaderboard import leaderboard
+
     try:
-        lb = leaderboard(
+        return leaderboard(
             data,
+            judge=judge,
             model=args.model,
             method=None if args.model == "bt" else ("map" if args.map else "nuts"),
             group_by=args.group_by,
             n_boot=args.n_boot,
             random_seed=args.seed,
-            progress=sys.stderr.isatty(),
+            progress=progress,
             model_kwargs=_sampler_kwargs(args) or None,
         )
     except DesignError as exc:
@@ -683,17 +694,12 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             .replace("group_by='name'", "--group-by name")
         )
         raise DesignError(msg) from exc
-    if args.json:
-        _print_json(lb.to_dict())
-    else:
-        print(lb)
-    return 0
 
 
 def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
     """``leaderboard --agreement-with REF``: Kendall τ of every judge's board against REF's."""
     from bayes_pairwise.errors import DesignError
-    from bayes_pairwise.leaderboard import judge_agreement, leaderboard
+    from bayes_pairwise.leaderboard import judge_agreement
 
     if args.agreement_with not in data.judges:
         raise DesignError(
@@ -705,16 +711,7 @@ def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
     boards = {}
     for judge in data.judges:
         _info(f"ranking by {judge} …")
-        boards[judge] = leaderboard(
-            data,
-            judge=judge,
-            model=args.model,
-            method=None if args.model == "bt" else ("map" if args.map else "nuts"),
-            group_by=args.group_by,
-            n_boot=args.n_boot,
-            random_seed=args.seed,
-            model_kwargs=_sampler_kwargs(args) or None,
-        )
+        boards[judge] = _rank(args, data, judge=judge, progress=False)
     table = judge_agreement(boards, args.agreement_with)
     if args.json:
         _print_json({"interval": table.attrs["interval"], "judges": table})
