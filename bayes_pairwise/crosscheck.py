@@ -67,6 +67,13 @@ __all__ = [
 COLUMNS = ["quantity", "judge", "method", "estimate", "lower", "upper", "interval", "role", "note"]
 #: Bootstrap resamples for the Δ_S grid intervals.
 N_BOOTSTRAP = 200
+#: Bootstrap replicates of the classical leaderboards (pooled and per judge): enough for rank
+#: probabilities to two decimals, cheap next to the model fits.
+N_BOOTSTRAP_LEADERBOARD = 200
+#: Judge label taken as the human reference of the judges' agreement (compared case-blind).
+HUMAN_JUDGE = "human"
+#: Key of the pooled leaderboard when it serves as the reference (no human judge).
+POOLED = "all judges pooled"
 #: Reported error quantities, with their symbols.
 SYMBOLS = {
     "eps": "ε",
@@ -314,6 +321,18 @@ class CrossCheck:
     timings : dict
         Seconds per step.
     settings : dict
+    leaderboard : Leaderboard or None
+        The classical Bradley–Terry leaderboard (bootstrap) of all judges' verdicts pooled
+        (:func:`bayes_pairwise.leaderboard.leaderboard`); None when ranking is not meaningful
+        here (``ranking_notes`` says why).
+    judge_leaderboards : dict
+        With two judges or more: one such leaderboard per judge.
+    judge_agreement : DataFrame or None
+        With two judges or more: Kendall τ of each judge's leaderboard against the reference
+        (:func:`bayes_pairwise.leaderboard.judge_agreement`): the judge named "human" when there
+        is one, else the pooled leaderboard (``attrs["reference_note"]`` says which and why).
+    ranking_notes : list of str
+        How the leaderboards were made (grouping, reference) or why they were skipped.
     """
 
     data: Comparisons
@@ -332,6 +351,10 @@ class CrossCheck:
     caveats: Sequence[str] = ()
     timings: Mapping[str, float] = field(default_factory=dict)
     settings: Mapping[str, Any] = field(default_factory=dict)
+    leaderboard: Any = None
+    judge_leaderboards: Mapping[str, Any] = field(default_factory=dict)
+    judge_agreement: pd.DataFrame | None = None
+    ranking_notes: Sequence[str] = ()
 
     @property
     def verdict(self) -> str:
@@ -381,6 +404,19 @@ class CrossCheck:
             "notes": list(self.notes),
             "tie_handling": {k: dict(v) for k, v in self.tie_handling.items()},
             "settings": dict(self.settings),
+            "leaderboard": None if self.leaderboard is None else self.leaderboard.to_dict(),
+            "judge_leaderboards": {
+                j: lb.to_dict(rank_probabilities=False) for j, lb in self.judge_leaderboards.items()
+            },
+            "judge_agreement": None
+            if self.judge_agreement is None
+            else {
+                "reference": self.judge_agreement.attrs.get("reference"),
+                "reference_note": self.judge_agreement.attrs.get("reference_note", ""),
+                "interval": self.judge_agreement.attrs.get("interval", ""),
+                "judges": self.judge_agreement.to_dict(orient="records"),
+            },
+            "ranking_notes": list(self.ranking_notes),
         }
 
     def pivot(self) -> pd.DataFrame:
@@ -921,6 +957,7 @@ def crosscheck(
     delta_s_2d: bool = True,
     biased_bt_spread: bool = True,
     strengths: bool = True,
+    leaderboard: bool = True,
     ppc: bool = False,
     ppc_draws: int = 1000,
     diagnostics: bool = True,
@@ -947,6 +984,11 @@ def crosscheck(
         Seeds the grid fits and their bootstrap, the samplers and the predictive checks.
     delta_s, delta_s_2d, biased_bt_spread, strengths : bool
         Which classical fits to run.
+    leaderboard : bool
+        Rank the items: the classical Bradley–Terry leaderboard (bootstrap of
+        :data:`N_BOOTSTRAP_LEADERBOARD` replicates) of all judges pooled and, with two judges or
+        more, one per judge and the Kendall τ of each against the reference (see
+        :attr:`CrossCheck.judge_agreement`).
     ppc : bool
         Draw posterior predictive checks (S_com, first-position rate, Δ_S curve) per judge.
     ppc_draws : int
@@ -1017,6 +1059,11 @@ def crosscheck(
         strengths=strengths,
         grid_kwargs=dict(grid_kwargs or {}),
         progress=progress,
+    )
+
+    # ---------------------------------------------------------------- leaderboards
+    pooled_board, boards, agreement_tau, ranking_notes = (
+        _rankings(data, random_seed, sink, steps) if leaderboard else (None, {}, None, [])
     )
 
     # ---------------------------------------------------------------- diagnostics and PPC
@@ -1094,6 +1141,7 @@ def crosscheck(
         "hdi_prob": HDI_PROB,
         "tie_rule": CLASSICAL_TIE_RULE,
         "n_bootstrap": N_BOOTSTRAP,
+        "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),
         **{k: v for k, v in sampler_kwargs.items()},
     }
@@ -1114,11 +1162,113 @@ def crosscheck(
         caveats=general,
         timings=dict(steps.times),
         settings=settings,
+        leaderboard=pooled_board,
+        judge_leaderboards=boards,
+        judge_agreement=agreement_tau,
+        ranking_notes=ranking_notes,
     )
 
 
 #: The earlier name of :func:`crosscheck` (kept so that existing notebooks and scripts run).
 compare = crosscheck
+
+
+def _pool_judges(data: Comparisons) -> Comparisons:
+    """All verdicts as one judge's (the leaderboard of every judge's verdicts together)."""
+    if data.n_judges == 1:
+        return data
+    from dataclasses import replace
+
+    return replace(
+        data,
+        judges=(POOLED,),
+        judge=np.zeros_like(np.asarray(data.judge)),
+        dropped_tie_judge=np.zeros_like(np.asarray(data.dropped_tie_judge)),
+        has_judge_column=False,
+    )
+
+
+def _rank_grouping(data: Comparisons) -> tuple[str | None, str]:
+    """How to rank: ``(group_by, note)``; ``("skip", why)`` when no ranking is meaningful."""
+    if not data.has_contexts:
+        return None, ""
+    ctx = np.asarray(data.item_context)
+    names = pd.Series(ctx).groupby(np.asarray(data.item_names, dtype=object)).nunique()
+    if int((names > 1).sum()) < 2:
+        return "skip", (
+            f"no leaderboard: the items live in {data.n_contexts} separate contexts and fewer "
+            "than two item names recur across contexts, so their strengths are not comparable "
+            "and there is nothing to rank across contexts"
+        )
+    return "name", (
+        f"items ranked by name across {data.n_contexts} contexts (e.g. the answer models of "
+        f"'question::model' items: {int((names > 1).sum())} names recur in several contexts); "
+        "the bootstrap resamples whole contexts"
+    )
+
+
+def _rankings(
+    data: Comparisons, seed: Any, sink: WarningSink, steps: _Steps
+) -> tuple[Any, dict[str, Any], pd.DataFrame | None, list[str]]:
+    """The pooled leaderboard, one per judge and their Kendall τ against the reference."""
+    from bayes_pairwise.leaderboard import judge_agreement
+    from bayes_pairwise.leaderboard import leaderboard as rank_items
+
+    group_by, how = _rank_grouping(data)
+    if group_by == "skip":
+        return None, {}, None, [how]
+    notes = [how] if how else []
+    kw = {"model": "bt", "group_by": group_by, "n_boot": N_BOOTSTRAP_LEADERBOARD}
+    seed = None if seed is None else int(seed)
+    steps("classical: Bradley–Terry leaderboard (judges pooled)")
+    pooled = None
+    with sink.capture("leaderboard: "):
+        try:
+            pooled = rank_items(_pool_judges(data), random_seed=seed, **kw)
+        except BayesPairwiseError as exc:
+            notes.append(f"no pooled leaderboard: {exc}")
+    if data.n_judges < 2:
+        return pooled, {}, None, notes
+    boards: dict[str, Any] = {}
+    for k, j in enumerate(data.judges):
+        steps(f"classical: Bradley–Terry leaderboard ({j})")
+        # a seed of its own per judge: the bootstraps are independent, as judge_agreement's
+        # τ interval assumes (the same seed would resample the same contexts for every judge)
+        own = None if seed is None else seed + 1 + k
+        with sink.capture(f"leaderboard ({j}): "):
+            try:
+                boards[j] = rank_items(data, judge=j, random_seed=own, **kw)
+            except BayesPairwiseError as exc:
+                notes.append(f"no leaderboard for judge {j}: {exc}")
+    human = [j for j in boards if j.strip().lower() == HUMAN_JUDGE]
+    if human:
+        reference = human[0]
+        ref_note = (
+            f"Reference: the human judge {reference!r}; each other judge's leaderboard is "
+            "compared with the humans' ranking."
+        )
+        compared = boards
+    else:
+        reference = POOLED
+        ref_note = (
+            f"No human reference: no judge is named {HUMAN_JUDGE!r}, so each judge's leaderboard "
+            "is compared with the leaderboard of all judges pooled, which contains that judge's "
+            "own verdicts (τ leans towards 1)."
+        )
+        compared = {**boards, POOLED: pooled} if pooled is not None else {}
+    if len(compared) < 2 or reference not in compared:
+        notes.append("no judge agreement table: fewer than two leaderboards to compare")
+        return pooled, boards, None, notes
+    steps("classical: judges' agreement (Kendall τ)")
+    table = None
+    try:
+        table = judge_agreement(compared, reference)
+        table.attrs["reference"] = reference
+        table.attrs["reference_note"] = ref_note
+    except BayesPairwiseError as exc:
+        notes.append(f"no judge agreement table: {exc}")
+    notes.append(ref_note)
+    return pooled, boards, table, notes
 
 
 def _strength_rows(

@@ -21,6 +21,9 @@ plot                             shows
 :func:`plot_ppc`                 posterior predictive checks: S_com, first-position rate, Δ_S
 :func:`plot_trace`               trace / rank plots of the error parameters (ArviZ)
 :func:`plot_bt_vs_posterior`     Bradley–Terry MM strengths vs posterior means
+:func:`plot_rank_probabilities`  leaderboard: P(rank = k) per item (from
+                                 :mod:`bayes_pairwise.leaderboard`; numbers:
+                                 :func:`rank_probability_data`)
 ===============================  ===============================================================
 
 Inputs are duck-typed: a *model or InferenceData* is an :class:`arviz.InferenceData`, a fitted
@@ -49,6 +52,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.conventions import HDI_PROB, z_value
+from bayes_pairwise.leaderboard import plot_rank_probabilities, rank_probability_data
 from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
 from bayes_pairwise.pymc_models.ppc import PPC_STATISTICS, ppc_data, strength_draws
 
@@ -79,17 +84,16 @@ __all__ = [
     "plot_posterior_vs_grid",
     "plot_ppc",
     "plot_rank",
+    "plot_rank_probabilities",
     "plot_strength_forest",
     "plot_trace",
     "posterior_vs_grid_data",
     "ppc_data",
+    "rank_probability_data",
     "short_label",
     "strength_forest_data",
     "trace_data",
 ]
-
-#: Probability mass of the highest-density intervals drawn and tabulated (ArviZ's default).
-HDI_PROB = 0.94
 
 #: The error parameters of the models, in display order.
 ERROR_VARIABLES = ("eps", "eps_plus", "eps_minus", "gamma", "w")
@@ -291,7 +295,7 @@ def _point(source, variable, judge, estimate, lower=np.nan, upper=np.nan, kind="
 def _classical_rows(obj: Any, label: str | None = None) -> list[dict[str, Any]]:
     """Rows (source, variable, judge, estimate, lower, upper, kind) of one classical estimate."""
     name = type(obj).__name__
-    z = 1.959963984540054
+    z = z_value()  # the package's one interval probability (conventions.HDI_PROB)
     rows: list[dict[str, Any]] = []
     if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str):
         return _classical_rows(obj[1], label=obj[0])
@@ -947,8 +951,10 @@ def posterior_vs_grid_data(
         ``variable``, ``judge``, ``coord``, ``source``, ``kind`` (``"posterior"``, ``"point"`` for
         a one-draw fit, ``"classical"``, ``"truth"``), ``estimate``, ``lower``, ``upper``. The
         posterior row has the mean and the HDI; classical rows their estimate and, where they
-        have one, a 95% normal interval. A classical estimate appears on a panel when its
-        variable matches and its judge matches the panel's (or either has no judge).
+        have one, a normal interval of the package's one interval probability
+        (:data:`~bayes_pairwise.conventions.HDI_PROB`: estimate ± ``z_value()`` × SE). A
+        classical estimate appears on a panel when its variable matches and its judge matches
+        the panel's (or either has no judge).
 
     Examples
     --------

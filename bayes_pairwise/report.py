@@ -7,6 +7,11 @@ so the file opens offline). :func:`write_report` writes it to disk.
 
 Sections
 --------
+0. **Answer** (first): the per-judge headline table and verdicts, then the **leaderboard**: the
+   classical Bradley–Terry ranking of all judges' verdicts pooled (top
+   :data:`LEADERBOARD_ROWS` rows) with its rank-probability map, and the Kendall τ of each
+   judge's leaderboard against the human judge's (or, without one, the pooled leaderboard's).
+   Both are computed by :func:`~bayes_pairwise.crosscheck.crosscheck`; the report renders them.
 1. **Data**: items, contexts, judges, verdicts, both-order and repeat coverage, ties, and the
    design warnings raised while loading and fitting (:class:`~bayes_pairwise.errors.DesignWarning`)
    plus the report's own coverage checks.
@@ -54,6 +59,9 @@ __all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
 #: ESS ≥ 400 on the error rates and nearly all strengths (500 draws left about a tenth of the
 #: strengths below 400).
 REPORT_DEFAULTS: dict[str, int] = {"draws": 1000, "tune": 500, "chains": 2}
+
+#: Rows of the leaderboard table and of its rank-probability map (the rest are counted).
+LEADERBOARD_ROWS = 20
 
 #: Diagnostic thresholds of METHODS §7.4.
 RHAT_MAX = 1.01
@@ -407,6 +415,8 @@ def build_report(
     )
     prog("rendering: headline")
     _section_headline(page, st, model)
+    prog("rendering: leaderboard")
+    _section_leaderboard(page, st)
     page.open_details("Data and design warnings")
     prog("rendering: data")
     _section_data(page, st, sink)
@@ -1244,6 +1254,108 @@ def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
             page.box(f"Judge comparison not drawn: {exc}", kind="warn")
 
     plt.close("all")
+
+
+def _leaderboard_table(lb: Any, top: int) -> pd.DataFrame:
+    """The first ``top`` rows of a leaderboard as printed: rank, item, strength, its interval,
+    P(rank 1) and the rank interval."""
+    from bayes_pairwise.conventions import interval_label
+
+    t = lb.table.head(top)
+    lab = interval_label(lb.hdi_prob)
+    return pd.DataFrame(
+        {
+            "rank": [str(int(r)) for r in t["rank"]],
+            "item": t["item"].astype(str).to_numpy(),
+            "strength": t["strength"].astype(float).to_numpy(),
+            f"{lab} interval": [
+                f"[{_fmt(lo)}, {_fmt(hi)}]" for lo, hi in zip(t["lower"], t["upper"], strict=True)
+            ],
+            "P(rank 1)": t["p_rank_1"].astype(float).to_numpy(),
+            f"rank {lab} interval": [
+                "–" if not (np.isfinite(lo) and np.isfinite(hi)) else f"{int(lo)}–{int(hi)}"
+                for lo, hi in zip(
+                    t["rank_lower"].astype(float), t["rank_upper"].astype(float), strict=True
+                )
+            ],
+        }
+    )
+
+
+def _section_leaderboard(page: HtmlPage, st: _State) -> None:
+    """The pooled leaderboard with its rank-probability map, then the judges' Kendall τ."""
+    import matplotlib.pyplot as plt
+
+    from bayes_pairwise import plots
+    from bayes_pairwise.conventions import interval_label
+
+    cc = st.crosscheck
+    lb, tau = cc.leaderboard, cc.judge_agreement
+    notes = [str(n) for n in cc.ranking_notes]
+    if lb is None and tau is None and not notes:
+        return
+    # part of the answer (an <h3> under it, always shown): no collapsible section of its own
+    page.heading("Leaderboard, and the judges' rankings compared", level=3)
+    if lb is None:
+        page.box("No leaderboard: " + " ".join(notes), kind="warn")
+        return
+    top = min(LEADERBOARD_ROWS, lb.n_items)
+    hidden = lb.n_items - top
+    who = "all judges' verdicts pooled" if st.data.n_judges > 1 else f"judge {st.judges[0]}"
+    _table(
+        page,
+        _leaderboard_table(lb, top),
+        caption=(
+            f"Leaderboard ({who}): classical Bradley–Terry strengths (centred log-strengths) "
+            f"with the {lb.interval}, from {lb.n_draws} bootstrap replicates; P(rank 1) and the "
+            f"rank interval are shares of the replicates. "
+            + (
+                f"Showing the {top} strongest of {lb.n_items} items ({hidden} more not shown)."
+                if hidden
+                else f"All {lb.n_items} items."
+            )
+        ),
+        index=False,
+    )
+    try:
+        ax = plots.plot_rank_probabilities(lb, top=top, max_rank=top)
+        page.figure(
+            ax.figure,
+            f"P(rank = k) of the {top} strongest items (rows, strongest on top) over ranks 1–{top}"
+            + (f" and the rest ('>{top}')" if top < lb.n_items else "")
+            + f": the shares of the {lb.n_draws} bootstrap replicates in which each item has "
+            "that rank; each row sums to 1.",
+        )
+    except ValueError as exc:
+        page.box(f"Rank probabilities not drawn: {exc}", kind="warn")
+    plt.close("all")
+    if lb.notes:
+        page.bullets([f"leaderboard: {n}" for n in lb.notes])
+    if tau is not None and len(tau):
+        shown = tau[["judge", "reference", "n_items", "kendall_tau"]].copy()
+        shown[f"τ {interval_label()} interval"] = [
+            f"[{_fmt(lo)}, {_fmt(hi)}]"
+            for lo, hi in zip(tau["tau_lower"], tau["tau_upper"], strict=True)
+        ]
+        shown["spearman"] = tau["spearman"].astype(float)
+        shown["same top item"] = ["yes" if v else "no" for v in tau["same_top"]]
+        shown["judge's top item"] = tau["top"].astype(str)
+        shown = shown.rename(columns={"kendall_tau": "Kendall τ", "n_items": "items"})
+        _table(
+            page,
+            shown,
+            caption=(
+                "Kendall τ (τ-b of the strengths) between each judge's leaderboard and the "
+                f"reference. {tau.attrs.get('reference_note', '')} Interval: "
+                f"{tau.attrs.get('interval', '')}."
+            ),
+            index=False,
+        )
+    elif st.data.n_judges < 2:
+        page.paragraph("One judge: no judges' rankings to compare (Kendall τ needs two).")
+    rest = [n for n in notes if tau is None or n != tau.attrs.get("reference_note")]
+    if rest:
+        page.bullets(rest)
 
 
 def _headline_classical(
