@@ -193,7 +193,13 @@ def bench_uniform() -> None:
 
 
 def _qlora_like(seed: int = 0):
-    """950 contexts x 7 items, every ordered pair, 12% ties, positional errors."""
+    """950 contexts x 7 items, every ordered pair, 12% ties, positional errors.
+
+    As in the model (METHODS §3, soft truth): per context strengths s ~ Normal(0, 1.5); for each
+    unordered pair the truth T is drawn once from σ(s_i − s_j) and shared by both orders; each
+    verdict is a tie with probability 0.12, otherwise T flipped with ε₊ = 0.12 (better shown
+    first) or ε₋ = 0.05 (better shown second). The realised rates are the flipped shares.
+    """
     import pandas as pd
 
     from bayes_pairwise.data import load_comparisons
@@ -205,20 +211,19 @@ def _qlora_like(seed: int = 0):
     for c in range(n_ctx):
         s = rng.normal(0.0, 1.5, n_items)
         for i in range(n_items):
-            for j in range(n_items):
-                if i == j:
-                    continue
-                better_first = rng.random() < 1.0 / (1.0 + np.exp(-(s[i] - s[j])))
-                if rng.random() < tau:
-                    out = "tie"
-                else:
-                    key = "plus" if better_first else "minus"
-                    err = rng.random() < (ep if better_first else em)
-                    realised[key][0] += int(err)
-                    realised[key][1] += 1
-                    first_wins = better_first != err
-                    out = "first" if first_wins else "second"
-                rows.append((f"c{c}", f"c{c}:a{i}", f"c{c}:a{j}", out))
+            for j in range(i + 1, n_items):
+                i_better = rng.random() < 1.0 / (1.0 + np.exp(-(s[i] - s[j])))
+                for first, second in ((i, j), (j, i)):
+                    if rng.random() < tau:
+                        out = "tie"
+                    else:
+                        better_first = i_better == (first == i)
+                        key = "plus" if better_first else "minus"
+                        err = rng.random() < (ep if better_first else em)
+                        realised[key][0] += int(err)
+                        realised[key][1] += 1
+                        out = "first" if better_first != err else "second"
+                    rows.append((f"c{c}", f"c{c}:a{first}", f"c{c}:a{second}", out))
     df = pd.DataFrame(rows, columns=["context", "first", "second", "outcome"])
     data = load_comparisons(df, context="context", ties="model")
     rates = {k: v[0] / v[1] for k, v in realised.items()}

@@ -51,6 +51,7 @@ def test_spec_content(name):
         # the spec overrides the package default (precedence: user > spec > _base.toml)
         "target_accept": 0.95 if name == "biased_bt" else 0.8,
         "nuts_sampler": "auto",
+        "mass_matrix": "auto",
     }
     assert spec.priors["sigma_s"] == {"dist": "HalfNormal", "sigma": 10.0}
     assert spec.description

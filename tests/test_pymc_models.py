@@ -571,3 +571,32 @@ def test_same_seed_same_posterior(sampler):
     if sampler == "pymc":  # the cheap one: also check that another seed gives other draws
         c = UniformError(**kw).fit(data, random_seed=8).idata_.posterior
         assert not np.array_equal(a["eps"].values, c["eps"].values)
+
+
+class TestMassMatrix:
+    """``mass_matrix = "auto"``: low-rank up to LOW_RANK_MAX_DIM unconstrained parameters."""
+
+    def test_auto_is_low_rank_for_a_small_model_and_stored_as_run(self, mock_sampler):
+        from bayes_pairwise.simulate import simulate_round_robin
+
+        sim = simulate_round_robin(12, eps=0.1, random_seed=3)
+        m = UniformError(draws=10, chains=1, tune=10).fit(sim.data, random_seed=1)
+        assert mock_sampler[-1]["mass_matrix"] == "low_rank"  # 12 strengths + sigma_s + eps
+        assert m.settings_["sampler"]["mass_matrix"] == "low_rank"
+
+    def test_auto_is_diagonal_above_the_threshold(self, mock_sampler):
+        from bayes_pairwise.model_specs import LOW_RANK_MAX_DIM
+        from bayes_pairwise.simulate import simulate_round_robin
+
+        # 3 items x 340 contexts: 1,020 strengths, above the threshold of 1,000
+        n_ctx = LOW_RANK_MAX_DIM // 3 + 7
+        sim = simulate_round_robin(3, eps=0.1, n_contexts=n_ctx, random_seed=3)
+        UniformError(draws=2, chains=1, tune=2).fit(sim.data, random_seed=1)
+        assert mock_sampler[-1]["mass_matrix"] == "diag"
+
+    def test_bad_value_is_an_error(self):
+        from bayes_pairwise.model_specs import check_sampler_settings
+
+        check_sampler_settings("t", {"mass_matrix": "diag"})
+        with pytest.raises(PriorError, match="mass_matrix must be one of"):
+            check_sampler_settings("t", {"mass_matrix": "dense"})

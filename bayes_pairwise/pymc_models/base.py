@@ -29,6 +29,7 @@ from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import NotFittedError, PriorError
 from bayes_pairwise.model_specs import (
+    LOW_RANK_MAX_DIM,
     ModelSpec,
     check_sampler_settings,
     load_spec,
@@ -93,6 +94,7 @@ def _sample_nutpie(
     random_seed: int,
     progress: bool,
     cache_key: str | None,
+    mass_matrix: str = "diag",
     **kwargs: Any,
 ) -> az.InferenceData:
     import nutpie
@@ -104,7 +106,11 @@ def _sample_nutpie(
     )
 
     compiled = _nutpie_compiled(model, cache_key)
-    kw = {"save_warmup": False, **kwargs}
+    kw = {
+        "save_warmup": False,
+        "low_rank_modified_mass_matrix": mass_matrix == "low_rank",
+        **kwargs,
+    }
     compiled = compiled.with_transform_adapt() if kw.pop("transform_adapt", False) else compiled
     idata = nutpie.sample(
         compiled,
@@ -143,6 +149,7 @@ def sample_nuts(
     nuts_sampler: str = "auto",
     progress: bool = False,
     cache_key: str | None = None,
+    mass_matrix: str = "diag",
     **kwargs: Any,
 ) -> az.InferenceData:
     """Run NUTS on ``model`` (nutpie when installed and asked for, PyMC's NUTS otherwise).
@@ -162,6 +169,9 @@ def sample_nuts(
     cache_key : str, optional
         Fingerprint of the model and its data: a nutpie model compiled for the same key in this
         process is reused.
+    mass_matrix : {"diag", "low_rank"}
+        nutpie's mass-matrix adaptation: diagonal, or diagonal plus a low-rank correction
+        (``low_rank_modified_mass_matrix``). PyMC's NUTS adapts a diagonal one either way.
     **kwargs
         Passed to :func:`nutpie.sample` or :func:`pymc.sample`.
 
@@ -182,6 +192,7 @@ def sample_nuts(
             random_seed=random_seed,
             progress=progress,
             cache_key=cache_key,
+            mass_matrix=mass_matrix,
             **kwargs,
         )
     kw: dict[str, Any] = dict(kwargs)
@@ -520,6 +531,11 @@ class BayesianPairwiseModel:
         model = self._build(data, priors, likelihood)
         frozen = _frozen(model)  # data as constants: faster compiled functions
         if method == "nuts":
+            # what ran, not "auto": the settings stored with the fit say which adaptation
+            sampler = {
+                **sampler,
+                "mass_matrix": _mass_matrix(sampler.get("mass_matrix", "diag"), frozen),
+            }
             key = model_fingerprint(
                 frozen, {"class": type(self).__name__, "priors": priors, "lik": likelihood}
             )
@@ -533,6 +549,7 @@ class BayesianPairwiseModel:
                 nuts_sampler=sampler["nuts_sampler"],
                 progress=progress,
                 cache_key=key,
+                mass_matrix=sampler["mass_matrix"],
                 **dict(self.sampler_kwargs or {}),
             )
             idata = _tidy_posterior(idata, model)
@@ -729,6 +746,23 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):
         return False
+
+
+def _mass_matrix(setting: str, model: pm.Model) -> str:
+    """Resolve ``mass_matrix = "auto"``: low-rank up to ``LOW_RANK_MAX_DIM`` parameters."""
+    if setting != "auto":
+        return setting
+    dim = 0
+    for v in model.value_vars:
+        shape = v.type.shape
+        if any(s is None for s in shape):  # not frozen: ask the initial point
+            return (
+                "low_rank"
+                if sum(np.size(x) for x in model.initial_point().values()) <= LOW_RANK_MAX_DIM
+                else "diag"
+            )
+        dim += int(np.prod(shape))
+    return "low_rank" if dim <= LOW_RANK_MAX_DIM else "diag"
 
 
 def _frozen(model: pm.Model) -> pm.Model:
