@@ -996,7 +996,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--chains",
             type=_int_type(1),
             default=None,
-            help="chains (default: the model spec's, 4)",
+            help="chains (default: the model spec's, 'auto': one per CPU core, 2 to 4)",
         )
         p.add_argument(
             "--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED} (default: 0)"

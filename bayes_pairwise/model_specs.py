@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -72,7 +73,7 @@ PRIOR_FAMILIES: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = 
 SAMPLER_KEYS: dict[str, type | tuple[type, ...]] = {
     "draws": int,
     "tune": int,
-    "chains": int,
+    "chains": (int, str),
     "target_accept": float,
     "nuts_sampler": str,
     "mass_matrix": str,
@@ -89,6 +90,29 @@ MASS_MATRICES = ("auto", "diag", "low_rank")
 #: 30.8 → 26.8 s; positional on 950 contexts × 7 items (6,650 + parameters): the same 31 steps per
 #: draw and 67 s instead of 42 s (the low-rank update costs more than it saves).
 LOW_RANK_MAX_DIM = 1000
+#: ``chains = "auto"``: one chain per CPU core, at least 2 (for R-hat) and at most 4.
+AUTO_CHAINS = (2, 4)
+
+
+def resolve_chains(chains: int | str, cpu_count: int | None = None) -> int:
+    """Number of chains for a ``chains`` setting: an integer as is, ``"auto"`` one per core.
+
+    ``"auto"`` gives one chain per CPU core, clipped to 2 … 4: chains run in parallel, so on two
+    cores two chains of 1,000 draws take half the time of four, and the reported error rates
+    still have an ESS far above 400 (positional model, 950 contexts × 7 items: ESS(ε₊) 710 from
+    2 × 300 draws).
+
+    Examples
+    --------
+    >>> resolve_chains(3), resolve_chains("auto", cpu_count=2), resolve_chains("auto", cpu_count=16)
+    (3, 2, 4)
+    """
+    if chains != "auto":
+        return int(chains)
+    cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    return int(min(max(cores, AUTO_CHAINS[0]), AUTO_CHAINS[1]))
+
+
 MAP_KEYS: dict[str, type | tuple[type, ...]] = {"method": str, "maxeval": int}
 
 _PACKAGE_SPECS = "bayes_pairwise._model_specs"
@@ -204,8 +228,10 @@ def _check_section(where: str, table: Mapping[str, Any], keys: Mapping[str, Any]
 def check_sampler_settings(where: str, settings: Mapping[str, Any]) -> None:
     """Validate sampler settings (types, positivity, known sampler names)."""
     _check_section(where, settings, SAMPLER_KEYS)
+    if isinstance(settings.get("chains"), str) and settings["chains"] != "auto":
+        raise PriorError(f"{where}: chains must be a positive integer or 'auto'")
     for k in ("draws", "chains"):
-        if k in settings and settings[k] < 1:
+        if k in settings and not isinstance(settings[k], str) and settings[k] < 1:
             raise PriorError(f"{where}: {k} must be at least 1, got {settings[k]}")
     if "tune" in settings and settings["tune"] < 0:
         raise PriorError(f"{where}: tune must be non-negative, got {settings['tune']}")
@@ -240,7 +266,7 @@ def load_spec(name_or_path: str | Path) -> ModelSpec:
     >>> spec.model_class, spec.likelihood, spec.priors["eps"]
     ('PositionalBias', 'marginal', {'dist': 'Dirichlet', 'a': [1.0, 1.0, 1.0]})
     >>> spec.sampler["chains"], spec.priors["sigma_s"]["dist"]
-    (4, 'HalfNormal')
+    ('auto', 'HalfNormal')
     """
     folder = spec_dir()
     path = Path(name_or_path)

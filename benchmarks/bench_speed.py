@@ -2,7 +2,8 @@
 
     python benchmarks/bench_speed.py                   # gradient + uniform N = 100 (cold, warm)
     python benchmarks/bench_speed.py --all             # + QLoRA-sized positional, N = 1000
-    python benchmarks/bench_speed.py --only gradient   # one part: gradient, uniform, qlora, n1000
+    python benchmarks/bench_speed.py --only gradient   # one part: gradient, uniform, qlora, n1000,
+                                                       # loader
 
 Reference (measured in the same run): a hand-written numba loop computing the marginal pair
 log-likelihood and its gradient with respect to d and ε per pair (two softplus, a logaddexp),
@@ -31,6 +32,8 @@ QLORA_FIT_S = 180.0
 QLORA_RHAT = 1.01
 QLORA_EPS_TOL = 0.02
 N1000_FIT_S = 600.0
+LOAD_1M_S = 0.5
+CSV_MEMORY_RATIO = 4.0
 
 
 def _machine() -> str:
@@ -167,11 +170,15 @@ print(json.dumps({"import": t1 - t0, "fit": t2 - t1,
 """
 
 
-def _child(code: str, env: dict[str, str]) -> dict:
+def _child(code: str, env: dict[str, str], args: list[str] | None = None) -> dict:
     import json
 
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, *(args or [])],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -273,11 +280,79 @@ def bench_n1000() -> None:
     _row("uniform N=1000 fit (NUTS) [s]", wall, N1000_FIT_S, "s")
 
 
+_LOADER_CHILD = """
+import json, resource, sys, time
+import numpy as np, pandas as pd
+from bayes_pairwise.data import load_comparisons
+path = sys.argv[1]
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+data = load_comparisons(path)
+sec = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": sec, "peak_mb": peak / 1024, "base_mb": base / 1024,
+                  "rows": int(data.n_comparisons)}))
+"""
+
+
+def _log_frame(n_rows: int, seed: int = 0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    items = np.array([f"model-{k:03d}" for k in range(200)], dtype=object)
+    a = rng.integers(0, 200, n_rows)
+    b = (a + rng.integers(1, 200, n_rows)) % 200
+    return pd.DataFrame(
+        {
+            "first": items[a],
+            "second": items[b],
+            "outcome": rng.choice(np.array(["first", "second", "tie"], dtype=object), n_rows),
+            "judge": rng.choice(np.array(["gpt-4", "claude", "human"], dtype=object), n_rows),
+        }
+    )
+
+
+def bench_loader() -> None:
+    """1 M rows from a DataFrame (time) and a ~200 MB CSV (peak memory of a fresh process)."""
+    import pandas as pd
+
+    from bayes_pairwise.data import load_comparisons
+
+    frame = _log_frame(1_000_000)
+    best = math.inf
+    ref = math.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        load_comparisons(frame, judge="judge", ties="model")
+        best = min(best, time.perf_counter() - start)
+        start = time.perf_counter()  # reference: factorising the four columns with pandas
+        for col in frame.columns:
+            pd.factorize(frame[col])
+        ref = min(ref, time.perf_counter() - start)
+    print(
+        f"  load_comparisons, 1,000,000-row DataFrame (judge column, ties): {best:.3f} s; "
+        f"pandas.factorize of its four columns {ref:.3f} s (ratio {best / ref:.1f})"
+    )
+    _row("load_comparisons 1 M rows [s]", best, LOAD_1M_S, "s")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "log.csv")
+        _log_frame(5_600_000, seed=1).drop(columns="judge").to_csv(path, index=False)
+        size_mb = os.path.getsize(path) / 2**20
+        res = _child(_LOADER_CHILD, {**os.environ}, args=[path])
+    used = res["peak_mb"] - res["base_mb"]
+    print(
+        f"  load_comparisons, {size_mb:.0f} MB CSV ({res['rows']:,} rows): {res['seconds']:.1f} s;"
+        f" peak memory {res['peak_mb']:.0f} MB, {used:.0f} MB above the imports"
+    )
+    _row("CSV load: memory above imports / file size", used / size_mb, CSV_MEMORY_RATIO, "x")
+
+
 PARTS = {
     "gradient": bench_gradient,
     "uniform": bench_uniform,
     "qlora": bench_qlora,
     "n1000": bench_n1000,
+    "loader": bench_loader,
 }
 
 

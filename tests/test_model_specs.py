@@ -47,7 +47,7 @@ def test_spec_content(name):
     assert spec.sampler == {
         "draws": 1000,
         "tune": 1000,
-        "chains": 4,
+        "chains": "auto",
         # the spec overrides the package default (precedence: user > spec > _base.toml)
         "target_accept": 0.95 if name == "biased_bt" else 0.8,
         "nuts_sampler": "auto",

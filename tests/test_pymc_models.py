@@ -600,3 +600,28 @@ class TestMassMatrix:
         check_sampler_settings("t", {"mass_matrix": "diag"})
         with pytest.raises(PriorError, match="mass_matrix must be one of"):
             check_sampler_settings("t", {"mass_matrix": "dense"})
+
+
+class TestAutoChains:
+    """``chains = "auto"`` (the package default): one chain per core, 2 to 4."""
+
+    def test_resolution_and_what_the_fit_stores(self, mock_sampler, monkeypatch):
+        import bayes_pairwise.model_specs as ms
+        from bayes_pairwise.simulate import simulate_round_robin
+
+        assert [ms.resolve_chains("auto", cpu_count=c) for c in (1, 2, 3, 8)] == [2, 2, 3, 4]
+        assert ms.resolve_chains(7) == 7
+        monkeypatch.setattr(ms.os, "cpu_count", lambda: 3)
+        sim = simulate_round_robin(6, eps=0.1, random_seed=3)
+        m = UniformError(draws=5, tune=5).fit(sim.data, random_seed=1)
+        assert mock_sampler[-1]["chains"] == 3
+        assert m.settings_["sampler"]["chains"] == 3
+        assert m.idata_.posterior.sizes["chain"] == 3
+
+    def test_bad_chains_value(self):
+        from bayes_pairwise.model_specs import check_sampler_settings
+
+        with pytest.raises(PriorError, match="chains must be a positive integer or 'auto'"):
+            check_sampler_settings("t", {"chains": "many"})
+        with pytest.raises(PriorError, match="chains must be at least 1"):
+            check_sampler_settings("t", {"chains": 0})

@@ -34,6 +34,7 @@ from bayes_pairwise.model_specs import (
     check_sampler_settings,
     load_spec,
     merge_priors,
+    resolve_chains,
 )
 
 __all__ = ["BayesianPairwiseModel", "nutpie_available", "sample_nuts"]
@@ -276,8 +277,12 @@ class BayesianPairwiseModel:
         ``models/_base.toml``. Unknown names raise :class:`~bayes_pairwise.errors.PriorError`.
     likelihood : str, optional
         Overrides the spec's likelihood.
-    draws, tune, chains : int, optional
-        NUTS settings (default from the spec: 1000, 1000, 4).
+    draws, tune : int, optional
+        NUTS settings (default from the spec: 1000, 1000).
+    chains : int or "auto", optional
+        Default from the spec: ``"auto"``, one chain per CPU core, 2 to 4
+        (:func:`~bayes_pairwise.model_specs.resolve_chains`); the fit's ``settings_`` store the
+        number that ran.
     target_accept : float, optional
     nuts_sampler : {"auto", "nutpie", "pymc"}, optional
         ``"auto"`` uses nutpie when installed.
@@ -305,7 +310,7 @@ class BayesianPairwiseModel:
         likelihood: str | None = None,
         draws: int | None = None,
         tune: int | None = None,
-        chains: int | None = None,
+        chains: int | str | None = None,
         target_accept: float | None = None,
         nuts_sampler: str | None = None,
         sampler_kwargs: Mapping[str, Any] | None = None,
@@ -534,6 +539,7 @@ class BayesianPairwiseModel:
             # what ran, not "auto": the settings stored with the fit say which adaptation
             sampler = {
                 **sampler,
+                "chains": resolve_chains(sampler["chains"]),
                 "mass_matrix": _mass_matrix(sampler.get("mass_matrix", "diag"), frozen),
             }
             key = model_fingerprint(

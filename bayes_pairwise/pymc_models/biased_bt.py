@@ -95,7 +95,7 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
         likelihood: str | None = None,
         draws: int | None = None,
         tune: int | None = None,
-        chains: int | None = None,
+        chains: int | str | None = None,
         target_accept: float | None = None,
         nuts_sampler: str | None = None,
         sampler_kwargs: dict[str, Any] | None = None,

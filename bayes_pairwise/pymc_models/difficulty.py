@@ -275,7 +275,7 @@ class PositionalDifficulty(PositionalBias):
         tie_closeness: bool = False,
         draws: int | None = None,
         tune: int | None = None,
-        chains: int | None = None,
+        chains: int | str | None = None,
         target_accept: float | None = None,
         nuts_sampler: str | None = None,
         sampler_kwargs: Mapping[str, Any] | None = None,
