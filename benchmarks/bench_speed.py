@@ -287,7 +287,7 @@ from bayes_pairwise.data import load_comparisons
 path = sys.argv[1]
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
-data = load_comparisons(path)
+data = load_comparisons(path, ties="model")
 sec = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"seconds": sec, "peak_mb": peak / 1024, "base_mb": base / 1024,
