@@ -53,7 +53,8 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.conventions import HDI_PROB, z_value
-from bayes_pairwise.leaderboard import plot_rank_probabilities, rank_probability_data
+from bayes_pairwise.leaderboard import plot_rank_probabilities as draw_rank_probabilities
+from bayes_pairwise.leaderboard import rank_probability_data
 from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
 from bayes_pairwise.pymc_models.ppc import PPC_STATISTICS, ppc_data, strength_draws
 
@@ -176,6 +177,45 @@ def _shorten_drawn_text(axes: Iterable[Any], max_len: int = LABEL_MAX_CHARS) -> 
             new = "\n".join(_short(line, max_len) for line in old.split("\n"))
             if new != old:
                 t.set_text(new)
+
+
+def plot_rank_probabilities(lb: Any, *, ax: Any = None, **kwargs: Any) -> Any:
+    """Heat map of P(rank = k) per item, with every item label made safe by :func:`short_label`.
+
+    The drawing is :func:`bayes_pairwise.leaderboard.plot_rank_probabilities`; here the item
+    ticks and the title are shortened (a 3,000-character id would otherwise make the figure
+    tens of thousands of pixels wide) and invisible characters made visible.
+
+    Parameters
+    ----------
+    lb : Leaderboard
+    ax : matplotlib Axes, optional
+    **kwargs
+        ``max_rank``, ``top``, ``annotate``, ``cmap``, as in the leaderboard function.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import bayes_pairwise as bp
+    >>> long = "m-" + "x" * 300
+    >>> df = pd.DataFrame({"first": ["a", "b", long] * 4, "second": ["b", long, "a"] * 4,
+    ...                    "outcome": ["first", "second", "first"] * 4})
+    >>> from bayes_pairwise.leaderboard import leaderboard
+    >>> lb = leaderboard(bp.load_comparisons(df), n_boot=20, random_seed=0)
+    >>> ax = plot_rank_probabilities(lb)
+    >>> max(len(t.get_text()) for t in ax.get_yticklabels()) <= LABEL_MAX_CHARS
+    True
+    """
+    ax = draw_rank_probabilities(lb, ax=ax, **kwargs)
+    ticks = ax.get_yticks()
+    labels = [short_label(t.get_text()) for t in ax.get_yticklabels()]
+    ax.set_yticks(ticks, labels)
+    _shorten_drawn_text([ax])
+    return ax
 
 
 def _axes_array(ax: Any, n: int, *, ncols: int | None = None, panel_size=(4.2, 3.0)) -> np.ndarray:
