@@ -200,6 +200,7 @@ def test_fit_map_json_contract_and_ties_modelled_by_default(tmp_path, capsys):
     )
 
 
+@pytest.mark.slow  # 14 s warm: a NUTS fit through the command line
 def test_fit_output_is_short_without_all_and_complete_with_it(tmp_path, capsys):
     """fit prints the reported parameters only; per-item arrays need --all (issue 9 item 4)."""
     from bayes_pairwise.simulate import simulate_round_robin

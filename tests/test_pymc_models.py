@@ -558,7 +558,8 @@ def test_diagnose_runs_on_mocked_fit(mock_sampler, rr):
 
 
 # --------------------------------------------------------------------------- real sampling
-@pytest.mark.parametrize("sampler", ["nutpie", pytest.param("pymc", marks=pytest.mark.slow)])
+@pytest.mark.slow  # 22 s warm, more on a cold compile cache
+@pytest.mark.parametrize("sampler", ["nutpie", "pymc"])
 def test_same_seed_same_posterior(sampler):
     if sampler == "nutpie":
         pytest.importorskip("nutpie")

@@ -275,6 +275,7 @@ def test_missing_models_are_reported(monkeypatch):
 @pytest.mark.skipif(
     not hasattr(pymc_models, "get_model"), reason="the PyMC model classes have not landed"
 )
+@pytest.mark.slow  # 10 s warm: real MAP fits of every model
 def test_report_with_real_models_map():
     sim = simulate_round_robin(8, eps=0.15, random_seed=0)
     html = build_report(
@@ -320,6 +321,7 @@ def _prior_as_posterior(model, *, draws, tune, chains, random_seed, **_):
 @pytest.mark.skipif(
     not hasattr(pymc_models, "get_model"), reason="the PyMC model classes have not landed"
 )
+@pytest.mark.slow  # 11 s warm
 def test_report_nuts_path_with_mocked_sampler(monkeypatch):
     from bayes_pairwise.pymc_models import base
 

@@ -225,6 +225,7 @@ def report(with_human):
     return cc, html, parser.tables
 
 
+@pytest.mark.slow  # 21 s warm: builds a whole report
 def test_report_headline_first_then_leaderboard_and_tau(report):
     cc, html, tables = report
     # the per-judge headline is still the first table
