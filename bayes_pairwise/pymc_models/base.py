@@ -754,21 +754,23 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _n_unconstrained(model: pm.Model) -> int:
+    """How many unconstrained parameters ``model`` has (the dimension NUTS samples in).
+
+    Read from the value variables' static shapes on a frozen model; where a shape is not known
+    (the model is not frozen), counted on the initial point.
+    """
+    shapes = [v.type.shape for v in model.value_vars]
+    if any(s is None for shape in shapes for s in shape):
+        return int(sum(np.size(x) for x in model.initial_point().values()))
+    return int(sum(np.prod(shape, dtype=int) for shape in shapes))
+
+
 def _mass_matrix(setting: str, model: pm.Model) -> str:
     """Resolve ``mass_matrix = "auto"``: low-rank up to ``LOW_RANK_MAX_DIM`` parameters."""
     if setting != "auto":
         return setting
-    dim = 0
-    for v in model.value_vars:
-        shape = v.type.shape
-        if any(s is None for s in shape):  # not frozen: ask the initial point
-            return (
-                "low_rank"
-                if sum(np.size(x) for x in model.initial_point().values()) <= LOW_RANK_MAX_DIM
-                else "diag"
-            )
-        dim += int(np.prod(shape))
-    return "low_rank" if dim <= LOW_RANK_MAX_DIM else "diag"
+    return "low_rank" if _n_unconstrained(model) <= LOW_RANK_MAX_DIM else "diag"
 
 
 def _frozen(model: pm.Model) -> pm.Model:
