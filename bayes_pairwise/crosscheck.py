@@ -30,6 +30,7 @@ has no resampling unit and its grid value is shown without an interval), Wilson 
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -51,6 +52,7 @@ from bayes_pairwise.conventions import (
 )
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, DesignError, WarningSink
+from bayes_pairwise.model_checking import compare_fitted, compare_models_dict
 
 __all__ = [
     "Agreement",
@@ -70,6 +72,10 @@ N_BOOTSTRAP = 200
 #: Bootstrap replicates of the classical leaderboards (pooled and per judge): enough for rank
 #: probabilities to two decimals, cheap next to the model fits.
 N_BOOTSTRAP_LEADERBOARD = 200
+#: Verdicts listed per judge in :attr:`CrossCheck.likely_errors` (highest ``p_error`` first).
+LIKELY_ERRORS_PER_JUDGE = 5
+#: Why a MAP cross-check has no LOO comparison (the report prints it).
+LOO_NEEDS_DRAWS = "LOO needs posterior draws: run without --map"
 #: Judge label taken as the human reference of the judges' agreement (compared case-blind).
 HUMAN_JUDGE = "human"
 #: Key of the pooled leaderboard when it serves as the reference (no human judge).
@@ -333,6 +339,27 @@ class CrossCheck:
         is one, else the pooled leaderboard (``attrs["reference_note"]`` says which and why).
     ranking_notes : list of str
         How the leaderboards were made (grouping, reference) or why they were skipped.
+    model_comparison : DataFrame or None
+        With two NUTS-fitted error models or more: their PSIS-LOO comparison
+        (:func:`bayes_pairwise.model_checking.compare_fitted`, ArviZ ``compare``), best first:
+        ``model``, ``rank``, ``elpd_loo``, ``se``, ``elpd_diff``, ``dse``, ``weight``,
+        ``p_loo``, ``n_parameters``, ``pareto_k_bad`` (pair rows with a high Pareto k),
+        ``warning``, ``preferred``; ``attrs["message"]`` is the verdict sentence. The fits are
+        joint (all judges, shared strengths), so the comparison is too: its unit is one
+        (judge, unordered pair) row and every judge's rows count. None otherwise
+        (``model_comparison_note`` says why, e.g. :data:`LOO_NEEDS_DRAWS` for MAP fits).
+    model_comparison_note : str
+        What the comparison covers, or why there is none.
+    likely_errors : DataFrame or None
+        The verdicts most likely wrong under the primary fit, :data:`LIKELY_ERRORS_PER_JUDGE`
+        per judge, highest first (:func:`~bayes_pairwise.pymc_models.verdicts.most_likely_errors`
+        of the fit's ``verdict_errors``): ``row`` (position in the input), ``judge``,
+        ``first``, ``second``, ``outcome``, ``p_error`` (posterior probability that the verdict
+        contradicts the latent true outcome; a MAP fit gives it at the point estimate) and
+        ``p_first_better``. None when the primary fit has no latent truth per pair
+        (``likely_errors_note`` says why).
+    likely_errors_note : str
+        Which fit the probabilities come from, or why there are none.
     """
 
     data: Comparisons
@@ -355,6 +382,10 @@ class CrossCheck:
     judge_leaderboards: Mapping[str, Any] = field(default_factory=dict)
     judge_agreement: pd.DataFrame | None = None
     ranking_notes: Sequence[str] = ()
+    model_comparison: pd.DataFrame | None = None
+    model_comparison_note: str = ""
+    likely_errors: pd.DataFrame | None = None
+    likely_errors_note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -417,6 +448,14 @@ class CrossCheck:
                 "judges": self.judge_agreement.to_dict(orient="records"),
             },
             "ranking_notes": list(self.ranking_notes),
+            "model_comparison": None
+            if self.model_comparison is None
+            else compare_models_dict(self.model_comparison),
+            "model_comparison_note": self.model_comparison_note,
+            "likely_errors": None
+            if self.likely_errors is None
+            else json.loads(self.likely_errors.to_json(orient="records")),
+            "likely_errors_note": self.likely_errors_note,
         }
 
     def pivot(self) -> pd.DataFrame:
@@ -1103,6 +1142,10 @@ def crosscheck(
                     except (ValueError, KeyError) as exc:
                         sink.other.append(f"predictive checks of {name} for {j} not drawn: {exc}")
 
+    # ---------------------------------------------------------------- model checking
+    comparison, comparison_note = _model_comparison(fitted, sink, steps)
+    likely, likely_note = _likely_errors(data, fitted, sink, steps)
+
     # ---------------------------------------------------------------- table and agreement
     steps("cross-check: agreement and verdicts")
     rows = _classical_rows(cf, judges) + _model_rows(fitted, judges)
@@ -1166,6 +1209,81 @@ def crosscheck(
         judge_leaderboards=boards,
         judge_agreement=agreement_tau,
         ranking_notes=ranking_notes,
+        model_comparison=comparison,
+        model_comparison_note=comparison_note,
+        likely_errors=likely,
+        likely_errors_note=likely_note,
+    )
+
+
+def _model_comparison(
+    fits: Mapping[str, Any], sink: WarningSink, steps: _Steps
+) -> tuple[pd.DataFrame | None, str]:
+    """PSIS-LOO comparison of the NUTS-fitted error models (``None`` and why, otherwise)."""
+    if len(fits) < 2:
+        return None, (
+            "one model fitted: a LOO comparison needs two or more (e.g. models=('uniform', "
+            "'positional'))"
+        )
+    if all(_is_point(f) for f in fits.values()):
+        return None, LOO_NEEDS_DRAWS + " (the fits are MAP point estimates)."
+    usable = {
+        n: f
+        for n, f in fits.items()
+        if getattr(f, "observed_name", "") == "wins" and not _is_point(f)
+    }
+    left = [n for n in fits if n not in usable]
+    left_note = (
+        f"left out: {', '.join(left)} (MAP point estimates or a per-verdict likelihood, not on "
+        "the pair-row unit)"
+        if left
+        else ""
+    )
+    if len(usable) < 2:
+        return None, _join("no LOO comparison: fewer than two NUTS-fitted error models", left_note)
+    steps("model checking: PSIS-LOO comparison of " + ", ".join(usable))
+    try:
+        with sink.capture("LOO: "):
+            table = compare_fitted(usable)
+    except DesignError as exc:
+        return None, f"no LOO comparison: {exc}"
+    note = _join(
+        "PSIS-LOO of the joint fit (all judges, shared strengths); unit: "
+        + str(table.attrs.get("unit_text", "one (judge, unordered pair) row")),
+        left_note,
+    )
+    return table, note
+
+
+def _likely_errors(
+    data: Comparisons, fits: Mapping[str, Any], sink: WarningSink, steps: _Steps
+) -> tuple[pd.DataFrame | None, str]:
+    """The verdicts most likely wrong under the primary fit, per judge."""
+    name, fit = next(iter(fits.items()), (None, None))
+    if fit is None:
+        return None, "no model fitted: no per-verdict error probabilities"
+    if getattr(fit, "observed_name", "") != "wins":
+        return None, (
+            f"{name} has no latent true outcome per pair: per-verdict error probabilities need "
+            "an error model (uniform, positional or their variants)"
+        )
+    steps(f"per-verdict error probabilities ({name})")
+    from bayes_pairwise.pymc_models.verdicts import most_likely_errors
+
+    try:
+        with sink.capture(f"verdict errors ({name}): "):
+            table = most_likely_errors(fit.verdict_errors(data), per_judge=LIKELY_ERRORS_PER_JUDGE)
+    except (BayesPairwiseError, ValueError, KeyError) as exc:
+        return None, f"no per-verdict error probabilities from {name}: {exc}"
+    how = (
+        "at the MAP point (a plug-in value, no posterior averaging)"
+        if _is_point(fit)
+        else "averaged over the posterior draws"
+    )
+    return table, (
+        f"p_error: probability that the verdict contradicts the latent true outcome under "
+        f"{_fit_label(fit)}, {how}; the {LIKELY_ERRORS_PER_JUDGE} highest per judge (ties have "
+        "none)"
     )
 
 

@@ -1,6 +1,6 @@
 """Model checking: LOO model comparison and simulation-based calibration (SBC).
 
-:func:`compare_models`
+:func:`compare_models` (and :func:`compare_fitted` for models already fitted)
     Fits several error models to one log with NUTS and ranks them by their expected log
     predictive density estimated with Pareto-smoothed importance-sampling leave-one-out
     (PSIS-LOO, :func:`arviz.compare`).
@@ -27,7 +27,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,9 @@ from bayes_pairwise.errors import DesignError
 __all__ = [
     "LOO_UNIT",
     "SBCResult",
+    "compare_fitted",
     "compare_models",
+    "compare_models_dict",
     "plot_sbc_ranks",
     "sbc",
     "sbc_rank_data",
@@ -163,8 +165,6 @@ def compare_models(
     >>> table.model.tolist(), table.attrs["message"]  # doctest: +SKIP
     (['positional', 'uniform'], 'positional is better than uniform by ...')
     """
-    import arviz as az
-
     if len(models) < 2:
         raise DesignError("compare_models needs at least two models")
     sampler = {k: v for k, v in (("draws", draws), ("tune", tune), ("chains", chains)) if v}
@@ -176,6 +176,67 @@ def compare_models(
         if name in fits:
             name = f"{name}#{len(fits)}"
         fits[name] = model
+    table = compare_fitted(fits, sigma=sigma)
+    table.attrs["fits"] = fits
+    return table
+
+
+def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFrame:
+    """Compare already-fitted error models by PSIS-LOO (:func:`arviz.compare`).
+
+    The one implementation behind :func:`compare_models` (which fits, then calls this) and
+    the cross-check's :attr:`~bayes_pairwise.crosscheck.CrossCheck.model_comparison`.
+
+    Parameters
+    ----------
+    fits : mapping of str to fitted model
+        Name → error model fitted with NUTS to the same data (at least two). Every fit stores
+        its pointwise log-likelihood ``idata_.log_likelihood["wins"]`` at fit time, one value
+        per (judge, unordered pair) row.
+    sigma : float
+        Models within ``sigma`` standard errors (``dse``) of the best are "equivalent"; among
+        those the one with the fewest parameters is ``preferred``.
+
+    Returns
+    -------
+    DataFrame
+        The table of :func:`compare_models` (same columns, best first); ``attrs``: ``unit``,
+        ``unit_text``, ``message`` (the verdict, one sentence) and ``preferred``.
+
+    Raises
+    ------
+    DesignError
+        Fewer than two fits, a per-verdict model, a MAP fit, a fit without a pointwise
+        log-likelihood, or fits to different observations.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import get_model
+    >>> sim = bp.simulate_round_robin(10, eps_plus=0.04, eps_minus=0.3, repeats=2,
+    ...                               random_seed=0)
+    >>> fits = {n: get_model(n, draws=300, tune=300, chains=2).fit(sim.data, random_seed=1)
+    ...         for n in ("uniform", "positional")}  # doctest: +SKIP
+    >>> compare_fitted(fits).model.tolist()  # doctest: +SKIP
+    ['positional', 'uniform']
+    """
+    import arviz as az
+
+    if len(fits) < 2:
+        raise DesignError("a LOO comparison needs at least two fitted models")
+    for name, model in fits.items():
+        if getattr(model, "observed_name", "") != "wins":
+            raise DesignError(
+                f"model {name!r} has a per-verdict likelihood; LOO comparison needs models on "
+                f"the same unit ({_UNIT_TEXT}), i.e. the error models (uniform, positional and "
+                "variants)"
+            )
+        if not hasattr(model, "idata_"):
+            raise DesignError(f"model {name!r} is not fitted")
+        if getattr(model, "method_", "nuts") != "nuts":
+            raise DesignError(f"model {name!r} is a MAP fit; LOO needs posterior draws (NUTS)")
+        if "log_likelihood" not in model.idata_.groups():
+            raise DesignError(f"model {name!r} has no pointwise log-likelihood")
     observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]
     if any(o.shape != observed[0].shape or not np.array_equal(o, observed[0]) for o in observed):
         raise DesignError(
@@ -207,7 +268,6 @@ def compare_models(
             "unit_text": _UNIT_TEXT,
             "message": _verdict(table, best, preferred, sigma),
             "preferred": preferred,
-            "fits": fits,
         }
     )
     return table

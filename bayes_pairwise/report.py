@@ -12,6 +12,9 @@ Sections
    :data:`LEADERBOARD_ROWS` rows) with its rank-probability map, and the Kendall τ of each
    judge's leaderboard against the human judge's (or, without one, the pooled leaderboard's).
    Both are computed by :func:`~bayes_pairwise.crosscheck.crosscheck`; the report renders them.
+   Then two collapsible sections: the **LOO model comparison** of the fitted models (when more
+   than one is fitted; with MAP fits, the reason there is none) with its verdict sentence, and
+   the **verdicts most likely wrong** per judge (``CrossCheck.likely_errors``) with their items.
 1. **Data**: items, contexts, judges, verdicts, both-order and repeat coverage, ties, and the
    design warnings raised while loading and fitting (:class:`~bayes_pairwise.errors.DesignWarning`)
    plus the report's own coverage checks.
@@ -417,6 +420,9 @@ def build_report(
     _section_headline(page, st, model)
     prog("rendering: leaderboard")
     _section_leaderboard(page, st)
+    prog("rendering: model comparison and likely errors")
+    _section_model_comparison(page, st)
+    _section_likely_errors(page, st)
     page.open_details("Data and design warnings")
     prog("rendering: data")
     _section_data(page, st, sink)
@@ -1356,6 +1362,106 @@ def _section_leaderboard(page: HtmlPage, st: _State) -> None:
     rest = [n for n in notes if tau is None or n != tau.attrs.get("reference_note")]
     if rest:
         page.bullets(rest)
+
+
+def _section_model_comparison(page: HtmlPage, st: _State) -> None:
+    """The cross-check's PSIS-LOO table and its verdict sentence (more than one model fitted)."""
+    cc = st.crosscheck
+    table = getattr(cc, "model_comparison", None)
+    note = str(getattr(cc, "model_comparison_note", ""))
+    if table is None and len(cc.settings.get("models", cc.fits)) < 2:
+        return
+    page.open_details("Model comparison (PSIS-LOO)")
+    if table is None:
+        page.box(note or "No LOO comparison.", kind="warn")
+        page.close_details()
+        return
+    page.box(str(table.attrs.get("message", "")), kind="ok", title="Which model the data support")
+    shown = pd.DataFrame(
+        {
+            "model": table["model"].astype(str).to_numpy(),
+            "elpd_loo": table["elpd_loo"].astype(float).to_numpy(),
+            "se": table["se"].astype(float).to_numpy(),
+            "elpd_diff": table["elpd_diff"].astype(float).to_numpy(),
+            "dse": table["dse"].astype(float).to_numpy(),
+            "weight": table["weight"].astype(float).to_numpy(),
+            "p_loo": table["p_loo"].astype(float).to_numpy(),
+            "parameters": [str(int(v)) for v in table["n_parameters"]],
+            "Pareto k warnings": [str(int(v)) for v in table["pareto_k_bad"]],
+            "preferred": ["yes" if v else "" for v in table["preferred"]],
+        }
+    )
+    _table(
+        page,
+        shown,
+        caption=(
+            "PSIS-LOO comparison (ArviZ compare, stacking weights), best first: expected log "
+            "predictive density (elpd_loo) with its standard error, the difference to the best "
+            "model and its standard error (dse), the effective number of parameters (p_loo), "
+            "the unconstrained free parameters and the pair rows whose Pareto k is too high "
+            "for the estimate to be reliable. " + note
+        ),
+        float_format="{:.2f}",
+        index=False,
+    )
+    page.close_details()
+
+
+def _display_id(value: Any) -> str:
+    """A user id shortened for a table cell as for the plots (:func:`plots.short_label`: at
+    most ``LABEL_MAX_CHARS`` characters, middle "…"), without its Matplotlib escapes (the HTML
+    table escapes the text itself)."""
+    from bayes_pairwise import plots
+
+    s = plots.short_label(value).replace("\\$", "$")
+    return s[1:] if str(value).startswith("_") and s.startswith(" ") else s
+
+
+def _section_likely_errors(page: HtmlPage, st: _State) -> None:
+    """Per judge, the verdicts the primary fit finds most likely wrong, with their items."""
+    from bayes_pairwise import plots
+
+    cc = st.crosscheck
+    table = getattr(cc, "likely_errors", None)
+    note = str(getattr(cc, "likely_errors_note", ""))
+    if table is None and st.fit is None:
+        return
+    page.open_details("Verdicts most likely wrong, per judge")
+    if table is None or not len(table):
+        page.box(note or "No per-verdict error probabilities.", kind="warn")
+        page.close_details()
+        return
+    outcome = {1.0: "first", 0.0: "second", 0.5: "tie"}
+    long_ids = any(
+        len(str(v)) > plots.LABEL_MAX_CHARS for v in pd.concat([table["first"], table["second"]])
+    )
+    for judge, rows in table.groupby("judge", sort=False):
+        shown = pd.DataFrame(
+            {
+                "row": [str(int(r)) for r in rows["row"]],
+                "first shown": [_display_id(v) for v in rows["first"]],
+                "second shown": [_display_id(v) for v in rows["second"]],
+                "verdict": [outcome.get(float(v), str(v)) for v in rows["outcome"]],
+                "p_error": rows["p_error"].astype(float).to_numpy(),
+            }
+        )
+        _table(
+            page,
+            shown,
+            caption=(
+                f"Judge {_display_id(judge)}: the {len(rows)} verdicts most likely wrong "
+                "(row: position in the input). "
+                + note
+                + (
+                    f". Ids longer than {plots.LABEL_MAX_CHARS} characters are shortened in "
+                    "the middle; the full ids are in the cross-check's likely_errors table."
+                    if long_ids
+                    else "."
+                )
+            ),
+            index=False,
+        )
+    page.close_details()
 
 
 def _headline_classical(

@@ -1,0 +1,286 @@
+"""The cross-check's LOO model comparison and most-likely-wrong verdicts, and their report
+sections (issue 8, items 1 and 4).
+
+The cross-check computes both (``CrossCheck.model_comparison``, ``CrossCheck.likely_errors``);
+the report prints them. Every number is checked against an independent computation:
+:func:`arviz.compare` on the same InferenceData objects, and the fit's own ``verdict_errors``.
+The default tests use NUTS replaced by draws from the prior (``conftest.fake_nuts``) and MAP
+fits; the slow test fits real NUTS on a strongly positional log.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from html.parser import HTMLParser
+from typing import Any
+
+import arviz as az
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+from conftest import fake_nuts
+
+from bayes_pairwise.crosscheck import LIKELY_ERRORS_PER_JUDGE, LOO_NEEDS_DRAWS, crosscheck
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.model_checking import COMPARE_COLUMNS, compare_fitted
+from bayes_pairwise.pymc_models.verdicts import most_likely_errors
+from bayes_pairwise.report import build_report
+from bayes_pairwise.simulate import simulate_round_robin
+
+pytest.importorskip("pymc")
+
+#: Only what these tests read: no grids, no leaderboards, no diagnostics.
+CHEAP = {
+    "delta_s": False,
+    "delta_s_2d": False,
+    "biased_bt_spread": False,
+    "strengths": False,
+    "leaderboard": False,
+    "diagnostics": False,
+    "random_seed": 0,
+}
+LONG = "item-" + "x" * 80 + "-end"
+
+
+def _two_judges(n_items: int = 5) -> Any:
+    """Two judges on one round-robin (two verdicts per order), one id 90 characters long."""
+    frames = []
+    for k, (name, eps) in enumerate({"gpt": 0.05, "llama": 0.3}.items()):
+        sim = simulate_round_robin(n_items, eps=eps, repeats=2, random_seed=10 + k)
+        f = sim.data.to_frame()[["first", "second", "outcome"]].copy()
+        f["judge"] = name
+        frames.append(f)
+    frame = pd.concat(frames, ignore_index=True).replace({"t000": LONG})
+    return load_comparisons(frame, judge="judge")
+
+
+@pytest.fixture(scope="module")
+def nuts_cc():
+    """Two judges, uniform + positional with NUTS replaced by prior draws (2 chains × 50)."""
+    import bayes_pairwise.pymc_models.base as base
+
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mp.setattr(base, "sample_nuts", fake_nuts())
+        return crosscheck(_two_judges(), draws=50, tune=50, chains=2, **CHEAP)
+
+
+@pytest.fixture(scope="module")
+def point_cc(nuts_cc):
+    """The same fits marked as MAP fits (no new compilation): the cross-check's MAP branch."""
+    import copy
+
+    fits = []
+    for f in nuts_cc.fits.values():
+        g = copy.copy(f)
+        g.method_ = "map"
+        fits.append(g)
+    return crosscheck(nuts_cc.data, *fits, **CHEAP)
+
+
+@pytest.fixture(scope="module")
+def map_cc():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return crosscheck(_two_judges(), method="map", **CHEAP)
+
+
+class _Tables(HTMLParser):
+    """Every <table>: the caption printed before it (``<em>``) and its rows of cell texts."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[dict[str, Any]] = []
+        self._em: list[str] | None = None
+        self._caption = ""
+        self._cell: list[str] | None = None
+        self._row: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "em":
+            self._em = []
+        elif tag == "table":
+            self.tables.append({"caption": self._caption, "rows": []})
+            self._caption = ""
+        elif tag == "tr" and self.tables:
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "em" and self._em is not None:
+            self._caption = "".join(self._em)
+            self._em = None
+        elif tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.tables[-1]["rows"].append(self._row)
+            self._row = None
+
+    def handle_data(self, data: str) -> None:
+        for buf in (self._em, self._cell):
+            if buf is not None:
+                buf.append(data)
+
+
+def _render(cc: Any) -> tuple[str, list[dict[str, Any]]]:
+    """The report of ``cc``'s answer sections: the fits are dropped (the Bayesian section's
+    plots are not what is tested), what the cross-check computed is kept."""
+    from dataclasses import replace
+
+    html = build_report(replace(cc, fits={}), progress=False).render()
+    parser = _Tables()
+    parser.feed(html)
+    return html, parser.tables
+
+
+# ============================================================================ LOO in the crosscheck
+def test_crosscheck_comparison_equals_arviz_compare(nuts_cc):
+    cc = nuts_cc
+    table = cc.model_comparison
+    assert table is not None and table.columns.tolist() == list(COMPARE_COLUMNS)
+    idatas = {name: f.idata_ for name, f in cc.fits.items()}
+    # the fits store the pointwise log-likelihood per (judge, pair) row: 2 judges × 10 pairs
+    for idata in idatas.values():
+        assert idata.log_likelihood["wins"].shape[-1] == 2 * 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = az.compare(idatas, ic="loo", method="stacking", scale="log")
+    assert table["model"].tolist() == list(ref.index)
+    for col in ("elpd_loo", "se", "elpd_diff", "dse", "weight", "p_loo"):
+        np.testing.assert_allclose(table[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-12)
+    assert table["weight"].sum() == pytest.approx(1.0)
+    # one implementation: compare_fitted on the same fits gives the same table
+    pd.testing.assert_frame_equal(compare_fitted(dict(cc.fits)), table)
+    msg = table.attrs["message"]
+    assert table.attrs["preferred"] in msg and msg.endswith("preferred.")
+    assert "joint fit" in cc.model_comparison_note
+    d = json.loads(json.dumps(cc.to_dict(), default=str))
+    mc = d["model_comparison"]
+    assert mc["message"] == msg and mc["unit"] == "pair"
+    assert [r["model"] for r in mc["models"]] == list(ref.index)
+    assert [r["elpd_loo"] for r in mc["models"]] == pytest.approx(list(ref["elpd_loo"]))
+
+
+MAP_FIXTURES = ["point_cc", pytest.param("map_cc", marks=pytest.mark.slow)]  # real MAP: 35 s
+
+
+@pytest.mark.parametrize("which", MAP_FIXTURES)
+def test_map_crosscheck_has_no_comparison_but_a_reason(which, request):
+    cc = request.getfixturevalue(which)
+    assert list(cc.fits) == ["uniform", "positional"]
+    assert cc.model_comparison is None
+    assert cc.model_comparison_note.startswith(LOO_NEEDS_DRAWS)
+    d = cc.to_dict()
+    assert d["model_comparison"] is None and d["model_comparison_note"].startswith(LOO_NEEDS_DRAWS)
+
+
+# ============================================================================ likely errors
+@pytest.mark.parametrize("which", ["nuts_cc", *MAP_FIXTURES])
+def test_likely_errors_are_the_top_five_per_judge(which, request):
+    cc = request.getfixturevalue(which)
+    got = cc.likely_errors
+    fit = cc.primary_fit
+    assert fit.name == "uniform"
+    every = fit.verdict_errors(cc.data)
+    want = most_likely_errors(every, per_judge=LIKELY_ERRORS_PER_JUDGE)
+    pd.testing.assert_frame_equal(got, want)
+    assert got.groupby("judge").size().to_dict() == {"gpt": 5, "llama": 5}
+    for _, rows in got.groupby("judge"):
+        p = rows["p_error"].to_numpy()
+        assert np.all(np.diff(p) <= 0)
+        # nothing left out of the top five is more likely wrong
+        rest = every[(every.judge == rows.judge.iloc[0]) & ~every.row.isin(rows.row)]
+        assert p.min() >= rest["p_error"].max()
+    # the rows point back into the input: first / second / outcome as given
+    frame = cc.data.to_frame().reset_index(drop=True)
+    for r in got.itertuples(index=False):
+        src = frame.iloc[int(r.row)]
+        assert (src["first"], src["second"], src["judge"]) == (r.first, r.second, r.judge)
+    d = json.loads(json.dumps(cc.to_dict(), default=str))
+    assert [x["p_error"] for x in d["likely_errors"]] == pytest.approx(got["p_error"].tolist())
+    assert ("MAP point" in cc.likely_errors_note) == (which != "nuts_cc")
+
+
+# ============================================================================ the report
+def test_report_prints_the_comparison_and_likely_errors(nuts_cc):
+    cc = nuts_cc
+    html, tables = _render(cc)
+    loo = next(t for t in tables if t["caption"].startswith("PSIS-LOO comparison"))
+    head, body = loo["rows"][0], loo["rows"][1:]
+    assert head[:7] == ["model", "elpd_loo", "se", "elpd_diff", "dse", "weight", "p_loo"]
+    table = cc.model_comparison
+    assert [r[0] for r in body] == table["model"].tolist()
+    for col in ("elpd_loo", "se", "elpd_diff", "dse", "weight", "p_loo"):
+        k = head.index(col)
+        assert [r[k] for r in body] == [f"{v:.2f}" for v in table[col]]
+    assert [r[head.index("Pareto k warnings")] for r in body] == [
+        str(v) for v in table["pareto_k_bad"]
+    ]
+    # the verdict sentence, escaped as the page escapes text
+    from bayes_pairwise._html import esc
+
+    assert esc(table.attrs["message"]) in html
+    # the likely-wrong verdicts: one table per judge, p_error as computed (3 decimals)
+    le = cc.likely_errors
+    assert LONG in set(le["first"]) | set(le["second"])
+    shown: set[str] = set()
+    for judge in ("gpt", "llama"):
+        t = next(t for t in tables if t["caption"].startswith(f"Judge {judge}: the 5 verdicts"))
+        h, rows = t["rows"][0], t["rows"][1:]
+        want = le[le.judge == judge]
+        assert [r[h.index("row")] for r in rows] == [str(v) for v in want["row"]]
+        assert [r[h.index("p_error")] for r in rows] == [f"{v:.3f}" for v in want["p_error"]]
+        shown |= {r[h.index(c)] for r in rows for c in ("first shown", "second shown")}
+    # the 90-character id is shortened to 40 characters, keeping its start and end
+    assert LONG not in shown and all(len(v) <= 40 for v in shown)
+    assert "item-" + "x" * 21 + "…" + "x" * 9 + "-end" in shown
+    # both sections come after the headline, in collapsible <details>
+    sections = html.split("</nav>", 1)[1]
+    assert (
+        sections.index("Per judge:")
+        < sections.index("<summary>Model comparison (PSIS-LOO)")
+        < sections.index("<summary>Verdicts most likely wrong, per judge")
+        < sections.index("<summary>Data and design")
+    )
+
+
+@pytest.mark.parametrize("which", MAP_FIXTURES)
+def test_map_report_prints_the_reason(which, request):
+    map_cc = request.getfixturevalue(which)
+    html, tables = _render(map_cc)
+    assert "<summary>Model comparison (PSIS-LOO)" in html
+    assert LOO_NEEDS_DRAWS in html
+    assert not any(t["caption"].startswith("PSIS-LOO comparison") for t in tables)
+    le = map_cc.likely_errors
+    t = next(t for t in tables if t["caption"].startswith("Judge gpt: the 5 verdicts"))
+    h = t["rows"][0]
+    want = le[le.judge == "gpt"]["p_error"]
+    assert [r[h.index("p_error")] for r in t["rows"][1:]] == [f"{v:.3f}" for v in want]
+
+
+# ============================================================================ real NUTS (slow)
+@pytest.mark.slow  # two real NUTS fits (100 + 100 draws, 2 chains): minutes on a cold cache
+def test_positional_log_ranks_positional_first():
+    sim = simulate_round_robin(12, eps_plus=0.04, eps_minus=0.30, repeats=2, random_seed=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cc = crosscheck(sim.data, draws=100, tune=100, chains=2, **CHEAP)
+    table = cc.model_comparison
+    assert table["model"].tolist() == ["positional", "uniform"]
+    assert table.attrs["preferred"] == "positional"
+    row = table.set_index("model").loc["uniform"]
+    assert row["elpd_diff"] > 2 * row["dse"]
+    idatas = {name: f.idata_ for name, f in cc.fits.items()}
+    ref = az.compare(idatas, ic="loo", method="stacking", scale="log")
+    np.testing.assert_allclose(table["elpd_loo"], ref["elpd_loo"], rtol=1e-12)
+    _, tables = _render(cc)
+    loo = next(t for t in tables if t["caption"].startswith("PSIS-LOO comparison"))
+    assert loo["rows"][1][0] == "positional"
+    assert loo["rows"][1][1] == f"{table['elpd_loo'].iloc[0]:.2f}"
