@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Sequence
@@ -31,10 +32,12 @@ __all__ = [
     "NUISANCE",
     "RHAT_MAX",
     "Diagnostics",
+    "complete_round_robins",
     "diagnose",
     "fit_summary_dict",
     "hdi_interval",
     "parameter_summary",
+    "pooled_delta_curves",
     "ppc_pair_counts",
     "select_judge",
     "tie_handling",
@@ -511,6 +514,126 @@ def _first_rate(kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray) 
     return (n1 + km - n2).sum(axis=-1) / (kp + km).sum()
 
 
+def complete_round_robins(
+    i: np.ndarray, j: np.ndarray, item_context: np.ndarray, *, min_items: int = 2
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """The contexts whose unordered pairs are all present: where a Δ_S curve can be computed.
+
+    Parameters
+    ----------
+    i, j : ndarray, shape (P,)
+        Item indices of each pair row (each unordered pair once).
+    item_context : ndarray, shape (N,)
+        The context index of every item.
+    min_items : int
+        Smaller contexts are left out.
+
+    Returns
+    -------
+    list of (n, rows, local)
+        One entry per complete context, in ascending context order: its number of items ``n``,
+        the pair rows that fall in it and, shape (rows, 2), the pair's items numbered
+        ``0..n-1`` within the context.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i, j = np.array([0, 0, 1, 3]), np.array([1, 2, 2, 4])
+    >>> [(n, rows.tolist(), local.tolist())
+    ...  for n, rows, local in complete_round_robins(i, j, np.array([0, 0, 0, 1, 1]))]
+    [(3, [0, 1, 2], [[0, 1], [0, 2], [1, 2]]), (2, [3], [[0, 1]])]
+    """
+    i, j = np.asarray(i), np.asarray(j)
+    ctx = np.asarray(item_context)
+    out = []
+    for c in np.unique(ctx[i]):
+        members = np.flatnonzero(ctx == c)
+        n = members.size
+        rows = np.flatnonzero(ctx[i] == c)
+        if n < max(min_items, 2) or rows.size != n * (n - 1) // 2:
+            continue  # too small, or not a complete round-robin
+        local = np.full(ctx.size, -1)
+        local[members] = np.arange(n)
+        out.append((n, rows, np.c_[local[i[rows]], local[j[rows]]]))
+    return out
+
+
+def pooled_delta_curves(
+    contexts: Sequence[tuple[int, np.ndarray, np.ndarray]],
+    w: np.ndarray,
+    n_subsets: int,
+    random_seed: int | np.random.Generator | None = None,
+) -> np.ndarray:
+    """Δ_S–n curves of W, averaged over complete round-robins, for every row of ``w``.
+
+    Each context's W (``W[i, j] = w``, ``W[j, i] = -w`` on its pairs) gives
+    :func:`~bayes_pairwise.classical.deltas.observed_curve`; at each size n the curves of the
+    contexts with at least n items are averaged. Contexts small enough that every subset is used
+    (C(n, m) ≤ ``n_subsets`` for all m) are done for all rows at once (the same numbers, with no
+    random draws).
+
+    Parameters
+    ----------
+    contexts : list of (n, rows, local)
+        From :func:`complete_round_robins`.
+    w : ndarray, shape (D, P) or (P,)
+        (2 n₁ + 2 n₂ − k) / k per pair row: observed, or one replicate per row.
+    n_subsets : int
+        Random subsets per size (all of them where fewer exist).
+    random_seed : int, Generator or None
+        An int: context number ``c`` (its place in ``contexts``) draws from
+        ``default_rng(random_seed + c)``, the same subsets for every row of ``w`` (common random
+        numbers across replicates). A Generator: one stream, context by context and row by row.
+
+    Returns
+    -------
+    ndarray, shape (D, n_max − 1)
+        Entry n − 2 is the pooled mean Δ_S of n-subsets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
+    >>> ctx = complete_round_robins(i, j, np.zeros(3, dtype=int))
+    >>> pooled_delta_curves(ctx, np.ones(3), 10).tolist()  # a perfect order: Δ_S = 0
+    [[0.0, 0.0]]
+    """
+    from bayes_pairwise.classical.deltas import delta_s_scores, observed_curve
+
+    w = np.atleast_2d(np.asarray(w, dtype=float))
+    D = w.shape[0]
+    per_context = isinstance(random_seed, int | np.integer)
+    rng = None if per_context else np.random.default_rng(random_seed)
+    n_max = max(n for n, _, _ in contexts)
+    tot = np.zeros((D, n_max - 1))
+    cnt = np.zeros(n_max - 1)
+    by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for c, (n, rows, ij) in enumerate(contexts):
+        if all(math.comb(n, m) <= n_subsets for m in range(2, n + 1)):
+            by_size.setdefault(n, []).append((rows, ij))
+            continue
+        seed = int(random_seed) + c if per_context else rng  # type: ignore[arg-type]
+        for d in range(D):
+            W = np.zeros((n, n))
+            W[ij[:, 0], ij[:, 1]] = w[d, rows]
+            W[ij[:, 1], ij[:, 0]] = -w[d, rows]
+            tot[d, : n - 1] += observed_curve(W, n_subsets, random_seed=seed)
+        cnt[: n - 1] += 1
+    for n, blocks in by_size.items():
+        C = len(blocks)
+        W = np.zeros((D, C, n, n))
+        for c, (rows, ij) in enumerate(blocks):
+            W[:, c, ij[:, 0], ij[:, 1]] = w[:, rows]
+            W[:, c, ij[:, 1], ij[:, 0]] = -w[:, rows]
+        for m in range(2, n + 1):
+            idx = np.array(list(itertools.combinations(range(n), m)), dtype=np.intp)  # (K, m)
+            sub = W[:, :, idx[:, :, None], idx[:, None, :]]  # (D, C, K, m, m)
+            ds = delta_s_scores(sub.sum(axis=-1))  # (D, C, K)
+            tot[:, m - 2] += np.asarray(ds).mean(axis=2).sum(axis=1)
+        cnt[: n - 1] += C
+    return tot / cnt
+
+
 def _delta_curves(
     counts: dict[str, np.ndarray],
     rows: np.ndarray,
@@ -519,43 +642,24 @@ def _delta_curves(
     seed: int | None,
     n_subsets: int,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Pooled Δ_S curves (observed, replicated per draw) over complete round-robins."""
-    from bayes_pairwise.classical.deltas import observed_curve
+    """Pooled Δ_S curves (observed, replicated per draw) over complete round-robins.
 
+    The same computation as :func:`bayes_pairwise.pymc_models.ppc.ppc_data`'s ``delta_s`` (one
+    implementation, :func:`pooled_delta_curves`); two choices differ and are kept as they were:
+    contexts of two items are left out here (``min_items=3``; ``ppc_data`` pools them in at
+    n = 2), and an int ``seed`` gives every context its own stream, the same subsets for the
+    observed data and every replicate (``ppc_data`` runs one Generator through them).
+    """
     i, j = counts["i"][rows], counts["j"][rows]
-    k = (counts["k_plus"] + counts["k_minus"])[rows].astype(float)
     ctx = item_context if item_context is not None else np.zeros(int(max(i.max(), j.max())) + 1)
-    blocks = []
-    for c in np.unique(ctx[i]):
-        members = np.flatnonzero(ctx == c)
-        n = members.size
-        sel = np.flatnonzero(ctx[i] == c)
-        if n < 3 or sel.size != n * (n - 1) // 2:
-            continue  # not a complete round-robin
-        local = {int(g): loc for loc, g in enumerate(members)}
-        li = np.array([local[int(a)] for a in i[sel]])
-        lj = np.array([local[int(b)] for b in j[sel]])
-        blocks.append((n, sel, li, lj))
-    if not blocks:
+    contexts = complete_round_robins(i, j, ctx, min_items=3)
+    if not contexts:
         return None
-    size = max(b[0] for b in blocks)
-
-    def pooled(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
-        total = np.zeros(size - 1)
-        weight = np.zeros(size - 1)
-        for c_idx, (n, sel, li, lj) in enumerate(blocks):
-            w = (2 * n1[rows][sel] + 2 * n2[rows][sel] - k[sel]) / k[sel]
-            mat = np.zeros((n, n))
-            mat[li, lj] = w
-            mat[lj, li] = -w
-            rs = None if seed is None else seed + c_idx
-            curve = observed_curve(mat, n_subsets, random_seed=rs)
-            total[: n - 1] += curve
-            weight[: n - 1] += 1
-        return total / np.maximum(weight, 1)
-
-    obs = pooled(counts["n1"], counts["n2"])
-    rep = np.array([pooled(counts["n1_rep"][d], counts["n2_rep"][d]) for d in draws])
+    k = (counts["k_plus"] + counts["k_minus"])[rows].astype(float)
+    w_obs = (2 * counts["n1"][rows] + 2 * counts["n2"][rows] - k) / k
+    w_rep = (2 * counts["n1_rep"][draws][:, rows] + 2 * counts["n2_rep"][draws][:, rows] - k) / k
+    obs = pooled_delta_curves(contexts, w_obs, n_subsets, seed)[0]
+    rep = pooled_delta_curves(contexts, w_rep, n_subsets, seed)
     return obs, rep
 
 

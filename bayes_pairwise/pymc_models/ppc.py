@@ -9,15 +9,18 @@ simulator.
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.pymc_models.diagnostics import as_inference_data, select_judge
+from bayes_pairwise.pymc_models.diagnostics import (
+    as_inference_data,
+    complete_round_robins,
+    pooled_delta_curves,
+    select_judge,
+)
 
 if TYPE_CHECKING:
     import arviz as az
@@ -210,66 +213,13 @@ def _model_replicates(
 
 
 def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
-    """(size, pair rows, local (i, j)) for every context whose unordered pairs are all present."""
-    ctx_of = np.asarray(block.item_context)
-    out = []
-    for c in range(block.n_contexts):
-        items = np.flatnonzero(ctx_of == c)
-        n = items.size
-        if n < 2:
-            continue
-        rows = np.flatnonzero(ctx_of[np.asarray(pc.i)] == c)
-        if rows.size != n * (n - 1) // 2:
-            continue
-        local = np.full(block.n_items, -1)
-        local[items] = np.arange(n)
-        out.append((n, rows, np.c_[local[pc.i[rows]], local[pc.j[rows]]]))
-    return out
+    """(size, pair rows, local (i, j)) for every context whose unordered pairs are all present.
 
-
-def _pooled_delta_curves(
-    ctx: list[tuple[int, np.ndarray, np.ndarray]],
-    w: np.ndarray,
-    n_subsets: int,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Δ_S–n curves averaged over contexts, for every row of ``w`` (shape (D, pairs)).
-
-    Contexts small enough that :func:`~bayes_pairwise.classical.deltas.observed_curve` would
-    enumerate every subset (C(n, m) ≤ ``n_subsets`` for all m) are done for all rows and all
-    contexts of a size at once; the same numbers, without a Python loop per context and draw.
+    Contexts of two items count (their Δ_S at n = 2); :func:`~bayes_pairwise.pymc_models.
+    diagnostics.diagnose` leaves them out of its Δ_S area (``min_items=3``), a choice kept as it
+    was when the two came to share :func:`complete_round_robins`.
     """
-    from bayes_pairwise.classical.deltas import delta_s_scores, observed_curve
-
-    w = np.atleast_2d(np.asarray(w, dtype=float))
-    D = w.shape[0]
-    n_max = max(n for n, _, _ in ctx)
-    tot = np.zeros((D, n_max - 1))
-    cnt = np.zeros(n_max - 1)
-    by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for n, rows, ij in ctx:
-        if all(math.comb(n, m) <= n_subsets for m in range(2, n + 1)):
-            by_size.setdefault(n, []).append((rows, ij))
-            continue
-        for d in range(D):
-            W = np.zeros((n, n))
-            W[ij[:, 0], ij[:, 1]] = w[d, rows]
-            W[ij[:, 1], ij[:, 0]] = -w[d, rows]
-            tot[d, : n - 1] += observed_curve(W, n_subsets, random_seed=rng)
-        cnt[: n - 1] += 1
-    for n, blocks in by_size.items():
-        C = len(blocks)
-        W = np.zeros((D, C, n, n))
-        for c, (rows, ij) in enumerate(blocks):
-            W[:, c, ij[:, 0], ij[:, 1]] = w[:, rows]
-            W[:, c, ij[:, 1], ij[:, 0]] = -w[:, rows]
-        for m in range(2, n + 1):
-            idx = np.array(list(itertools.combinations(range(n), m)), dtype=np.intp)  # (K, m)
-            sub = W[:, :, idx[:, :, None], idx[:, None, :]]  # (D, C, K, m, m)
-            ds = delta_s_scores(sub.sum(axis=-1))  # (D, C, K)
-            tot[:, m - 2] += np.asarray(ds).mean(axis=2).sum(axis=1)
-        cnt[: n - 1] += C
-    return tot / cnt
+    return complete_round_robins(pc.i, pc.j, block.item_context, min_items=2)
 
 
 def ppc_data(
@@ -395,13 +345,12 @@ def ppc_data(
         ctx = _context_pairs(block, pc)
         if ctx:
             k = kp + km
-            obs_curve = _pooled_delta_curves(ctx, (2 * pc.n1 + 2 * pc.n2 - k) / k, n_subsets, rng)[
-                0
-            ]
+            # one Generator through all curves (diagnose gives each context its own int seed)
+            obs_curve = pooled_delta_curves(ctx, (2 * pc.n1 + 2 * pc.n2 - k) / k, n_subsets, rng)[0]
             sizes = np.arange(2, obs_curve.size + 2)
             n_c = min(int(n_draws_curve), n1r.shape[0])
             w_rep = (2 * n1r[:n_c] + 2 * n2r[:n_c] - k) / k
-            rep_curves = _pooled_delta_curves(ctx, w_rep, n_subsets, rng)  # (n_c, sizes)
+            rep_curves = pooled_delta_curves(ctx, w_rep, n_subsets, rng)  # (n_c, sizes)
             rows.append(
                 pd.DataFrame(
                     {
