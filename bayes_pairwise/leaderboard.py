@@ -20,8 +20,8 @@ Items grouped by context (PRD: ``"question::model"``) are ranked as systems with
 ``group_by="name"`` (the part after ``::``, via :meth:`Comparisons.pool_contexts`) or with an
 explicit item → group mapping.
 
-:func:`rank_probability_data` returns the numbers behind a rank-probability heat map and
-:func:`plot_rank_probabilities` draws it.
+:func:`rank_probability_data` returns the numbers behind a rank-probability heat map;
+:func:`bayes_pairwise.plots.plot_rank_probabilities` draws it (this module draws nothing).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -38,15 +38,11 @@ from bayes_pairwise.conventions import HDI_PROB
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-
 __all__ = [
     "MODELS",
     "Leaderboard",
     "judge_agreement",
     "leaderboard",
-    "plot_rank_probabilities",
     "rank_probability_data",
     "rank_statistics",
 ]
@@ -849,7 +845,7 @@ def judge_agreement(
     return table
 
 
-# --------------------------------------------------------------------------- plot
+# --------------------------------------------------------------------------- plot numbers
 def rank_probability_data(
     lb: Leaderboard, *, max_rank: int | None = None, top: int | None = None
 ) -> pd.DataFrame:
@@ -890,79 +886,3 @@ def rank_probability_data(
         out[f">{k}"] = probs.iloc[:, k:].sum(axis=1, min_count=1).to_numpy()
     out.columns.name = "rank"
     return out
-
-
-def plot_rank_probabilities(
-    lb: Leaderboard,
-    *,
-    ax: Axes | None = None,
-    max_rank: int | None = None,
-    top: int | None = None,
-    annotate: bool | None = None,
-    cmap: str = "Blues",
-) -> Axes:
-    """Heat map of P(rank = k): one row per item (strongest on top), one column per rank.
-
-    Parameters
-    ----------
-    lb : Leaderboard
-    ax : matplotlib Axes, optional
-        Drawn into a new figure when omitted.
-    max_rank, top : int, optional
-        As in :func:`rank_probability_data`.
-    annotate : bool, optional
-        Write the probabilities in the cells (default: when the map has ≤ 400 cells).
-    cmap : str
-        Matplotlib colour map.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import pandas as pd
-    >>> from bayes_pairwise.data import load_comparisons
-    >>> df = pd.DataFrame({"first": ["a", "b", "c"] * 20, "second": ["b", "c", "a"] * 20,
-    ...                    "outcome": ["first", "first", "second"] * 20})
-    >>> ax = plot_rank_probabilities(leaderboard(load_comparisons(df), n_boot=100,
-    ...                                          random_seed=0))
-    >>> ax.get_xlabel()
-    'rank'
-    """
-    import matplotlib.pyplot as plt
-
-    table = rank_probability_data(lb, max_rank=max_rank, top=top)
-    if ax is None:
-        n_rows, n_cols = table.shape
-        _, ax = plt.subplots(
-            figsize=(min(2.0 + 0.45 * n_cols, 14.0), min(1.2 + 0.32 * n_rows, 14.0))
-        )
-    values = table.to_numpy(dtype=float)
-    image = ax.imshow(values, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(table.shape[1]), list(table.columns))
-    ax.set_yticks(range(table.shape[0]), list(table.index))
-    ax.set_xlabel("rank")
-    ax.set_ylabel("")
-    title = f"P(rank = k), {lb.model} ({lb.method})"
-    if lb.judge is not None:
-        title += f", judge {lb.judge}"
-    ax.set_title(title)
-    if annotate is None:
-        annotate = values.size <= 400
-    if annotate:
-        for (r, c), v in np.ndenumerate(values):
-            if np.isfinite(v) and v >= 0.005:
-                ax.text(
-                    c,
-                    r,
-                    f"{v:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="white" if v > 0.6 else "black",
-                )
-    ax.figure.colorbar(image, ax=ax, label="probability", fraction=0.04, pad=0.02)
-    return ax

@@ -21,9 +21,9 @@ plot                             shows
 :func:`plot_ppc`                 posterior predictive checks: S_com, first-position rate, Δ_S
 :func:`plot_trace`               trace / rank plots of the error parameters (ArviZ)
 :func:`plot_bt_vs_posterior`     Bradley–Terry MM strengths vs posterior means
-:func:`plot_rank_probabilities`  leaderboard: P(rank = k) per item (from
-                                 :mod:`bayes_pairwise.leaderboard`; numbers:
-                                 :func:`rank_probability_data`)
+:func:`plot_rank_probabilities`  leaderboard: P(rank = k) per item (numbers:
+                                 :func:`rank_probability_data`, from
+                                 :mod:`bayes_pairwise.leaderboard`)
 ===============================  ===============================================================
 
 Inputs are duck-typed: a *model or InferenceData* is an :class:`arviz.InferenceData`, a fitted
@@ -53,7 +53,6 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.conventions import HDI_PROB, z_value
-from bayes_pairwise.leaderboard import plot_rank_probabilities as draw_rank_probabilities
 from bayes_pairwise.leaderboard import rank_probability_data
 from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
 from bayes_pairwise.pymc_models.ppc import PPC_STATISTICS, ppc_data, strength_draws
@@ -63,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
     from bayes_pairwise.data import Comparisons
+    from bayes_pairwise.leaderboard import Leaderboard
 
 __all__ = [
     "ERROR_VARIABLES",
@@ -179,19 +179,32 @@ def _shorten_drawn_text(axes: Iterable[Any], max_len: int = LABEL_MAX_CHARS) -> 
                 t.set_text(new)
 
 
-def plot_rank_probabilities(lb: Any, *, ax: Any = None, **kwargs: Any) -> Any:
-    """Heat map of P(rank = k) per item, with every item label made safe by :func:`short_label`.
+def plot_rank_probabilities(
+    lb: Leaderboard,
+    *,
+    ax: Axes | None = None,
+    max_rank: int | None = None,
+    top: int | None = None,
+    annotate: bool | None = None,
+    cmap: str = "Blues",
+) -> Axes:
+    """Heat map of P(rank = k): one row per item (strongest on top), one column per rank.
 
-    The drawing is :func:`bayes_pairwise.leaderboard.plot_rank_probabilities`; here the item
-    ticks and the title are shortened (a 3,000-character id would otherwise make the figure
-    tens of thousands of pixels wide) and invisible characters made visible.
+    The numbers are :func:`bayes_pairwise.leaderboard.rank_probability_data`. Item ticks go
+    through :func:`short_label` and the title is shortened (a 3,000-character id would otherwise
+    make the figure tens of thousands of pixels wide); invisible characters are made visible.
 
     Parameters
     ----------
     lb : Leaderboard
     ax : matplotlib Axes, optional
-    **kwargs
-        ``max_rank``, ``top``, ``annotate``, ``cmap``, as in the leaderboard function.
+        Drawn into a new figure when omitted.
+    max_rank, top : int, optional
+        As in :func:`~bayes_pairwise.leaderboard.rank_probability_data`.
+    annotate : bool, optional
+        Write the probabilities in the cells (default: when the map has ≤ 400 cells).
+    cmap : str
+        Matplotlib colour map.
 
     Returns
     -------
@@ -207,14 +220,43 @@ def plot_rank_probabilities(lb: Any, *, ax: Any = None, **kwargs: Any) -> Any:
     >>> from bayes_pairwise.leaderboard import leaderboard
     >>> lb = leaderboard(bp.load_comparisons(df), n_boot=20, random_seed=0)
     >>> ax = plot_rank_probabilities(lb)
-    >>> max(len(t.get_text()) for t in ax.get_yticklabels()) <= LABEL_MAX_CHARS
-    True
+    >>> ax.get_xlabel(), max(len(t.get_text()) for t in ax.get_yticklabels()) <= LABEL_MAX_CHARS
+    ('rank', True)
     """
-    ax = draw_rank_probabilities(lb, ax=ax, **kwargs)
-    ticks = ax.get_yticks()
-    labels = [short_label(t.get_text()) for t in ax.get_yticklabels()]
-    ax.set_yticks(ticks, labels)
+    import matplotlib.pyplot as plt
+
+    table = rank_probability_data(lb, max_rank=max_rank, top=top)
+    if ax is None:
+        n_rows, n_cols = table.shape
+        _, ax = plt.subplots(
+            figsize=(min(2.0 + 0.45 * n_cols, 14.0), min(1.2 + 0.32 * n_rows, 14.0))
+        )
+    values = table.to_numpy(dtype=float)
+    image = ax.imshow(values, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    ax.set_xticks(range(table.shape[1]), list(table.columns))
+    ax.set_yticks(range(table.shape[0]), [short_label(item) for item in table.index])
+    ax.set_xlabel("rank")
+    ax.set_ylabel("")
+    title = f"P(rank = k), {lb.model} ({lb.method})"
+    if lb.judge is not None:
+        title += f", judge {lb.judge}"
+    ax.set_title(title)
     _shorten_drawn_text([ax])
+    if annotate is None:
+        annotate = values.size <= 400
+    if annotate:
+        for (r, c), v in np.ndenumerate(values):
+            if np.isfinite(v) and v >= 0.005:
+                ax.text(
+                    c,
+                    r,
+                    f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if v > 0.6 else "black",
+                )
+    ax.figure.colorbar(image, ax=ax, label="probability", fraction=0.04, pad=0.02)
     return ax
 
 

@@ -12,6 +12,7 @@ import pytest
 from scipy import optimize, stats
 
 import bayes_pairwise as bp
+from bayes_pairwise import plots
 from bayes_pairwise.classical.bradley_terry import BradleyTerry
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.errors import DesignError
@@ -19,7 +20,6 @@ from bayes_pairwise.leaderboard import (
     COLUMNS,
     Leaderboard,
     leaderboard,
-    plot_rank_probabilities,
     rank_probability_data,
     rank_statistics,
 )
@@ -366,13 +366,13 @@ def test_rank_probability_data_and_plot():
     cut = rank_probability_data(lb, max_rank=1, top=2)
     assert list(cut.columns) == ["1", ">1"] and list(cut.index) == list(lb.items[:2])
     np.testing.assert_allclose(cut.sum(axis=1).to_numpy(), 1.0)
-    ax = plot_rank_probabilities(lb)
+    ax = plots.plot_rank_probabilities(lb)
     image = ax.get_images()[0]
     np.testing.assert_allclose(np.asarray(image.get_array()), full.to_numpy())
     assert [t.get_text() for t in ax.get_yticklabels()] == list(lb.items)
     assert ax.get_xlabel() == "rank"
     _, given = plt.subplots()
-    assert plot_rank_probabilities(lb, ax=given) is given
+    assert plots.plot_rank_probabilities(lb, ax=given) is given
     plt.close("all")
 
 
