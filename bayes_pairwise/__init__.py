@@ -111,7 +111,7 @@ _EXPORTS: dict[str, str] = {
     "Leaderboard": "leaderboard",
     "judge_agreement": "leaderboard",
     "leaderboard": "leaderboard",
-    "plot_rank_probabilities": "leaderboard",
+    "plot_rank_probabilities": "plots",
     "rank_probability_data": "leaderboard",
     "rank_statistics": "leaderboard",
     # plots (each plot_* has a *_data twin returning its numbers)
