@@ -790,6 +790,64 @@ def _parse_csv(text: str, sep: str, name: str) -> pd.DataFrame:
     return body
 
 
+def _read_csv_arrow(path: Path, sep: str) -> pd.DataFrame | None:
+    """A plain CSV/TSV file as a frame of categorical text columns, or None.
+
+    The fast, compact reader: pyarrow parses the file straight into dictionary-encoded strings
+    (one small integer per cell, each distinct text once), so no Python string per cell is ever
+    built. It only takes files whose reading cannot differ from :func:`_parse_csv`'s: a header
+    on the first line without quotes, at least two columns, valid UTF-8, every record as wide
+    as the header. Anything else (and any error) returns None, and the caller reads the file
+    the general way, which also words the errors.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        return None
+    try:
+        with _open_binary(path) as fh:
+            head = fh.read(1 << 16)
+    except Exception:
+        return None
+    end = head.find(b"\n")
+    line = head[:end] if end >= 0 else b""
+    line = line.removeprefix(b"\xef\xbb\xbf").removesuffix(b"\r")
+    if not line.strip() or any(c in line for c in (b'"', b"\r", b"\x00")):
+        return None
+    try:
+        cells = line.decode("utf-8").split(sep)
+        names = _header_names(cells, path.name)
+    except (UnicodeDecodeError, DataError):
+        return None
+    if len(names) < 2 or b"\x00" in head:
+        return None
+    placeholder = [f"c{k}" for k in range(len(names))]
+    text = pa.dictionary(pa.int32(), pa.string())
+    gz = path.name.lower().endswith(".gz")
+    try:
+        with pa.input_stream(str(path), compression="gzip" if gz else None) as stream:
+            table = pacsv.read_csv(
+                stream,
+                read_options=pacsv.ReadOptions(column_names=placeholder, skip_rows=1),
+                parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=dict.fromkeys(placeholder, text),
+                    null_values=[],
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                    check_utf8=True,
+                ),
+            )
+        frame = table.to_pandas(self_destruct=True, split_blocks=True)
+    except Exception:  # a file pyarrow cannot read: the general reader decides and words it
+        return None
+    del table
+    frame.columns = pd.Index(names, dtype=object)
+    frame.index = pd.RangeIndex(len(frame))
+    return frame
+
+
 class _DupKeyError(ValueError):
     pass
 
@@ -903,10 +961,14 @@ def _read(source: pd.DataFrame | str | PathLike[str]) -> _Source:
     name = path.name
     if kind == "parquet":
         return _Source(_read_parquet(path), name)
-    text = _read_text(path)
     if kind in ("csv", "tsv"):
         sep = "\t" if kind == "tsv" else ","
+        frame = _read_csv_arrow(path, sep)
+        if frame is not None:
+            return _Source(frame, name, lambda: _ragged_row(_read_text(path), sep, name))
+        text = _read_text(path)
         return _Source(_parse_csv(text, sep, name), name, lambda: _ragged_row(text, sep, name))
+    text = _read_text(path)
     return _Source(_parse_json(text, name, lines=kind == "jsonl"), name)
 
 
@@ -1020,6 +1082,10 @@ def _encode(s: pd.Series, col: str) -> _Encoded:
     """Text labels of an id column; missing, non-scalar and type-colliding values rejected."""
     dtype = s.dtype
     vals: Any
+    if isinstance(dtype, pd.CategoricalDtype):
+        enc = _encode_text_categorical(s, col)
+        if enc is not None:
+            return enc
     if pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
         vals, kind = s, "str"
     elif pd.api.types.is_bool_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
@@ -1053,6 +1119,51 @@ def _encode(s: pd.Series, col: str) -> _Encoded:
         uniq_obj = uniq_obj[first]
     kinds = np.full(len(labels), kind, dtype=object)
     return _Encoded(codes, labels, kinds, uniq_obj)
+
+
+def _first_seen(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """Row of the first occurrence of each code (``len(codes)`` for codes never seen).
+
+    Works through the rows in blocks, last block first, so no row-sized temporary is built.
+    """
+    n = len(codes)
+    first = np.full(n_codes, n, dtype=np.int64)
+    block = 1 << 20
+    for start in range(((n - 1) // block) * block, -1, -block):
+        part = codes[start : start + block]
+        ok = part >= 0
+        rows = np.arange(start, start + len(part), dtype=np.int64)
+        # the last write wins: reversed, the earliest row of each code is written last
+        first[part[ok][::-1]] = rows[ok][::-1]
+    return first
+
+
+def _encode_text_categorical(s: pd.Series, col: str) -> _Encoded | None:
+    """:func:`_encode` for a categorical column of text, without a Python string per row.
+
+    The result is the one the general path gives for the same values (labels in order of first
+    appearance, unused categories left out); categories that are not all text return None.
+    """
+    cats = s.cat.categories
+    if len(cats) == 0 or pd.api.types.infer_dtype(cats, skipna=False) != "string":
+        return None
+    labels = np.asarray(cats, dtype=object)
+    codes = np.asarray(s.cat.codes.to_numpy())
+    blank = np.array([not lab.strip() for lab in labels] + [True], dtype=bool)
+    miss = blank[codes]  # code -1 (a missing value) reads the final True
+    if miss.any():
+        raise DataError("missing value", rows=np.flatnonzero(miss), column=col)
+    del miss
+    first = _first_seen(codes, len(labels))
+    used = np.flatnonzero(first < len(codes))
+    perm = used[np.argsort(first[used], kind="stable")]
+    if len(perm) != len(labels) or np.any(perm != np.arange(len(perm))):
+        remap = np.full(len(labels), -1, dtype=np.int32 if len(labels) < 2**31 else np.int64)
+        remap[perm] = np.arange(len(perm))
+        codes = remap[codes]
+        labels = labels[perm]
+    kinds = np.full(len(labels), "str", dtype=object)
+    return _Encoded(codes, labels, kinds, labels)
 
 
 def _encode_mixed(vals: np.ndarray, col: str) -> _Encoded:
@@ -1103,6 +1214,9 @@ def _natural_order(labels: Sequence[str]) -> np.ndarray:
 
 def _to_float(s: pd.Series) -> np.ndarray:
     """Numbers of a column (NaN where a value is not a number); never raises."""
+    if isinstance(s.dtype, pd.CategoricalDtype):  # each category read once
+        num = np.append(_to_float(pd.Series(s.cat.categories)), np.nan)
+        return num[s.cat.codes.to_numpy()]  # code -1 (missing) reads the final NaN
     try:
         return np.asarray(pd.to_numeric(s, errors="coerce"), dtype=float)
     except (TypeError, ValueError):
@@ -1114,6 +1228,10 @@ def _to_float(s: pd.Series) -> np.ndarray:
 
 
 def _missing_rows(s: pd.Series) -> np.ndarray:
+    if isinstance(s.dtype, pd.CategoricalDtype):  # blank categories are missing too
+        cats = s.cat.categories.to_numpy(dtype=object)
+        blank = [isinstance(v, str) and not v.strip() for v in cats]
+        return np.flatnonzero(np.array([*blank, True], dtype=bool)[s.cat.codes.to_numpy()])
     miss = np.array(s.isna().to_numpy(), dtype=bool)
     if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
         txt = s.to_numpy(dtype=object)
@@ -1468,7 +1586,6 @@ def _build(
     n = len(df)
     if n == 0:
         raise DataError("the comparison log is empty")
-    rows = np.arange(n, dtype=np.int64)
 
     def column(name: str) -> pd.Series:
         return df[name].reset_index(drop=True)
@@ -1499,15 +1616,20 @@ def _build(
                 f"across columns {first!r} and {second!r}",
             )
 
+    # Row-sized arrays are the memory of a large log: each is built once, label-level tables
+    # answer what they can, and temporaries are deleted as soon as they are used.
     names = pd.Index(np.concatenate([f_enc.labels, s_enc.labels]), dtype=object).unique()
     f_g = np.asarray(names.get_indexer(f_enc.labels), dtype=np.int64)[f_enc.codes]
+    del f_enc
     s_g = np.asarray(names.get_indexer(s_enc.labels), dtype=np.int64)[s_enc.codes]
+    del s_enc
     same = np.flatnonzero(f_g == s_g)
     if same.size:
         raise DataError(f"self-comparison ({first!r} equals {second!r})", rows=same, column=first)
 
     # --- outcomes: outcome_map, else the id of an item of the row, else first/second/tie
     o_lab = o_enc.labels
+    oc = o_enc.codes
     out_u = np.full(len(o_lab), np.nan)
     if outcome_map is not None:
         lookup = _outcome_lookup(outcome_map, outcome)
@@ -1516,17 +1638,19 @@ def _build(
             if hit is not None:
                 out_u[k] = _LABELS[hit]
     kw_u = np.array([_LABELS.get(lab.strip().lower(), np.nan) for lab in o_lab])
-    o_g = np.asarray(names.get_indexer(o_lab), dtype=np.int64)[o_enc.codes]
-    out = out_u[o_enc.codes]
-    todo = np.isnan(out)
-    kw = kw_u[o_enc.codes]
+    todo_u = np.isnan(out_u)  # labels not settled by outcome_map
+    # an unmapped label is a position word, unless the row's first or second item has its id
+    out = np.where(todo_u, kw_u, out_u)[oc]
     name_kw = np.array([_LABELS.get(lab.strip().lower(), np.nan) for lab in names])
-    is_f = todo & (o_g == f_g)
-    is_s = todo & (o_g == s_g)
-    ambiguous = todo & ~np.isnan(kw) & ((name_kw[f_g] == kw) | (name_kw[s_g] == kw))
+    if np.any(todo_u & ~np.isnan(kw_u)) and not np.all(np.isnan(name_kw)):
+        kw = np.where(todo_u, kw_u, np.nan)[oc]
+        ambiguous = ~np.isnan(kw) & ((name_kw[f_g] == kw) | (name_kw[s_g] == kw))
+        del kw
+    else:
+        ambiguous = np.zeros(1, dtype=bool)
     if ambiguous.any():
         bad = np.flatnonzero(ambiguous)
-        word = str(o_lab[o_enc.codes[bad[0]]])
+        word = str(o_lab[oc[bad[0]]])
         raise DataError(
             f"ambiguous outcome {word!r}: an item of the row is itself named "
             "'first', 'second' or 'tie', so the outcome could be that item or the position; "
@@ -1535,13 +1659,16 @@ def _build(
             rows=bad,
             column=outcome,
         )
-    out[is_f] = 1.0
-    out[is_s] = 0.0
-    todo &= ~(is_f | is_s)
-    out[todo] = kw[todo]
+    del ambiguous
+    o_name = np.asarray(names.get_indexer(o_lab), dtype=np.int64)
+    if np.any(todo_u & (o_name >= 0)):  # some unmapped outcome is an item id
+        o_g = np.where(todo_u, o_name, -1)[oc]
+        out[o_g == f_g] = 1.0
+        out[o_g == s_g] = 0.0
+        del o_g
     bad = np.flatnonzero(np.isnan(out))
     if bad.size:
-        labels = sorted({str(o_lab[c]) for c in np.unique(o_enc.codes[bad])})[:5]
+        labels = sorted({str(o_lab[c]) for c in np.unique(oc[bad])})[:5]
         raise DataError(
             f"unknown outcome label(s) {labels}: expected 'first', 'second', 'tie', the id of "
             "the first or second item, or a label given in outcome_map",
@@ -1570,8 +1697,8 @@ def _build(
         rep_arr = np.zeros(n, dtype=np.int64)
 
     # --- ties
-    tie_rows = np.flatnonzero(out == 0.5)
-    n_ties = int(tie_rows.size)
+    n_ties = int(np.count_nonzero(out == 0.5))
+    tie_rows = np.flatnonzero(out == 0.5) if n_ties and ties in ("error", "drop") else None
     keep = np.ones(n, dtype=bool)
     if n_ties and ties == "error":
         raise DataError(
@@ -1581,7 +1708,7 @@ def _build(
             rows=tie_rows,
             column=outcome,
         )
-    if ties == "drop":
+    if ties == "drop" and tie_rows is not None:
         keep[tie_rows] = False
     n_dropped = int((~keep).sum())
     if not keep.any():
@@ -1600,7 +1727,10 @@ def _build(
     n_names = len(names)
     # every (context, name) pair seen, ordered by context then by the names' natural order
     # within that context (numeric when all of that context's names are numbers)
-    key_f, key_s = ctx_row * n_names + f_g, ctx_row * n_names + s_g
+    if c_enc is not None:
+        key_f, key_s = ctx_row * n_names + f_g, ctx_row * n_names + s_g
+    else:  # one context: the key is the name (no row-sized arithmetic)
+        key_f, key_s = f_g, s_g
     n_keys = len(ctx_order) * n_names
     dense = n_keys <= max(4 * n, 1 << 20)  # a lookup table instead of sorting 2n keys
     if dense:
@@ -1635,6 +1765,7 @@ def _build(
     else:
         f_idx = item_of_key[np.searchsorted(keys, key_f)]
         s_idx = item_of_key[np.searchsorted(keys, key_s)]
+    del key_f, key_s
     item_ctx = kc[order]
     item_names = tuple(name_list[k] for k in kn[order])
     with_ctx = bool(context)
@@ -1664,8 +1795,11 @@ def _build(
         if truth
         else np.full(n, -1, dtype=np.int64)
     )
+    del f_g, s_g, ctx_row
 
-    k = np.flatnonzero(keep)
+    every = bool(keep.all())  # nothing dropped: the arrays are kept as they are, not copied
+    k = slice(None) if every else np.flatnonzero(keep)
+    rows = np.arange(n, dtype=np.int64)
     return Comparisons(
         items=items,
         item_names=item_names,
@@ -1677,7 +1811,8 @@ def _build(
         outcome=_readonly(out[k]),
         judge=_readonly(j_idx[k]),
         repeat=_readonly(rep_arr[k]),
-        covariates=MappingProxyType({c: _readonly(v[k]) for c, v in cov_arrays.items()}),
+        # a copy: a float column's numbers may be the caller's own array
+        covariates=MappingProxyType({c: _readonly(np.array(v[k])) for c, v in cov_arrays.items()}),
         row=_readonly(rows[k]),
         tie_policy=ties,
         n_ties=n_ties,

@@ -280,17 +280,22 @@ def bench_n1000() -> None:
     _row("uniform N=1000 fit (NUTS) [s]", wall, N1000_FIT_S, "s")
 
 
+# Peak resident memory from /proc/self/status (VmHWM): it starts afresh at exec, whereas
+# getrusage's ru_maxrss keeps the parent's peak (the parent holds the 5.6 M-row frame,
+# so the child's own use read as 0 MB).
 _LOADER_CHILD = """
-import json, resource, sys, time
+import json, sys, time
 import numpy as np, pandas as pd
 from bayes_pairwise.data import load_comparisons
+def mem(key):
+    with open("/proc/self/status") as fh:
+        return next(int(ln.split()[1]) for ln in fh if ln.startswith(key + ":")) / 1024
 path = sys.argv[1]
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = mem("VmHWM")
 t = time.perf_counter()
 data = load_comparisons(path, ties="model")
 sec = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": sec, "peak_mb": peak / 1024, "base_mb": base / 1024,
+print(json.dumps({"seconds": sec, "peak_mb": mem("VmHWM"), "base_mb": base,
                   "rows": int(data.n_comparisons)}))
 """
 
