@@ -27,7 +27,7 @@ import pytensor.tensor as pt
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import NotFittedError, PriorError
+from bayes_pairwise.errors import ConvergenceWarning, NotFittedError, PriorError
 from bayes_pairwise.model_specs import (
     LOW_RANK_MAX_DIM,
     ModelSpec,
@@ -45,7 +45,7 @@ ATTR_SPEC = "bayes_pairwise_spec"
 ATTR_VERSION = "bayes_pairwise_version"
 ATTR_SETTINGS = "bayes_pairwise_settings"
 
-_METHODS = ("nuts", "map")
+_METHODS = ("nuts", "map", "laplace")
 
 
 def nutpie_available() -> bool:
@@ -500,9 +500,14 @@ class BayesianPairwiseModel:
         ----------
         data : Comparisons
             From :func:`bayes_pairwise.load_comparisons` (or a simulation's ``.data``).
-        method : {"nuts", "map"}
-            Full posterior with NUTS, or the posterior mode (:func:`pymc.find_MAP`) stored as a
-            one-chain, one-draw posterior with the same dims and coords.
+        method : {"nuts", "map", "laplace"}
+            Full posterior with NUTS; the posterior mode (:func:`pymc.find_MAP`) stored as a
+            one-chain, one-draw posterior with the same dims and coords; or the fast,
+            approximate path: a Laplace (Gaussian) approximation in the unconstrained space,
+            ``draws`` draws in one chain (:mod:`bayes_pairwise.pymc_models.laplace`), whose
+            quality is measured on every fit (PSIS ``k̂``, stored as ``laplace_pareto_k`` in
+            ``sample_stats.attrs`` and said in the diagnostics' messages; a
+            ``ConvergenceWarning`` when no clean mode is found).
         random_seed : int or Generator, optional
             Same seed, same draws. When omitted a seed is drawn and kept in ``random_seed_``.
         progress : bool
@@ -559,6 +564,8 @@ class BayesianPairwiseModel:
                 **dict(self.sampler_kwargs or {}),
             )
             idata = _tidy_posterior(idata, model)
+        elif method == "laplace":
+            idata = _laplace_idata(model, frozen, seed, int(sampler["draws"]))
         else:
             idata = _map_idata(model, frozen, seed, map_settings)
         with warnings.catch_warnings():
@@ -573,7 +580,13 @@ class BayesianPairwiseModel:
             "random_seed": seed,
             "likelihood": likelihood,
             "priors": priors,
-            "sampler": sampler if method == "nuts" else {},
+            "sampler": (
+                sampler
+                if method == "nuts"
+                else {"draws": int(sampler["draws"])}
+                if method == "laplace"
+                else {}
+            ),
             "map": map_settings if method == "map" else {},
             "params": self.get_params(),
             "data": data.settings(),
@@ -923,6 +936,57 @@ def _map_idata(
     idata.sample_stats.attrs["map_success"] = int(bool(getattr(raw, "success", True)))
     idata.sample_stats.attrs["map_message"] = str(getattr(raw, "message", ""))
     idata.sample_stats.attrs["map_n_evaluations"] = int(getattr(raw, "nfev", -1))
+    return idata
+
+
+def _laplace_idata(model: pm.Model, frozen: pm.Model, seed: int, draws: int) -> az.InferenceData:
+    """Laplace approximation as a one-chain posterior of ``draws`` draws (same dims/coords)."""
+    from pymc.backends.arviz import find_constants, find_observations
+
+    from bayes_pairwise.pymc_models.laplace import laplace_approximation
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        res = laplace_approximation(frozen, _posterior_names(model), random_seed=seed, draws=draws)
+    posterior = {n: v[None, ...] for n, v in res.values.items()}
+    groups = _datasets(
+        model,
+        {
+            "posterior": posterior,
+            "sample_stats": {
+                "lp": res.logp[None, :],
+                "laplace_log_weight": res.log_weights[None, :],
+            },
+        },
+        sample_dims=True,
+    )
+    groups.update(
+        _datasets(
+            model,
+            {
+                "observed_data": {k: np.asarray(v) for k, v in find_observations(model).items()},
+                "constant_data": {k: np.asarray(v) for k, v in find_constants(model).items()},
+            },
+            sample_dims=False,
+        )
+    )
+    idata = az.InferenceData(**groups)
+    attrs = idata.sample_stats.attrs
+    attrs["approximation"] = "laplace"
+    attrs["laplace_pareto_k"] = float(res.pareto_k)
+    attrs["laplace_n_parameters"] = int(res.n_parameters)
+    attrs["laplace_n_gradient_evaluations"] = int(res.n_gradient_evaluations)
+    attrs["laplace_optimizer_message"] = res.optimizer_message
+    if res.repaired or not res.converged:
+        warnings.warn(
+            "the Laplace approximation did not find a clean posterior mode ("
+            + ("the Hessian there is not negative definite" if res.repaired else "")
+            + ("; " if res.repaired and not res.converged else "")
+            + ("" if res.converged else f"optimiser: {res.optimizer_message}")
+            + "): its draws are not a posterior approximation; fit with method='nuts'",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return idata
 
 
