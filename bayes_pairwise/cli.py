@@ -547,6 +547,13 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- fit / compare
+def _method(args: argparse.Namespace) -> str:
+    """``--map`` → ``"map"``, ``--fast`` → ``"laplace"`` (the fast path), else ``"nuts"``."""
+    if getattr(args, "map", False):
+        return "map"
+    return "laplace" if getattr(args, "fast", False) else "nuts"
+
+
 def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kw: dict[str, Any] = {}
     for k in ("draws", "tune", "chains"):
@@ -572,7 +579,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             f"ties: {int(np.sum(data.outcome == 0.5))} tie(s) modelled as an outcome of the "
             f"{args.model} model (tie_rate reported; recorded in the fit's settings)"
         )
-    method = "map" if args.map else "laplace" if args.fast else "nuts"
+    method = _method(args)
     _info(f"fitting {args.model} ({method}) to {data!r} …")
     started = time.perf_counter()
     # the sampler's own progress bar on a terminal; piped, the two lines around it
@@ -639,7 +646,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     res = crosscheck(
         data,
         model=args.model,
-        method="map" if args.map else "nuts",
+        method=_method(args),
         random_seed=args.seed,
         progress=True,
         **_sampler_kwargs(args),
@@ -776,7 +783,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         load_warnings=_user_warnings(caught),
         out=args.out,
         model=args.model,
-        method="map" if args.map else "nuts",
+        method=_method(args),
         random_seed=args.seed,
         progress=True,
         dataset_name=args.data,
@@ -1031,7 +1038,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="Bayesian vs grid vs moments vs MM, side by side")
     _add_data_args(p)
-    model_args(p, "positional")
+    model_args(p, "positional", fast=True)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare)
 
@@ -1074,7 +1081,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="write a self-contained HTML diagnostics report")
     _add_data_args(p)
-    model_args(p, "positional")
+    model_args(p, "positional", fast=True)
     p.add_argument("--out", default="report.html", help="output HTML file (.html)")
     p.set_defaults(func=_cmd_report)
 

@@ -205,7 +205,21 @@ def posterior_stats(
 
 def _fit_label(fit: Any) -> str:
     name = getattr(fit, "name", None) or type(fit).__name__
-    return f"{name} ({'MAP' if _is_point(fit) else 'posterior'})"
+    if _is_point(fit):
+        how = "MAP"
+    elif getattr(fit, "method_", None) == "laplace":
+        how = "Laplace approx."
+    else:
+        how = "posterior"
+    return f"{name} ({how})"
+
+
+#: The caveat every cross-check made with the fast path carries (its headline says so too).
+LAPLACE_CAVEAT = (
+    "The Bayesian fits are Laplace approximations (--fast): a Gaussian at the posterior mode, "
+    "not NUTS draws. Their intervals are approximate (PSIS k-hat in the diagnostics); run "
+    "without --fast before publishing a verdict."
+)
 
 
 def _is_point(fit: Any) -> bool:
@@ -798,7 +812,12 @@ def _fit_models(
     except ImportError as exc:
         return fits, {n: f"the Bayesian models are not available: {exc}" for n in names}
     for name in names:
-        kw = dict(sampler_kwargs) if method == "nuts" else {}
+        if method == "nuts":
+            kw = dict(sampler_kwargs)
+        elif method == "laplace":  # draws only: nothing is tuned, one chain of iid draws
+            kw = {k: v for k, v in sampler_kwargs.items() if k == "draws"}
+        else:
+            kw = {}
         n_j = data.n_judges
         steps(
             f"Bayesian: fitting {name} ({method.upper()}) to "
@@ -1016,7 +1035,9 @@ def crosscheck(
         Model spec names to fit (default uniform and positional); ``()`` for classical only.
     model : str, optional
         One more model to fit (e.g. ``"biased_bt"``).
-    method : {"nuts", "map"}
+    method : {"nuts", "map", "laplace"}
+        How the models are fitted: NUTS, the posterior mode, or the fast Laplace
+        approximation (labelled as such in the table and the caveats).
     truth : SyntheticComparisons, optional
         Adds the realised error rates of a synthetic draw.
     random_seed : int, optional
@@ -1055,8 +1076,8 @@ def crosscheck(
     >>> cc.verdicts["verdict"].tolist()
     ['AGREE']
     """
-    if method not in ("nuts", "map"):
-        raise ValueError(f"method must be 'nuts' or 'map', got {method!r}")
+    if method not in ("nuts", "map", "laplace"):
+        raise ValueError(f"method must be 'nuts', 'map' or 'laplace', got {method!r}")
     if not isinstance(data, Comparisons):
         raise TypeError(
             f"crosscheck expects a Comparisons (bp.load_comparisons or bp.datasets.load), got "
@@ -1158,6 +1179,10 @@ def crosscheck(
     ags = _agreements(table, fitted, rng)
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     general, per_judge = _caveats(data, fitted, random_seed)
+    if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
+        general.insert(0, LAPLACE_CAVEAT)
+        for texts in per_judge.values():
+            texts.insert(0, LAPLACE_CAVEAT)
     verdicts = pd.DataFrame(
         [asdict(v) for v in _verdicts(agreement, judges, per_judge)],
         columns=list(JudgeVerdict.__dataclass_fields__),
@@ -1227,15 +1252,22 @@ def _model_comparison(
         )
     if all(_is_point(f) for f in fits.values()):
         return None, LOO_NEEDS_DRAWS + " (the fits are MAP point estimates)."
+    if all(getattr(f, "method_", None) == "laplace" for f in fits.values()):
+        return None, (
+            "LOO needs NUTS draws: the fits are Laplace approximations (--fast); run without "
+            "--fast for the model comparison."
+        )
     usable = {
         n: f
         for n, f in fits.items()
-        if getattr(f, "observed_name", "") == "wins" and not _is_point(f)
+        if getattr(f, "observed_name", "") == "wins"
+        and not _is_point(f)
+        and getattr(f, "method_", "nuts") != "laplace"
     }
     left = [n for n in fits if n not in usable]
     left_note = (
-        f"left out: {', '.join(left)} (MAP point estimates or a per-verdict likelihood, not on "
-        "the pair-row unit)"
+        f"left out: {', '.join(left)} (MAP point estimates, Laplace approximations or a "
+        "per-verdict likelihood, not on the pair-row unit)"
         if left
         else ""
     )

@@ -233,8 +233,12 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
             )
         if not hasattr(model, "idata_"):
             raise DesignError(f"model {name!r} is not fitted")
-        if getattr(model, "method_", "nuts") != "nuts":
-            raise DesignError(f"model {name!r} is a MAP fit; LOO needs posterior draws (NUTS)")
+        how = getattr(model, "method_", "nuts")
+        if how != "nuts":
+            raise DesignError(
+                f"model {name!r} is a {'MAP' if how == 'map' else how} fit; LOO needs posterior "
+                "draws (NUTS)"
+            )
         if "log_likelihood" not in model.idata_.groups():
             raise DesignError(f"model {name!r} has no pointwise log-likelihood")
     observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]

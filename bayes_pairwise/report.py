@@ -277,6 +277,10 @@ def _state(cc: Any) -> _State:
     )
 
 
+#: How each fitting method is named on the page.
+_HOW = {"nuts": "NUTS", "map": "MAP", "laplace": "Laplace approx."}
+
+
 def build_report(
     data: Any,
     *,
@@ -310,9 +314,10 @@ def build_report(
     model : {"positional", "uniform", "biased_bt"}
         Bayesian model (a spec name understood by
         :func:`bayes_pairwise.pymc_models.get_model`).
-    method : {"nuts", "map"}
-        NUTS sampling (with the settings below) or a MAP point estimate (fast; no convergence
-        diagnostics).
+    method : {"nuts", "map", "laplace"}
+        NUTS sampling (with the settings below), a MAP point estimate (fast; no convergence
+        diagnostics), or the Laplace approximation (fast, with ``draws`` draws; labelled as an
+        approximation in the headline, the caveats and the settings).
     draws, tune, chains : int
         NUTS settings (defaults :data:`REPORT_DEFAULTS`: 1000 draws after 500 tuning steps, 2
         chains: about two minutes for the bundled PRD data set on two cores). Shown in the
@@ -368,8 +373,8 @@ def build_report(
         matplotlib.use("Agg")
     from bayes_pairwise._version import __version__
 
-    if method not in ("nuts", "map"):
-        raise ValueError(f"method must be 'nuts' or 'map', got {method!r}")
+    if method not in _HOW:
+        raise ValueError(f"method must be 'nuts', 'map' or 'laplace', got {method!r}")
     from bayes_pairwise.crosscheck import CrossCheck, crosscheck
 
     prog = _Progress(progress)
@@ -398,7 +403,13 @@ def build_report(
             ppc_draws=ppc_draws,
             progress=prog.on,
             grid_kwargs=gkw,
-            **(sampler if method == "nuts" else {}),
+            **(
+                sampler
+                if method == "nuts"
+                else {"draws": sampler["draws"]}
+                if method == "laplace"
+                else {}
+            ),
         )
     for kind in ("design", "convergence", "other"):
         seen = getattr(sink, kind)
@@ -413,7 +424,7 @@ def build_report(
         subtitle=(
             f"bayes_pairwise {__version__} · {comp.n_comparisons} verdicts · "
             f"{len(judges)} judge{'s' if len(judges) != 1 else ''} · model {model} "
-            f"({'NUTS' if method == 'nuts' else 'MAP'})"
+            f"({_HOW.get(method, method)})"
         ),
     )
     prog("rendering: headline")
@@ -898,12 +909,19 @@ def _section_bayesian(
 
     from bayes_pairwise import plots
 
-    how = (
-        f"NUTS, {sampler['chains']} chains × {sampler['draws']} draws after {sampler['tune']} "
-        "tuning steps"
-        if method == "nuts"
-        else "MAP point estimate (a one-draw posterior: no intervals, no convergence diagnostics)"
-    )
+    if method == "nuts":
+        how = (
+            f"NUTS, {sampler['chains']} chains × {sampler['draws']} draws after "
+            f"{sampler['tune']} tuning steps"
+        )
+    elif method == "laplace":
+        how = (
+            f"Laplace approximation (--fast): {sampler['draws']} independent draws from a "
+            "Gaussian at the posterior mode, not NUTS; R-hat and the sampler's checks do not "
+            "apply, the PSIS k-hat in the diagnostics says how close the Gaussian is"
+        )
+    else:
+        how = "MAP point estimate (a one-draw posterior: no intervals, no convergence diagnostics)"
     n = len(st.judges)
     page.paragraph(
         f"Model '{model}': {how}; random_seed={seed}. "
@@ -1532,6 +1550,8 @@ def _section_settings(
         "draws / tune / chains": (
             f"{sampler['draws']} / {sampler['tune']} / {sampler['chains']}"
             if method == "nuts"
+            else f"{sampler['draws']} / – / 1 (Laplace approximation)"
+            if method == "laplace"
             else "– (MAP)"
         ),
         "random_seed": seed,

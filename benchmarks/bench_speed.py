@@ -3,7 +3,7 @@
     python benchmarks/bench_speed.py                   # gradient + uniform N = 100 (cold, warm)
     python benchmarks/bench_speed.py --all             # + QLoRA-sized positional, N = 1000
     python benchmarks/bench_speed.py --only gradient   # one part: gradient, uniform, qlora, n1000,
-                                                       # loader
+                                                       # fast (Laplace vs NUTS), loader
 
 Reference (measured in the same run): a hand-written numba loop computing the marginal pair
 log-likelihood and its gradient with respect to d and ε per pair (two softplus, a logaddexp),
@@ -270,6 +270,20 @@ def bench_n1000() -> None:
 
     sim = simulate_round_robin(1000, eps=0.15, random_seed=0)
     start = time.perf_counter()
+    fast = UniformError().fit(sim.data, method="laplace", random_seed=1)
+    wall = time.perf_counter() - start
+    post = fast.idata_.posterior["eps"]
+    k = fast.idata_.sample_stats.attrs["laplace_pareto_k"]
+    print(
+        f"  uniform N=1000 (499,500 pairs), fast path (Laplace, validated by the 'fast' part): "
+        f"{wall:.1f} s; eps {float(post.mean()):.4f} ± {float(post.std()):.4f} (realised "
+        f"{sim.realised_eps:.4f}); PSIS k-hat {k:.2f}"
+    )
+    _row("uniform N=1000 fit (fast path, Laplace) [s]", wall, N1000_FIT_S, "s")
+    if os.environ.get("BENCH_N1000_NUTS", "") in ("", "0"):
+        print("  (NUTS at N=1000 skipped: set BENCH_N1000_NUTS=1 to time it too)")
+        return
+    start = time.perf_counter()
     m = UniformError().fit(sim.data, random_seed=1)
     wall = time.perf_counter() - start
     eps = float(m.idata_.posterior["eps"].mean())
@@ -278,6 +292,67 @@ def bench_n1000() -> None:
         f"(realised {sim.realised_eps:.4f})"
     )
     _row("uniform N=1000 fit (NUTS) [s]", wall, N1000_FIT_S, "s")
+
+
+FAST_SD_TOL = 0.35  # |mean_laplace - mean_nuts| in NUTS posterior sds, on every reported rate
+FAST_SD_RATIO = (0.8, 1.25)  # sd_laplace / sd_nuts
+
+
+def _fast_cases():
+    from bayes_pairwise.datasets import load
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    yield (
+        "uniform",
+        "uniform N=100 round robin",
+        simulate_round_robin(100, eps=0.15, random_seed=0).data,
+    )
+    yield (
+        "positional",
+        "positional 30 items, 2 per order",
+        simulate_round_robin(30, eps_plus=0.04, eps_minus=0.30, repeats=2, random_seed=1).data,
+    )
+    yield "positional", "PRD (bundled), 5 judges, ties modelled", load("prd_vicuna80")
+    yield "positional", "QLoRA-sized synthetic (950 x 7, 12% ties)", _qlora_like()[0]
+
+
+def bench_fast() -> None:
+    """The Laplace path (``fit --fast``) against NUTS on the same data, same run."""
+    import warnings
+
+    from bayes_pairwise.pymc_models import fit_summary_dict, get_model
+
+    worst_shift, worst_ratio = 0.0, 1.0
+    for name, label, data in _fast_cases():
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fast = get_model(name).fit(data, method="laplace", random_seed=1)
+        t_fast = time.perf_counter() - t
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            full = get_model(name).fit(data, random_seed=1)
+        t_full = time.perf_counter() - t
+        a = fit_summary_dict(fast)["parameters"]
+        b = fit_summary_dict(full)["parameters"]
+        k = fast.idata_.sample_stats.attrs["laplace_pareto_k"]
+        print(
+            f"  {label}: laplace {t_fast:.1f} s, NUTS {t_full:.1f} s "
+            f"(x{t_full / t_fast:.1f}); PSIS k-hat {k:.2f}"
+        )
+        for p in b:
+            shift = abs(a[p]["mean"] - b[p]["mean"]) / b[p]["sd"]
+            ratio = a[p]["sd"] / b[p]["sd"]
+            worst_shift = max(worst_shift, shift)
+            worst_ratio = max(worst_ratio, ratio, 1 / ratio)
+            print(
+                f"    {p:28s} laplace {a[p]['mean']:.4f} ± {a[p]['sd']:.4f}   NUTS "
+                f"{b[p]['mean']:.4f} ± {b[p]['sd']:.4f}   shift {shift:.2f} sd, sd ratio "
+                f"{ratio:.2f}"
+            )
+    _row("laplace vs NUTS: max |mean shift| [NUTS sd]", worst_shift, FAST_SD_TOL, "sd")
+    _row("laplace vs NUTS: max sd ratio (either way)", worst_ratio, FAST_SD_RATIO[1], "")
 
 
 # Peak resident memory from /proc/self/status (VmHWM): it starts afresh at exec, whereas
@@ -357,6 +432,7 @@ PARTS = {
     "uniform": bench_uniform,
     "qlora": bench_qlora,
     "n1000": bench_n1000,
+    "fast": bench_fast,
     "loader": bench_loader,
 }
 

@@ -166,3 +166,27 @@ def test_cli_fit_fast_json() -> None:
     assert summary["method"] == "laplace"
     assert summary["diagnostics"]["messages"][0].startswith("Laplace approximation")
     assert summary["diagnostics"]["n_draws"] == 300
+
+
+@pytest.mark.slow
+def test_crosscheck_and_report_label_the_fast_path() -> None:
+    from bayes_pairwise.crosscheck import LAPLACE_CAVEAT, crosscheck
+    from bayes_pairwise.report import build_report
+
+    sim = simulate_round_robin(8, eps_plus=0.05, eps_minus=0.25, repeats=2, random_seed=2)
+    cc = crosscheck(
+        sim.data,
+        models=("uniform", "positional"),
+        method="laplace",
+        draws=200,
+        random_seed=1,
+        delta_s_2d=False,
+        leaderboard=False,
+    )
+    assert all(f.method_ == "laplace" for f in cc.fits.values())
+    assert cc.caveats[0] == LAPLACE_CAVEAT
+    assert cc.model_comparison is None and "Laplace" in cc.model_comparison_note
+    labels = set(cc.table.loc[cc.table.role == "model", "method"])
+    assert labels == {"uniform (Laplace approx.)", "positional (Laplace approx.)"}
+    html = build_report(cc, progress=False).render()
+    assert "Laplace approx." in html and "not NUTS" in html
