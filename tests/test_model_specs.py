@@ -29,6 +29,7 @@ EXPECTED = {
     "uniform_hierarchical": ("HierarchicalUniformError", "marginal"),
     "positional_hierarchical": ("HierarchicalPositionalBias", "marginal"),
     "positional_difficulty": ("PositionalDifficulty", "marginal"),
+    "uniform_difficulty": ("UniformDifficulty", "marginal"),
 }
 
 

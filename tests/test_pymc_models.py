@@ -443,6 +443,7 @@ class TestSettings:
             "uniform_hierarchical",
             "positional_hierarchical",
             "positional_difficulty",
+            "uniform_difficulty",
         }
         m = get_model("positional_independent", chains=2)
         assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "independent"

@@ -1,6 +1,7 @@
 """Bayesian judge-error models in PyMC (METHODS §7).
 
-Model classes: :class:`UniformError`, :class:`PositionalBias`, :class:`BiasedBradleyTerry`.
+Model classes: :class:`UniformError`, :class:`PositionalBias`, :class:`BiasedBradleyTerry`,
+the pair-difficulty mixtures :class:`PositionalDifficulty` and :class:`UniformDifficulty`.
 Named variants (one TOML spec each in ``models/``): :func:`available_models`,
 :func:`get_model`. Persistence: ``model.save(path)`` / :func:`load_model`. Diagnostics:
 :func:`diagnose`, :func:`fit_summary_dict`.
@@ -15,7 +16,7 @@ from bayes_pairwise.model_specs import ModelSpec, available_models, load_spec
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, sample_nuts
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
-from bayes_pairwise.pymc_models.difficulty import PositionalDifficulty
+from bayes_pairwise.pymc_models.difficulty import PositionalDifficulty, UniformDifficulty
 from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
 from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalPositionalBias,
@@ -61,6 +62,7 @@ __all__ = [
     "ModelSpec",
     "PositionalBias",
     "PositionalDifficulty",
+    "UniformDifficulty",
     "UniformError",
     "available_models",
     "diagnose",

@@ -19,6 +19,9 @@ the components are ``eps_plus_easy``, ``eps_minus_easy``, ``eps_hard`` and ``har
 
 η is tied to be the worse component: η = max(ε₊, ε₋) + (1 − max(ε₊, ε₋)) σ(``hard_logit``), which
 removes the label switching between the two states; π ∈ (0, 0.5).
+
+:class:`UniformDifficulty` is the same mixture with one easy rate ε in both orders (ε₊ = ε₋ = ε,
+``eps_easy``, prior as the uniform model's ``eps``); it reports ``eps`` = (1 − π) ε + π η.
 """
 
 from __future__ import annotations
@@ -40,7 +43,13 @@ from bayes_pairwise.matrices import pair_counts
 from bayes_pairwise.pymc_models.base import make_prior
 from bayes_pairwise.pymc_models.error_models import TIE_REPORTED, PositionalBias, pair_labels
 
-__all__ = ["UNIDENTIFIED_SETTINGS", "PositionalDifficulty", "difficulty_logp", "difficulty_random"]
+__all__ = [
+    "UNIDENTIFIED_SETTINGS",
+    "PositionalDifficulty",
+    "UniformDifficulty",
+    "difficulty_logp",
+    "difficulty_random",
+]
 
 #: Values of the ``on_unidentified`` setting.
 UNIDENTIFIED_SETTINGS = ("warn", "raise")
@@ -350,20 +359,29 @@ class PositionalDifficulty(PositionalBias):
         return {**super()._extra_settings(), "on_unidentified": self.on_unidentified}
 
     # ------------------------------------------------------------------ model
-    def _difficulty_rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+    def _easy_rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
+        """Easy-pair rates (ε₊, ε₋) per judge: the positional model's Dirichlet."""
         model = pm.modelcontext(None)
         model.add_coord("rate", ["eps_plus", "eps_minus", "correct"])
         simplex = make_prior("eps_simplex", priors["eps"], "simplex3", dims=("judge", "rate"))
         ep = pm.Deterministic("eps_plus_easy", simplex[:, 0], dims="judge")
         em = pm.Deterministic("eps_minus_easy", simplex[:, 1], dims="judge")
+        return ep, em
+
+    def _whole_log_rates(self, ep: Any, em: Any, eh: Any, pi: Any) -> None:
+        """The reported rates of the whole log, (1 − π) ε₊ + π η and (1 − π) ε₋ + π η."""
+        pm.Deterministic("eps_plus", (1.0 - pi) * ep + pi * eh, dims="judge")
+        pm.Deterministic("eps_minus", (1.0 - pi) * em + pi * eh, dims="judge")
+
+    def _difficulty_rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+        ep, em = self._easy_rates(priors)
         pi = make_prior("hard_share", priors["hard_share"], "half_rate", dims="judge")
         logit_h = make_prior("hard_logit", priors["hard_logit"], "real", dims="judge")
         floor = pt.maximum(ep, em)
         eh = pm.Deterministic(
             "eps_hard", floor + (1.0 - floor) * pm.math.sigmoid(logit_h), dims="judge"
         )
-        pm.Deterministic("eps_plus", (1.0 - pi) * ep + pi * eh, dims="judge")
-        pm.Deterministic("eps_minus", (1.0 - pi) * em + pi * eh, dims="judge")
+        self._whole_log_rates(ep, em, eh, pi)
         return ep, em, eh, pi
 
     def _build(
@@ -429,3 +447,55 @@ class PositionalDifficulty(PositionalBias):
                 dims=("pair", "count"),
             )
         return model
+
+
+class UniformDifficulty(PositionalDifficulty):
+    """Uniform error with hard pairs: the pair-level mixture of :class:`PositionalDifficulty`
+    with one easy rate ε in both orders (issue 7 item 3).
+
+    A (judge, pair) row is hard with probability π (``hard_share``) and then errs with η
+    (``eps_hard``) in both orders; an easy row errs with ε (``eps_easy``) in either order. The
+    likelihood is :func:`difficulty_logp` with ε₊ = ε₋ = ε; η = ε + (1 − ε) σ(``hard_logit``).
+    The reported ``eps`` is the rate of the whole log, (1 − π) ε + π η, so compare and report
+    read it like :class:`~bayes_pairwise.pymc_models.UniformError`'s ``eps``.
+
+    **Identification** is as for :class:`PositionalDifficulty`: identified with gold labels on
+    part of the pairs, partly with repeats, and without either it warns
+    (``difficulty_not_identified``, :class:`~bayes_pairwise.errors.DesignWarning`) or, with
+    ``on_unidentified="raise"``, refuses (:class:`~bayes_pairwise.errors.DesignError`).
+
+    Parameters
+    ----------
+    on_unidentified : {"warn", "raise"}
+        What to do when the data hold neither labels nor repeats.
+    spec, priors, likelihood, ties, tie_positional, tie_closeness, draws, tune, chains,
+    target_accept, nuts_sampler, sampler_kwargs, map_kwargs
+        As in :class:`PositionalDifficulty`. The easy rate's prior is ``eps`` (as in the uniform
+        model: default Uniform(0, 0.5)); ``hard_share`` and ``hard_logit`` as there.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> sim = bp.simulate_hard_pairs(12, eps_plus=0.15, eps_minus=0.15, random_seed=0)
+    >>> m = UniformDifficulty().fit(sim.data, method="map", random_seed=1)
+    >>> [v for v in m.reported_names(strengths=False)][:4]
+    ['eps', 'eps_easy', 'eps_hard', 'hard_share']
+    """
+
+    default_spec: ClassVar[str] = "uniform_difficulty"
+    reported: ClassVar[tuple[str, ...]] = (
+        "eps",
+        "eps_easy",
+        "eps_hard",
+        "hard_share",
+        *TIE_REPORTED,
+    )
+    positional: ClassVar[bool] = False
+    _eps_kind: ClassVar[str] = "half_rate"
+
+    def _easy_rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
+        eps = make_prior("eps_easy", priors["eps"], "half_rate", dims="judge")
+        return eps, eps
+
+    def _whole_log_rates(self, ep: Any, em: Any, eh: Any, pi: Any) -> None:
+        pm.Deterministic("eps", (1.0 - pi) * ep + pi * eh, dims="judge")

@@ -4,14 +4,14 @@ Examples
 --------
 >>> sorted(MODEL_CLASSES)
 ['BiasedBradleyTerry', 'HierarchicalPositionalBias', 'HierarchicalUniformError', 'PositionalBias',
- 'PositionalDifficulty', 'UniformError']
+ 'PositionalDifficulty', 'UniformDifficulty', 'UniformError']
 """
 
 from __future__ import annotations
 
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
-from bayes_pairwise.pymc_models.difficulty import PositionalDifficulty
+from bayes_pairwise.pymc_models.difficulty import PositionalDifficulty, UniformDifficulty
 from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
 from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalPositionalBias,
@@ -26,6 +26,7 @@ MODEL_CLASSES: dict[str, type[BayesianPairwiseModel]] = {
     "PositionalBias": PositionalBias,
     "BiasedBradleyTerry": BiasedBradleyTerry,
     "PositionalDifficulty": PositionalDifficulty,
+    "UniformDifficulty": UniformDifficulty,
     "HierarchicalUniformError": HierarchicalUniformError,
     "HierarchicalPositionalBias": HierarchicalPositionalBias,
 }
