@@ -91,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "BiasedBradleyTerry": "pymc_models",
     "PositionalBias": "pymc_models",
     "PositionalDifficulty": "pymc_models",
+    "UniformDifficulty": "pymc_models",
     "UniformError": "pymc_models",
     "available_models": "pymc_models",
     "diagnose": "pymc_models",

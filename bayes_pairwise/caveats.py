@@ -190,7 +190,7 @@ def caveats_for(
                 Caveat(
                     "difficulty_not_identified",
                     "NOT IDENTIFIED: without gold labels and without repeated verdicts the "
-                    "hard-pair share, the hard error rate and hence eps_plus/eps_minus of the "
+                    "hard-pair share, the hard error rate and hence the error rates of the "
                     "pair-difficulty model are set by the priors, not by the data (a hard pair "
                     "judged wrong in both orders is indistinguishable from a reversed truth). "
                     "Treat its numbers as prior-driven; give gold labels on some pairs "

@@ -657,8 +657,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         print(res.headline().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         print()
         print(res.verdict)
-        for c in res.caveats:
-            print(f"caveat: {c}")
+        for k, c in enumerate(res.caveats, start=1):
+            print(f"caveat {k}: {c}")
     return 0
 
 

@@ -434,9 +434,24 @@ class CrossCheck:
                 )
             row["verdict"] = v.verdict
             row["gap"] = v.gap
-            row["caveats"] = "; ".join(v.caveats)
+            row["caveats"] = self.caveat_refs(v.caveats)
             rows.append(row)
         return pd.DataFrame(rows)
+
+    def caveat_refs(self, texts: Sequence[str]) -> str:
+        """Caveat texts as their numbers in :attr:`caveats` (``"1, 3"``): the headline stays one
+        line per judge and the texts are printed once, numbered, under it.
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_round_robin(8, eps=0.1, random_seed=0)
+        >>> cc = bp.crosscheck(sim.data, models=(), leaderboard=False, delta_s_2d=False)
+        >>> cc.caveat_refs(cc.caveats[:1])
+        '1'
+        """
+        index = {t: k for k, t in enumerate(self.caveats, start=1)}
+        return ", ".join(str(index[t]) if t in index else t for t in texts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: table, agreement, verdicts, notes, caveats and settings."""
@@ -911,6 +926,10 @@ def _agreements(
     return out
 
 
+#: The error-rate quantities a verdict must rest on (the tie rate alone is not enough).
+ERROR_RATES = ("eps", "eps_plus", "eps_minus", "eps_sum")
+
+
 def _verdicts(
     agreement: pd.DataFrame, judges: Sequence[str], caveats: Mapping[str, Sequence[str]]
 ) -> list[JudgeVerdict]:
@@ -918,8 +937,39 @@ def _verdicts(
     out = []
     for j in judges:
         a = agreement[(agreement.judge == j) & agreement.primary] if len(agreement) else agreement
+        unassessed = (
+            [q for q in a.loc[a.overlap.isna(), "quantity"].drop_duplicates() if q in ERROR_RATES]
+            if len(a)
+            else []
+        )
         a = a[a.overlap.notna()] if len(a) else a
         cav = tuple(caveats.get(j, ()))
+        if unassessed and not a.quantity.isin(ERROR_RATES).any():
+            # only the tie rate could be compared: no verdict on what the judge gets wrong
+            syms = ", ".join(SYMBOLS.get(q, q) for q in unassessed)
+            out.append(
+                JudgeVerdict(
+                    judge=j,
+                    verdict="NO VERDICT",
+                    gap=math.nan,
+                    text=(
+                        f"{j}: NO VERDICT on the error rates — the classical estimate of {syms} "
+                        "has no interval here (at the boundary of its range, or too few "
+                        "verdicts), so agreement cannot be judged"
+                        + (
+                            "; the tie rates "
+                            + ("agree" if a.overlap.astype(bool).all() else "disagree")
+                            if len(a)
+                            else ""
+                        )
+                        + "."
+                    ),
+                    n_primary=len(a),
+                    n_overlap=int(a.overlap.astype(bool).sum()) if len(a) else 0,
+                    caveats=cav,
+                )
+            )
+            continue
         if not len(a):
             out.append(
                 JudgeVerdict(
@@ -959,6 +1009,11 @@ def _verdicts(
         else:
             bad = ", ".join(SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates())
             head = f"{j}: DISAGREE on {bad}, largest gap {gap:.3f} ({how}) — "
+        if unassessed:
+            parts.append(
+                ", ".join(SYMBOLS.get(q, q) for q in unassessed)
+                + " not assessed (no classical interval)"
+            )
         out.append(
             JudgeVerdict(
                 judge=j,
@@ -980,11 +1035,10 @@ def _caveats(
     cross-check (each text once) and per judge."""
     from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
 
-    kinds = ["classical"] + [
-        str(getattr(f, "name", "")).split("_")[0]
-        for f in fits.values()
-        if str(getattr(f, "name", "")).split("_")[0] in MODEL_KINDS
-    ]
+    def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
+        return str(getattr(f, "caveat_kind", None) or str(getattr(f, "name", "")).split("_")[0])
+
+    kinds = ["classical"] + [kind(f) for f in fits.values() if kind(f) in MODEL_KINDS]
     general: list[str] = []
     per: dict[str, list[str]] = {}
     seed = 0 if seed is None else int(seed)

@@ -1245,7 +1245,11 @@ def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
         kind = {"AGREE": "ok", "DISAGREE": "bad"}.get(v.verdict, "warn")
         page.box(v.text, kind=kind)
     if cc.caveats:
-        page.box(" ".join(cc.caveats), kind="warn", title="What these data cannot show")
+        page.box(
+            " ".join(f"({k}) {t}" for k, t in enumerate(cc.caveats, start=1)),
+            kind="warn",
+            title="What these data cannot show (numbered as in the table's caveats column)",
+        )
     if st.fit is None:
         return
     idata = _idata(st.fit)

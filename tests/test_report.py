@@ -121,7 +121,7 @@ def test_report_is_self_contained(nasty_html):
     assert len(srcs) >= 10
     assert all(s.startswith("data:image/png;base64,") for s in srcs)
     assert "<link" not in html.lower() and "@import" not in html
-    assert re.findall(r'href="([^"]*)"', html) == [f"#s{k}" for k in range(1, 7)]
+    assert re.findall(r'href="([^"]*)"', html) == [f"#s{k}" for k in range(1, 8)]
 
 
 def test_report_sections_and_progress(nasty_html):
@@ -129,6 +129,7 @@ def test_report_sections_and_progress(nasty_html):
     h2 = re.findall(r"<h2[^>]*>([^<]*)</h2>", html)
     assert h2 == ["Answer: each judge&#x27;s error rates, and do the two methods agree?"]
     assert re.findall(r"<summary>([^<]*)</summary>", html)[1:] == [
+        "Verdicts most likely wrong, per judge",
         "Data and design warnings",
         "Classical estimates",
         "Bayesian fit: diagnostics, strengths, predictive checks",

@@ -148,8 +148,8 @@ def laplace_note(idata: az.InferenceData) -> str:
     else:
         quality = (
             "the Gaussian misses the shape of the joint posterior (with a hard truth, mostly "
-            "the strengths'); the error rates were still within a third of a posterior sd of "
-            "NUTS in the validation (docs: Speed)"
+            "the strengths'); the error rates still came within one posterior sd (0.011) of "
+            "NUTS in the validation (docs: Speed), usually lower"
         )
     return (
         f"Laplace approximation (fast path, not NUTS): independent draws from a Gaussian at the "
