@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -53,6 +51,7 @@ from bayes_pairwise.conventions import (
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, DesignError, WarningSink
 from bayes_pairwise.model_checking import compare_fitted, compare_models_dict
+from bayes_pairwise.progress import Steps
 
 __all__ = [
     "Agreement",
@@ -539,32 +538,11 @@ def _row(quantity, judge, method, estimate, lower=np.nan, upper=np.nan, interval
 
 
 # =============================================================================== progress
-class _Steps:
-    """Progress lines on stderr (one per step, with its time) and the time per step."""
-
-    def __init__(self, on: bool) -> None:
-        self.on = on
-        self.times: dict[str, float] = {}
-        self._name: str | None = None
-        self._t = time.perf_counter()
-
-    def __call__(self, name: str) -> None:
-        self.close()
-        self._name, self._t = name, time.perf_counter()
-        if self.on:
-            print(f"[crosscheck] {name} …", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self._name is not None:
-            self.times[self._name] = time.perf_counter() - self._t
-            self._name = None
-
-
 # =============================================================================== classical
 def _classical(
     data: Comparisons,
     sink: WarningSink,
-    steps: _Steps,
+    steps: Steps,
     *,
     seed: Any,
     delta_s: bool,
@@ -817,7 +795,7 @@ def _fit_models(
     method: str,
     seed: Any,
     sink: WarningSink,
-    steps: _Steps,
+    steps: Steps,
     sampler_kwargs: Mapping[str, Any],
 ) -> tuple[dict[str, Any], dict[str, str]]:
     fits: dict[str, Any] = {}
@@ -1137,7 +1115,7 @@ def crosscheck(
             f"crosscheck expects a Comparisons (bp.load_comparisons or bp.datasets.load), got "
             f"{type(data).__name__}"
         )
-    steps = _Steps(progress)
+    steps = Steps(progress, prefix="crosscheck")
     sink = WarningSink()
     rng = np.random.default_rng(random_seed)
     judges = tuple(data.judges)
@@ -1296,7 +1274,7 @@ def crosscheck(
 
 
 def _model_comparison(
-    fits: Mapping[str, Any], sink: WarningSink, steps: _Steps
+    fits: Mapping[str, Any], sink: WarningSink, steps: Steps
 ) -> tuple[pd.DataFrame | None, str]:
     """PSIS-LOO comparison of the NUTS-fitted error models (``None`` and why, otherwise)."""
     if len(fits) < 2:
@@ -1342,7 +1320,7 @@ def _model_comparison(
 
 
 def _likely_errors(
-    data: Comparisons, fits: Mapping[str, Any], sink: WarningSink, steps: _Steps
+    data: Comparisons, fits: Mapping[str, Any], sink: WarningSink, steps: Steps
 ) -> tuple[pd.DataFrame | None, str]:
     """The verdicts most likely wrong under the primary fit, per judge."""
     name, fit = next(iter(fits.items()), (None, None))
@@ -1412,7 +1390,7 @@ def _rank_grouping(data: Comparisons) -> tuple[str | None, str]:
 
 
 def _rankings(
-    data: Comparisons, seed: Any, sink: WarningSink, steps: _Steps
+    data: Comparisons, seed: Any, sink: WarningSink, steps: Steps
 ) -> tuple[Any, dict[str, Any], pd.DataFrame | None, list[str]]:
     """The pooled leaderboard, one per judge and their Kendall τ against the reference."""
     from bayes_pairwise.leaderboard import judge_agreement

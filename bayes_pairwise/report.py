@@ -41,8 +41,6 @@ import contextlib
 import inspect
 import math
 import os
-import sys
-import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +52,7 @@ import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
 from bayes_pairwise.errors import WarningSink
+from bayes_pairwise.progress import Steps
 
 __all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
 
@@ -78,32 +77,6 @@ _MODEL_VARS = {
 
 
 # ============================================================================ small helpers
-class _Progress:
-    """Progress lines on stderr plus a record of how long each step took."""
-
-    def __init__(self, on: bool) -> None:
-        self.on = on
-        self.t0 = time.perf_counter()
-        self.steps: list[tuple[str, float]] = []
-        self._current: tuple[str, float] | None = None
-
-    def __call__(self, msg: str) -> None:
-        now = time.perf_counter()
-        if self._current is not None:
-            self.steps.append((self._current[0], now - self._current[1]))
-        self._current = (msg, now)
-        if self.on:
-            el = now - self.t0
-            print(
-                f"[report {int(el // 60):02d}:{el % 60:04.1f}] {msg}", file=sys.stderr, flush=True
-            )
-
-    def finish(self) -> float:
-        self("done")
-        self._current = None
-        return time.perf_counter() - self.t0
-
-
 def _fmt(v: Any, nd: int = 3) -> str:
     try:
         f = float(v)
@@ -377,7 +350,7 @@ def build_report(
         raise ValueError(f"method must be 'nuts', 'map' or 'laplace', got {method!r}")
     from bayes_pairwise.crosscheck import CrossCheck, crosscheck
 
-    prog = _Progress(progress)
+    prog = Steps(progress, prefix="report")
     sink = WarningSink()
     sink.add(list(load_warnings), "loading: ")
     gkw = dict(grid_kwargs or {})
@@ -902,7 +875,7 @@ def _section_bayesian(
     sampler: dict[str, int],
     seed: Any,
     max_items: int,
-    prog: _Progress,
+    prog: Steps,
     ppc_draws: int,
 ) -> None:
     import matplotlib.pyplot as plt
@@ -1530,7 +1503,7 @@ def _classical_lines(cc: Any) -> list[tuple[str, dict[str, dict[str, float]]]]:
 def _section_settings(
     page: HtmlPage,
     st: _State,
-    prog: _Progress,
+    prog: Steps,
     total: float,
     model: str,
     method: str,
