@@ -148,8 +148,8 @@ def laplace_note(idata: az.InferenceData) -> str:
     else:
         quality = (
             "the Gaussian misses the shape of the joint posterior (with a hard truth, mostly "
-            "the strengths'); the error rates still came within one posterior sd (0.011) of "
-            "NUTS in the validation (docs: Speed), usually lower"
+            "the strengths'); the error rates still came within 1.3 posterior sd (0.009) of "
+            "NUTS in the validation (docs: Speed), lower with many small contexts"
         )
     return (
         f"Laplace approximation (fast path, not NUTS): independent draws from a Gaussian at the "
