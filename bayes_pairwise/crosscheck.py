@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -789,6 +790,13 @@ def _join(*parts: str) -> str:
 
 
 # =============================================================================== models
+def _tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
 def _fit_models(
     data: Comparisons,
     names: Sequence[str],
@@ -819,7 +827,9 @@ def _fit_models(
         with sink.capture(f"{name}: "):
             try:
                 m = get_model(name, **kw)
-                m.fit(data, method=method, random_seed=seed)
+                # the sampler's own progress bar on a terminal; piped, the step lines only
+                bar = {"progress": True} if steps.on and _tty() else {}
+                m.fit(data, method=method, random_seed=seed, **bar)
                 fits[name] = m
             except (BayesPairwiseError, ValueError, RuntimeError, KeyError) as exc:
                 errors[name] = f"{type(exc).__name__}: {exc}"
@@ -978,10 +988,11 @@ def _verdicts(
         agree = n_ok == len(a)
         gap = float(a.gap.max())
         how = (
-            "MAP points inside the classical intervals"
+            f"MAP point vs classical {lab} interval"
             if point
             else f"model {lab} HDI vs classical {lab} interval"
         )
+        parts = list(dict.fromkeys(parts))  # two models share the tie-rate row: say it once
         if agree:
             head = f"{j}: AGREE ({how}) — "
         else:

@@ -51,3 +51,12 @@ def test_unassessed_rate_is_named_next_to_a_verdict() -> None:
     (v,) = _verdicts(ag, ["j"], {})
     assert v.verdict == "DISAGREE" and v.gap == 0.1
     assert v.text.rstrip(".").endswith("ε₊ not assessed (no classical interval)")
+
+
+def test_a_row_shared_by_two_models_is_said_once() -> None:
+    # compare fits uniform and positional: both carry the same tie-rate comparison
+    ag = pd.DataFrame([_ag("tie_rate", True), _ag("tie_rate", True), _ag("eps_plus", True)])
+    (v,) = _verdicts(ag, ["j"], {})
+    assert v.verdict == "AGREE"
+    assert v.text.count("tie rate") == 1
+    assert "(MAP point vs classical 94% interval)" in v.text
