@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -677,23 +677,24 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rank(args: argparse.Namespace, data: Any, *, judge: str | None, progress: bool) -> Any:
-    """One leaderboard with the command's flags; errors name the flags, not the keywords."""
+def _rank_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``leaderboard`` keywords the command's flags stand for."""
+    return {
+        "model": args.model,
+        "method": None if args.model == "bt" else ("map" if args.map else "nuts"),
+        "group_by": args.group_by,
+        "n_boot": args.n_boot,
+        "model_kwargs": _sampler_kwargs(args) or None,
+    }
+
+
+@contextlib.contextmanager
+def _flag_names() -> Iterator[None]:
+    """Errors name the flags, not the Python keywords."""
     from bayes_pairwise.errors import DesignError
-    from bayes_pairwise.leaderboard import leaderboard
 
     try:
-        return leaderboard(
-            data,
-            judge=judge,
-            model=args.model,
-            method=None if args.model == "bt" else ("map" if args.map else "nuts"),
-            group_by=args.group_by,
-            n_boot=args.n_boot,
-            random_seed=args.seed,
-            progress=progress,
-            model_kwargs=_sampler_kwargs(args) or None,
-        )
+        yield
     except DesignError as exc:
         msg = (
             str(exc)
@@ -703,10 +704,20 @@ def _rank(args: argparse.Namespace, data: Any, *, judge: str | None, progress: b
         raise DesignError(msg) from exc
 
 
+def _rank(args: argparse.Namespace, data: Any, *, judge: str | None, progress: bool) -> Any:
+    """One leaderboard with the command's flags."""
+    from bayes_pairwise.leaderboard import leaderboard
+
+    with _flag_names():
+        return leaderboard(
+            data, judge=judge, random_seed=args.seed, progress=progress, **_rank_kwargs(args)
+        )
+
+
 def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
     """``leaderboard --agreement-with REF``: Kendall τ of every judge's board against REF's."""
     from bayes_pairwise.errors import DesignError
-    from bayes_pairwise.leaderboard import judge_agreement
+    from bayes_pairwise.leaderboard import judge_agreement, judge_leaderboards
 
     if args.agreement_with not in data.judges:
         raise DesignError(
@@ -715,10 +726,13 @@ def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
         )
     if data.n_judges < 2:
         raise DesignError("--agreement-with needs at least two judges (do not pass --judge)")
-    boards = {}
-    for judge in data.judges:
-        _info(f"ranking by {judge} …")
-        boards[judge] = _rank(args, data, judge=judge, progress=False)
+    with _flag_names():  # a seed of its own per judge: independent bootstraps for the τ interval
+        boards, _ = judge_leaderboards(
+            data,
+            random_seed=args.seed,
+            on_judge=lambda j: _info(f"ranking by {j} …"),
+            **_rank_kwargs(args),
+        )
     table = judge_agreement(boards, args.agreement_with)
     if args.json:
         _print_json({"interval": table.attrs["interval"], "judges": table})

@@ -1366,19 +1366,9 @@ def _likely_errors(
 compare = crosscheck
 
 
-def _pool_judges(data: Comparisons) -> Comparisons:
-    """All verdicts as one judge's (the leaderboard of every judge's verdicts together)."""
-    if data.n_judges == 1:
-        return data
-    from dataclasses import replace
-
-    return replace(
-        data,
-        judges=(POOLED,),
-        judge=np.zeros_like(np.asarray(data.judge)),
-        dropped_tie_judge=np.zeros_like(np.asarray(data.dropped_tie_judge)),
-        has_judge_column=False,
-    )
+def _pooled(data: Comparisons) -> Comparisons:
+    """All verdicts as one judge's (a single judge's data stay as they are)."""
+    return data if data.n_judges == 1 else data.pool_judges(POOLED)
 
 
 def _rank_grouping(data: Comparisons) -> tuple[str | None, str]:
@@ -1404,7 +1394,7 @@ def _rankings(
     data: Comparisons, seed: Any, sink: WarningSink, steps: Steps
 ) -> tuple[Any, dict[str, Any], pd.DataFrame | None, list[str]]:
     """The pooled leaderboard, one per judge and their Kendall τ against the reference."""
-    from bayes_pairwise.leaderboard import judge_agreement
+    from bayes_pairwise.leaderboard import judge_agreement, judge_leaderboards
     from bayes_pairwise.leaderboard import leaderboard as rank_items
 
     group_by, how = _rank_grouping(data)
@@ -1417,22 +1407,22 @@ def _rankings(
     pooled = None
     with sink.capture("leaderboard: "):
         try:
-            pooled = rank_items(_pool_judges(data), random_seed=seed, **kw)
+            pooled = rank_items(_pooled(data), random_seed=seed, **kw)
         except BayesPairwiseError as exc:
             notes.append(f"no pooled leaderboard: {exc}")
     if data.n_judges < 2:
         return pooled, {}, None, notes
-    boards: dict[str, Any] = {}
-    for k, j in enumerate(data.judges):
-        steps(f"classical: Bradley–Terry leaderboard ({j})")
-        # a seed of its own per judge: the bootstraps are independent, as judge_agreement's
-        # τ interval assumes (the same seed would resample the same contexts for every judge)
-        own = None if seed is None else seed + 1 + k
-        with sink.capture(f"leaderboard ({j}): "):
-            try:
-                boards[j] = rank_items(data, judge=j, random_seed=own, **kw)
-            except BayesPairwiseError as exc:
-                notes.append(f"no leaderboard for judge {j}: {exc}")
+    # a seed of its own per judge (judge_leaderboards): the bootstraps are independent, as
+    # judge_agreement's τ interval assumes
+    with sink.capture("leaderboard (per judge): "):
+        boards, missing = judge_leaderboards(
+            data,
+            random_seed=seed,
+            skip_errors=True,
+            on_judge=lambda j: steps(f"classical: Bradley–Terry leaderboard ({j})"),
+            **kw,
+        )
+    notes.extend(f"no leaderboard for judge {j}: {why}" for j, why in missing.items())
     human = [j for j in boards if j.strip().lower() == HUMAN_JUDGE]
     if human:
         reference = human[0]

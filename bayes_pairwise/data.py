@@ -398,6 +398,32 @@ class Comparisons:
             ),
         )
 
+    def pool_judges(self, label: str = "all judges pooled") -> Comparisons:
+        """Every verdict as one judge's, named ``label`` (e.g. one leaderboard of all judges).
+
+        Nothing else changes: items, contexts, verdicts and ties stay as they are.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+        ...                    "outcome": ["first", "first"], "judge": ["x", "y"]})
+        >>> data = load_comparisons(df, judge="judge")
+        >>> data.judges, data.pool_judges().judges
+        (('x', 'y'), ('all judges pooled',))
+        >>> data.pool_judges().n_comparisons == data.n_comparisons
+        True
+        """
+        if self.n_judges == 1 and self.judges == (label,):
+            return self
+        return replace(
+            self,
+            judges=(str(label),),
+            judge=_readonly(np.zeros_like(np.asarray(self.judge))),
+            dropped_tie_judge=_readonly(np.zeros_like(np.asarray(self.dropped_tie_judge))),
+            has_judge_column=False,
+        )
+
     def drop_ties(self) -> Comparisons:
         """A copy without the ties kept under ``ties="half"`` or ``"model"`` (policy ``"drop"``).
 

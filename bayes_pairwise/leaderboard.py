@@ -42,6 +42,7 @@ __all__ = [
     "MODELS",
     "Leaderboard",
     "judge_agreement",
+    "judge_leaderboards",
     "leaderboard",
     "rank_probability_data",
     "rank_statistics",
@@ -738,6 +739,66 @@ def leaderboard(
         if draws is None
         else pd.DataFrame(draws[:, order], columns=pd.Index(table["item"], name="item")),
     )
+
+
+def judge_leaderboards(
+    data: Comparisons,
+    *,
+    random_seed: int | None = None,
+    skip_errors: bool = False,
+    on_judge: Callable[[str], None] | None = None,
+    **kwargs: Any,
+) -> tuple[dict[str, Leaderboard], dict[str, str]]:
+    """One leaderboard per judge, each with a seed of its own (for :func:`judge_agreement`).
+
+    The bootstraps (or posteriors) of different judges must be independent for the τ interval
+    of :func:`judge_agreement`: the same seed would resample the same contexts for every judge.
+    Judge ``k`` (0-based, in ``data.judges`` order) gets ``random_seed + 1 + k``.
+
+    Parameters
+    ----------
+    data : Comparisons
+        Several judges.
+    random_seed : int, optional
+        Base seed (``None``: fresh entropy for each judge).
+    skip_errors : bool
+        Record a judge whose board cannot be built (a ``BayesPairwiseError``) in the second
+        return value and go on; otherwise the error propagates.
+    on_judge : callable, optional
+        Called with each judge's name before its board is built (progress lines).
+    **kwargs
+        Passed to :func:`leaderboard` (``model``, ``method``, ``group_by``, ``n_boot`` …).
+
+    Returns
+    -------
+    boards : dict
+        Judge → :class:`Leaderboard`, in ``data.judges`` order.
+    errors : dict
+        Judge → why its board is missing (only with ``skip_errors``).
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> data = bp.datasets.load("chatbot_arena")
+    >>> boards, errors = judge_leaderboards(data, random_seed=0, n_boot=50)
+    >>> list(boards) == list(data.judges), errors
+    (True, {})
+    """
+    from bayes_pairwise.errors import BayesPairwiseError
+
+    boards: dict[str, Leaderboard] = {}
+    errors: dict[str, str] = {}
+    for k, j in enumerate(data.judges):
+        if on_judge is not None:
+            on_judge(j)
+        own = None if random_seed is None else int(random_seed) + 1 + k
+        try:
+            boards[j] = leaderboard(data, judge=j, random_seed=own, **kwargs)
+        except BayesPairwiseError as exc:
+            if not skip_errors:
+                raise
+            errors[j] = str(exc)
+    return boards, errors
 
 
 def judge_agreement(
