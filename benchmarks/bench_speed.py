@@ -33,6 +33,8 @@ QLORA_RHAT = 1.01
 QLORA_EPS_TOL = 0.02
 N1000_FIT_S = 600.0
 LOAD_1M_S = 0.5
+REPORT_PRD_S = 60.0
+REPORT_QLORA_S = 300.0
 CSV_MEMORY_RATIO = 4.0
 
 
@@ -392,6 +394,40 @@ def _log_frame(n_rows: int, seed: int = 0):
     )
 
 
+def _timed_cli(args: list[str]) -> float:
+    """Wall time of one ``bayes-pairwise`` command in a fresh process (imports included)."""
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "bayes_pairwise.cli", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return time.perf_counter() - t
+
+
+def bench_report() -> None:
+    """``report`` end to end (fresh process, as a user runs it): PRD and a QLoRA-sized log."""
+    with tempfile.TemporaryDirectory() as d:
+        ref = _timed_cli(["report", "prd_vicuna80", "--map", "--out", f"{d}/map.html"])
+        prd = _timed_cli(["report", "prd_vicuna80", "--out", f"{d}/prd.html"])
+        fast = _timed_cli(["report", "prd_vicuna80", "--fast", "--out", f"{d}/fast.html"])
+        data, _ = _qlora_like()
+        csv = f"{d}/qlora.csv"
+        data.to_frame().drop(columns=["row", "repeat"]).to_csv(csv, index=False)
+        qlora = _timed_cli(
+            ["report", csv, "--context-column", "context", "--out", f"{d}/qlora.html"]
+        )
+    print(
+        f"  report prd_vicuna80: MAP {ref:.1f} s (reference), NUTS default {prd:.1f} s "
+        f"({prd / ref:.1f}x MAP), --fast {fast:.1f} s ({fast / ref:.1f}x MAP); QLoRA-sized "
+        f"log, default: {qlora:.1f} s"
+    )
+    _row("report prd_vicuna80, default (NUTS) [s]", prd, REPORT_PRD_S, "s")
+    _row("report prd_vicuna80 --fast (Laplace) [s]", fast, REPORT_PRD_S, "s")
+    _row("report QLoRA-sized log, default (NUTS) [s]", qlora, REPORT_QLORA_S, "s")
+
+
 def bench_loader() -> None:
     """1 M rows from a DataFrame (time) and a ~200 MB CSV (peak memory of a fresh process)."""
     import pandas as pd
@@ -433,6 +469,7 @@ PARTS = {
     "qlora": bench_qlora,
     "n1000": bench_n1000,
     "fast": bench_fast,
+    "report": bench_report,
     "loader": bench_loader,
 }
 
