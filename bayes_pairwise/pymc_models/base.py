@@ -905,21 +905,15 @@ def _datasets(
     return out
 
 
-def _map_idata(
-    model: pm.Model, frozen: pm.Model, seed: int, settings: Mapping[str, Any]
+def _idata_from_draws(
+    model: pm.Model, posterior: Mapping[str, np.ndarray], sample_stats: Mapping[str, np.ndarray]
 ) -> az.InferenceData:
-    """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS)."""
+    """InferenceData of draws made outside a sampler (MAP, Laplace), with the model's dims,
+    coords, observed and constant data, as a NUTS fit has them."""
     from pymc.backends.arviz import find_constants, find_observations
 
-    kw = dict(settings)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning)
-        point, raw = find_map(frozen, seed=seed, **kw)
-    posterior = {n: v[None, None, ...] for n, v in point.items()}
     groups = _datasets(
-        model,
-        {"posterior": posterior, "sample_stats": {"lp": np.array([[-float(raw.fun)]])}},
-        sample_dims=True,
+        model, {"posterior": posterior, "sample_stats": sample_stats}, sample_dims=True
     )
     groups.update(
         _datasets(
@@ -931,7 +925,20 @@ def _map_idata(
             sample_dims=False,
         )
     )
-    idata = az.InferenceData(**groups)
+    return az.InferenceData(**groups)
+
+
+def _map_idata(
+    model: pm.Model, frozen: pm.Model, seed: int, settings: Mapping[str, Any]
+) -> az.InferenceData:
+    """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS)."""
+
+    kw = dict(settings)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        point, raw = find_map(frozen, seed=seed, **kw)
+    posterior = {n: v[None, None, ...] for n, v in point.items()}
+    idata = _idata_from_draws(model, posterior, {"lp": np.array([[-float(raw.fun)]])})
     idata.sample_stats.attrs["map_method"] = str(kw.get("method", ""))
     idata.sample_stats.attrs["map_success"] = int(bool(getattr(raw, "success", True)))
     idata.sample_stats.attrs["map_message"] = str(getattr(raw, "message", ""))
@@ -941,7 +948,6 @@ def _map_idata(
 
 def _laplace_idata(model: pm.Model, frozen: pm.Model, seed: int, draws: int) -> az.InferenceData:
     """Laplace approximation as a one-chain posterior of ``draws`` draws (same dims/coords)."""
-    from pymc.backends.arviz import find_constants, find_observations
 
     from bayes_pairwise.pymc_models.laplace import laplace_approximation
 
@@ -949,28 +955,8 @@ def _laplace_idata(model: pm.Model, frozen: pm.Model, seed: int, draws: int) -> 
         warnings.filterwarnings("ignore", category=UserWarning)
         res = laplace_approximation(frozen, _posterior_names(model), random_seed=seed, draws=draws)
     posterior = {n: v[None, ...] for n, v in res.values.items()}
-    groups = _datasets(
-        model,
-        {
-            "posterior": posterior,
-            "sample_stats": {
-                "lp": res.logp[None, :],
-                "laplace_log_weight": res.log_weights[None, :],
-            },
-        },
-        sample_dims=True,
-    )
-    groups.update(
-        _datasets(
-            model,
-            {
-                "observed_data": {k: np.asarray(v) for k, v in find_observations(model).items()},
-                "constant_data": {k: np.asarray(v) for k, v in find_constants(model).items()},
-            },
-            sample_dims=False,
-        )
-    )
-    idata = az.InferenceData(**groups)
+    stats = {"lp": res.logp[None, :], "laplace_log_weight": res.log_weights[None, :]}
+    idata = _idata_from_draws(model, posterior, stats)
     attrs = idata.sample_stats.attrs
     attrs["approximation"] = "laplace"
     attrs["laplace_pareto_k"] = float(res.pareto_k)
