@@ -923,6 +923,7 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
         n_jobs=args.jobs,
         results_file=args.results,
         progress=True,
+        nuts_sampler=args.sampler,
     )
     if args.plot:
         fig = plot_sbc_ranks(res)
@@ -1125,6 +1126,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=_int_type(1), default=2, help="worker processes")
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
     p.add_argument("--results", default=None, help="JSON-lines results file (resumable)")
+    p.add_argument(
+        "--sampler",
+        choices=("auto", "nutpie", "pymc"),
+        default="auto",
+        help="NUTS implementation per fit (pymc reuses its compiled C code across simulations)",
+    )
     p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_sbc)

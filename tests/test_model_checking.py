@@ -113,6 +113,8 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert json.loads(lines[0])["settings"]["model"] == "uniform" and len(lines) == 6
     with pytest.raises(DesignError, match="other settings"):
         sbc("uniform", sims=2, **{**kw, "draws": 60})
+    with pytest.raises(DesignError, match="other settings"):  # the sampler is a recorded setting
+        sbc("uniform", sims=2, **{**kw, "nuts_sampler": "pymc"})
     summary = res5.summary.set_index("parameter")
     assert summary.loc["sigma_s", "sims"] == 5
     assert 0 <= summary.loc["sigma_s", "uniformity_p"] <= 1
