@@ -742,6 +742,8 @@ def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dic
     """ArviZ summary of the error parameters with pass/fail flags, plus sampler statistics."""
     import arviz as az
 
+    from bayes_pairwise.pymc_models.diagnostics import parameter_summary
+
     post = idata.posterior
     names = [v for v in post.data_vars if v != "strength"]
     info: dict[str, Any] = {}
@@ -753,15 +755,23 @@ def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dic
                 for k, x in enumerate(vals):
                     rows.append({"parameter": v if vals.size == 1 else f"{v}[{k}]", "MAP": x})
         return pd.DataFrame(rows).set_index("parameter") if rows else pd.DataFrame(), info
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # unrounded (ArviZ rounds to 2 decimals by default): printed like every other estimate
-        summ = az.summary(idata, var_names=names, kind="all", hdi_prob=0.94, round_to="none")
-        full = (
-            az.summary(idata, var_names=["strength"], kind="diagnostics")
-            if ("strength" in post.data_vars)
-            else None
-        )
+    # unrounded, tidy labels; one chain (Laplace): R-hat NaN, without ArviZ's log line
+    summ = parameter_summary(idata, names, hdi_prob=0.94)
+    full = None
+    if "strength" in post.data_vars:
+        strength = post[["strength"]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            full = pd.DataFrame(
+                {
+                    "ess_bulk": np.ravel(az.ess(strength, method="bulk")["strength"]),
+                    "ess_tail": np.ravel(az.ess(strength, method="tail")["strength"]),
+                    # R-hat needs two chains (ArviZ logs a warning per call otherwise)
+                    "r_hat": np.ravel(az.rhat(strength)["strength"])
+                    if post.sizes.get("chain", 1) >= 2
+                    else np.nan,
+                }
+            )
     summ = summ[
         [
             c

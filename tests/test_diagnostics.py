@@ -104,6 +104,28 @@ def test_labels_drop_single_judge_dim():
     assert parameter_summary(idata, ["eps", "g"]).index.tolist() == ["eps", "g[A]", "g[B]"]
 
 
+def test_one_chain_summary_matches_arviz_without_rhat():
+    """One chain (Laplace): mean, sd, HDI, MCSE and ESS as ArviZ computes them from that chain,
+    R-hat and mcse_sd NaN (undefined), and the labels of the multi-chain summary."""
+    rng = np.random.default_rng(3)
+    draws = rng.normal([0.1, 0.3], 0.02, (1, 800, 2))
+    idata = _idata({"eps": draws}, coords={"judge": ["a", "b"]}, dims={"eps": ["judge"]})
+    out = parameter_summary(idata, ["eps"])
+    assert out.index.tolist() == ["eps[a]", "eps[b]"]
+    np.testing.assert_allclose(out["mean"], draws[0].mean(0))
+    np.testing.assert_allclose(out["sd"], draws[0].std(0, ddof=1))
+    np.testing.assert_allclose(out["ess_bulk"], az.ess(idata, method="bulk")["eps"].values)
+    np.testing.assert_allclose(out["ess_tail"], az.ess(idata, method="tail")["eps"].values)
+    np.testing.assert_allclose(out["mcse_mean"], az.mcse(idata)["eps"].values)
+    assert out["r_hat"].isna().all() and out["mcse_sd"].isna().all()
+    two = _idata(
+        {"eps": np.concatenate([draws, draws])},
+        coords={"judge": ["a", "b"]},
+        dims={"eps": ["judge"]},
+    )
+    assert parameter_summary(two, ["eps"]).columns.tolist() == out.columns.tolist()
+
+
 def test_not_fitted():
     with pytest.raises(NotFittedError):
         diagnose(UniformError())

@@ -345,3 +345,53 @@ def test_report_nuts_path_with_mocked_sampler(monkeypatch):
     rows = _table_rows(html, "<th>interval</th>")
     assert ("eps_minus", "j &amp; 2", "positional (posterior)") in {tuple(r[:3]) for r in rows}
     assert "<script" not in html.lower()
+
+
+class _OneChainModel(FakeModel):
+    """A one-chain, 300-draw posterior: what the Laplace fast path hands the report."""
+
+    def fit(self, data, method="nuts", random_seed=None):
+        super().fit(data, method="nuts", random_seed=random_seed)
+        post = self.idata_.posterior.isel(chain=[0])
+        self.idata_ = az.InferenceData(posterior=post)
+        self.method_ = method
+        return self
+
+
+def test_one_chain_report_is_quiet_and_says_rhat_is_missing(monkeypatch):
+    """The Laplace report (one chain): no ArviZ shape warning on the user's terminal (ArviZ logs
+    it on its own logger, out of reach of ``logging.getLogger``), tidy labels, R-hat absent."""
+    monkeypatch.setattr(
+        pymc_models, "get_model", lambda name, **kw: _OneChainModel(name, **kw), raising=False
+    )
+    import logging
+
+    _, data = _nasty_data()
+    seen: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    # ArviZ's logger is built as arviz.Logger("arviz"), outside logging's registry
+    arviz_logger = az._log
+    handler = Catch()
+    arviz_logger.addHandler(handler)
+    try:
+        html = build_report(
+            data,
+            method="laplace",
+            draws=300,
+            random_seed=0,
+            grid_kwargs={"n_subsets": 20},
+            ppc_draws=20,
+            progress=False,
+        ).render()
+    finally:
+        arviz_logger.removeHandler(handler)
+    assert not [m for m in seen if "Shape validation" in m]
+    rows = _table_rows(html, "<th>rhat_ok</th>")
+    by_label = {r[0]: r for r in rows}
+    assert "eps_plus[&lt;b&gt;bold&lt;/b&gt;]" in by_label
+    assert all(r[5] in ("nan", "–", "") for r in rows)  # the r_hat column
+    assert all(int(float(r[6])) > 50 for r in rows)  # ESS computed from the one chain

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import itertools
-import logging
 import math
 import warnings
 from collections.abc import Sequence
@@ -217,18 +216,36 @@ def parameter_summary(
         )
         out["mean"] = values
         return out
-    arviz_log = logging.getLogger("arviz")
-    level = arviz_log.level
-    if idata.posterior.sizes.get("chain", 1) < 2:  # R-hat needs chains: not a user's problem
-        arviz_log.setLevel(logging.ERROR)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if idata.posterior.sizes.get("chain", 1) < 2:
+            out = _one_chain_summary(idata, list(var_names), hdi_prob)
+        else:
             out = az.summary(idata, var_names=list(var_names), hdi_prob=hdi_prob, round_to="none")
-    finally:
-        arviz_log.setLevel(level)
     out.index = labels
     return out
+
+
+def _one_chain_summary(idata: az.InferenceData, names: list[str], hdi_prob: float) -> pd.DataFrame:
+    """``az.summary`` columns for one chain (the Laplace fast path) without R-hat.
+
+    ``az.summary(kind="all")`` logs a shape warning on ArviZ's own logger (not reachable through
+    :func:`logging.getLogger`) for every one-chain call, and its ``mcse_sd`` fails; R-hat needs
+    two chains, so it is NaN here, and so is ``mcse_sd``.
+    """
+    out = az.summary(idata, var_names=names, kind="stats", hdi_prob=hdi_prob, round_to="none")
+    post = idata.posterior[names]
+    for col, values in (
+        ("mcse_mean", az.mcse(post)),
+        ("ess_bulk", az.ess(post, method="bulk")),
+        ("ess_tail", az.ess(post, method="tail")),
+    ):
+        out[col] = np.concatenate([np.asarray(values[v]).ravel() for v in names])
+    out["mcse_sd"] = np.nan
+    out["r_hat"] = np.nan
+    return out[
+        ["mean", "sd", *out.columns[2:4], "mcse_mean", "mcse_sd", "ess_bulk", "ess_tail", "r_hat"]
+    ]
 
 
 @dataclass

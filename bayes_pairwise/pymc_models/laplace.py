@@ -18,6 +18,7 @@ Gaussian misses the posterior's shape (a boundary, a funnel, skew); use NUTS.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ PARETO_K_GOOD = 0.5
 PARETO_K_BAD = 0.7
 
 
+@dataclass(frozen=True, repr=False, eq=False)
 class LaplaceResult:
     """Draws and diagnostics of :func:`laplace_approximation`.
 
@@ -63,29 +65,16 @@ class LaplaceResult:
         eigenvalues were raised to a floor).
     """
 
-    def __init__(
-        self,
-        values: dict[str, np.ndarray],
-        logp: np.ndarray,
-        log_weights: np.ndarray,
-        pareto_k: float,
-        mode_logp: float,
-        n_parameters: int,
-        n_gradient_evaluations: int,
-        optimizer_message: str,
-        converged: bool = True,
-        repaired: bool = False,
-    ) -> None:
-        self.values = values
-        self.logp = logp
-        self.log_weights = log_weights
-        self.pareto_k = pareto_k
-        self.mode_logp = mode_logp
-        self.n_parameters = n_parameters
-        self.n_gradient_evaluations = n_gradient_evaluations
-        self.optimizer_message = optimizer_message
-        self.converged = converged
-        self.repaired = repaired
+    values: dict[str, np.ndarray]
+    logp: np.ndarray
+    log_weights: np.ndarray
+    pareto_k: float
+    mode_logp: float
+    n_parameters: int
+    n_gradient_evaluations: int
+    optimizer_message: str
+    converged: bool = True
+    repaired: bool = False
 
     def __repr__(self) -> str:
         return (
