@@ -145,9 +145,10 @@ _EXPORTS: dict[str, str] = {
     # model checking: LOO comparison, simulation-based calibration
     "SBCResult": "model_checking",
     "compare_models": "model_checking",
-    "plot_sbc_ranks": "model_checking",
+    "plot_sbc_ranks": "plots",
     "sbc": "model_checking",
     "sbc_rank_data": "model_checking",
+    "sbc_summary": "model_checking",
 }
 
 _SUBMODULES = {

@@ -906,7 +906,8 @@ def _cmd_compare_models(args: argparse.Namespace) -> int:
 
 
 def _cmd_sbc(args: argparse.Namespace) -> int:
-    from bayes_pairwise.model_checking import plot_sbc_ranks, sbc
+    from bayes_pairwise.model_checking import sbc
+    from bayes_pairwise.plots import plot_sbc_ranks
 
     if args.plot:
         check_writable(args.plot, suffixes=(".png", ".svg", ".pdf"), what="--plot")
@@ -926,7 +927,7 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
         nuts_sampler=args.sampler,
     )
     if args.plot:
-        fig = plot_sbc_ranks(res)
+        fig = plot_sbc_ranks(res)[0].figure
         atomic_write(Path(args.plot), lambda tmp: fig.savefig(tmp, dpi=120))
         _info(f"rank histograms written to {args.plot}")
     if args.json:

@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import warnings
@@ -45,9 +44,9 @@ __all__ = [
     "compare_fitted",
     "compare_models",
     "compare_models_dict",
-    "plot_sbc_ranks",
     "sbc",
     "sbc_rank_data",
+    "sbc_summary",
 ]
 
 #: What one pointwise log-likelihood value of the error models covers.
@@ -516,7 +515,31 @@ def _uniformity_p(ranks: np.ndarray, n_ranks: int, bins: int) -> float:
     return float(chisquare(observed, expected).pvalue)
 
 
-def _summary(ranks: pd.DataFrame, bins: int | None) -> pd.DataFrame:
+def sbc_summary(ranks: pd.DataFrame, *, bins: int | None = None) -> pd.DataFrame:
+    """Per parameter: simulations, HDI coverage, the χ² uniformity p-value and the mean rank.
+
+    Parameters
+    ----------
+    ranks : DataFrame
+        :attr:`SBCResult.ranks`: one row per (simulation, parameter) with ``rank``, ``n_ranks``
+        and ``covered``.
+    bins : int, optional
+        Bins of the uniformity test (default: simulations / 5, between 2 and 10).
+
+    Returns
+    -------
+    DataFrame
+        ``parameter``, ``sims``, ``coverage``, ``uniformity_p`` and ``mean_rank``
+        (rank / (n_ranks − 1)).
+
+    Examples
+    --------
+    >>> ranks = pd.DataFrame({"sim": range(4), "parameter": "eps", "true": 0.1,
+    ...                       "posterior_mean": 0.1, "rank": [0, 30, 60, 99],
+    ...                       "n_ranks": 100, "covered": [True, True, True, False]})
+    >>> sbc_summary(ranks, bins=2)[["parameter", "sims", "coverage"]].to_dict("records")
+    [{'parameter': 'eps', 'sims': 4, 'coverage': 0.75}]
+    """
     rows = []
     for name, grp in ranks.groupby("parameter", sort=False):
         n_ranks = int(grp["n_ranks"].iloc[0])
@@ -677,7 +700,7 @@ def sbc(
     return SBCResult(
         model=model,
         ranks=ranks,
-        summary=_summary(ranks, bins),
+        summary=sbc_summary(ranks, bins=bins),
         settings=settings_out,
         failed=failed,
     )
@@ -698,7 +721,7 @@ def sbc_rank_data(result: SBCResult, *, bins: int | None = None) -> pd.DataFrame
     >>> ranks = pd.DataFrame({"sim": range(4), "parameter": "eps", "true": 0.1,
     ...                       "posterior_mean": 0.1, "rank": [0, 30, 60, 99],
     ...                       "n_ranks": 100, "covered": True})
-    >>> res = SBCResult("uniform", ranks, _summary(ranks, 2), {})
+    >>> res = SBCResult("uniform", ranks, sbc_summary(ranks, bins=2), {})
     >>> sbc_rank_data(res, bins=2)[["bin", "count", "expected"]].values.tolist()
     [[0.0, 2.0, 2.0], [1.0, 2.0, 2.0]]
     """
@@ -724,48 +747,3 @@ def sbc_rank_data(result: SBCResult, *, bins: int | None = None) -> pd.DataFrame
                 }
             )
     return pd.DataFrame(rows)
-
-
-def plot_sbc_ranks(
-    result: SBCResult, *, bins: int | None = None, parameters: Sequence[str] | None = None
-) -> Any:
-    """Rank histograms of an SBC run, one panel per parameter, with the uniform 99% band.
-
-    Calibrated: the bars stay inside the grey band. A ∪ shape means a posterior too narrow, a ∩
-    shape one too wide, a slope a biased posterior.
-
-    Examples
-    --------
-    >>> ranks = pd.DataFrame({"sim": range(4), "parameter": "eps", "true": 0.1,
-    ...                       "posterior_mean": 0.1, "rank": [0, 30, 60, 99],
-    ...                       "n_ranks": 100, "covered": True})
-    >>> fig = plot_sbc_ranks(SBCResult("uniform", ranks, _summary(ranks, 2), {}), bins=2)
-    >>> len(fig.axes)
-    1
-    """
-    import matplotlib.pyplot as plt
-
-    data = sbc_rank_data(result, bins=bins)
-    names = list(dict.fromkeys(data["parameter"]))
-    if parameters is not None:
-        names = [n for n in names if n in set(parameters)]
-    ncol = min(4, max(1, len(names)))
-    nrow = max(1, math.ceil(len(names) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.6 * nrow), squeeze=False)
-    summary = result.summary.set_index("parameter")
-    for ax, name in zip(axes.ravel(), names, strict=False):
-        grp = data[data["parameter"] == name]
-        ax.fill_between(grp["bin"], grp["band_lo"], grp["band_hi"], step="mid", color="0.85", lw=0)
-        ax.bar(grp["bin"], grp["count"], width=0.9, color="C0")
-        ax.axhline(float(grp["expected"].mean()), color="0.4", lw=0.8)
-        title = name
-        if name in summary.index:
-            s = summary.loc[name]
-            title += f"\ncov {s['coverage']:.2f}, p {s['uniformity_p']:.2f}"
-        ax.set_title(title, fontsize=9)
-        ax.set_xticks([])
-    for ax in axes.ravel()[len(names) :]:
-        ax.set_visible(False)
-    fig.suptitle(f"SBC rank histograms: {result.model}", fontsize=10)
-    fig.tight_layout()
-    return fig

@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from bayes_pairwise.data import Comparisons
     from bayes_pairwise.leaderboard import Leaderboard
+    from bayes_pairwise.model_checking import SBCResult
 
 __all__ = [
     "ERROR_VARIABLES",
@@ -86,6 +87,7 @@ __all__ = [
     "plot_ppc",
     "plot_rank",
     "plot_rank_probabilities",
+    "plot_sbc_ranks",
     "plot_strength_forest",
     "plot_trace",
     "posterior_vs_grid_data",
@@ -1988,4 +1990,69 @@ def plot_ppc(
             a.set_ylabel("replicates")
             a.set_title(f"PPC: {names[stat].split(' (')[0]} (p = {p:.2f})", fontsize=10)
         a.legend(fontsize=7)
+    return axes
+
+
+def plot_sbc_ranks(
+    result: SBCResult,
+    *,
+    bins: int | None = None,
+    parameters: Sequence[str] | None = None,
+    ax: Any = None,
+) -> np.ndarray:
+    """Rank histograms of an SBC run, one panel per parameter, with the uniform 99% band.
+
+    Calibrated: the bars stay inside the grey band. A ∪ shape means a posterior too narrow, a ∩
+    shape one too wide, a slope a biased posterior. The numbers are
+    :func:`bayes_pairwise.model_checking.sbc_rank_data`.
+
+    Parameters
+    ----------
+    result : SBCResult
+        From :func:`bayes_pairwise.model_checking.sbc`.
+    bins : int, optional
+        Histogram bins (default: as the uniformity test).
+    parameters : sequence of str, optional
+        Panels to draw (default: every parameter).
+    ax : Axes or sequence of Axes, optional
+        One per panel; a new figure (four panels a row) when omitted.
+
+    Returns
+    -------
+    ndarray of Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.model_checking import SBCResult, sbc_summary
+    >>> ranks = pd.DataFrame({"sim": range(4), "parameter": "eps", "true": 0.1,
+    ...                       "posterior_mean": 0.1, "rank": [0, 30, 60, 99],
+    ...                       "n_ranks": 100, "covered": True})
+    >>> axes = plot_sbc_ranks(SBCResult("uniform", ranks, sbc_summary(ranks, bins=2), {}), bins=2)
+    >>> len(axes), axes[0].get_title().splitlines()[0]
+    (1, 'eps')
+    """
+    from bayes_pairwise.model_checking import sbc_rank_data
+
+    data = sbc_rank_data(result, bins=bins)
+    names = list(dict.fromkeys(data["parameter"]))
+    if parameters is not None:
+        names = [n for n in names if n in set(parameters)]
+    axes = _axes_array(
+        ax, max(1, len(names)), ncols=min(4, max(1, len(names))), panel_size=(3.2, 2.6)
+    )
+    summary = result.summary.set_index("parameter")
+    for a, name in zip(axes, names, strict=False):
+        grp = data[data["parameter"] == name]
+        a.fill_between(grp["bin"], grp["band_lo"], grp["band_hi"], step="mid", color="0.85", lw=0)
+        a.bar(grp["bin"], grp["count"], width=0.9, color="C0")
+        a.axhline(float(grp["expected"].mean()), color="0.4", lw=0.8)
+        title = short_label(name)
+        if name in summary.index:
+            s = summary.loc[name]
+            title += f"\ncov {s['coverage']:.2f}, p {s['uniformity_p']:.2f}"
+        a.set_title(title, fontsize=9)
+        a.set_xticks([])
+    if ax is None:
+        axes[0].figure.suptitle(f"SBC rank histograms: {result.model}", fontsize=10)
     return axes

@@ -19,10 +19,11 @@ from bayes_pairwise.model_checking import (
     SBCResult,
     compare_models,
     compare_models_dict,
-    plot_sbc_ranks,
     sbc,
     sbc_rank_data,
+    sbc_summary,
 )
+from bayes_pairwise.plots import plot_sbc_ranks
 
 
 @pytest.fixture(scope="module")
@@ -152,9 +153,7 @@ def test_sbc_rank_data_and_plot():
             "covered": True,
         }
     )
-    from bayes_pairwise.model_checking import _summary
-
-    res = SBCResult("uniform", ranks, _summary(ranks, 4), {})
+    res = SBCResult("uniform", ranks, sbc_summary(ranks, bins=4), {})
     d = sbc_rank_data(res, bins=4)
     assert d["count"].tolist() == [3, 2, 1, 2]
     assert d["expected"].tolist() == [2.0] * 4
@@ -164,8 +163,15 @@ def test_sbc_rank_data_and_plot():
     from scipy.stats import chi2
 
     assert res.summary["uniformity_p"].iloc[0] == pytest.approx(chi2.sf(1.0, 3))
-    fig = plot_sbc_ranks(res, bins=4)
-    assert len(fig.axes) == 1
+    axes = plot_sbc_ranks(res, bins=4)
+    assert len(axes) == 1
+    heights = [p.get_height() for p in axes[0].patches if hasattr(p, "get_height")]
+    assert heights[-4:] == [3, 2, 1, 2]  # the bars drawn are sbc_rank_data's counts
+    import matplotlib.pyplot as plt
+
+    _fig, own = plt.subplots(1, 2)
+    assert plot_sbc_ranks(res, bins=4, ax=own)[0] is own[0]  # the caller's axes
+    plt.close("all")
 
 
 def test_cli_compare_models_and_sbc_json(tmp_path, small_log, mock_sampler, capsys):
