@@ -163,6 +163,23 @@ def test_observed_statistics_match_classical(map_fit, sim):
     assert d.ok is None  # MAP
 
 
+def test_two_item_contexts_enter_the_delta_s_check_as_in_ppc_data():
+    """METHODS §1 pools Δ_S curves over n = 2..N_c: a log of two-item contexts has a Δ_S check
+    at n = 2 in diagnose(), the same observed curve that ppc_data draws."""
+    sim = bp.simulate_round_robin(2, eps=0.2, repeats=2, n_contexts=40, random_seed=3)
+    m = UniformError().fit(sim.data, method="map", random_seed=0)
+    m.sample_posterior_predictive(random_seed=1, point_draws=100)
+    d = diagnose(m, random_seed=2, n_draws_curve=5, n_subsets=20)
+    ppc = d.ppc.set_index("statistic")
+    assert "delta_s_area" in ppc.index
+    from bayes_pairwise.pymc_models.ppc import ppc_data
+
+    curve = ppc_data(m, sim.data, statistics=["delta_s"], n_draws_curve=5, random_seed=0)
+    observed = curve.query("statistic == 'delta_s' and n == 2")["observed"].iloc[0]
+    assert 0 < observed < 2  # a two-item context's Δ_S is 2 (1 − |W|)
+    assert ppc.loc["delta_s_area", "observed"] == pytest.approx(observed)
+
+
 def test_ppc_counts_for_biased_bt():
     sim = bp.simulate_biased_bt(6, 400, gamma=0.8, random_seed=0)
     m = BiasedBradleyTerry().fit(sim.data, method="map", random_seed=0)

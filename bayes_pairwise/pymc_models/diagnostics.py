@@ -736,14 +736,15 @@ def _delta_curves(
     """Pooled Δ_S curves (observed, replicated per draw) over complete round-robins.
 
     The same computation as :func:`bayes_pairwise.pymc_models.ppc.ppc_data`'s ``delta_s`` (one
-    implementation, :func:`pooled_delta_curves`); two choices differ and are kept as they were:
-    contexts of two items are left out here (``min_items=3``; ``ppc_data`` pools them in at
-    n = 2), and an int ``seed`` gives every context its own stream, the same subsets for the
-    observed data and every replicate (``ppc_data`` runs one Generator through them).
+    implementation, :func:`pooled_delta_curves`, over the same contexts: every complete
+    round-robin, two-item contexts included at n = 2, as METHODS §1 pools them over
+    n = 2..N_c). One choice differs: an int ``seed`` gives every context its own stream, the
+    same subsets for the observed data and every replicate (``ppc_data`` runs one Generator
+    through them).
     """
     i, j = counts["i"][rows], counts["j"][rows]
     ctx = item_context if item_context is not None else np.zeros(int(max(i.max(), j.max())) + 1)
-    contexts = complete_round_robins(i, j, ctx, min_items=3)
+    contexts = complete_round_robins(i, j, ctx)
     if not contexts:
         return None
     k = (counts["k_plus"] + counts["k_minus"])[rows].astype(float)

@@ -215,11 +215,10 @@ def _model_replicates(
 def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """(size, pair rows, local (i, j)) for every context whose unordered pairs are all present.
 
-    Contexts of two items count (their Δ_S at n = 2); :func:`~bayes_pairwise.pymc_models.
-    diagnostics.diagnose` leaves them out of its Δ_S area (``min_items=3``), a choice kept as it
-    was when the two came to share :func:`complete_round_robins`.
+    Contexts of two items count (their Δ_S at n = 2, METHODS §1), here and in
+    :func:`~bayes_pairwise.pymc_models.diagnostics.diagnose`.
     """
-    return complete_round_robins(pc.i, pc.j, block.item_context, min_items=2)
+    return complete_round_robins(pc.i, pc.j, block.item_context)
 
 
 def ppc_data(
