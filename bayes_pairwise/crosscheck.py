@@ -98,6 +98,8 @@ METHOD_TIES = "observed share of ties"
 #: Suffix of the Δ_S methods on data with ties (not on the models' scale: reference only).
 TIES_HALF = ", ties half"
 METHOD_LABELS = "labelled verdicts (gold)"
+#: What the headline's model columns hold, by fit method (:meth:`CrossCheck.estimate_column`).
+ESTIMATE_COLUMN = {"nuts": "model", "map": "MAP", "laplace": "Laplace"}
 METHOD_TRUTH = "realised (synthetic truth)"
 #: (model quantity, classical method) pairs the verdict rests on.
 PRIMARY = {
@@ -425,7 +427,7 @@ class CrossCheck:
             ag = self.agreement[(self.agreement.judge == v.judge) & self.agreement.primary]
             for a in ag.itertuples(index=False):
                 sym = SYMBOLS.get(a.quantity, a.quantity)
-                row[f"{sym} model"] = _fmt_interval(
+                row[self.estimate_column(sym)] = _fmt_interval(
                     a.posterior_mean, a.posterior_lower, a.posterior_upper
                 )
                 row[f"{sym} classical"] = (
@@ -437,6 +439,22 @@ class CrossCheck:
             row["caveats"] = self.caveat_refs(v.caveats)
             rows.append(row)
         return pd.DataFrame(rows)
+
+    def estimate_column(self, symbol: str) -> str:
+        """The headline's column of the model's estimate of ``symbol``, named for what it holds:
+        ``"ε₊ model"`` (NUTS posterior mean and HDI), ``"ε₊ MAP"`` (a point) or
+        ``"ε₊ Laplace"`` (the fast path's approximate posterior).
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_round_robin(8, eps=0.1, random_seed=0)
+        >>> cc = bp.crosscheck(sim.data, models=(), method="map", leaderboard=False,
+        ...                    delta_s_2d=False)
+        >>> cc.estimate_column("ε₊")
+        'ε₊ MAP'
+        """
+        return f"{symbol} {ESTIMATE_COLUMN.get(self.settings.get('method', 'nuts'), 'model')}"
 
     def caveat_refs(self, texts: Sequence[str]) -> str:
         """Caveat texts as their numbers in :attr:`caveats` (``"1, 3"``): the headline stays one

@@ -257,10 +257,11 @@ def inconsistencies(html: str, cc: Any, drawn: dict[str, list[Any]] | None = Non
             m_txt = iv(a.posterior_mean, a.posterior_lower, a.posterior_upper)
             c_txt = iv(a.classical_estimate, a.classical_lower, a.classical_upper)
             # the CrossCheck's own strings
-            same(f"cc.headline {sym} model {j}", hrow[f"{sym} model"], m_txt)
+            col = cc.estimate_column(sym)
+            same(f"cc.headline {col} {j}", hrow[col], m_txt)
             same(f"cc.headline {sym} classical {j}", hrow[f"{sym} classical"], f"{c_txt} ({short})")
             # headline table
-            same(f"headline table {sym} model {j}", shown.get(f"{sym} model"), m_txt)
+            same(f"headline table {col} {j}", shown.get(col), m_txt)
             same(
                 f"headline table {sym} classical {j}",
                 shown.get(f"{sym} classical"),
@@ -564,7 +565,9 @@ def test_the_report_covers_what_is_checked(rendered):
     assert cc.tie_handling["positional"]["handling"] == "model"
     head = cc.headline()
     # the headline compares the tie rate, ε₊ and ε₋ of both judges
-    assert {"tie rate model", "ε₊ model", "ε₋ model", "ε₊ classical"} <= set(head.columns)
+    # a MAP fit: the model columns say so
+    assert {"tie rate MAP", "ε₊ MAP", "ε₋ MAP", "ε₊ classical"} <= set(head.columns)
+    assert cc.estimate_column("ε₊") == "ε₊ MAP"
     assert len(cc.agreement[cc.agreement.primary]) == 6
     assert "Δ_S grid (2-D) sum split by r₁, ties half" in set(cc.table.method)
     assert seconds < 120, f"the report took {seconds:.0f} s"
