@@ -627,3 +627,28 @@ class TestAutoChains:
             check_sampler_settings("t", {"chains": "many"})
         with pytest.raises(PriorError, match="chains must be at least 1"):
             check_sampler_settings("t", {"chains": 0})
+
+
+def test_design_warning_for_a_crowd_is_one_message_naming_the_judges():
+    """100 judges with one verdict per pair each: one DesignWarning naming five of them and the
+    count, not 100 repeated lines (notebook 05's crowd)."""
+    from bayes_pairwise.pymc_models.design import check_error_design
+
+    rows = [
+        {"first": f"t{a}", "second": f"t{b}", "outcome": "first", "judge": f"j{k:03d}"}
+        for k in range(100)
+        for a, b in ((0, 1), (1, 2))
+    ]
+    # judge j000 also saw one pair in both orders: it is not affected
+    rows.append({"first": "t1", "second": "t0", "outcome": "second", "judge": "j000"})
+    pc = pair_counts(load_comparisons(pd.DataFrame(rows), judge="judge"))
+    with pytest.warns(DesignWarning) as caught:
+        msgs = check_error_design(pc, positional=False)
+    assert len(caught) == 1 and len(msgs) == 1
+    assert msgs[0].startswith(
+        "judges 'j001', 'j002', 'j003', 'j004', 'j005' and 94 more (99 of 100)"
+    )
+    assert "eps is not separable" in msgs[0]
+    with pytest.warns(DesignWarning) as caught:
+        (msg,) = check_error_design(pc, positional=True)
+    assert msg.startswith("judges 'j001',") and "(99 of 100)" in msg

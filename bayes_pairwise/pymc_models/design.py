@@ -45,7 +45,7 @@ def _warn(message: str, stacklevel: int) -> None:
 
 
 def check_error_design(pc: PairCounts, *, positional: bool, stacklevel: int = 2) -> list[str]:
-    """Warn when a judge never saw a pair in both orders (error models).
+    """Warn when judges never saw a pair in both orders (error models): one warning naming them.
 
     Parameters
     ----------
@@ -74,7 +74,7 @@ def check_error_design(pc: PairCounts, *, positional: bool, stacklevel: int = 2)
     >>> len(msgs), caught[0].category.__name__
     (1, 'DesignWarning')
     """
-    messages = []
+    affected: list[str] = []
     for jdx, judge in enumerate(pc.judges):
         rows = pc.judge == jdx
         if not rows.any():
@@ -83,23 +83,35 @@ def check_error_design(pc: PairCounts, *, positional: bool, stacklevel: int = 2)
         if both.any():
             continue
         repeated = (pc.k_plus[rows] + pc.k_minus[rows]) > 1
-        if positional:
-            msg = (
-                f"judge {judge!r}: no pair was seen in both presentation orders, so the error "
-                "rates eps_plus / eps_minus are not separable from the item strengths; their "
-                "posterior is driven by the prior. Collect each pair in both orders."
-            )
-        elif not repeated.any():
-            msg = (
-                f"judge {judge!r}: every pair was judged once, in one order only, so the error "
-                "rate eps is not separable from the spread of the strengths; its posterior is "
-                "driven by the prior. Collect each pair in both orders (or repeat verdicts)."
-            )
-        else:
-            continue
-        _warn(msg, stacklevel + 1)
-        messages.append(msg)
-    return messages
+        if positional or not repeated.any():
+            affected.append(str(judge))
+    if not affected:
+        return []
+    if positional:
+        what = (
+            "no pair was seen in both presentation orders, so the error rates eps_plus / "
+            "eps_minus are not separable from the item strengths; their posterior is driven by "
+            "the prior. Collect each pair in both orders."
+        )
+    else:
+        what = (
+            "every pair was judged once, in one order only, so the error rate eps is not "
+            "separable from the spread of the strengths; its posterior is driven by the prior. "
+            "Collect each pair in both orders (or repeat verdicts)."
+        )
+    # one message for all affected judges: a crowd of 100 judges gets one line, not 100
+    msg = f"{_judges_text(affected, len(pc.judges))}: {what}"
+    _warn(msg, stacklevel + 1)
+    return [msg]
+
+
+def _judges_text(names: Sequence[str], total: int, shown: int = 5) -> str:
+    """``judge 'a'`` or ``judges 'a', 'b' and 3 more (5 of 9)``."""
+    if len(names) == 1:
+        return f"judge {names[0]!r}"
+    head = ", ".join(repr(n) for n in names[:shown])
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"judges {head}{more} ({len(names)} of {total})"
 
 
 def _item_difference_matrix(data: Comparisons) -> sp.csr_matrix:
