@@ -7,6 +7,8 @@ catch the package's own failures with one ``except`` clause.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -21,7 +23,36 @@ __all__ = [
     "NotFittedError",
     "PriorError",
     "WarningSink",
+    "user_stacklevel",
 ]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first caller outside the package.
+
+    Call it in the function that calls :func:`warnings.warn`. However deep inside the package
+    the warning is raised (a model fit inside ``compare_models`` inside ``crosscheck``), it is
+    then reported at the user's line (a notebook cell, a script), not at an internal one.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> def inner():
+    ...     warnings.warn("x", stacklevel=user_stacklevel())
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     inner()
+    >>> caught[0].filename.endswith("errors.py")
+    False
+    """
+    frame = sys._getframe(1)  # the function that will call warnings.warn: level 1
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _format_rows(rows: Sequence[int], limit: int = 10) -> str:

@@ -301,3 +301,19 @@ def test_sbc_uniform_cli_must_show(tmp_path, capsys):
     cov = {p["parameter"]: p["coverage"] for p in out["parameters"]}
     assert 0.8 <= cov["eps[judge]"] <= 1.0
     # the 10-minute target is checked by benchmarks/bench_sbc.py, not by a timed test
+
+
+def test_design_warning_points_at_the_users_line(mock_sampler):
+    """A design problem found inside compare_models (model_checking → fit → design check) is
+    reported at the caller's line, not at a line inside the package."""
+    import warnings
+
+    from bayes_pairwise.errors import DesignWarning
+
+    once = bp.simulate_round_robin(6, eps=0.2, k_plus=1, k_minus=0, random_seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compare_models(once.data, ["uniform", "positional"], random_seed=0)
+    design = [w for w in caught if issubclass(w.category, DesignWarning)]
+    assert len(design) == 2  # one per model, each naming the judge
+    assert {w.filename for w in design} == {__file__}

@@ -156,9 +156,7 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
         names = self._covariate_names(data)
-        return check_regression_design(
-            data, {c: np.asarray(data.covariates[c]) for c in names}, stacklevel=4
-        )
+        return check_regression_design(data, {c: np.asarray(data.covariates[c]) for c in names})
 
     def _build(
         self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str

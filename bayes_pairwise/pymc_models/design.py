@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import DesignWarning
+from bayes_pairwise.errors import DesignWarning, user_stacklevel
 from bayes_pairwise.matrices import PairCounts
 
 __all__ = [
@@ -40,11 +40,12 @@ _RTOL = 1e-8
 _MAX_COLUMNS = 3000
 
 
-def _warn(message: str, stacklevel: int) -> None:
-    warnings.warn(message, DesignWarning, stacklevel=stacklevel + 1)
+def _warn(message: str) -> None:
+    # reported at the user's line, however deep in the package the check runs
+    warnings.warn(message, DesignWarning, stacklevel=user_stacklevel())
 
 
-def check_error_design(pc: PairCounts, *, positional: bool, stacklevel: int = 2) -> list[str]:
+def check_error_design(pc: PairCounts, *, positional: bool) -> list[str]:
     """Warn when judges never saw a pair in both orders (error models): one warning naming them.
 
     Parameters
@@ -52,8 +53,6 @@ def check_error_design(pc: PairCounts, *, positional: bool, stacklevel: int = 2)
     pc : PairCounts
     positional : bool
         True for the positional model (ε₊/ε₋), False for the uniform model (ε).
-    stacklevel : int
-        Passed to :func:`warnings.warn` (relative to the caller).
 
     Returns
     -------
@@ -101,7 +100,7 @@ def check_error_design(pc: PairCounts, *, positional: bool, stacklevel: int = 2)
         )
     # one message for all affected judges: a crowd of 100 judges gets one line, not 100
     msg = f"{_judges_text(affected, len(pc.judges))}: {what}"
-    _warn(msg, stacklevel + 1)
+    _warn(msg)
     return [msg]
 
 
@@ -181,8 +180,6 @@ def explained_by_items(data: Comparisons, values: np.ndarray, *, with_judge: boo
 def check_regression_design(
     data: Comparisons,
     covariates: Mapping[str, np.ndarray],
-    *,
-    stacklevel: int = 2,
 ) -> list[str]:
     """Warn when γ or a covariate effect is confounded with the strengths (biased BT).
 
@@ -191,7 +188,6 @@ def check_regression_design(
     data : Comparisons
     covariates : mapping of str to ndarray
         The covariate columns the model will use (one value per verdict).
-    stacklevel : int
 
     Returns
     -------
@@ -232,7 +228,7 @@ def check_regression_design(
                 "item is shown first is determined by the items), so the first-position shift "
                 "gamma is not separable from the strengths. Show items in both positions."
             )
-            _warn(msg, stacklevel + 1)
+            _warn(msg)
             messages.append(msg)
     judges = [n_items + k for k in range(n_judges)]
     for c, name in enumerate(names):
@@ -245,6 +241,6 @@ def check_regression_design(
                 "with the item strengths (METHODS §7.3: a spurious effect appears when quality "
                 "correlates with it). Its posterior reflects the prior, not the judge."
             )
-            _warn(msg, stacklevel + 1)
+            _warn(msg)
             messages.append(msg)
     return messages

@@ -185,7 +185,7 @@ class _ErrorModel(BayesianPairwiseModel):
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
         pc = pair_counts(self._prepared(data))
-        return check_error_design(pc, positional=self.positional, stacklevel=4)
+        return check_error_design(pc, positional=self.positional)
 
     def _extra_settings(self) -> dict[str, Any]:
         return {"ties": self.ties}
