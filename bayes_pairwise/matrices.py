@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import DesignError, DesignWarning
+from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
 
 __all__ = [
     "PairCounts",
@@ -491,7 +491,7 @@ def round_robins(
             f"{len(skipped)} of {data.n_contexts} contexts skipped: they cannot build {kind} "
             f"({', '.join(skipped[:10])}{', …' if len(skipped) > 10 else ''})",
             DesignWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if not out:
         raise DesignError(f"no context can build {kind}")

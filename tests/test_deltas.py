@@ -241,11 +241,13 @@ def test_fit_needs_a_judge_and_a_complete_round_robin(cache):
     with pytest.raises(DesignError, match="fall short"):
         DeltaSFit(cache_dir=cache).fit(gap)
     ctx = simulate_round_robin(4, eps=0.1, n_contexts=3, random_seed=3).frame.iloc[1:]
-    with pytest.warns(DesignWarning, match="1 of 3 contexts skipped"):
+    with pytest.warns(DesignWarning, match="1 of 3 contexts skipped") as caught:
         fit = DeltaSFit(cache_dir=cache, skip_incomplete=True).fit(
             load_comparisons(ctx, context="context")
         )
     assert fit.n_contexts_ == 2
+    # raised three calls deep in the package, reported at this line (errors.user_stacklevel)
+    assert {w.filename for w in caught if issubclass(w.category, DesignWarning)} == {__file__}
 
 
 def test_unfitted_estimators_raise():

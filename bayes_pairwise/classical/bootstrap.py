@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.errors import BayesPairwiseError
+from bayes_pairwise.errors import BayesPairwiseError, user_stacklevel
 
 if TYPE_CHECKING:
     from bayes_pairwise.data import Comparisons
@@ -272,7 +272,7 @@ def bootstrap(
             f"{failed} of {n_boot} bootstrap replicates failed and were skipped; the intervals "
             "condition on the replicates that could be fitted",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     lower, upper = percentile_interval(reps, ci)
     with warnings.catch_warnings():

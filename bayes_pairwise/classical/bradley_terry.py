@@ -52,7 +52,13 @@ from scipy import optimize
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from bayes_pairwise.errors import ConvergenceWarning, DataError, DesignError, NotFittedError
+from bayes_pairwise.errors import (
+    ConvergenceWarning,
+    DataError,
+    DesignError,
+    NotFittedError,
+    user_stacklevel,
+)
 
 if TYPE_CHECKING:
     import arviz as az
@@ -359,7 +365,7 @@ def _warn_not_converged(method: str, n_iter: int, delta: float, tol: float) -> N
         f"Bradley–Terry ({method}) did not converge in {n_iter} iterations "
         f"(max |Δθ| = {delta:.3g} > tol = {tol:.3g}); raise max_iter",
         ConvergenceWarning,
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -1099,7 +1105,7 @@ def biased_bt_spread_search(
             f"biased-BT iteration hit max_iter={max_iter} in {n_capped} of {stopped.size} runs "
             "(ranking still changing); their spreads are taken at the cap",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return {
         "eps_grid": grid,

@@ -37,7 +37,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.errors import CacheWarning, DesignError, DesignWarning, NotFittedError
+from bayes_pairwise.errors import (
+    CacheWarning,
+    DesignError,
+    DesignWarning,
+    NotFittedError,
+    user_stacklevel,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -651,7 +657,7 @@ def _load_cached(
             warnings.warn(
                 f"ignoring the corrupt Δ_S cache file {p} ({reason}); recomputing the table",
                 CacheWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             bad.append(p)
             continue
@@ -773,7 +779,7 @@ def synthetic_table(
             _save_table(path, values, meta)  # atomically replaces a corrupt file of this size
         except OSError as exc:  # an unwritable cache is not fatal
             msg = f"could not write the Δ_S cache {path}: {exc}"
-            warnings.warn(msg, CacheWarning, stacklevel=2)
+            warnings.warn(msg, CacheWarning, stacklevel=user_stacklevel())
             path = None
         _remove([p for p in bad if p != path])  # corrupt larger tables: never read again
     return SyntheticTable(values=values, cache_file=path, from_cache=False, **common)
@@ -865,7 +871,7 @@ def _design_matrices(
             f"for k+={k_plus}, k-={k_minus}): {', '.join(skipped[:10])}"
             f"{', …' if len(skipped) > 10 else ''}",
             DesignWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if not mats:
         raise DesignError("no context holds a complete round-robin for the Δ_S fit")
@@ -895,7 +901,7 @@ def _observed(
                 f"{kms.min()} to {kms.max()}): the fit uses the first k+={kp}, k-={km} verdicts "
                 f"of every pair; {extra} verdicts are unused",
                 DesignWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         labels, mats = _design_matrices(block, kp, km, skip_incomplete)
         return _Observed(

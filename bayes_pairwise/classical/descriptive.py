@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.errors import DesignError, DesignWarning
+from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -176,7 +176,7 @@ def eps_from_scom(s_com: float | np.ndarray, *, on_invalid: OnInvalid = "raise")
         )
         if on_invalid == "raise":
             raise DesignError(msg)
-        warnings.warn(msg, DesignWarning, stacklevel=2)
+        warnings.warn(msg, DesignWarning, stacklevel=user_stacklevel())
     if np.any(s < 0):
         raise ValueError("S_com must be non-negative")
     with np.errstate(invalid="ignore"):
@@ -574,7 +574,7 @@ def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> 
             f"(S_com={st['s_com']:.4f}, r1={st['r1']:.4f}); the estimate is projected onto "
             "the boundary",
             DesignWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return PositionalMoments(
         eps_plus=st["eps_plus"],
@@ -636,7 +636,7 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
             f"S_com > 1/2 for judge(s) {invalid}: eps_scom is NaN (positional bias; see eps_plus/"
             "eps_minus)",
             DesignWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     cols = [
         "n_verdicts",

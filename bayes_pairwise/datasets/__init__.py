@@ -44,7 +44,7 @@ from bayes_pairwise.datasets._info import (
     DatasetError,
     DatasetInfo,
 )
-from bayes_pairwise.errors import DesignWarning
+from bayes_pairwise.errors import DesignWarning, user_stacklevel
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
@@ -103,7 +103,7 @@ def check_options(name: str, options: Mapping[str, Any]) -> None:
 
 def _warn_order(name: str) -> None:
     if not CATALOGUE[name].order_recorded:
-        warnings.warn(CHATBOT_ARENA_ORDER_WARNING, DesignWarning, stacklevel=3)
+        warnings.warn(CHATBOT_ARENA_ORDER_WARNING, DesignWarning, stacklevel=user_stacklevel())
 
 
 def _frame(name: str, options: dict[str, Any]) -> pd.DataFrame:

@@ -27,7 +27,7 @@ import pytensor.tensor as pt
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import ConvergenceWarning, NotFittedError, PriorError
+from bayes_pairwise.errors import ConvergenceWarning, NotFittedError, PriorError, user_stacklevel
 from bayes_pairwise.model_specs import (
     LOW_RANK_MAX_DIM,
     ModelSpec,
@@ -971,7 +971,7 @@ def _laplace_idata(model: pm.Model, frozen: pm.Model, seed: int, draws: int) -> 
             + ("" if res.converged else f"optimiser: {res.optimizer_message}")
             + "): its draws are not a posterior approximation; fit with method='nuts'",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return idata
 

@@ -38,7 +38,7 @@ import pytensor.tensor as pt
 
 from bayes_pairwise.caveats import caveats_for
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import DesignError, DesignWarning
+from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
 from bayes_pairwise.matrices import pair_counts
 from bayes_pairwise.pymc_models.base import make_prior
 from bayes_pairwise.pymc_models.error_models import TIE_REPORTED, PositionalBias, pair_labels
@@ -351,7 +351,7 @@ class PositionalDifficulty(PositionalBias):
         msgs = super()._design_warnings(data)
         if "difficulty_not_identified" in self.identification(data):
             msg = self._unidentified_text(data)
-            warnings.warn(msg, DesignWarning, stacklevel=4)
+            warnings.warn(msg, DesignWarning, stacklevel=user_stacklevel())
             msgs = [*msgs, msg]
         return msgs
 

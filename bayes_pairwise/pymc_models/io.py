@@ -22,7 +22,7 @@ import pandas as pd
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import BayesPairwiseError
+from bayes_pairwise.errors import BayesPairwiseError, user_stacklevel
 from bayes_pairwise.pymc_models.base import (
     ATTR_MODEL,
     ATTR_SETTINGS,
@@ -255,6 +255,6 @@ def _restore(
         warnings.warn(
             f"{path} was written by bayes_pairwise {model.file_version_}; this is {__version__}",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return model
