@@ -167,6 +167,11 @@ def test_sbc_rank_data_and_plot():
     assert len(axes) == 1
     heights = [p.get_height() for p in axes[0].patches if hasattr(p, "get_height")]
     assert heights[-4:] == [3, 2, 1, 2]  # the bars drawn are sbc_rank_data's counts
+    # the band's edges are lines drawn over the bars, so a bar cannot hide the lower edge
+    bar_z = max(p.get_zorder() for p in axes[0].patches)
+    edges = [ln for ln in axes[0].get_lines() if ln.get_linestyle() == "--"]
+    assert len(edges) == 2 and all(ln.get_zorder() > bar_z for ln in edges)
+    assert sorted(edges[0].get_ydata().tolist()) == sorted(d["band_lo"].tolist())
     import matplotlib.pyplot as plt
 
     _fig, own = plt.subplots(1, 2)
