@@ -1116,7 +1116,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_compare_models)
 
     p = sub.add_parser("sbc", help="simulation-based calibration of a model")
-    p.add_argument("--model", default="uniform", help="error-model spec name")
+    p.add_argument(
+        "--model", default="uniform", help="model spec name (uniform, positional, biased_bt …)"
+    )
     p.add_argument("--n-items", type=_int_type(2), default=8)
     p.add_argument("--n-judges", type=_int_type(1), default=1)
     p.add_argument("--repeats", type=_int_type(1), default=1, help="verdicts per order")

@@ -14,7 +14,8 @@
 :func:`sbc`
     Simulation-based calibration (Talts et al. 2018): draw the parameters from the prior,
     simulate a log from the model's own generative process (``pymc.sample_prior_predictive`` of
-    the model built on a round-robin design), fit it with NUTS, and record the rank of the true
+    the model built on a round-robin design; for the biased Bradley–Terry model one verdict at a
+    time, with one covariate), fit it with NUTS, and record the rank of the true
     value among thinned posterior draws and whether the 94% HDI covers it. For a calibrated
     model the ranks are uniform and the coverage is 94% (up to Monte-Carlo error).
     :func:`plot_sbc_ranks` draws the rank histograms, :func:`sbc_rank_data` returns their numbers.
@@ -375,6 +376,39 @@ def _design(n_items: int, n_judges: int, repeats: int) -> Comparisons:
     return load_comparisons(frame, judge="judge" if n_judges > 1 else None, detect=False)
 
 
+def _bt_design(n_items: int, n_judges: int, repeats: int, random_seed: int) -> Comparisons:
+    """:func:`_design` with one covariate ``x`` for the biased Bradley–Terry model.
+
+    ``x`` is a first-minus-second difference: a standard normal value per unordered pair
+    (drawn once from ``random_seed``, the same in every simulation), negated when the order is
+    reversed, so γ (the shift between alike texts) and w are both identified.
+    """
+    data = _design(n_items, n_judges, repeats)
+    lo = np.minimum(data.first, data.second)
+    hi = np.maximum(data.first, data.second)
+    u = np.random.default_rng([int(random_seed), 7]).standard_normal((n_items, n_items))
+    x = np.where(data.first < data.second, 1.0, -1.0) * u[lo, hi]
+    return data.with_covariates({"x": x})
+
+
+def _log_from_verdicts(data: Comparisons, first_wins: np.ndarray) -> Comparisons:
+    """``data`` with its outcomes replaced by ``first_wins`` (1: first, 0: second) per verdict."""
+    frame = pd.DataFrame(
+        {
+            "judge": np.asarray(data.judges, dtype=object)[data.judge],
+            "first": np.asarray(data.items, dtype=object)[data.first],
+            "second": np.asarray(data.items, dtype=object)[data.second],
+            "outcome": np.where(np.asarray(first_wins) > 0.5, "first", "second"),
+        }
+    )
+    names = list(data.covariate_names)
+    for c in names:
+        frame[c] = np.asarray(data.covariates[c], dtype=float)
+    return load_comparisons(
+        frame, judge="judge" if data.n_judges > 1 else None, covariates=names, detect=False
+    )
+
+
 def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
     """A verdict log whose pair counts are ``wins`` = (n1, n2) per pair row of ``data``."""
     from bayes_pairwise.matrices import pair_counts
@@ -427,18 +461,24 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     import arviz as az
     import pymc as pm
 
-    from bayes_pairwise.pymc_models import get_model
+    from bayes_pairwise.pymc_models import get_model, load_spec
 
     seed = _sim_seed(settings["random_seed"], sim)
-    design = _design(settings["n_items"], settings["n_judges"], settings["repeats"])
+    bt = load_spec(settings["model"]).model_class == "BiasedBradleyTerry"
+    if bt:  # one Bernoulli per verdict, with a covariate so that w is calibrated too
+        design = _bt_design(
+            settings["n_items"], settings["n_judges"], settings["repeats"], settings["random_seed"]
+        )
+    else:
+        design = _design(settings["n_items"], settings["n_judges"], settings["repeats"])
     model = get_model(
         settings["model"],
         draws=settings["draws"],
         tune=settings["tune"],
         chains=settings["chains"],
         nuts_sampler=settings.get("nuts_sampler", "auto"),
-        ties="drop",
         sampler_kwargs={"cores": 1},
+        **({} if bt else {"ties": "drop"}),
     )
     names = _sbc_parameters(model)
     with warnings.catch_warnings():
@@ -448,8 +488,12 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
             draws=1, model=pm_model, random_seed=seed, var_names=None
         )
         truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
-        wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 2)
-        data = _log_from_counts(design, wins)
+        if bt:
+            y = np.asarray(prior.prior_predictive[model.observed_name]).reshape(-1)
+            data = _log_from_verdicts(design, y)
+        else:
+            wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 2)
+            data = _log_from_counts(design, wins)
         model.fit(data, method="nuts", random_seed=seed + 1)
     draws = _flat(model.idata_.posterior, names)
     n_ranks = int(settings["n_ranks"])
@@ -581,14 +625,16 @@ def sbc(
 
     For each simulation: draw every parameter from the model's prior, draw a log from the
     model's own generative process (its ``wins`` counts on a round-robin design of ``n_items``
-    items, ``repeats`` verdicts per order, ``n_judges`` judges), fit the model with NUTS and
+    items, ``repeats`` verdicts per order, ``n_judges`` judges; for the biased Bradley–Terry
+    model its per-verdict outcomes, with one standard-normal covariate ``x`` per pair that
+    changes sign with the order, so that γ and w are both checked), fit the model with NUTS and
     record, for each reported parameter, the rank of the true value among ``n_ranks − 1``
     evenly spaced (thinned) posterior draws and whether the 94% HDI covers it.
 
     Parameters
     ----------
     model : str
-        An error-model spec name (``uniform``, ``positional``, ``*_hierarchical`` …).
+        A model spec name (``uniform``, ``positional``, ``*_hierarchical``, ``biased_bt`` …).
     n_items, n_judges, repeats : int
         The simulated design.
     sims : int
@@ -629,8 +675,6 @@ def sbc(
 
     if model not in available_models():
         raise DesignError(f"unknown model {model!r}; available: {available_models()}")
-    if model == "biased_bt":
-        raise DesignError("sbc covers the error models (uniform, positional and variants)")
     if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
         raise ValueError("need sims >= 1, n_items >= 2 and n_ranks >= 2")
     settings: dict[str, Any] = {

@@ -122,6 +122,43 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert res5.to_dict()["sims"] == 5
 
 
+def test_sbc_biased_bt_design_and_log():
+    """The biased BT SBC design: an antisymmetric covariate, and logs that keep it."""
+    from bayes_pairwise.model_checking import _bt_design, _log_from_verdicts
+
+    d = _bt_design(4, 2, 1, random_seed=5)
+    assert d.n_comparisons == 2 * 4 * 3 and d.covariate_names == ("x",)
+    x = np.asarray(d.covariates["x"])
+    rows = zip(d.judge, d.first, d.second, x, strict=True)
+    key = {(int(j), int(f), int(s)): v for j, f, s, v in rows}
+    for (j, f, s), v in key.items():  # reversing the order negates the difference
+        assert key[(j, s, f)] == -v
+        assert v == key[(1 - j, f, s)]  # the same texts for every judge
+    y = np.random.default_rng(0).integers(0, 2, d.n_comparisons)
+    log = _log_from_verdicts(d, y)
+    assert np.array_equal(np.asarray(log.outcome), y)
+    assert np.array_equal(np.asarray(log.covariates["x"]), x)
+    assert np.array_equal(log.first, d.first) and np.array_equal(log.judge, d.judge)
+
+
+def test_sbc_biased_bt_parameters(mock_sampler):
+    """sbc accepts the per-verdict model and ranks gamma per judge, w and sigma_s."""
+    res = sbc(
+        "biased_bt",
+        n_items=4,
+        n_judges=2,
+        sims=2,
+        random_seed=1,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+    )
+    assert res.failed == 0
+    assert set(res.ranks["parameter"]) == {"gamma[j00]", "gamma[j01]", "w[x]", "sigma_s"}
+    assert res.ranks["rank"].between(0, 99).all()
+
+
 @pytest.mark.slow  # 50 s of mocked fits; the SBC machinery is also covered by the fast tests
 def test_sbc_pooled_ranks_uniform(mock_sampler):
     res = sbc(
