@@ -925,6 +925,7 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
         results_file=args.results,
         progress=True,
         nuts_sampler=args.sampler,
+        ties=args.ties,
     )
     if args.plot:
         fig = plot_sbc_ranks(res)[0].figure
@@ -1134,6 +1135,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "nutpie", "pymc"),
         default="auto",
         help="NUTS implementation per fit (pymc reuses its compiled C code across simulations)",
+    )
+    p.add_argument(
+        "--ties",
+        action="store_true",
+        help="simulate ties and fit the tie model, so the tie rates are calibrated too",
     )
     p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -410,21 +410,36 @@ def _log_from_verdicts(data: Comparisons, first_wins: np.ndarray) -> Comparisons
 
 
 def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
-    """A verdict log whose pair counts are ``wins`` = (n1, n2) per pair row of ``data``."""
+    """A verdict log whose pair counts are ``wins`` per pair row of ``data``.
+
+    ``wins`` is (n1, n2) per row (wins of i with i first, with i second), or (n1, n2, t1, t2)
+    with the ties per order too (the tie model); the log is then loaded with ``ties="model"``.
+    """
     from bayes_pairwise.matrices import pair_counts
 
     pc = pair_counts(data)
     items = np.asarray(data.items, dtype=object)
     judges = np.asarray(data.judges, dtype=object)
+    with_ties = wins.shape[1] == 4
     rows = []
     for r in range(len(pc.i)):
         i, j, jd = items[pc.i[r]], items[pc.j[r]], judges[pc.judge[r]]
         n1, n2 = int(wins[r, 0]), int(wins[r, 1])
+        t1, t2 = (int(wins[r, 2]), int(wins[r, 3])) if with_ties else (0, 0)
         kp, km = int(pc.k_plus[r]), int(pc.k_minus[r])
-        rows += [(jd, i, j, "first" if k < n1 else "second") for k in range(kp)]
-        rows += [(jd, j, i, "second" if k < n2 else "first") for k in range(km)]
+        rows += [
+            (jd, i, j, "first" if k < n1 else "tie" if k < n1 + t1 else "second") for k in range(kp)
+        ]
+        rows += [
+            (jd, j, i, "second" if k < n2 else "tie" if k < n2 + t2 else "first") for k in range(km)
+        ]
     frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"])
-    return load_comparisons(frame, judge="judge" if data.n_judges > 1 else None, detect=False)
+    return load_comparisons(
+        frame,
+        judge="judge" if data.n_judges > 1 else None,
+        ties="model" if with_ties else "error",
+        detect=False,
+    )
 
 
 def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -447,9 +462,9 @@ def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
     return out
 
 
-def _sbc_parameters(model: Any) -> list[str]:
+def _sbc_parameters(model: Any, ties: bool = False) -> list[str]:
     tie = {"tie_rate", "tie_rate_plus", "tie_rate_minus", "tie_rate_equal", "tie_closeness"}
-    return [*[p for p in model.reported if p not in tie], "sigma_s"]
+    return [*[p for p in model.reported if ties or p not in tie], "sigma_s"]
 
 
 def _sim_seed(random_seed: int, sim: int) -> int:
@@ -465,6 +480,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
 
     seed = _sim_seed(settings["random_seed"], sim)
     bt = load_spec(settings["model"]).model_class == "BiasedBradleyTerry"
+    ties = bool(settings.get("ties", False))
     if bt:  # one Bernoulli per verdict, with a covariate so that w is calibrated too
         design = _bt_design(
             settings["n_items"], settings["n_judges"], settings["repeats"], settings["random_seed"]
@@ -478,9 +494,9 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         chains=settings["chains"],
         nuts_sampler=settings.get("nuts_sampler", "auto"),
         sampler_kwargs={"cores": 1},
-        **({} if bt else {"ties": "drop"}),
+        **({} if bt else {"ties": "model" if ties else "drop"}),
     )
-    names = _sbc_parameters(model)
+    names = _sbc_parameters(model, ties)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pm_model = model.build_model(design)
@@ -492,7 +508,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
             y = np.asarray(prior.prior_predictive[model.observed_name]).reshape(-1)
             data = _log_from_verdicts(design, y)
         else:
-            wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 2)
+            wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 4 if ties else 2)
             data = _log_from_counts(design, wins)
         model.fit(data, method="nuts", random_seed=seed + 1)
     draws = _flat(model.idata_.posterior, names)
@@ -620,6 +636,7 @@ def sbc(
     results_file: str | os.PathLike[str] | None = None,
     progress: bool | Callable[[int, int], None] = True,
     nuts_sampler: str = "auto",
+    ties: bool = False,
 ) -> SBCResult:
     """Simulation-based calibration of a model (Talts et al. 2018).
 
@@ -660,6 +677,10 @@ def sbc(
         The NUTS implementation of each fit. nutpie compiles every simulated log anew (its
         compiled model holds the data), about 20–30 s each on two cores; PyMC's sampler reuses
         PyTensor's on-disk C cache, which pays for small SBC designs.
+    ties : bool
+        Simulate ties too and fit with the tie model (``ties="model"``, METHODS §7.5): the
+        simulated logs hold ties per order and the tie rates (``tie_rate`` per judge) are
+        ranked as well. Only for models with a tie sub-model.
 
     Returns
     -------
@@ -675,6 +696,11 @@ def sbc(
 
     if model not in available_models():
         raise DesignError(f"unknown model {model!r}; available: {available_models()}")
+    if ties:
+        from bayes_pairwise.pymc_models import get_model
+
+        if "ties" not in get_model(model).get_params():
+            raise DesignError(f"model {model!r} has no tie sub-model: sbc(ties=True) needs one")
     if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
         raise ValueError("need sims >= 1, n_items >= 2 and n_ranks >= 2")
     settings: dict[str, Any] = {
@@ -690,6 +716,8 @@ def sbc(
     }
     if nuts_sampler != "auto":  # recorded only when chosen: older results files still resume
         settings["nuts_sampler"] = str(nuts_sampler)
+    if ties:  # likewise
+        settings["ties"] = True
     path = Path(results_file) if results_file is not None else None
     done: dict[int, dict[str, Any]] = {}
     if path is not None:

@@ -141,6 +141,47 @@ def test_sbc_biased_bt_design_and_log():
     assert np.array_equal(log.first, d.first) and np.array_equal(log.judge, d.judge)
 
 
+def test_sbc_log_from_counts_with_ties():
+    """(n1, n2, t1, t2) per pair row become that many first/second/tie verdicts per order."""
+    from bayes_pairwise.matrices import pair_counts
+    from bayes_pairwise.model_checking import _design, _log_from_counts
+
+    d = _design(3, 1, 3)  # 3 pairs, 3 verdicts per order
+    pc = pair_counts(d)
+    wins = np.array([[1, 2, 1, 0], [0, 0, 3, 3], [3, 1, 0, 1]])
+    log = _log_from_counts(d, wins)
+    assert log.tie_policy == "model" and log.n_comparisons == d.n_comparisons
+    f = log.to_frame()
+    items = list(d.items)
+    for r in range(3):
+        i, j = items[pc.i[r]], items[pc.j[r]]
+        fwd = f[(f["first"] == i) & (f["second"] == j)]["outcome"].tolist()
+        rev = f[(f["first"] == j) & (f["second"] == i)]["outcome"].tolist()
+        n1, n2, t1, t2 = wins[r]
+        assert (fwd.count("first"), fwd.count("tie")) == (n1, t1)  # i first: i wins, ties
+        assert (rev.count("second"), rev.count("tie")) == (n2, t2)  # i second: i wins, ties
+    assert log.n_ties == wins[:, 2:].sum()
+
+
+def test_sbc_ties_ranks_tie_rates(mock_sampler):
+    res = sbc(
+        "uniform",
+        n_items=4,
+        n_judges=2,
+        sims=1,
+        random_seed=1,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+        ties=True,
+    )
+    assert res.failed == 0 and res.settings["ties"] is True
+    assert {"tie_rate[j00]", "tie_rate[j01]"} <= set(res.ranks["parameter"])
+    with pytest.raises(DesignError, match="no tie sub-model"):
+        sbc("biased_bt", sims=1, ties=True, progress=False)
+
+
 def test_sbc_biased_bt_parameters(mock_sampler):
     """sbc accepts the per-verdict model and ranks gamma per judge, w and sigma_s."""
     res = sbc(
