@@ -463,8 +463,9 @@ def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
 
 
 def _sbc_parameters(model: Any, ties: bool = False) -> list[str]:
-    tie = {"tie_rate", "tie_rate_plus", "tie_rate_minus", "tie_rate_equal", "tie_closeness"}
-    return [*[p for p in model.reported if ties or p not in tie], "sigma_s"]
+    from bayes_pairwise.pymc_models.error_models import TIE_REPORTED
+
+    return [*[p for p in model.reported if ties or p not in TIE_REPORTED], "sigma_s"]
 
 
 def _sim_seed(random_seed: int, sim: int) -> int:

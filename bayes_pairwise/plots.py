@@ -2045,7 +2045,7 @@ def plot_sbc_ranks(
     for a, name in zip(axes, names, strict=False):
         grp = data[data["parameter"] == name]
         a.fill_between(grp["bin"], grp["band_lo"], grp["band_hi"], step="mid", color="0.85", lw=0)
-        bars = a.bar(grp["bin"], grp["count"], width=0.9, color="C0", alpha=0.8)
+        a.bar(grp["bin"], grp["count"], width=0.9, color="C0", alpha=0.8)
         # The band's edges are drawn over the bars: a bar inside the band would hide its lower
         # edge, the one that shows a missing rank region.
         for edge in ("band_lo", "band_hi"):
@@ -2056,7 +2056,7 @@ def plot_sbc_ranks(
                 color="0.25",
                 lw=0.8,
                 ls="--",
-                zorder=bars.patches[0].get_zorder() + 1 if bars.patches else 3,
+                zorder=3,  # bars are patches (zorder 1): the edges lie on top
                 label="99% band" if edge == "band_lo" else None,
             )
         a.axhline(float(grp["expected"].mean()), color="0.4", lw=0.8)
