@@ -186,8 +186,18 @@ def _child(code: str, env: dict[str, str], args: list[str] | None = None) -> dic
 
 
 def bench_uniform() -> None:
+    # Cold: new processes with every disk cache empty (PyTensor's C modules, its numba cache,
+    # the callbacks of pymc_models.nutpie_compile, the package's own); warm: a second process
+    # with the caches the first one wrote.
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "BAYES_PAIRWISE_CACHE": cache}
+        base = os.path.join(cache, "pytensor")
+        ours = f"base_compiledir={base},compiledir={os.path.join(base, 'c')}"
+        flags = os.environ.get("PYTENSOR_FLAGS", "")
+        env = {
+            **os.environ,
+            "BAYES_PAIRWISE_CACHE": os.path.join(cache, "bp"),
+            "PYTENSOR_FLAGS": f"{flags},{ours}" if flags else ours,  # the later flag wins
+        }
         cold = _child(_UNIFORM_CHILD, env)
         warm = _child(_UNIFORM_CHILD, env)
     for label, res in (("cold", cold), ("warm", warm)):

@@ -72,12 +72,12 @@ _NUTPIE_CACHE_SIZE = 4
 
 
 def _nutpie_compiled(model: pm.Model, cache_key: str | None) -> Any:
-    import nutpie
+    from bayes_pairwise.pymc_models.nutpie_compile import compile_nutpie_model
 
     if cache_key is not None and cache_key in _NUTPIE_CACHE:
         _NUTPIE_CACHE.move_to_end(cache_key)
         return _NUTPIE_CACHE[cache_key]
-    compiled = nutpie.compile_pymc_model(model)
+    compiled = compile_nutpie_model(model)  # its C callbacks cached on disk between processes
     if cache_key is not None:
         _NUTPIE_CACHE[cache_key] = compiled
         while len(_NUTPIE_CACHE) > _NUTPIE_CACHE_SIZE:

@@ -125,15 +125,21 @@ def difficulty_logp(
     >>> bool(np.isclose(lp[0], by_hand))
     True
     """
-    value = pt.as_tensor(value).astype("float64")
-    k = pt.as_tensor(k).astype("float64")
+    value, k = pt.as_tensor(value), pt.as_tensor(k)
     judge = pt.as_tensor(judge).astype("int64")
     d = pt.as_tensor(d)
     truth = pt.as_tensor(truth)
-    n1, n2 = value[..., 0], value[..., 1]
-    kp, km = k[..., 0], k[..., 1]
+
+    def column(x: Any, c: int) -> Any:
+        # slice, then cast: with frozen (integer) data the cast folds into a fresh contiguous
+        # constant; a column of a folded float table would be a strided view, which numba
+        # embeds by address, so the compiled log-density could not be cached on disk
+        return x[..., c].astype("float64")
+
+    n1, n2 = column(value, 0), column(value, 1)
+    kp, km = column(k, 0), column(k, 1)
     if ties:
-        t1, t2 = value[..., 2], value[..., 3]
+        t1, t2 = column(value, 2), column(value, 3)
     else:
         t1 = t2 = pt.zeros_like(n1)
     m1, m2 = kp - t1, km - t2

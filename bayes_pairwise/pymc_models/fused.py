@@ -321,6 +321,22 @@ class PairLogp(Op):
         return grads
 
 
+def _kernel_version() -> int:
+    """A number that changes with the kernel's source.
+
+    PyTensor caches the compiled graph that calls the kernel on disk, keyed by the op and this
+    number (not by the kernel's code): a kernel edited without a new number would be served
+    from the old cache.
+    """
+    import hashlib
+    import inspect
+
+    src = "".join(
+        inspect.getsource(getattr(f, "py_func", f)) for f in (_softplus, pair_logp_kernel)
+    )
+    return int(hashlib.sha256(src.encode()).hexdigest()[:12], 16)
+
+
 def _register_numba() -> None:
     """Numba implementation of :class:`PairLogp` for PyTensor's numba backend (nutpie)."""
     from pytensor.link.numba.dispatch.basic import (
@@ -331,13 +347,14 @@ def _register_numba() -> None:
     @register_funcify_default_op_cache_key(PairLogp)
     def _funcify_pair_logp(op: PairLogp, node: Any = None, **kwargs: Any) -> Any:
         kernel = pair_logp_kernel
+        version = _kernel_version()
         if op.ties == 2:
 
             @numba_njit
             def pair_logp_ties2(d, ep, em, tp, tm, judge, value, k, truth, lf):
                 return kernel(d, ep, em, tp, tm, judge, value, k, truth, lf, 2)
 
-            return pair_logp_ties2, 2
+            return pair_logp_ties2, version
         if op.ties == 1:
 
             @numba_njit
@@ -345,14 +362,14 @@ def _register_numba() -> None:
                 out = kernel(d, ep, em, tp, d[:0], judge, value, k, truth, lf, 1)
                 return out[0], out[1], out[2], out[3], out[4]
 
-            return pair_logp_ties1, 2
+            return pair_logp_ties1, version
 
         @numba_njit
         def pair_logp(d, ep, em, judge, value, k, truth, lf):
             out = kernel(d, ep, em, d[:0], d[:0], judge, value, k, truth, lf, 0)
             return out[0], out[1], out[2], out[3]
 
-        return pair_logp, 2
+        return pair_logp, version
 
 
 _register_numba()

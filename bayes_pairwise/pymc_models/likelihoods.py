@@ -183,8 +183,7 @@ def marginal_logp(
     # Everything except the sigmoid term depends on the pair only through its pattern
     # (judge, n1, n2, k+, k-): compute it once per distinct pattern. With constant data (a
     # frozen model) the pattern table is folded at compile time.
-    pattern, inv = _patterns(value, judge, k)
-    tj, n1, n2, kp, km = (pattern[:, c] for c in range(5))
+    (tj, n1, n2, kp, km), inv = _patterns(value, judge, k)
     logs = pt.stack([pt.log1p(-ep), pt.log(ep), pt.log1p(-em), pt.log(em)], axis=-1)  # (J, 4)
     l1p, lp_, l1m, lm = _per_pair(tj, logs, n_judges or static_j)
     # T = i > j: n1 ~ Bin(k+, 1-e+), n2 ~ Bin(k-, 1-e-)
@@ -213,8 +212,13 @@ def _observed_truth(truth: Any, d: Any, branch_a: Any, branch_b: Any, summed: An
     return pt.switch(pt.eq(truth, 1), known_i, pt.switch(pt.eq(truth, 0), known_j, summed))
 
 
-def _patterns(value: Any, judge: Any, k: Any) -> tuple[Any, Any]:
-    """Distinct rows of (judge, n1, n2, k+, k-) (float table) and each pair's row index."""
+def _patterns(value: Any, judge: Any, k: Any) -> tuple[list[Any], Any]:
+    """Distinct rows of (judge, n1, n2, k+, k-) as five float columns, and each pair's row.
+
+    Columns, not a table sliced by column: with frozen data the table is folded into a
+    constant, and a column slice of a constant is a strided view, which numba embeds by its
+    address ("dynamic globals"), so the compiled log-density could not be cached on disk.
+    """
     cols = pt.stack(
         [
             judge.astype("int64"),
@@ -235,8 +239,7 @@ def _patterns(value: Any, judge: Any, k: Any) -> tuple[Any, Any]:
         table.append(rest % base)
         rest = rest // base
     table.append(rest)
-    table = pt.stack(table[::-1], axis=-1).astype("float64")
-    return table, inv.reshape((-1,))
+    return [col.astype("float64") for col in table[::-1]], inv.reshape((-1,))
 
 
 def independent_logp(

@@ -1,0 +1,260 @@
+"""Compile a PyMC model for nutpie with its C callbacks cached on disk.
+
+``nutpie.compile_pymc_model`` builds the log-density (and gradient) with PyTensor's numba
+backend, which PyTensor caches on disk, keyed by the graph. It then wraps that function in two
+numba C callbacks (``numba.cfunc``) for its Rust sampler. Those wrappers close over the
+compiled function, so numba cannot cache them: every new process compiles them again, and the
+compile pulls the whole log-density through LLVM once more (10–20 s of the 15–30 s that
+``compile_pymc_model`` takes on two cores; see ``docs/src/speed.md``).
+
+:func:`compile_nutpie_model` builds the same model, but writes the two wrappers as source with
+a cache key made of PyTensor's own key of the log-density graph (its ops and constants: the
+data, for a frozen model) and the dimensions. Numba then caches the callbacks next to
+PyTensor's numba cache, and a new process loads them instead of compiling. Where the key is not
+available (a graph with an uncacheable op, shared variables, an unknown nutpie version) it falls
+back to ``nutpie.compile_pymc_model``, so the result is the same either way; only the time
+differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+__all__ = ["compile_nutpie_model"]
+
+#: Bumped when the wrapper source below changes, so that old cached callbacks are not reused.
+_WRAPPER_VERSION = "2"
+
+_LOGP_SRC = """
+def bayes_pairwise_nutpie_logp(dim, x_, out_, logp_, user_data_):
+    if dim != N_DIM:
+        return -1
+    try:
+        x = carray(x_, (N_DIM,))
+        out = carray(out_, (N_DIM,))
+        logp = carray(logp_, ())
+        logp_val, grad = inner(x)
+        logp[()] = logp_val
+        finite = True
+        for i in range(N_DIM):
+            out[i] = grad[i]
+            if not np.isfinite(grad[i]):
+                finite = False
+        if not finite:
+            return 3
+        if not np.isfinite(logp_val):
+            return 4
+    except Exception:
+        return 1
+    return 0
+"""
+
+_EXPAND_SRC = """
+def bayes_pairwise_nutpie_expand(dim, expanded, x_, out_, user_data_):
+    if dim != N_DIM:
+        return -1
+    if expanded != N_EXPANDED:
+        return -1
+    try:
+        x = carray(x_, (N_DIM,))
+        out = carray(out_, (N_EXPANDED,))
+        (values,) = inner(x)
+        for i in range(N_EXPANDED):
+            out[i] = values[i]
+    except Exception:
+        return -2
+    return 0
+"""
+
+
+def _cached_cfunc(src: str, name: str, inner: Any, sig: Any, key: str, **consts: int) -> Any:
+    import numba
+    from pytensor.link.numba.cache import compile_numba_function_src
+
+    py_func = compile_numba_function_src(
+        src,
+        name,
+        # __name__: numba rebuilds the function's environment from this module when it loads
+        # the callback from its cache
+        global_env={
+            "__name__": __name__,
+            "inner": inner,
+            "carray": numba.carray,
+            "np": np,
+            **consts,
+        },
+        cache_key=key,
+    )
+    return numba.cfunc(sig, cache=True)(py_func)
+
+
+def _key(kind: str, inner_key: str, *dims: int) -> str:
+    text = f"bayes_pairwise-nutpie-{kind}-v{_WRAPPER_VERSION}|{inner_key}|{dims}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
+    """``nutpie.compile_pymc_model(model)`` with the C callbacks cached on disk.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        The model. The callbacks are cached when its data are frozen as constants (no shared
+        variables) and every op of its graph has a PyTensor cache key; otherwise they are
+        compiled as ``nutpie.compile_pymc_model`` compiles them.
+    require_cache : bool
+        Raise ``RuntimeError`` instead of falling back when the callbacks cannot be cached.
+
+    Returns
+    -------
+    nutpie.compile_pymc.CompiledPyMCModel
+        The compiled model, as ``nutpie.compile_pymc_model`` returns it.
+
+    Examples
+    --------
+    >>> import pymc as pm
+    >>> with pm.Model() as m:
+    ...     x = pm.Normal("x", 0.0, 1.0)
+    >>> compiled = compile_nutpie_model(m)  # doctest: +SKIP
+    >>> compiled.n_dim  # doctest: +SKIP
+    1
+    """
+    import nutpie
+
+    try:
+        from nutpie import compile_pymc as cp
+        from pymc.initial_point import make_initial_point_fn
+
+        parts = (
+            cp._make_functions,
+            cp.CompiledPyMCModel,
+            cp._prepare_dims_and_coords,
+            cp.make_user_data,
+            cp._wrap_with_lock,
+            cp._make_c_logp_func,
+            cp._make_c_expand_func,
+        )
+    except (ImportError, AttributeError) as exc:  # another nutpie layout
+        if require_cache:
+            raise RuntimeError(f"this nutpie cannot take the cached path: {exc}") from exc
+        return nutpie.compile_pymc_model(model)
+    make_functions, compiled_class, prepare, make_user_data, wrap_lock, c_logp, c_expand = parts
+
+    # As nutpie.compile_pymc_model(model) with its defaults (numba backend, support-point start
+    # jittered in every free variable).
+    initial_point_fn = wrap_lock(
+        make_initial_point_fn(
+            model=model,
+            overrides=None,
+            default_strategy="support_point",
+            jitter_rvs=set(model.free_RVs),
+            return_transformed=True,
+        )
+    )
+    n_dim, n_expanded, logp_pt, expand_pt, initial_point_fn, shape_info = make_functions(
+        model,
+        mode="NUMBA",
+        compute_grad=True,
+        join_expanded=True,
+        pymc_initial_point_fn=initial_point_fn,
+        var_names=None,
+    )
+    cached = _cached_callbacks(logp_pt, expand_pt, n_dim, n_expanded)
+    if cached is not None:
+        logp_cfunc, expand_cfunc = cached
+        shared_data: dict[str, np.ndarray] = {}
+        user_data = make_user_data({}, {})
+    elif require_cache:
+        raise RuntimeError(
+            "the model's callbacks cannot be cached: it reads shared variables or an op of its "
+            "graph has no PyTensor cache key"
+        )
+    else:  # exactly nutpie's own wrappers
+        import numba
+
+        shared_data, shared_vars = {}, {}
+        for val in [*logp_pt.get_shared(), *expand_pt.get_shared()]:
+            shared_data[val.name] = np.array(val.get_value(), order="C", copy=True)
+            shared_data[val.name].flags.writeable = False
+            shared_vars[val.name] = val
+        user_data = make_user_data(shared_vars, shared_data)
+        raw, sig = c_logp(
+            n_dim, logp_pt.vm.jit_fn, user_data, [v.name for v in logp_pt.get_shared()], shared_data
+        )
+        logp_cfunc = numba.cfunc(sig)(raw)
+        raw, sig = c_expand(
+            n_dim,
+            n_expanded,
+            expand_pt.vm.jit_fn,
+            user_data,
+            [v.name for v in expand_pt.get_shared()],
+            shared_data,
+        )
+        expand_cfunc = numba.cfunc(sig)(raw)
+    dims, coords = prepare(model, shape_info)
+    return compiled_class(
+        _n_dim=n_dim,
+        dims=dims,
+        _coords=coords,
+        _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info, strict=False)},
+        compiled_logp_func=logp_cfunc,
+        compiled_expand_func=expand_cfunc,
+        initial_point_func=initial_point_fn,
+        shared_data=shared_data,
+        user_data=user_data,
+        n_expanded=n_expanded,
+        shape_info=shape_info,
+        logp_func=logp_pt,
+        expand_func=expand_pt,
+    )
+
+
+def _cached_callbacks(logp_pt: Any, expand_pt: Any, n_dim: int, n_expanded: int) -> Any:
+    """The two C callbacks through numba's disk cache, or None where they cannot be cached."""
+    import numba
+    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+
+    if logp_pt.get_shared() or expand_pt.get_shared():
+        return None
+    logp_fn = logp_pt.vm.jit_fn
+    expand_fn = expand_pt.vm.jit_fn
+    logp_key = CACHED_SRC_FUNCTIONS.get(getattr(logp_fn, "py_func", None))
+    expand_key = CACHED_SRC_FUNCTIONS.get(getattr(expand_fn, "py_func", None))
+    if logp_key is None or expand_key is None:
+        return None
+    types = numba.types
+    logp_sig = types.int64(
+        types.uint64,
+        types.CPointer(types.double),
+        types.CPointer(types.double),
+        types.CPointer(types.double),
+        types.voidptr,
+    )
+    expand_sig = types.int64(
+        types.uint64,
+        types.uint64,
+        types.CPointer(types.double),
+        types.CPointer(types.double),
+        types.voidptr,
+    )
+    logp_cfunc = _cached_cfunc(
+        _LOGP_SRC,
+        "bayes_pairwise_nutpie_logp",
+        logp_fn,
+        logp_sig,
+        _key("logp", logp_key, n_dim),
+        N_DIM=int(n_dim),
+    )
+    expand_cfunc = _cached_cfunc(
+        _EXPAND_SRC,
+        "bayes_pairwise_nutpie_expand",
+        expand_fn,
+        expand_sig,
+        _key("expand", expand_key, n_dim, n_expanded),
+        N_DIM=int(n_dim),
+        N_EXPANDED=int(n_expanded),
+    )
+    return logp_cfunc, expand_cfunc
