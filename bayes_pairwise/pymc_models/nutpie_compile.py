@@ -92,7 +92,11 @@ def _cached_cfunc(src: str, name: str, inner: Any, sig: Any, key: str, **consts:
 
 
 def _key(kind: str, inner_key: str, *dims: int) -> str:
-    text = f"bayes_pairwise-nutpie-{kind}-v{_WRAPPER_VERSION}|{inner_key}|{dims}"
+    import nutpie
+    import pytensor
+
+    versions = f"pytensor {pytensor.__version__}, nutpie {nutpie.__version__}"
+    text = f"bayes_pairwise-nutpie-{kind}-v{_WRAPPER_VERSION}|{versions}|{inner_key}|{dims}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 
