@@ -40,6 +40,7 @@ def _tie_log() -> object:
     return load_comparisons(pd.DataFrame(rows), ties="model")
 
 
+@pytest.mark.slow  # two numba compiles and two samplings: ~40 s
 def test_cached_callbacks_load_from_disk_and_sample_exactly_as_nutpie():
     sim = simulate_round_robin(6, eps=0.2, random_seed=3)
     model = freeze_dims_and_data(get_model("uniform").build_model(sim.data))
@@ -58,6 +59,7 @@ def test_cached_callbacks_load_from_disk_and_sample_exactly_as_nutpie():
     )
 
 
+@pytest.mark.slow  # two numba compiles: ~20 s
 def test_shared_data_falls_back_to_nutpies_own_callbacks():
     with pm.Model() as model:
         x = pm.Data("x", np.array([0.3, -0.2, 1.1]))
