@@ -138,14 +138,12 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
             cp._prepare_dims_and_coords,
             cp.make_user_data,
             cp._wrap_with_lock,
-            cp._make_c_logp_func,
-            cp._make_c_expand_func,
         )
     except (ImportError, AttributeError) as exc:  # another nutpie layout
         if require_cache:
             raise RuntimeError(f"this nutpie cannot take the cached path: {exc}") from exc
         return nutpie.compile_pymc_model(model)
-    make_functions, compiled_class, prepare, make_user_data, wrap_lock, c_logp, c_expand = parts
+    make_functions, compiled_class, prepare, make_user_data, wrap_lock = parts
 
     # As nutpie.compile_pymc_model(model) with its defaults (numba backend, support-point start
     # jittered in every free variable).
@@ -167,37 +165,16 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
         var_names=None,
     )
     cached = _cached_callbacks(logp_pt, expand_pt, n_dim, n_expanded)
-    if cached is not None:
-        logp_cfunc, expand_cfunc = cached
-        shared_data: dict[str, np.ndarray] = {}
-        user_data = make_user_data({}, {})
-    elif require_cache:
-        raise RuntimeError(
-            "the model's callbacks cannot be cached: it reads shared variables or an op of its "
-            "graph has no PyTensor cache key"
-        )
-    else:  # exactly nutpie's own wrappers
-        import numba
-
-        shared_data, shared_vars = {}, {}
-        for val in [*logp_pt.get_shared(), *expand_pt.get_shared()]:
-            shared_data[val.name] = np.array(val.get_value(), order="C", copy=True)
-            shared_data[val.name].flags.writeable = False
-            shared_vars[val.name] = val
-        user_data = make_user_data(shared_vars, shared_data)
-        raw, sig = c_logp(
-            n_dim, logp_pt.vm.jit_fn, user_data, [v.name for v in logp_pt.get_shared()], shared_data
-        )
-        logp_cfunc = numba.cfunc(sig)(raw)
-        raw, sig = c_expand(
-            n_dim,
-            n_expanded,
-            expand_pt.vm.jit_fn,
-            user_data,
-            [v.name for v in expand_pt.get_shared()],
-            shared_data,
-        )
-        expand_cfunc = numba.cfunc(sig)(raw)
+    if cached is None:
+        if require_cache:
+            raise RuntimeError(
+                "the model's callbacks cannot be cached: it reads shared variables or an op of "
+                "its graph has no PyTensor cache key"
+            )
+        # nutpie's own callbacks, compiled again in every process (a second PyTensor compile, on
+        # a path the package's frozen models never take)
+        return nutpie.compile_pymc_model(model)
+    logp_cfunc, expand_cfunc = cached
     dims, coords = prepare(model, shape_info)
     return compiled_class(
         _n_dim=n_dim,
@@ -207,8 +184,8 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
         compiled_logp_func=logp_cfunc,
         compiled_expand_func=expand_cfunc,
         initial_point_func=initial_point_fn,
-        shared_data=shared_data,
-        user_data=user_data,
+        shared_data={},
+        user_data=make_user_data({}, {}),
         n_expanded=n_expanded,
         shape_info=shape_info,
         logp_func=logp_pt,
