@@ -29,6 +29,7 @@ Op's class and settings only, so the compiled kernel is reused across processes;
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -321,6 +322,7 @@ class PairLogp(Op):
         return grads
 
 
+@functools.cache
 def _kernel_version() -> int:
     """A number that changes with the kernel's source.
 
