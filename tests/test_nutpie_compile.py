@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pymc as pm
 import pytest
 from pymc.model.transform.optimization import freeze_dims_and_data
@@ -11,7 +10,7 @@ from pytensor.graph.basic import Constant
 
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.pymc_models import get_model
-from bayes_pairwise.simulate import simulate_round_robin
+from bayes_pairwise.simulate import simulate_hard_pairs, simulate_round_robin
 
 nutpie = pytest.importorskip("nutpie")
 
@@ -21,23 +20,10 @@ SAMPLE = {"draws": 30, "tune": 30, "chains": 2, "seed": 5, "progress_bar": False
 
 
 def _tie_log() -> object:
-    """Two judges, 12 contexts of 4 texts in both orders, 10% ties."""
-    rng = np.random.default_rng(2)
-    rows = [
-        {
-            "context": f"c{c}",
-            "first": f"t{a}",
-            "second": f"t{b}",
-            "judge": judge,
-            "winner": rng.choice(["first", "second", "tie"], p=[0.45, 0.45, 0.1]),
-        }
-        for c in range(12)
-        for a in range(4)
-        for b in range(4)
-        if a != b
-        for judge in ("j1", "j2")
-    ]
-    return load_comparisons(pd.DataFrame(rows), ties="model")
+    """Two judges, 12 contexts of 4 texts in both orders, hard pairs, 15% ties."""
+    sim = simulate_hard_pairs(4, repeats=2, n_contexts=12, labelled=0.0, random_seed=2)
+    frame = sim.frame.assign(judge=np.where(sim.frame["repeat"] == 0, "j1", "j2"))
+    return load_comparisons(frame.drop(columns=["repeat", "truth"]), ties="model")
 
 
 @pytest.mark.slow  # two numba compiles and two samplings: ~40 s
