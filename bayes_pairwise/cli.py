@@ -1134,7 +1134,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--sampler",
         choices=("auto", "nutpie", "pymc"),
         default="auto",
-        help="NUTS implementation per fit (pymc reuses its compiled C code across simulations)",
+        help="NUTS implementation per fit (auto: pymc, which reuses its compiled C code across "
+        "simulations; nutpie compiles every simulated log anew)",
     )
     p.add_argument(
         "--ties",

@@ -122,6 +122,14 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert res5.to_dict()["sims"] == 5
 
 
+def test_sbc_auto_sampler_is_pymcs_and_a_chosen_one_is_kept(mock_sampler):
+    """sbc's "auto" runs PyMC's NUTS (every simulated log is new: nutpie would compile each)."""
+    kw = dict(n_items=3, sims=1, random_seed=2, draws=10, tune=0, chains=1, n_jobs=1)
+    sbc("uniform", progress=False, **kw)
+    sbc("uniform", progress=False, nuts_sampler="nutpie", **kw)
+    assert [c["nuts_sampler"] for c in mock_sampler] == ["pymc", "nutpie"]
+
+
 def test_sbc_biased_bt_design_and_log():
     """The biased BT SBC design: an antisymmetric covariate, and logs that keep it."""
     from bayes_pairwise.model_checking import _bt_design, _log_from_verdicts
