@@ -582,8 +582,14 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     method = _method(args)
     _info(f"fitting {args.model} ({method}) to {data!r} …")
     started = time.perf_counter()
-    # the sampler's own progress bar on a terminal; piped, the two lines around it
-    model.fit(data, method=method, random_seed=args.seed, progress=sys.stderr.isatty())
+    # a line per phase (compiling, sampling, …) and, on a terminal, the sampler's progress bar
+    model.fit(
+        data,
+        method=method,
+        random_seed=args.seed,
+        progress=sys.stderr.isatty(),
+        on_step=lambda line: _info(f"  {line} …"),
+    )
     _info(f"{method} fit done in {time.perf_counter() - started:.1f} s")
     if args.out:
         model.save(args.out)

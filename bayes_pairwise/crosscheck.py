@@ -847,7 +847,14 @@ def _fit_models(
                 m = get_model(name, **kw)
                 # the sampler's own progress bar on a terminal; piped, the step lines only
                 bar = {"progress": True} if steps.on and _tty() else {}
-                m.fit(data, method=method, random_seed=seed, **bar)
+                m.fit(
+                    data,
+                    method=method,
+                    random_seed=seed,
+                    # a progress line per phase (a first compile can take a minute), timed
+                    on_step=lambda line, name=name: steps(f"Bayesian: fitting {name}: {line}"),
+                    **bar,
+                )
                 fits[name] = m
             except (BayesPairwiseError, ValueError, RuntimeError, KeyError) as exc:
                 errors[name] = f"{type(exc).__name__}: {exc}"

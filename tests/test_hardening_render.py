@@ -367,7 +367,7 @@ class _FakeModel:
     def __init__(self, spec: str = "positional", **settings):
         self.spec = spec
 
-    def fit(self, data, method="nuts", random_seed=None):
+    def fit(self, data, method="nuts", random_seed=None, **kwargs):
         rng = np.random.default_rng(random_seed)
         n, n_j = data.n_items, data.n_judges
         self.method_ = method

@@ -57,7 +57,7 @@ class FakeModel:
         self.settings = settings
         FakeModel.calls.append((spec, settings))
 
-    def fit(self, data, method="nuts", random_seed=None):
+    def fit(self, data, method="nuts", random_seed=None, **kwargs):
         FakeModel.last_data = data
         rng = np.random.default_rng(random_seed)
         chains, draws = (1, 1) if method == "map" else (2, 200)
@@ -350,7 +350,7 @@ def test_report_nuts_path_with_mocked_sampler(monkeypatch):
 class _OneChainModel(FakeModel):
     """A one-chain, 300-draw posterior: what the Laplace fast path hands the report."""
 
-    def fit(self, data, method="nuts", random_seed=None):
+    def fit(self, data, method="nuts", random_seed=None, **kwargs):
         super().fit(data, method="nuts", random_seed=random_seed)
         post = self.idata_.posterior.isel(chain=[0])
         self.idata_ = az.InferenceData(posterior=post)

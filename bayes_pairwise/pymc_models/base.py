@@ -15,7 +15,7 @@ import json
 import os
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -96,6 +96,7 @@ def _sample_nutpie(
     progress: bool,
     cache_key: str | None,
     mass_matrix: str = "diag",
+    on_step: Callable[[str], None] | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     import nutpie
@@ -106,7 +107,14 @@ def _sample_nutpie(
         find_observations,
     )
 
+    if on_step is not None and (cache_key is None or cache_key not in _NUTPIE_CACHE):
+        on_step(
+            "compiling the model with numba for nutpie (a log fitted before on this machine "
+            "loads from the disk cache; a new one takes seconds to a minute)"
+        )
     compiled = _nutpie_compiled(model, cache_key)
+    if on_step is not None:
+        on_step(f"sampling: NUTS (nutpie), {chains} chains × ({tune} tune + {draws} draws)")
     kw = {
         "save_warmup": False,
         "low_rank_modified_mass_matrix": mass_matrix == "low_rank",
@@ -151,6 +159,7 @@ def sample_nuts(
     progress: bool = False,
     cache_key: str | None = None,
     mass_matrix: str = "diag",
+    on_step: Callable[[str], None] | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     """Run NUTS on ``model`` (nutpie when installed and asked for, PyMC's NUTS otherwise).
@@ -173,6 +182,9 @@ def sample_nuts(
     mass_matrix : {"diag", "low_rank"}
         nutpie's mass-matrix adaptation: diagonal, or diagonal plus a low-rank correction
         (``low_rank_modified_mass_matrix``). PyMC's NUTS adapts a diagonal one either way.
+    on_step : callable, optional
+        Called with a line naming each phase as it starts (compiling, sampling), so that a
+        long compile is not a silent wait.
     **kwargs
         Passed to :func:`nutpie.sample` or :func:`pymc.sample`.
 
@@ -194,7 +206,12 @@ def sample_nuts(
             progress=progress,
             cache_key=cache_key,
             mass_matrix=mass_matrix,
+            on_step=on_step,
             **kwargs,
+        )
+    if on_step is not None:
+        on_step(
+            f"compiling and sampling: NUTS (PyMC), {chains} chains × ({tune} tune + {draws} draws)"
         )
     kw: dict[str, Any] = dict(kwargs)
     kw.setdefault("cores", min(chains, os.cpu_count() or 1))
@@ -493,6 +510,7 @@ class BayesianPairwiseModel:
         method: str = "nuts",
         random_seed: int | np.random.Generator | None = None,
         progress: bool = False,
+        on_step: Callable[[str], None] | None = None,
     ) -> BayesianPairwiseModel:
         """Fit the model to a comparison log.
 
@@ -511,7 +529,12 @@ class BayesianPairwiseModel:
         random_seed : int or Generator, optional
             Same seed, same draws. When omitted a seed is drawn and kept in ``random_seed_``.
         progress : bool
-            Show the sampler's progress bar.
+            Show the sampler's progress bar, and a line on stderr as each phase starts
+            (compiling, sampling, the pointwise log-likelihood) unless ``on_step`` is given.
+        on_step : callable, optional
+            Called with a line naming each phase as it starts, e.g. a
+            :class:`bayes_pairwise.progress.Steps` (the cross-check's progress lines). The
+            first fit of a new log compiles for seconds to a minute before the first draw.
 
         Returns
         -------
@@ -540,6 +563,10 @@ class BayesianPairwiseModel:
         design = self._design_warnings(data)
         model = self._build(data, priors, likelihood)
         frozen = _frozen(model)  # data as constants: faster compiled functions
+        if on_step is None and progress:
+            from bayes_pairwise.progress import Steps
+
+            on_step = Steps(True, prefix=self.name)
         if method == "nuts":
             # what ran, not "auto": the settings stored with the fit say which adaptation
             sampler = {
@@ -561,13 +588,20 @@ class BayesianPairwiseModel:
                 progress=progress,
                 cache_key=key,
                 mass_matrix=sampler["mass_matrix"],
+                on_step=on_step,
                 **dict(self.sampler_kwargs or {}),
             )
             idata = _tidy_posterior(idata, model)
         elif method == "laplace":
+            if on_step is not None:
+                on_step("Laplace approximation: the posterior mode and its Hessian")
             idata = _laplace_idata(model, frozen, seed, int(sampler["draws"]))
         else:
+            if on_step is not None:
+                on_step("MAP: the posterior mode")
             idata = _map_idata(model, frozen, seed, map_settings)
+        if on_step is not None:
+            on_step("pointwise log-likelihood (for LOO)")
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=UserWarning)
             pm.compute_log_likelihood(
