@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import pytest
 
 import bayes_pairwise.pymc_models.base as base
@@ -15,7 +17,10 @@ class _StopError(Exception):
 
 def test_nutpie_path_says_compiling_only_when_the_model_is_not_in_memory(monkeypatch):
     nutpie = pytest.importorskip("nutpie")
-    monkeypatch.setattr(base, "_nutpie_compiled", lambda model, key: object())
+    import bayes_pairwise.pymc_models.nutpie_compile as nutpie_compile
+
+    monkeypatch.setattr(nutpie_compile, "compile_nutpie_model", lambda model: object())
+    monkeypatch.setattr(base, "_NUTPIE_CACHE", OrderedDict())  # this test's own memory
 
     def stop(*args, **kwargs):
         raise _StopError

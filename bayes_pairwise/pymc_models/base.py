@@ -71,12 +71,19 @@ _NUTPIE_CACHE: OrderedDict[str, Any] = OrderedDict()
 _NUTPIE_CACHE_SIZE = 4
 
 
-def _nutpie_compiled(model: pm.Model, cache_key: str | None) -> Any:
+def _nutpie_compiled(
+    model: pm.Model, cache_key: str | None, on_step: Callable[[str], None] | None = None
+) -> Any:
     from bayes_pairwise.pymc_models.nutpie_compile import compile_nutpie_model
 
     if cache_key is not None and cache_key in _NUTPIE_CACHE:
         _NUTPIE_CACHE.move_to_end(cache_key)
         return _NUTPIE_CACHE[cache_key]
+    if on_step is not None:
+        on_step(
+            "compiling the model with numba for nutpie (a log fitted before on this machine "
+            "loads from the disk cache; a new one takes seconds to a minute)"
+        )
     compiled = compile_nutpie_model(model)  # its C callbacks cached on disk between processes
     if cache_key is not None:
         _NUTPIE_CACHE[cache_key] = compiled
@@ -107,12 +114,7 @@ def _sample_nutpie(
         find_observations,
     )
 
-    if on_step is not None and (cache_key is None or cache_key not in _NUTPIE_CACHE):
-        on_step(
-            "compiling the model with numba for nutpie (a log fitted before on this machine "
-            "loads from the disk cache; a new one takes seconds to a minute)"
-        )
-    compiled = _nutpie_compiled(model, cache_key)
+    compiled = _nutpie_compiled(model, cache_key, on_step)
     if on_step is not None:
         on_step(f"sampling: NUTS (nutpie), {chains} chains × ({tune} tune + {draws} draws)")
     kw = {
