@@ -127,7 +127,7 @@ def test_extreme_values_stay_finite():
 
 
 def test_dists_choose_fused_by_default(rows):
-    """Tie forms and gold labels use the fused Op; the plain binomial keeps the pattern graph."""
+    """Every marginal form uses the fused Op by default; ``fused=False`` keeps the graph."""
     import pymc as pm
 
     from bayes_pairwise.pymc_models.fused import PairLogp
@@ -143,6 +143,10 @@ def test_dists_choose_fused_by_default(rows):
     c4 = {"pair": np.arange(P), "count": ["n1", "n2", "t1", "t2"]}
     with pm.Model(coords=c2) as plain:
         pair_counts_dist("w", d, rows["judge"], eps, eps, rows["k2"], observed=rows["val2"])
+    with pm.Model(coords=c2) as graph:
+        pair_counts_dist(
+            "w", d, rows["judge"], eps, eps, rows["k2"], observed=rows["val2"], fused=False
+        )
     with pm.Model(coords=c2) as gold:
         pair_counts_dist(
             "w",
@@ -159,11 +163,14 @@ def test_dists_choose_fused_by_default(rows):
         tie_counts_dist(
             "w", d, rows["judge"], eps, eps, eta, eta, rows["k2"], observed=rows["val4"]
         )
-    assert not uses_fused(plain)
+    assert uses_fused(plain)
+    assert not uses_fused(graph)
     assert uses_fused(gold)
     assert uses_fused(ties)
     # and the values agree with the graph forms
-    lp = {n: m.compile_logp(sum=False)({})[0] for n, m in (("gold", gold), ("ties", ties))}
+    pairs = (("plain", plain), ("graph", graph), ("gold", gold), ("ties", ties))
+    lp = {n: m.compile_logp(sum=False)({})[0] for n, m in pairs}
+    np.testing.assert_allclose(lp["plain"], lp["graph"], rtol=0, atol=1e-8)
     ref_gold = marginal_logp(
         rows["val2"], d, rows["judge"], eps, eps, rows["k2"], n_judges=J, truth=rows["truth"]
     ).eval()

@@ -36,28 +36,127 @@ from typing import Any
 import numba
 import numpy as np
 import pytensor.tensor as pt
+from llvmlite import ir as llvm_ir
+from numba.core import types
+from numba.extending import intrinsic
 from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
-__all__ = ["PairLogp", "pair_logp_fused", "pair_logp_kernel", "pair_logp_numpy"]
+__all__ = ["PairLogp", "count_rows", "pair_logp_fused", "pair_logp_kernel", "pair_logp_numpy"]
 
 
-@numba.njit(cache=True, inline="always")
-def _softplus(x: float) -> float:
-    if x > 0.0:
-        return x + math.log1p(math.exp(-x))
-    return math.log1p(math.exp(x))
-
-
-#: LLVM fast-math flags of the kernel: no 'nnan'/'ninf' (the kernel tests for NaN and inf).
+#: LLVM fast-math flags of the kernel: no 'nnan'/'ninf' (the kernel's inputs may hold inf).
 _FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
 
-#: Largest count for which powers of the per-judge error odds are tabulated (per evaluation).
-_POW_TABLE_MAX = 256
+#: numba settings of the kernel and its helpers. ``error_model="numpy"``: a float division
+#: does not test its divisor for zero (and raise), a branch that keeps LLVM from vectorising.
+_JIT = {"cache": True, "fastmath": _FASTMATH, "error_model": "numpy"}
+
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (Cody and Waite)
+_LN2_LO = 1.90821492927058770002e-10
+_INV_LN2 = 1.4426950408889634
+_SQRT2_M1 = 0.41421356237309503
 
 
-@numba.njit(cache=True, fastmath=_FASTMATH)
+@intrinsic
+def _as_float(typingctx: Any, bits: Any) -> Any:
+    """The float64 whose bits are the int64 ``bits`` (an LLVM bitcast: free, and vectorised)."""
+    sig = types.float64(types.int64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.bitcast(args[0], llvm_ir.DoubleType())
+
+    return sig, codegen
+
+
+@numba.njit(inline="always", **_JIT)
+def _exp_nonpos(x: float) -> float:
+    """``e^x`` for ``x ≤ 0``, to 1 ulp, without a call (so loops using it vectorise).
+
+    Below −700 the result is ``e^−700`` (≈ 1e−304), not the true value: the kernel only adds it
+    to 1. Range reduction ``x = k ln 2 + t``, ``|t| ≤ ln 2 / 2``; ``e^t`` by its Taylor series to
+    degree 13 (truncation below 1e−17); ``2^k`` from its bits.
+    """
+    x = max(x, -700.0)
+    k = math.floor(x * _INV_LN2 + 0.5)
+    t = (x - k * _LN2_HI) - k * _LN2_LO
+    p = 1.0 / 6227020800.0
+    p = p * t + 1.0 / 479001600.0
+    p = p * t + 1.0 / 39916800.0
+    p = p * t + 1.0 / 3628800.0
+    p = p * t + 1.0 / 362880.0
+    p = p * t + 1.0 / 40320.0
+    p = p * t + 1.0 / 5040.0
+    p = p * t + 1.0 / 720.0
+    p = p * t + 1.0 / 120.0
+    p = p * t + 1.0 / 24.0
+    p = p * t + 1.0 / 6.0
+    p = p * t + 0.5
+    p = p * t + 1.0
+    p = p * t + 1.0
+    return p * _as_float((np.int64(k) + 1023) << 52)
+
+
+@numba.njit(inline="always", **_JIT)
+def _log1p_unit(y: float) -> float:
+    """``log(1 + y)`` for ``0 ≤ y ≤ 1``, to 2 ulp, without a call.
+
+    ``log(1 + y) = 2 atanh(f)`` with ``f = y / (2 + y)``, or ``ln 2 + 2 atanh(f)`` with
+    ``f = (y − 1) / (y + 3)`` above √2 − 1, so ``|f| ≤ 0.172``; atanh by its odd series to
+    degree 23 (truncation below 1e−18). No ``1 + y`` is formed, so tiny ``y`` keep every digit.
+    """
+    big = y > _SQRT2_M1
+    num = y - 1.0 if big else y
+    den = y + 3.0 if big else y + 2.0
+    f = num / den
+    f2 = f * f
+    p = 1.0 / 23.0
+    p = p * f2 + 1.0 / 21.0
+    p = p * f2 + 1.0 / 19.0
+    p = p * f2 + 1.0 / 17.0
+    p = p * f2 + 1.0 / 15.0
+    p = p * f2 + 1.0 / 13.0
+    p = p * f2 + 1.0 / 11.0
+    p = p * f2 + 1.0 / 9.0
+    p = p * f2 + 1.0 / 7.0
+    p = p * f2 + 1.0 / 5.0
+    p = p * f2 + 1.0 / 3.0
+    p = p * f2 + 1.0
+    return 2.0 * f * p + (_LN2_HI + _LN2_LO if big else 0.0)
+
+
+@numba.njit(inline="always", **_JIT)
+def _softplus_sigmoid(x: float) -> tuple[float, float]:
+    """``(log(1 + e^x), σ(x))``: one exponential, one logarithm, no branch."""
+    e = _exp_nonpos(-abs(x))
+    inv = 1.0 / (1.0 + e)
+    return max(x, 0.0) + _log1p_unit(e), (inv if x >= 0.0 else e * inv)
+
+
+@numba.njit(inline="always", **_JIT)
+def _branches(
+    n1: float, f1: float, n2: float, f2: float, l1p: float, lp: float, l1m: float, lm: float
+) -> tuple[float, float]:
+    """Log-probabilities of the counts given T = i≻j (A) and T = j≻i (B), without ties."""
+    a = n1 * l1p + f1 * lp + n2 * l1m + f2 * lm
+    b = n1 * lm + f1 * l1m + n2 * lp + f2 * l1p
+    return a, b
+
+
+@numba.njit(inline="always", **_JIT)
+def _rate_partials(
+    w: float, n1: float, f1: float, n2: float, f2: float, ip: float, i1p: float, im: float,
+    i1m: float,
+) -> tuple[float, float]:  # fmt: skip
+    """``w ∂A/∂θ + (1 − w) ∂B/∂θ`` for θ = ε₊, ε₋ (``ip = 1/ε₊``, ``i1p = 1/(1 − ε₊)``, …)."""
+    v = 1.0 - w
+    g_ep = w * (f1 * ip - n1 * i1p) + v * (n2 * ip - f2 * i1p)
+    g_em = w * (f2 * im - n2 * i1m) + v * (n1 * im - f1 * i1m)
+    return g_ep, g_em
+
+
+@numba.njit(**_JIT)
 def pair_logp_kernel(
     d: np.ndarray,
     ep: np.ndarray,
@@ -65,10 +164,9 @@ def pair_logp_kernel(
     eta_p: np.ndarray,
     eta_m: np.ndarray,
     judge: np.ndarray,
-    value: np.ndarray,
-    k: np.ndarray,
     truth: np.ndarray,
-    log_fact: np.ndarray,
+    counts: np.ndarray,
+    coef: np.ndarray,
     ties: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Log-probability of every pair row and its partial derivatives (numba).
@@ -82,17 +180,16 @@ def pair_logp_kernel(
     eta_p, eta_m : float array (P,)
         Tie logits η₊, η₋ per row (read only when ``ties``; η₋ only when ``ties == 2``).
     judge : int array (P,)
-    value : int array (P, 2) or (P, 4)
-        ``(n1, n2[, t1, t2])``.
-    k : int array (P, ≥2)
-        ``(k₊, k₋, …)``: all verdicts per order, ties included.
     truth : int array (P,)
         1: i≻j known, 0: j≻i known, −1 unknown.
-    log_fact : float array
-        ``log n!`` for n = 0 … max k.
+    counts : float array (4, P) or (6, P), C-contiguous
+        Rows ``n1, f1, n2, f2[, t1, t2]``: per order, the verdicts for the first-shown item,
+        for the second-shown item and (with ties) the ties; see :func:`count_rows`.
+    coef : float array (P,)
+        The log multinomial coefficients of the counts (constant data).
     ties : int
-        0: no ties (``value`` has two columns); 1: one tie rate (η₊ in both orders); 2: one per
-        position (η₊ when the truly better item is shown first, η₋ when second).
+        0: no ties; 1: one tie rate (η₊ in both orders); 2: one per position (η₊ when the
+        truly better item is shown first, η₋ when second).
 
     Returns
     -------
@@ -102,27 +199,28 @@ def pair_logp_kernel(
 
     Notes
     -----
-    With Δ = B − A and q = e^{−|Δ|}, log p = coef + max(A, B) + log(q + (1 − q) σ(±d)): per row
-    one exponential and one logarithm. Δ is an integer combination of the per-judge log-odds
-    log(ε₋ / (1 − ε₊)) and log((1 − ε₋) / ε₊), so q comes from a table of their powers (the
-    positional tie terms add a per-row part, computed directly).
+    With Δ = B − A, log p = coef + A − softplus(−d) + softplus(Δ − d) and w = σ(d − Δ) (truth
+    unknown); coef + A − softplus(−d), w = 1 (code 1); coef + A + Δ − d − softplus(−d), w = 0
+    (code 0). The passes over the rows have no call and no branch, so LLVM vectorises them (4
+    or 8 rows per instruction): the branches A and B from the counts, the two softplus terms
+    (the exponential and logarithm written out), then the partials of the rates. With one
+    judge, the rates are hoisted out of the loops.
 
     Examples
     --------
     >>> import numpy as np
     >>> from scipy.stats import binom
-    >>> from scipy.special import expit, gammaln
+    >>> from scipy.special import expit
+    >>> counts, coef = count_rows(np.array([[2, 1]]), np.array([[3, 2]]))
     >>> out = pair_logp_kernel(np.array([0.4]), np.array([0.1]), np.array([0.3]),
-    ...                        np.zeros(0), np.zeros(0), np.array([0]), np.array([[2, 1]]),
-    ...                        np.array([[3, 2]]), np.array([-1]), gammaln(np.arange(4.0) + 1),
-    ...                        0)
+    ...                        np.zeros(0), np.zeros(0), np.array([0]), np.array([-1]),
+    ...                        counts, coef, 0)
     >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
     ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
     >>> bool(np.isclose(out[0][0], by_hand))
     True
     """
     n_rows = d.shape[0]
-    n_j = ep.shape[0]
     l1p = np.log1p(-ep)
     lp_ = np.log(ep)
     l1m = np.log1p(-em)
@@ -131,108 +229,145 @@ def pair_logp_kernel(
     i1p = 1.0 / (1.0 - ep)
     im = 1.0 / em
     i1m = 1.0 / (1.0 - em)
-    # powers e^{u L1}, e^{u L2}, u = -K..K, of the two log-odds that make up B - A
-    top = log_fact.shape[0] - 1
-    use_table = top <= _POW_TABLE_MAX
-    width = 2 * top + 1 if use_table else 1
-    pw1 = np.empty((n_j, width))
-    pw2 = np.empty((n_j, width))
-    if use_table:
-        for jj in range(n_j):
-            el1 = lm[jj] - l1p[jj]
-            el2 = l1m[jj] - lp_[jj]
-            for u in range(-top, top + 1):
-                pw1[jj, u + top] = math.exp(u * el1)
-                pw2[jj, u + top] = math.exp(u * el2)
+    one_judge = ep.shape[0] == 1
+    n1s = counts[0]
+    f1s = counts[1]
+    n2s = counts[2]
+    f2s = counts[3]
     logp = np.empty(n_rows)
     g_d = np.empty(n_rows)
     g_ep = np.empty(n_rows)
     g_em = np.empty(n_rows)
-    g_tp = np.empty(n_rows if ties else 0)
+    g_tp = np.empty(n_rows if ties else 0)  # holds τ₊ = σ(η₊) until the last pass
     g_tm = np.empty(n_rows if ties == 2 else 0)
-    last_p = np.nan
-    last_m = np.nan
-    l1tp = ltp = tp = l1tm = ltm = tm = 0.0
-    for r in range(n_rows):
-        jj = judge[r] if n_j > 1 else 0
-        n1 = value[r, 0]
-        n2 = value[r, 1]
-        kp = k[r, 0]
-        km = k[r, 1]
-        t1 = value[r, 2] if ties else 0
-        t2 = value[r, 3] if ties else 0
-        m1 = kp - t1
-        m2 = km - t2
-        f1 = m1 - n1
-        f2 = m2 - n2
-        a = n1 * l1p[jj] + f1 * lp_[jj] + n2 * l1m[jj] + f2 * lm[jj]
-        b = n1 * lm[jj] + f1 * l1m[jj] + n2 * lp_[jj] + f2 * l1p[jj]
-        coef = (
-            log_fact[m1] - log_fact[n1] - log_fact[f1] + log_fact[m2] - log_fact[n2] - log_fact[f2]
-        )
-        u1 = n1 - f2
-        u2 = f1 - n2
-        if ties:
-            coef += log_fact[kp] - log_fact[t1] - log_fact[m1]
-            coef += log_fact[km] - log_fact[t2] - log_fact[m2]
+    delta = np.empty(n_rows)  # Δ = B − A, then w
+    # the branches A and B (one judge: its rates hoisted, so the loop vectorises)
+    if one_judge:
+        for r in range(n_rows):
+            a, b = _branches(n1s[r], f1s[r], n2s[r], f2s[r], l1p[0], lp_[0], l1m[0], lm[0])
+            logp[r] = coef[r] + a
+            delta[r] = b - a
+    else:
+        for r in range(n_rows):
+            jj = judge[r]
+            a, b = _branches(n1s[r], f1s[r], n2s[r], f2s[r], l1p[jj], lp_[jj], l1m[jj], lm[jj])
+            logp[r] = coef[r] + a
+            delta[r] = b - a
+    if ties:
+        t1s = counts[4]
+        t2s = counts[5]
+        for r in range(n_rows):
             xp = eta_p[r]
-            if xp != last_p:
-                last_p = xp
-                l1tp = -_softplus(xp)
-                ltp = xp + l1tp
-                tp = math.exp(ltp)
+            spp, g_tp[r] = _softplus_sigmoid(xp)
+            kp = n1s[r] + f1s[r] + t1s[r]
+            km = n2s[r] + f2s[r] + t2s[r]
             if ties == 2:
                 xm = eta_m[r]
-                if xm != last_m:
-                    last_m = xm
-                    l1tm = -_softplus(xm)
-                    ltm = xm + l1tm
-                    tm = math.exp(ltm)
-                a += t1 * ltp + m1 * l1tp + t2 * ltm + m2 * l1tm
-                b += t1 * ltm + m1 * l1tm + t2 * ltp + m2 * l1tp
+                spm, g_tm[r] = _softplus_sigmoid(xm)
+                a = t1s[r] * xp + t2s[r] * xm - kp * spp - km * spm
+                b = t1s[r] * xm + t2s[r] * xp - kp * spm - km * spp
+                logp[r] += a
+                delta[r] += b - a
             else:
-                common = (t1 + t2) * ltp + (m1 + m2) * l1tp
-                a += common
-                b += common
-        delta = b - a
-        code = truth[r]
+                logp[r] += (t1s[r] + t2s[r]) * xp - (kp + km) * spp
+    # the latent truth summed out
+    for r in range(n_rows):
         dr = d[r]
-        if code == 1:
-            lsd = -_softplus(-dr)
-            logp[r] = coef + a + lsd
-            w = 1.0
-            sd = math.exp(lsd)
-        elif code == 0:
-            lsmd = -_softplus(dr)
-            logp[r] = coef + b + lsmd
-            w = 0.0
-            sd = -math.expm1(lsmd)
-        else:
-            # branch-free (the sign of delta varies from row to row): the branch with the
-            # larger conditional probability carries sigma(+-d)
-            pos = delta > 0.0
-            sgn = 1 if pos else -1
-            q = 2.0
-            if use_table and ties != 2:
-                q = pw1[jj, top - sgn * u1] * pw2[jj, top - sgn * u2]
-            if not q <= 1.0:
-                q = math.exp(-abs(delta))
-            e = math.exp(sgn * dr)
-            s = 1.0 / (1.0 + e)
-            sd = 1.0 - s if pos else s
-            den = q + (1.0 - q) * s
-            logp[r] = coef + (b if pos else a) + math.log(den)
-            w = (q * sd if pos else sd) / den
-        v = 1.0 - w
-        g_d[r] = w - sd
-        g_ep[r] = w * (f1 * ip[jj] - n1 * i1p[jj]) + v * (n2 * ip[jj] - f2 * i1p[jj])
-        g_em[r] = w * (f2 * im[jj] - n2 * i1m[jj]) + v * (n1 * im[jj] - f1 * i1m[jj])
-        if ties == 2:
-            g_tp[r] = w * (t1 - kp * tp) + v * (t2 - km * tp)
-            g_tm[r] = w * (t2 - km * tm) + v * (t1 - kp * tm)
-        elif ties:
-            g_tp[r] = (t1 + t2) - (kp + km) * tp
+        x = delta[r] - dr
+        sp_md, s_md = _softplus_sigmoid(-dr)
+        sp_x, s_x = _softplus_sigmoid(x)
+        code = truth[r]
+        unknown = code < 0
+        known_i = code == 1
+        logp[r] += (sp_x if unknown else (0.0 if known_i else x)) - sp_md
+        w = (1.0 - s_x) if unknown else (1.0 if known_i else 0.0)
+        g_d[r] = w - (1.0 - s_md)
+        delta[r] = w
+    # the partials of the rates
+    if one_judge:
+        for r in range(n_rows):
+            g_ep[r], g_em[r] = _rate_partials(
+                delta[r], n1s[r], f1s[r], n2s[r], f2s[r], ip[0], i1p[0], im[0], i1m[0]
+            )
+    else:
+        for r in range(n_rows):
+            jj = judge[r]
+            g_ep[r], g_em[r] = _rate_partials(
+                delta[r], n1s[r], f1s[r], n2s[r], f2s[r], ip[jj], i1p[jj], im[jj], i1m[jj]
+            )
+    if ties:
+        for r in range(n_rows):
+            w = delta[r]
+            v = 1.0 - w
+            t1 = t1s[r]
+            t2 = t2s[r]
+            kp = n1s[r] + f1s[r] + t1
+            km = n2s[r] + f2s[r] + t2
+            tp = g_tp[r]
+            if ties == 2:
+                tm = g_tm[r]
+                g_tp[r] = w * (t1 - kp * tp) + v * (t2 - km * tp)
+                g_tm[r] = w * (t2 - km * tm) + v * (t1 - kp * tm)
+            else:
+                g_tp[r] = (t1 + t2) - (kp + km) * tp
     return logp, g_d, g_ep, g_em, g_tp, g_tm
+
+
+def count_rows(value: np.ndarray, k: np.ndarray, ties: bool = False) -> tuple[np.ndarray, ...]:
+    """The kernel's count rows and log multinomial coefficients, from ``value`` and ``k``.
+
+    Parameters
+    ----------
+    value : int array (P, 2) or (P, 4)
+        ``(n1, n2[, t1, t2])``.
+    k : int array (P, ≥2)
+        ``(k₊, k₋, …)``, ties included.
+    ties : bool
+        ``value`` has the tie columns.
+
+    Returns
+    -------
+    counts : float array (4, P) or (6, P)
+        ``n1, f1 = k₊ − t1 − n1, n2, f2 = k₋ − t2 − n2[, t1, t2]``.
+    coef : float array (P,)
+        ``log k₊! − log n1! − log f1! − log t1! + log k₋! − log n2! − log f2! − log t2!``.
+
+    Examples
+    --------
+    >>> counts, coef = count_rows(np.array([[2, 1]]), np.array([[3, 2]]))
+    >>> counts[:, 0].tolist(), round(float(np.exp(coef[0])), 6)   # C(3, 2) · C(2, 1)
+    ([2.0, 1.0, 1.0, 1.0], 6.0)
+    """
+    from scipy.special import gammaln
+
+    value = np.asarray(value, dtype=float)
+    k = np.asarray(k, dtype=float)
+    n1, n2 = value[:, 0], value[:, 1]
+    t1, t2 = (value[:, 2], value[:, 3]) if ties else (np.zeros_like(n1), np.zeros_like(n2))
+    f1 = k[:, 0] - t1 - n1
+    f2 = k[:, 1] - t2 - n2
+    rows = [n1, f1, n2, f2, t1, t2] if ties else [n1, f1, n2, f2]
+    lf = [gammaln(x + 1.0) for x in (k[:, 0], n1, f1, t1, k[:, 1], n2, f2, t2)]
+    coef = lf[0] - lf[1] - lf[2] - lf[3] + lf[4] - lf[5] - lf[6] - lf[7]
+    return np.ascontiguousarray(np.stack(rows)), coef
+
+
+def _count_rows_symbolic(value: Any, k: Any, ties: bool) -> tuple[Any, Any]:
+    """:func:`count_rows` as a graph (constant-folded when the data are frozen).
+
+    The folded constants are a stack and an elementwise result, so contiguous: a strided
+    constant would be embedded by its address, and nothing compiled could be cached.
+    """
+    value = pt.as_tensor(value).astype("float64")
+    k = pt.as_tensor(k).astype("float64")
+    n1, n2 = value[:, 0], value[:, 1]
+    t1, t2 = (value[:, 2], value[:, 3]) if ties else (pt.zeros_like(n1), pt.zeros_like(n2))
+    f1 = k[:, 0] - t1 - n1
+    f2 = k[:, 1] - t2 - n2
+    rows = [n1, f1, n2, f2, t1, t2] if ties else [n1, f1, n2, f2]
+    lf = [pt.gammaln(x + 1.0) for x in (k[:, 0], n1, f1, t1, k[:, 1], n2, f2, t2)]
+    coef = lf[0] - lf[1] - lf[2] - lf[3] + lf[4] - lf[5] - lf[6] - lf[7]
+    return pt.stack(rows, axis=0), coef
 
 
 class PairLogp(Op):
@@ -240,7 +375,7 @@ class PairLogp(Op):
 
     Inputs: ``d`` (P,), ``eps_plus`` (J,), ``eps_minus`` (J,), then the tie logits (``ties=1``:
     ``eta`` (P,); ``ties=2``: ``eta_plus``, ``eta_minus`` (P,)), then ``judge`` (P,) int,
-    ``value`` (P, 2 or 4) int, ``k`` (P, ≥2) int, ``truth`` (P,) int and ``log_fact``. Outputs:
+    ``truth`` (P,) int, ``counts`` (4 or 6, P) and ``coef`` (P,) (see :func:`count_rows`). Outputs:
     the log-probability (P,) and its partials per row with respect to the float inputs. Use
     :func:`pair_logp_fused` rather than the Op itself.
     """
@@ -262,25 +397,25 @@ class PairLogp(Op):
         inputs = [pt.as_tensor(x) for x in inputs]
         nf = self.n_float
         floats = [x.astype("float64") for x in inputs[:nf]]
-        ints = [x.astype("int64") for x in inputs[nf : nf + 4]]
-        log_fact = inputs[nf + 4].astype("float64")
+        ints = [x.astype("int64") for x in inputs[nf : nf + 2]]
+        data = [x.astype("float64") for x in inputs[nf + 2 : nf + 4]]
         row = pt.vector(dtype="float64", shape=(floats[0].type.shape[0],))
-        return Apply(self, [*floats, *ints, log_fact], [row.type() for _ in range(1 + nf)])
+        return Apply(self, [*floats, *ints, *data], [row.type() for _ in range(1 + nf)])
 
     def _split(self, inputs: list[Any]) -> tuple[Any, ...]:
         empty = np.zeros(0)
         if self.ties == 2:
-            d, ep, em, tp, tm, judge, value, k, truth, lf = inputs
+            d, ep, em, tp, tm, judge, truth, counts, coef = inputs
         elif self.ties == 1:
-            d, ep, em, tp, judge, value, k, truth, lf = inputs
+            d, ep, em, tp, judge, truth, counts, coef = inputs
             tm = empty
         else:
-            d, ep, em, judge, value, k, truth, lf = inputs
+            d, ep, em, judge, truth, counts, coef = inputs
             tp = tm = empty
-        return d, ep, em, tp, tm, judge, value, k, truth, lf
+        return d, ep, em, tp, tm, judge, truth, counts, coef
 
     def perform(self, node: Apply, inputs: list[np.ndarray], output_storage: list[Any]) -> None:
-        d, ep, em, tp, tm, judge, value, k, truth, lf = self._split(inputs)
+        d, ep, em, tp, tm, judge, truth, counts, coef = self._split(inputs)
         outs = pair_logp_kernel(
             np.ascontiguousarray(d, dtype=np.float64),
             np.ascontiguousarray(ep, dtype=np.float64),
@@ -288,10 +423,9 @@ class PairLogp(Op):
             np.ascontiguousarray(tp, dtype=np.float64),
             np.ascontiguousarray(tm, dtype=np.float64),
             np.ascontiguousarray(judge, dtype=np.int64),
-            np.ascontiguousarray(value, dtype=np.int64),
-            np.ascontiguousarray(k, dtype=np.int64),
             np.ascontiguousarray(truth, dtype=np.int64),
-            np.ascontiguousarray(lf, dtype=np.float64),
+            np.ascontiguousarray(counts, dtype=np.float64),
+            np.ascontiguousarray(coef, dtype=np.float64),
             self.ties,
         )
         for c in range(len(node.outputs)):
@@ -333,9 +467,9 @@ def _kernel_version() -> int:
     import hashlib
     import inspect
 
-    src = "".join(
-        inspect.getsource(getattr(f, "py_func", f)) for f in (_softplus, pair_logp_kernel)
-    )
+    parts = (_exp_nonpos, _log1p_unit, _softplus_sigmoid, _branches, _rate_partials)
+    parts += (pair_logp_kernel,)
+    src = "".join(inspect.getsource(getattr(f, "py_func", f)) for f in parts)
     return int(hashlib.sha256(src.encode()).hexdigest()[:12], 16)
 
 
@@ -353,34 +487,28 @@ def _register_numba() -> None:
         if op.ties == 2:
 
             @numba_njit
-            def pair_logp_ties2(d, ep, em, tp, tm, judge, value, k, truth, lf):
-                return kernel(d, ep, em, tp, tm, judge, value, k, truth, lf, 2)
+            def pair_logp_ties2(d, ep, em, tp, tm, judge, truth, counts, coef):
+                return kernel(d, ep, em, tp, tm, judge, truth, counts, coef, 2)
 
             return pair_logp_ties2, version
         if op.ties == 1:
 
             @numba_njit
-            def pair_logp_ties1(d, ep, em, tp, judge, value, k, truth, lf):
-                out = kernel(d, ep, em, tp, d[:0], judge, value, k, truth, lf, 1)
+            def pair_logp_ties1(d, ep, em, tp, judge, truth, counts, coef):
+                out = kernel(d, ep, em, tp, d[:0], judge, truth, counts, coef, 1)
                 return out[0], out[1], out[2], out[3], out[4]
 
             return pair_logp_ties1, version
 
         @numba_njit
-        def pair_logp(d, ep, em, judge, value, k, truth, lf):
-            out = kernel(d, ep, em, d[:0], d[:0], judge, value, k, truth, lf, 0)
+        def pair_logp(d, ep, em, judge, truth, counts, coef):
+            out = kernel(d, ep, em, d[:0], d[:0], judge, truth, counts, coef, 0)
             return out[0], out[1], out[2], out[3]
 
         return pair_logp, version
 
 
 _register_numba()
-
-
-def _log_factorials(k: Any) -> Any:
-    """``log n!`` for n = 0 … max(k) (a symbolic table)."""
-    top = pt.max(pt.as_tensor(k)[..., :2])
-    return pt.gammaln(pt.arange(top + 1, dtype="float64") + 1.0)
 
 
 def pair_logp_fused(
@@ -425,20 +553,18 @@ def pair_logp_fused(
     >>> bool(np.allclose(fused, graph, rtol=0, atol=1e-12))
     True
     """
-    value = pt.as_tensor(value)
     d = pt.as_tensor(d)
-    k = pt.as_tensor(k)
     if truth is None:
         truth = pt.full_like(d, -1, dtype="int64")
-    lf = _log_factorials(k)
+    counts, coef = _count_rows_symbolic(value, k, eta_plus is not None)
+    data = (judge, truth, counts, coef)
     if eta_plus is None:
-        return PairLogp(0)(d, eps_plus, eps_minus, judge, value, k, truth, lf)[0]
+        return PairLogp(0)(d, eps_plus, eps_minus, *data)[0]
     eta_plus = pt.broadcast_to(pt.as_tensor(eta_plus), d.shape)
     if eta_minus is None:
-        return PairLogp(1)(d, eps_plus, eps_minus, eta_plus, judge, value, k, truth, lf)[0]
+        return PairLogp(1)(d, eps_plus, eps_minus, eta_plus, *data)[0]
     eta_minus = pt.broadcast_to(pt.as_tensor(eta_minus), d.shape)
-    op = PairLogp(2)
-    return op(d, eps_plus, eps_minus, eta_plus, eta_minus, judge, value, k, truth, lf)[0]
+    return PairLogp(2)(d, eps_plus, eps_minus, eta_plus, eta_minus, *data)[0]
 
 
 def pair_logp_numpy(
@@ -463,16 +589,12 @@ def pair_logp_numpy(
     >>> abs(round(float(g_d[0]), 12))
     0.0
     """
-    from scipy.special import gammaln
-
-    value = np.ascontiguousarray(value, dtype=np.int64)
-    k = np.ascontiguousarray(k, dtype=np.int64)
     d = np.ascontiguousarray(d, dtype=np.float64)
     truth = np.full(d.shape, -1, np.int64) if truth is None else np.asarray(truth, np.int64)
     ties = 0 if eta_plus is None else (1 if eta_minus is None else 2)
     eta_p = np.zeros(0) if not ties else np.broadcast_to(eta_plus, d.shape).astype(float)
     eta_m = np.zeros(0) if ties < 2 else np.broadcast_to(eta_minus, d.shape).astype(float)
-    lf = gammaln(np.arange(int(k[:, :2].max(initial=0)) + 1, dtype=float) + 1.0)
+    counts, coef = count_rows(value, k, ties=bool(ties))
     return pair_logp_kernel(
         d,
         np.atleast_1d(np.asarray(eps_plus, float)),
@@ -480,9 +602,8 @@ def pair_logp_numpy(
         np.ascontiguousarray(eta_p),
         np.ascontiguousarray(eta_m),
         np.ascontiguousarray(judge, dtype=np.int64),
-        value,
-        k,
         np.ascontiguousarray(truth),
-        lf,
+        counts,
+        coef,
         ties,
     )

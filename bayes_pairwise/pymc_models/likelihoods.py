@@ -425,9 +425,9 @@ def pair_counts_dist(
         Evaluate the marginal likelihood with the fused Op
         (:class:`~bayes_pairwise.pymc_models.fused.PairLogp`: one loop, analytic gradient)
         instead of the elementwise graph of :func:`marginal_logp`; same values to rounding.
-        Default: fused with gold labels, the graph without (its per-pattern form costs one
-        sigmoid and one log per pair and measured faster than the fused loop on a 100-item
-        round robin: 310 vs 518 µs per logp + gradient, ``benchmarks/bench_speed.py``).
+        Default: fused (for the marginal likelihood). On a 100-item round robin a log-density
+        and gradient of the uniform model take 54 µs fused and 111 µs with the graph's
+        per-pattern form (``benchmarks/bench_speed.py``, at a point away from the start).
 
     Returns
     -------
@@ -437,7 +437,7 @@ def pair_counts_dist(
     if likelihood not in _LOGP:
         raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
     if fused is None:
-        fused = truth is not None
+        fused = True
     use_fused = fused and likelihood == "marginal"
     if truth is not None:
         if likelihood != "marginal":
