@@ -199,3 +199,37 @@ def test_many_judges_do_not_grow_the_logp_graph():
         return len(gb.io_toposort(model.free_RVs, [model.logp()]))
 
     assert n_nodes(100) <= n_nodes(12) + 5
+
+
+def test_written_out_exp_and_log1p_match_libm_over_their_range():
+    """The kernel's own e^x (x ≤ 0) and log(1 + y) (0 ≤ y ≤ 1), to a few ulp."""
+    from bayes_pairwise.pymc_models.fused import _exp_nonpos, _log1p_unit
+
+    x = -np.concatenate([np.linspace(0.0, 700.0, 20001), np.logspace(-18, 2.8, 2001)])
+    got = np.array([_exp_nonpos(v) for v in x])
+    np.testing.assert_allclose(got, np.exp(x), rtol=4e-16, atol=0)
+    assert _exp_nonpos(0.0) == 1.0
+    assert 0.0 < _exp_nonpos(-1e6) <= np.exp(-699.0)  # floored at e^-700, never 0 or NaN
+    y = np.concatenate([np.linspace(0.0, 1.0, 20001), np.logspace(-300, 0, 2001)])
+    got = np.array([_log1p_unit(v) for v in y])
+    np.testing.assert_allclose(got, np.log1p(y), rtol=6e-16, atol=0)
+    assert _log1p_unit(0.0) == 0.0
+
+
+def test_count_rows_match_their_graph_and_the_binomial_coefficients(rows):
+    from scipy.special import comb
+
+    from bayes_pairwise.pymc_models.fused import _count_rows_symbolic, count_rows
+
+    for val, ties in ((rows["val2"], False), (rows["val4"], True)):
+        counts, coef = count_rows(val, rows["k4"], ties=ties)
+        sym_counts, sym_coef = _count_rows_symbolic(val, rows["k4"], ties)
+        np.testing.assert_array_equal(counts, sym_counts.eval())
+        np.testing.assert_allclose(coef, sym_coef.eval(), rtol=1e-12, atol=1e-12)
+        assert counts.flags.c_contiguous and counts.shape == (6 if ties else 4, P)
+    # without ties: log C(k+, n1) + log C(k-, n2); f = k - n
+    counts, coef = count_rows(rows["val2"], rows["k2"])
+    n1, n2 = rows["val2"].T
+    kp, km = rows["k2"].T
+    np.testing.assert_array_equal(counts, np.stack([n1, kp - n1, n2, km - n2]))
+    np.testing.assert_allclose(np.exp(coef), comb(kp, n1) * comb(km, n2), rtol=1e-10)

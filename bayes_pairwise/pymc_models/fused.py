@@ -46,8 +46,10 @@ from pytensor.graph.op import Op
 __all__ = ["PairLogp", "count_rows", "pair_logp_fused", "pair_logp_kernel", "pair_logp_numpy"]
 
 
-#: LLVM fast-math flags of the kernel: no 'nnan'/'ninf' (the kernel's inputs may hold inf).
-_FASTMATH = {"nsz", "arcp", "contract", "afn", "reassoc"}
+#: LLVM fast-math flags of the kernel: no 'nnan'/'ninf' (the kernel's inputs may hold inf), no
+#: 'reassoc' (it would merge the two halves of ln 2 in the range reduction of e^x; the loops
+#: have no reductions, so they vectorise without it).
+_FASTMATH = {"nsz", "arcp", "contract", "afn"}
 
 #: numba settings of the kernel and its helpers. ``error_model="numpy"``: a float division
 #: does not test its divisor for zero (and raise), a branch that keeps LLVM from vectorising.
