@@ -4,8 +4,8 @@ The marginal likelihood of the error models (:mod:`bayes_pairwise.pymc_models.li
 has, per (judge, unordered pair) row, two branches for the latent truth T (i≻j: ``A``,
 j≻i: ``B``) summed out by log-sum-exp. Written as a PyTensor graph it costs a dozen elementwise
 nodes per row and as many again for the gradient. :class:`PairLogp` evaluates the log-probability
-of every row *and* its partial derivatives in one compiled loop (numba), so NUTS pays one pass
-per log-density evaluation:
+of every row *and* its partial derivatives in a few compiled loops (numba) that LLVM vectorises,
+so NUTS pays a few nanoseconds per row and evaluation:
 
 .. code-block:: text
 
@@ -15,8 +15,9 @@ per log-density evaluation:
           = coef + A + log σ(d)   (T = i≻j known)  |  coef + B + log σ(−d)   (T = j≻i known)
     ∂/∂d = w − σ(d),   ∂/∂θ = w ∂A/∂θ + (1 − w) ∂B/∂θ,   w = P(T = i≻j | row) = σ(d + A − B)
 
-with ``m1 = k₊ − t1``, ``m2 = k₋ − t2`` the non-tie verdicts per order and ``coef`` the binomial
-coefficients (looked up in a table of log-factorials). With ties (METHODS §7.5) the tie terms
+with ``m1 = k₊ − t1``, ``m2 = k₋ − t2`` the non-tie verdicts per order and ``coef`` the log
+multinomial coefficients (data: computed once by :func:`count_rows`, a constant of a frozen
+model). With ties (METHODS §7.5) the tie terms
 ``t1 log τ₊ + m1 log(1−τ₊) + t2 log τ₋ + m2 log(1−τ₋)`` enter ``A`` (and mirrored ``B``),
 τ± = σ(η±) per row; one tie rate (η₋ = η₊) is the special case where they factor out.
 
