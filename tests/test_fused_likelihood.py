@@ -233,3 +233,19 @@ def test_count_rows_match_their_graph_and_the_binomial_coefficients(rows):
     kp, km = rows["k2"].T
     np.testing.assert_array_equal(counts, np.stack([n1, kp - n1, n2, km - n2]))
     np.testing.assert_allclose(np.exp(coef), comb(kp, n1) * comb(km, n2), rtol=1e-10)
+
+
+def test_both_backends_share_one_compiled_kernel(rows):
+    """nutpie's numba graph and ``perform`` (MAP, pointwise log-likelihood) call the kernel with
+    the same argument types, so a process compiles it once (1.5 s), not once per backend."""
+    from bayes_pairwise.pymc_models.fused import _pair_logp_ties0
+
+    d, ep, em = pt.vector("d"), pt.vector("ep"), pt.vector("em")
+    out = pair_logp_fused(rows["val2"], d, ep, em, rows["judge"], rows["k2"])
+    args = [np.asarray(x, dtype=float) for x in rows["point"][:3]]
+    by_c = pytensor.function([d, ep, em], out)(*args)
+    by_numba = pytensor.function([d, ep, em], out, mode="NUMBA")(*args)
+    np.testing.assert_allclose(by_c, by_numba, rtol=0, atol=1e-12)
+    # the entry both call: one compiled signature (the data read-only in both)
+    assert len(_pair_logp_ties0.signatures) == 1, _pair_logp_ties0.signatures
+    assert all(not s[3].mutable for s in _pair_logp_ties0.signatures)

@@ -373,6 +373,54 @@ def _count_rows_symbolic(value: Any, k: Any, ties: bool) -> tuple[Any, Any]:
     return pt.stack(rows, axis=0), coef
 
 
+_Arr = np.ndarray
+
+
+# One entry per tie form, with ``ties`` a compile-time literal (so its branches are compiled out).
+# PyTensor's numba backend (nutpie) and ``PairLogp.perform`` (C backend: MAP, the pointwise
+# log-likelihood) call the same entries with the same argument types (the data read-only, as
+# PyTensor passes constants), so a process compiles the kernel once, not once per backend.
+@numba.njit(**_JIT)
+def _pair_logp_ties0(
+    d: _Arr, ep: _Arr, em: _Arr, judge: _Arr, truth: _Arr, counts: _Arr, coef: _Arr
+) -> tuple[_Arr, ...]:
+    out = pair_logp_kernel(d, ep, em, d[:0], d[:0], judge, truth, counts, coef, 0)
+    return out[0], out[1], out[2], out[3]
+
+
+@numba.njit(**_JIT)
+def _pair_logp_ties1(
+    d: _Arr, ep: _Arr, em: _Arr, tp: _Arr, judge: _Arr, truth: _Arr, counts: _Arr, coef: _Arr
+) -> tuple[_Arr, ...]:
+    out = pair_logp_kernel(d, ep, em, tp, d[:0], judge, truth, counts, coef, 1)
+    return out[0], out[1], out[2], out[3], out[4]
+
+
+@numba.njit(**_JIT)
+def _pair_logp_ties2(
+    d: _Arr,
+    ep: _Arr,
+    em: _Arr,
+    tp: _Arr,
+    tm: _Arr,
+    judge: _Arr,
+    truth: _Arr,
+    counts: _Arr,
+    coef: _Arr,
+) -> tuple[_Arr, ...]:
+    return pair_logp_kernel(d, ep, em, tp, tm, judge, truth, counts, coef, 2)
+
+
+_BY_TIES = (_pair_logp_ties0, _pair_logp_ties1, _pair_logp_ties2)
+
+
+def _readonly(x: Any, dtype: Any) -> np.ndarray:
+    """A C-contiguous, read-only view (the type PyTensor's numba backend gives constants)."""
+    out = np.ascontiguousarray(x, dtype=dtype).view()
+    out.flags.writeable = False
+    return out
+
+
 class PairLogp(Op):
     """Per-row log-probability of the marginal pair-count model, with analytic partials.
 
@@ -419,18 +467,10 @@ class PairLogp(Op):
 
     def perform(self, node: Apply, inputs: list[np.ndarray], output_storage: list[Any]) -> None:
         d, ep, em, tp, tm, judge, truth, counts, coef = self._split(inputs)
-        outs = pair_logp_kernel(
-            np.ascontiguousarray(d, dtype=np.float64),
-            np.ascontiguousarray(ep, dtype=np.float64),
-            np.ascontiguousarray(em, dtype=np.float64),
-            np.ascontiguousarray(tp, dtype=np.float64),
-            np.ascontiguousarray(tm, dtype=np.float64),
-            np.ascontiguousarray(judge, dtype=np.int64),
-            np.ascontiguousarray(truth, dtype=np.int64),
-            np.ascontiguousarray(counts, dtype=np.float64),
-            np.ascontiguousarray(coef, dtype=np.float64),
-            self.ties,
-        )
+        floats = [np.ascontiguousarray(x, dtype=np.float64) for x in (d, ep, em, tp, tm)]
+        data = [_readonly(judge, np.int64), _readonly(truth, np.int64)]
+        data += [_readonly(counts, np.float64), _readonly(coef, np.float64)]
+        outs = _BY_TIES[self.ties](*floats[: self.n_float], *data)
         for c in range(len(node.outputs)):
             output_storage[c][0] = outs[c]
 
@@ -471,44 +511,18 @@ def _kernel_version() -> int:
     import inspect
 
     parts = (_exp_nonpos, _log1p_unit, _softplus_sigmoid, _branches, _rate_partials)
-    parts += (pair_logp_kernel,)
+    parts += (pair_logp_kernel, _pair_logp_ties0, _pair_logp_ties1, _pair_logp_ties2)
     src = "".join(inspect.getsource(getattr(f, "py_func", f)) for f in parts)
     return int(hashlib.sha256(src.encode()).hexdigest()[:12], 16)
 
 
 def _register_numba() -> None:
     """Numba implementation of :class:`PairLogp` for PyTensor's numba backend (nutpie)."""
-    from pytensor.link.numba.dispatch.basic import (
-        numba_njit,
-        register_funcify_default_op_cache_key,
-    )
+    from pytensor.link.numba.dispatch.basic import register_funcify_default_op_cache_key
 
     @register_funcify_default_op_cache_key(PairLogp)
     def _funcify_pair_logp(op: PairLogp, node: Any = None, **kwargs: Any) -> Any:
-        kernel = pair_logp_kernel
-        version = _kernel_version()
-        if op.ties == 2:
-
-            @numba_njit
-            def pair_logp_ties2(d, ep, em, tp, tm, judge, truth, counts, coef):
-                return kernel(d, ep, em, tp, tm, judge, truth, counts, coef, 2)
-
-            return pair_logp_ties2, version
-        if op.ties == 1:
-
-            @numba_njit
-            def pair_logp_ties1(d, ep, em, tp, judge, truth, counts, coef):
-                out = kernel(d, ep, em, tp, d[:0], judge, truth, counts, coef, 1)
-                return out[0], out[1], out[2], out[3], out[4]
-
-            return pair_logp_ties1, version
-
-        @numba_njit
-        def pair_logp(d, ep, em, judge, truth, counts, coef):
-            out = kernel(d, ep, em, d[:0], d[:0], judge, truth, counts, coef, 0)
-            return out[0], out[1], out[2], out[3]
-
-        return pair_logp, version
+        return _BY_TIES[op.ties], _kernel_version()
 
 
 _register_numba()
