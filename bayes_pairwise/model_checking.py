@@ -240,7 +240,10 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
                 "draws (NUTS)"
             )
         if "log_likelihood" not in model.idata_.groups():
-            raise DesignError(f"model {name!r} has no pointwise log-likelihood")
+            why = getattr(model, "settings_", {}).get("log_likelihood", "")
+            raise DesignError(
+                f"model {name!r} has no pointwise log-likelihood" + (f" ({why})" if why else "")
+            )
     observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]
     if any(o.shape != observed[0].shape or not np.array_equal(o, observed[0]) for o in observed):
         raise DesignError(

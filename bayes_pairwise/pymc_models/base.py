@@ -47,6 +47,13 @@ ATTR_SETTINGS = "bayes_pairwise_settings"
 
 _METHODS = ("nuts", "map", "laplace")
 
+#: Largest pointwise log-likelihood (posterior draws × observation rows) a fit computes and
+#: stores unless asked (``fit(log_likelihood=True)``): 2e8 values, 1.6 GB of float64. A
+#: 1,000-item round robin (499,500 pair rows) with 2 × 1000 draws would need 8 GB. Above it the
+#: fit says so and skips it; LOO (``compare_models``, the report's model comparison) then
+#: names the reason.
+LOG_LIKELIHOOD_MAX_VALUES = 200_000_000
+
 
 def nutpie_available() -> bool:
     """True when :mod:`nutpie` can be imported."""
@@ -513,6 +520,7 @@ class BayesianPairwiseModel:
         random_seed: int | np.random.Generator | None = None,
         progress: bool = False,
         on_step: Callable[[str], None] | None = None,
+        log_likelihood: bool | None = None,
     ) -> BayesianPairwiseModel:
         """Fit the model to a comparison log.
 
@@ -537,6 +545,11 @@ class BayesianPairwiseModel:
             Called with a line naming each phase as it starts, e.g. a
             :class:`bayes_pairwise.progress.Steps` (the cross-check's progress lines). The
             first fit of a new log compiles for seconds to a minute before the first draw.
+        log_likelihood : bool, optional
+            Compute and store the pointwise log-likelihood (``idata_.log_likelihood``, for
+            LOO). Default: yes, unless draws × observation rows exceeds
+            :data:`LOG_LIKELIHOOD_MAX_VALUES` (a warning says so, and ``settings_`` records
+            why); ``True`` computes it whatever its size, ``False`` never.
 
         Returns
         -------
@@ -602,12 +615,22 @@ class BayesianPairwiseModel:
             if on_step is not None:
                 on_step("MAP: the posterior mode")
             idata = _map_idata(model, frozen, seed, map_settings)
-        if on_step is not None:
-            on_step("pointwise log-likelihood (for LOO)")
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=UserWarning)
-            pm.compute_log_likelihood(
-                idata, model=frozen, extend_inferencedata=True, progressbar=False
+        loglik = _log_likelihood_plan(idata, frozen, self.observed_name, log_likelihood)
+        if loglik == "stored":
+            if on_step is not None:
+                on_step("pointwise log-likelihood (for LOO)")
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", category=UserWarning)
+                pm.compute_log_likelihood(
+                    idata, model=frozen, extend_inferencedata=True, progressbar=False
+                )
+        elif log_likelihood is None:
+            if on_step is not None:
+                on_step(f"pointwise log-likelihood {loglik}")
+            warnings.warn(
+                f"{self.name}: pointwise log-likelihood {loglik}",
+                UserWarning,
+                stacklevel=user_stacklevel(),
             )
         settings = {
             "model": self.name,
@@ -628,6 +651,7 @@ class BayesianPairwiseModel:
             "data": data.settings(),
             "layout": {"item_names": list(data.item_names), "contexts": list(data.contexts)},
             "design_warnings": design,
+            "log_likelihood": loglik,
             **self._extra_settings(),
         }
         _stamp(idata, type(self).__name__, self.name, settings)
@@ -813,6 +837,27 @@ def _n_unconstrained(model: pm.Model) -> int:
     if any(s is None for shape in shapes for s in shape):
         return int(sum(np.size(x) for x in model.initial_point().values()))
     return int(sum(np.prod(shape, dtype=int) for shape in shapes))
+
+
+def _log_likelihood_plan(
+    idata: az.InferenceData, model: pm.Model, observed: str, asked: bool | None
+) -> str:
+    """``"stored"``, or why the pointwise log-likelihood is skipped (recorded in the settings)."""
+    if asked is False:
+        return "not computed (fit(log_likelihood=False))"
+    sizes = idata.posterior.sizes
+    n_draws = int(sizes["chain"]) * int(sizes["draw"])
+    obs = model.rvs_to_values[model[observed]]
+    n_rows = int(np.shape(obs.data if hasattr(obs, "data") else obs.eval())[0])
+    n_values = n_draws * n_rows
+    if asked or n_values <= LOG_LIKELIHOOD_MAX_VALUES:
+        return "stored"
+    return (
+        f"skipped: {n_draws:,} draws × {n_rows:,} observation rows = {n_values:,} values "
+        f"({n_values * 8 / 1e9:.1f} GB), above LOG_LIKELIHOOD_MAX_VALUES = "
+        f"{LOG_LIKELIHOOD_MAX_VALUES:,}; LOO is unavailable for this fit (refit with "
+        "fit(log_likelihood=True) to store it anyway)"
+    )
 
 
 def _mass_matrix(setting: str, model: pm.Model) -> str:
