@@ -345,14 +345,8 @@ def count_rows(value: np.ndarray, k: np.ndarray, ties: bool = False) -> tuple[np
 
     value = np.asarray(value, dtype=float)
     k = np.asarray(k, dtype=float)
-    n1, n2 = value[:, 0], value[:, 1]
-    t1, t2 = (value[:, 2], value[:, 3]) if ties else (np.zeros_like(n1), np.zeros_like(n2))
-    f1 = k[:, 0] - t1 - n1
-    f2 = k[:, 1] - t2 - n2
-    rows = [n1, f1, n2, f2, t1, t2] if ties else [n1, f1, n2, f2]
-    lf = [gammaln(x + 1.0) for x in (k[:, 0], n1, f1, t1, k[:, 1], n2, f2, t2)]
-    coef = lf[0] - lf[1] - lf[2] - lf[3] + lf[4] - lf[5] - lf[6] - lf[7]
-    return np.ascontiguousarray(np.stack(rows)), coef
+    counts, coef = _count_rows(value, k, ties, np.zeros_like, gammaln, np.stack)
+    return np.ascontiguousarray(counts), coef
 
 
 def _count_rows_symbolic(value: Any, k: Any, ties: bool) -> tuple[Any, Any]:
@@ -363,14 +357,21 @@ def _count_rows_symbolic(value: Any, k: Any, ties: bool) -> tuple[Any, Any]:
     """
     value = pt.as_tensor(value).astype("float64")
     k = pt.as_tensor(k).astype("float64")
+    return _count_rows(value, k, ties, pt.zeros_like, pt.gammaln, pt.stack)
+
+
+def _count_rows(
+    value: Any, k: Any, ties: bool, zeros_like: Any, gammaln: Any, stack: Any
+) -> tuple[Any, Any]:
+    """The arithmetic of :func:`count_rows`, for NumPy arrays or PyTensor tensors alike."""
     n1, n2 = value[:, 0], value[:, 1]
-    t1, t2 = (value[:, 2], value[:, 3]) if ties else (pt.zeros_like(n1), pt.zeros_like(n2))
+    t1, t2 = (value[:, 2], value[:, 3]) if ties else (zeros_like(n1), zeros_like(n2))
     f1 = k[:, 0] - t1 - n1
     f2 = k[:, 1] - t2 - n2
     rows = [n1, f1, n2, f2, t1, t2] if ties else [n1, f1, n2, f2]
-    lf = [pt.gammaln(x + 1.0) for x in (k[:, 0], n1, f1, t1, k[:, 1], n2, f2, t2)]
+    lf = [gammaln(x + 1.0) for x in (k[:, 0], n1, f1, t1, k[:, 1], n2, f2, t2)]
     coef = lf[0] - lf[1] - lf[2] - lf[3] + lf[4] - lf[5] - lf[6] - lf[7]
-    return pt.stack(rows, axis=0), coef
+    return stack(rows, axis=0), coef
 
 
 _Arr = np.ndarray
@@ -421,6 +422,20 @@ def _readonly(x: Any, dtype: Any) -> np.ndarray:
     return out
 
 
+def _run_kernel(ties: int, *args: Any) -> tuple[np.ndarray, ...]:
+    """Call the kernel from Python as the numba graph does: the same entry, the same types.
+
+    ``args``: ``d, ep, em, eta_p, eta_m, judge, truth, counts, coef`` (the unused tie logits
+    may be empty). Returns the kernel's six outputs (the tie partials empty without ties).
+    """
+    d, ep, em, tp, tm, judge, truth, counts, coef = args
+    floats = [np.ascontiguousarray(x, dtype=np.float64) for x in (d, ep, em, tp, tm)]
+    data = [_readonly(judge, np.int64), _readonly(truth, np.int64)]
+    data += [_readonly(counts, np.float64), _readonly(coef, np.float64)]
+    outs = _BY_TIES[ties](*floats[: 3 + ties], *data)
+    return (*outs, *[np.zeros(0)] * (6 - len(outs)))
+
+
 class PairLogp(Op):
     """Per-row log-probability of the marginal pair-count model, with analytic partials.
 
@@ -466,11 +481,7 @@ class PairLogp(Op):
         return d, ep, em, tp, tm, judge, truth, counts, coef
 
     def perform(self, node: Apply, inputs: list[np.ndarray], output_storage: list[Any]) -> None:
-        d, ep, em, tp, tm, judge, truth, counts, coef = self._split(inputs)
-        floats = [np.ascontiguousarray(x, dtype=np.float64) for x in (d, ep, em, tp, tm)]
-        data = [_readonly(judge, np.int64), _readonly(truth, np.int64)]
-        data += [_readonly(counts, np.float64), _readonly(coef, np.float64)]
-        outs = _BY_TIES[self.ties](*floats[: self.n_float], *data)
+        outs = _run_kernel(self.ties, *self._split(inputs))
         for c in range(len(node.outputs)):
             output_storage[c][0] = outs[c]
 
@@ -612,15 +623,6 @@ def pair_logp_numpy(
     eta_p = np.zeros(0) if not ties else np.broadcast_to(eta_plus, d.shape).astype(float)
     eta_m = np.zeros(0) if ties < 2 else np.broadcast_to(eta_minus, d.shape).astype(float)
     counts, coef = count_rows(value, k, ties=bool(ties))
-    return pair_logp_kernel(
-        d,
-        np.atleast_1d(np.asarray(eps_plus, float)),
-        np.atleast_1d(np.asarray(eps_minus, float)),
-        np.ascontiguousarray(eta_p),
-        np.ascontiguousarray(eta_m),
-        np.ascontiguousarray(judge, dtype=np.int64),
-        np.ascontiguousarray(truth),
-        counts,
-        coef,
-        ties,
-    )
+    ep = np.atleast_1d(np.asarray(eps_plus, float))
+    em = np.atleast_1d(np.asarray(eps_minus, float))
+    return _run_kernel(ties, d, ep, em, eta_p, eta_m, judge, truth, counts, coef)
