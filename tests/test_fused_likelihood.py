@@ -243,9 +243,12 @@ def test_both_backends_share_one_compiled_kernel(rows):
     d, ep, em = pt.vector("d"), pt.vector("ep"), pt.vector("em")
     out = pair_logp_fused(rows["val2"], d, ep, em, rows["judge"], rows["k2"])
     args = [np.asarray(x, dtype=float) for x in rows["point"][:3]]
+    before = set(_pair_logp_ties0.signatures)  # other tests of this worker may have added some
     by_c = pytensor.function([d, ep, em], out)(*args)
     by_numba = pytensor.function([d, ep, em], out, mode="NUMBA")(*args)
     np.testing.assert_allclose(by_c, by_numba, rtol=0, atol=1e-12)
-    # the entry both call: one compiled signature (the data read-only in both)
-    assert len(_pair_logp_ties0.signatures) == 1, _pair_logp_ties0.signatures
-    assert all(not s[3].mutable for s in _pair_logp_ties0.signatures)
+    # the entry both call: one compiled signature, the data read-only, the parameters not
+    used = {s for s in _pair_logp_ties0.signatures if s not in before} or before
+    read_only = (False, False, False, True, True, True, True)
+    assert any(tuple(not a.mutable for a in s) == read_only for s in used), used
+    assert len(set(_pair_logp_ties0.signatures) - before) <= 1

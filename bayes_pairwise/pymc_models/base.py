@@ -17,13 +17,16 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import arviz as az
 import numpy as np
 import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
+
+if TYPE_CHECKING:
+    from bayes_pairwise.pymc_models.direct import DirectSpec
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
@@ -79,19 +82,30 @@ _NUTPIE_CACHE_SIZE = 4
 
 
 def _nutpie_compiled(
-    model: pm.Model, cache_key: str | None, on_step: Callable[[str], None] | None = None
+    model: pm.Model,
+    cache_key: str | None,
+    on_step: Callable[[str], None] | None = None,
+    direct: DirectSpec | None = None,
 ) -> Any:
-    from bayes_pairwise.pymc_models.nutpie_compile import compile_nutpie_model
+    from bayes_pairwise.pymc_models.nutpie_compile import (
+        compile_direct_model,
+        compile_nutpie_model,
+    )
 
     if cache_key is not None and cache_key in _NUTPIE_CACHE:
         _NUTPIE_CACHE.move_to_end(cache_key)
         return _NUTPIE_CACHE[cache_key]
-    if on_step is not None:
-        on_step(
-            "compiling the model with numba for nutpie (a log fitted before on this machine "
-            "loads from the disk cache; a new one takes seconds to a minute)"
-        )
-    compiled = compile_nutpie_model(model)  # its C callbacks cached on disk between processes
+    if direct is not None:
+        if on_step is not None:
+            on_step("log-density written out for nutpie (compiled once per machine: seconds)")
+        compiled = compile_direct_model(direct, model)
+    else:
+        if on_step is not None:
+            on_step(
+                "compiling the model with numba for nutpie (a log fitted before on this "
+                "machine loads from the disk cache; a new one takes seconds to a minute)"
+            )
+        compiled = compile_nutpie_model(model)  # its callbacks cached on disk between processes
     if cache_key is not None:
         _NUTPIE_CACHE[cache_key] = compiled
         while len(_NUTPIE_CACHE) > _NUTPIE_CACHE_SIZE:
@@ -111,6 +125,7 @@ def _sample_nutpie(
     cache_key: str | None,
     mass_matrix: str = "diag",
     on_step: Callable[[str], None] | None = None,
+    direct: DirectSpec | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     import nutpie
@@ -121,7 +136,7 @@ def _sample_nutpie(
         find_observations,
     )
 
-    compiled = _nutpie_compiled(model, cache_key, on_step)
+    compiled = _nutpie_compiled(model, cache_key, on_step, direct)
     if on_step is not None:
         on_step(f"sampling: NUTS (nutpie), {chains} chains × ({tune} tune + {draws} draws)")
     kw = {
@@ -141,6 +156,8 @@ def _sample_nutpie(
         **kw,
     )
     coords, dims = coords_and_dims_for_inferencedata(model)
+    if direct is not None:
+        idata.posterior = _direct_posterior(direct, idata.posterior, model, coords, dims)
     groups = {
         "constant_data": find_constants(model),
         "observed_data": find_observations(model),
@@ -156,6 +173,46 @@ def _sample_nutpie(
     return idata
 
 
+def _direct_posterior(
+    spec: DirectSpec, posterior: Any, model: pm.Model, coords: Any, dims: Any
+) -> Any:
+    """The model's variables from the unconstrained draws of the written-out log-density."""
+    from pymc.backends.arviz import dict_to_dataset
+
+    from bayes_pairwise.pymc_models.direct import constrained_draws
+
+    values = constrained_draws(spec, {n: posterior[n].values for n in spec.names})
+    expected = _posterior_names(model)
+    if sorted(values) != sorted(expected):  # pragma: no cover - tests/test_direct.py
+        raise RuntimeError(
+            f"the written-out log-density gives {sorted(values)}, the model has {sorted(expected)}"
+        )
+    out = dict_to_dataset({n: values[n] for n in expected}, library=pm, coords=coords, dims=dims)
+    out.attrs.update(posterior.attrs)
+    return out
+
+
+def _direct_log_likelihood(
+    spec: DirectSpec, idata: az.InferenceData, model: pm.Model, observed: str
+) -> Any:
+    """The pointwise log-likelihood group (one value per pair row and draw), as
+    :func:`pymc.compute_log_likelihood` would store it."""
+    from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset
+
+    from bayes_pairwise.pymc_models.direct import pointwise_log_likelihood
+
+    post = idata.posterior
+    values = pointwise_log_likelihood(spec, {n: post[n].values for n in post.data_vars})
+    coords, dims = coords_and_dims_for_inferencedata(model)
+    coords = {**coords, "chain": post["chain"].values, "draw": post["draw"].values}
+    return dict_to_dataset(
+        {observed: values},
+        library=pm,
+        coords=coords,
+        dims={observed: list(dims[observed][:1])},
+    )
+
+
 def sample_nuts(
     model: pm.Model,
     *,
@@ -169,6 +226,7 @@ def sample_nuts(
     cache_key: str | None = None,
     mass_matrix: str = "diag",
     on_step: Callable[[str], None] | None = None,
+    direct: DirectSpec | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     """Run NUTS on ``model`` (nutpie when installed and asked for, PyMC's NUTS otherwise).
@@ -194,6 +252,10 @@ def sample_nuts(
     on_step : callable, optional
         Called with a line naming each phase as it starts (compiling, sampling), so that a
         long compile is not a silent wait.
+    direct : DirectSpec, optional
+        The model's log-density written out (:mod:`bayes_pairwise.pymc_models.direct`): nutpie
+        samples it instead of a compile of ``model``'s graph (the same density; no per-model
+        compile). Ignored by PyMC's NUTS.
     **kwargs
         Passed to :func:`nutpie.sample` or :func:`pymc.sample`.
 
@@ -216,6 +278,7 @@ def sample_nuts(
             cache_key=cache_key,
             mass_matrix=mass_matrix,
             on_step=on_step,
+            direct=direct,
             **kwargs,
         )
     if on_step is not None:
@@ -578,6 +641,8 @@ class BayesianPairwiseModel:
         design = self._design_warnings(data)
         model = self._build(data, priors, likelihood)
         frozen = _frozen(model)  # data as constants: faster compiled functions
+        log_density = "graph"  # how the sampler evaluated the log-density (settings_)
+        direct, why = self._direct(data, priors, likelihood)
         if on_step is None and progress:
             from bayes_pairwise.progress import Steps
 
@@ -592,6 +657,8 @@ class BayesianPairwiseModel:
             key = model_fingerprint(
                 frozen, {"class": type(self).__name__, "priors": priors, "lik": likelihood}
             )
+            if _resolve_sampler(sampler["nuts_sampler"]) == "nutpie":
+                log_density = "written out" if direct is not None else f"graph ({why})"
             idata = sample_nuts(
                 frozen,
                 draws=sampler["draws"],
@@ -604,6 +671,7 @@ class BayesianPairwiseModel:
                 cache_key=key,
                 mass_matrix=sampler["mass_matrix"],
                 on_step=on_step,
+                direct=direct,
                 **dict(self.sampler_kwargs or {}),
             )
             idata = _tidy_posterior(idata, model)
@@ -619,11 +687,16 @@ class BayesianPairwiseModel:
         if loglik == "stored":
             if on_step is not None:
                 on_step("pointwise log-likelihood (for LOO)")
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", category=UserWarning)
-                pm.compute_log_likelihood(
-                    idata, model=frozen, extend_inferencedata=True, progressbar=False
+            if direct is not None:  # the same kernel, without compiling the model's graph
+                idata.add_groups(
+                    log_likelihood=_direct_log_likelihood(direct, idata, model, self.observed_name)
                 )
+            else:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", category=UserWarning)
+                    pm.compute_log_likelihood(
+                        idata, model=frozen, extend_inferencedata=True, progressbar=False
+                    )
         elif log_likelihood is None:
             if on_step is not None:
                 on_step(f"pointwise log-likelihood {loglik}")
@@ -652,6 +725,7 @@ class BayesianPairwiseModel:
             "layout": {"item_names": list(data.item_names), "contexts": list(data.contexts)},
             "design_warnings": design,
             "log_likelihood": loglik,
+            "log_density": log_density,
             **self._extra_settings(),
         }
         _stamp(idata, type(self).__name__, self.name, settings)
@@ -668,6 +742,12 @@ class BayesianPairwiseModel:
 
     def _extra_settings(self) -> dict[str, Any]:
         return {}
+
+    def _direct(
+        self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
+    ) -> tuple[DirectSpec | None, str]:
+        """The model's log-density written out for nutpie, or None and why not."""
+        return None, f"no written-out log-density for {type(self).__name__}"
 
     @staticmethod
     def _seed(random_seed: int | np.random.Generator | None) -> int:

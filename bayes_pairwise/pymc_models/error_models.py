@@ -35,6 +35,7 @@ from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import PairCounts, pair_counts
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, make_prior
 from bayes_pairwise.pymc_models.design import check_error_design
+from bayes_pairwise.pymc_models.direct import DirectSpec, direct_spec
 from bayes_pairwise.pymc_models.likelihoods import (
     LIKELIHOODS,
     pair_counts_dist,
@@ -69,6 +70,15 @@ def pair_labels(pc: PairCounts) -> list[str]:
         judges = np.asarray(pc.judges, dtype=object)[pc.judge]
         labels = [f"{j}: {lab}" for j, lab in zip(judges, labels, strict=True)]
     return labels
+
+
+def _observed(pc: PairCounts, tie_model: bool) -> np.ndarray:
+    """The observed ``wins`` rows: ``(n1, n2)``, or ``(n1, n2, t1, t2)`` with ties modelled."""
+    if tie_model:
+        observed = np.stack([pc.n1_decided, pc.n2_decided, pc.t1, pc.t2], axis=1)
+    else:
+        observed = np.stack([pc.n1, pc.n2], axis=1)
+    return observed.astype(np.int64)
 
 
 class _ErrorModel(BayesianPairwiseModel):
@@ -199,6 +209,28 @@ class _ErrorModel(BayesianPairwiseModel):
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError
 
+    def _direct(
+        self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
+    ) -> tuple[DirectSpec | None, str]:
+        if type(self) not in (UniformError, PositionalBias):  # a subclass builds another model
+            return super()._direct(data, priors, likelihood)
+        if likelihood != "marginal":
+            return None, f"the {likelihood!r} likelihood"
+        tie_model = self.models_ties(data)
+        data = self._prepared(data)
+        pc = pair_counts(data)
+        return direct_spec(
+            pc,
+            n_items=data.n_items,
+            n_judges=data.n_judges,
+            item_context=np.asarray(data.item_context),
+            positional=self.positional,
+            ties=(2 if self.tie_positional else 1) if tie_model else 0,
+            closeness=tie_model and self.tie_closeness,
+            priors=priors,
+            observed=_observed(pc, tie_model),
+        )
+
     def _tie_block(
         self,
         priors: dict[str, dict[str, Any]],
@@ -259,11 +291,7 @@ class _ErrorModel(BayesianPairwiseModel):
             "pair": pair_labels(pc),
             "count": ["n1", "n2", "t1", "t2"] if tie_model else ["n1", "n2"],
         }
-        if tie_model:
-            observed = np.stack([pc.n1_decided, pc.n2_decided, pc.t1, pc.t2], axis=1)
-        else:
-            observed = np.stack([pc.n1, pc.n2], axis=1)
-        observed = observed.astype(np.int64)
+        observed = _observed(pc, tie_model)
         with pm.Model(coords=coords) as model:
             i = pm.Data("pair_i", pc.i.astype(np.int64), dims="pair")
             j = pm.Data("pair_j", pc.j.astype(np.int64), dims="pair")

@@ -44,7 +44,16 @@ from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
-__all__ = ["PairLogp", "count_rows", "pair_logp_fused", "pair_logp_kernel", "pair_logp_numpy"]
+__all__ = [
+    "PAIR_LOGP_ENTRIES",
+    "PairLogp",
+    "count_rows",
+    "kernel_version",
+    "pair_logp_fused",
+    "pair_logp_kernel",
+    "pair_logp_numpy",
+    "run_kernel",
+]
 
 
 #: LLVM fast-math flags of the kernel: no 'nnan'/'ninf' (the kernel's inputs may hold inf), no
@@ -412,7 +421,11 @@ def _pair_logp_ties2(
     return pair_logp_kernel(d, ep, em, tp, tm, judge, truth, counts, coef, 2)
 
 
-_BY_TIES = (_pair_logp_ties0, _pair_logp_ties1, _pair_logp_ties2)
+#: The kernel's compiled entries by tie form (0, 1, 2): what PyTensor's numba backend, ``perform``
+#: and the hand-written log-density of :mod:`bayes_pairwise.pymc_models.direct` call, with the
+#: data (``judge, truth, counts, coef``) read-only and the parameters writeable, so that one
+#: compiled signature serves them all.
+PAIR_LOGP_ENTRIES = (_pair_logp_ties0, _pair_logp_ties1, _pair_logp_ties2)
 
 
 def _readonly(x: Any, dtype: Any) -> np.ndarray:
@@ -422,7 +435,7 @@ def _readonly(x: Any, dtype: Any) -> np.ndarray:
     return out
 
 
-def _run_kernel(ties: int, *args: Any) -> tuple[np.ndarray, ...]:
+def run_kernel(ties: int, *args: Any) -> tuple[np.ndarray, ...]:
     """Call the kernel from Python as the numba graph does: the same entry, the same types.
 
     ``args``: ``d, ep, em, eta_p, eta_m, judge, truth, counts, coef`` (the unused tie logits
@@ -432,7 +445,7 @@ def _run_kernel(ties: int, *args: Any) -> tuple[np.ndarray, ...]:
     floats = [np.ascontiguousarray(x, dtype=np.float64) for x in (d, ep, em, tp, tm)]
     data = [_readonly(judge, np.int64), _readonly(truth, np.int64)]
     data += [_readonly(counts, np.float64), _readonly(coef, np.float64)]
-    outs = _BY_TIES[ties](*floats[: 3 + ties], *data)
+    outs = PAIR_LOGP_ENTRIES[ties](*floats[: 3 + ties], *data)
     return (*outs, *[np.zeros(0)] * (6 - len(outs)))
 
 
@@ -481,7 +494,7 @@ class PairLogp(Op):
         return d, ep, em, tp, tm, judge, truth, counts, coef
 
     def perform(self, node: Apply, inputs: list[np.ndarray], output_storage: list[Any]) -> None:
-        outs = _run_kernel(self.ties, *self._split(inputs))
+        outs = run_kernel(self.ties, *self._split(inputs))
         for c in range(len(node.outputs)):
             output_storage[c][0] = outs[c]
 
@@ -511,7 +524,7 @@ class PairLogp(Op):
 
 
 @functools.cache
-def _kernel_version() -> int:
+def kernel_version() -> int:
     """A number that changes with the kernel's source.
 
     PyTensor caches the compiled graph that calls the kernel on disk, keyed by the op and this
@@ -533,7 +546,7 @@ def _register_numba() -> None:
 
     @register_funcify_default_op_cache_key(PairLogp)
     def _funcify_pair_logp(op: PairLogp, node: Any = None, **kwargs: Any) -> Any:
-        return _BY_TIES[op.ties], _kernel_version()
+        return PAIR_LOGP_ENTRIES[op.ties], kernel_version()
 
 
 _register_numba()
@@ -625,4 +638,4 @@ def pair_logp_numpy(
     counts, coef = count_rows(value, k, ties=bool(ties))
     ep = np.atleast_1d(np.asarray(eps_plus, float))
     em = np.atleast_1d(np.asarray(eps_minus, float))
-    return _run_kernel(ties, d, ep, em, eta_p, eta_m, judge, truth, counts, coef)
+    return run_kernel(ties, d, ep, em, eta_p, eta_m, judge, truth, counts, coef)

@@ -19,6 +19,7 @@ differs.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from typing import Any
 
 import numpy as np
@@ -239,3 +240,130 @@ def _cached_callbacks(logp_pt: Any, expand_pt: Any, n_dim: int, n_expanded: int)
         N_EXPANDED=int(n_expanded),
     )
     return logp_cfunc, expand_cfunc
+
+
+# The hand-written log-density (pymc_models.direct): callbacks that do not depend on the model,
+# one per tie form, reading the model's arrays from the user-data block nutpie passes them.
+_DIRECT_LOGP_SRC = """
+def bayes_pairwise_direct_logp(dim, x_, out_, logp_, user_data_):
+    try:
+        x = carray(x_, (dim,))
+        out = carray(out_, (dim,))
+        logp = carray(logp_, ())
+        ud = carray(user_data_, (N_USER_DATA,), np.int64)
+        logp_val = inner(x, out, ud)
+        logp[()] = logp_val
+        for i in range(dim):
+            if not np.isfinite(out[i]):
+                return 3
+        if not np.isfinite(logp_val):
+            return 4
+    except Exception:
+        return 1
+    return 0
+"""
+
+_DIRECT_EXPAND_SRC = """
+def bayes_pairwise_direct_expand(dim, expanded, x_, out_, user_data_):
+    if expanded != dim:
+        return -1
+    x = carray(x_, (dim,))
+    out = carray(out_, (dim,))
+    for i in range(dim):
+        out[i] = x[i]
+    return 0
+"""
+
+
+def _direct_callbacks(ties: int) -> tuple[Any, Any]:
+    import numba
+
+    from bayes_pairwise.pymc_models import direct
+
+    types = numba.types
+    logp_sig = types.int64(
+        types.uint64,
+        types.CPointer(types.double),
+        types.CPointer(types.double),
+        types.CPointer(types.double),
+        types.voidptr,
+    )
+    expand_sig = types.int64(
+        types.uint64,
+        types.uint64,
+        types.CPointer(types.double),
+        types.CPointer(types.double),
+        types.voidptr,
+    )
+    version = f"direct-v{_WRAPPER_VERSION}-{direct.source_version()}"
+    logp = _cached_cfunc(
+        _DIRECT_LOGP_SRC,
+        "bayes_pairwise_direct_logp",
+        direct.entry(ties),
+        logp_sig,
+        _key(f"{version}-ties{ties}", "", direct.USER_DATA_SIZE),
+        N_USER_DATA=direct.USER_DATA_SIZE,
+    )
+    expand = _cached_cfunc(
+        _DIRECT_EXPAND_SRC,
+        "bayes_pairwise_direct_expand",
+        None,
+        expand_sig,
+        _key(f"{version}-expand", ""),
+    )
+    return logp, expand
+
+
+def compile_direct_model(spec: Any, model: Any) -> Any:
+    """A nutpie model of the hand-written log-density ``spec`` (:mod:`.direct`) of ``model``.
+
+    The value variables are sampled and stored unconstrained (``spec.names``);
+    :func:`bayes_pairwise.pymc_models.direct.constrained_draws` turns them into the model's
+    variables. Nothing model-specific is compiled: the callbacks depend on the tie form only
+    and are cached on disk.
+
+    Parameters
+    ----------
+    spec : DirectSpec
+    model : pymc.Model
+        The model the spec writes out (for its coords).
+
+    Returns
+    -------
+    nutpie.compile_pymc.CompiledPyMCModel
+    """
+    import dataclasses
+
+    from nutpie import compile_pymc as cp
+
+    from bayes_pairwise.pymc_models import direct
+
+    logp_cfunc, expand_cfunc = _direct_callbacks(spec.ties)
+    offsets = np.cumsum((0, *spec.sizes))
+    shape_info = (
+        list(spec.names),
+        [slice(int(a), int(b)) for a, b in itertools.pairwise(offsets)],
+        [(int(s),) for s in spec.sizes],
+    )
+    dims, coords = cp._prepare_dims_and_coords(model, shape_info)
+
+    @dataclasses.dataclass(frozen=True)
+    class DirectModel(cp.CompiledPyMCModel):
+        spec: Any = None  # keeps the arrays the user-data block points to alive
+
+    return DirectModel(
+        _n_dim=spec.n_dim,
+        dims=dims,
+        _coords=coords,
+        _shapes={name: shape for name, shape in zip(shape_info[0], shape_info[2], strict=True)},
+        compiled_logp_func=logp_cfunc,
+        compiled_expand_func=expand_cfunc,
+        initial_point_func=lambda seed: direct.initial_point(spec, seed),
+        shared_data={},
+        user_data=direct.user_data(spec),
+        n_expanded=spec.n_dim,
+        shape_info=shape_info,
+        logp_func=None,
+        expand_func=None,
+        spec=spec,
+    )

@@ -1,0 +1,844 @@
+"""The error models' log-density written by hand for nutpie: nothing to compile but one loop.
+
+``nutpie.compile_pymc_model`` turns a PyMC model into numba code op by op. For the uniform
+model on 100 items that costs 12–14 s on two cores when no cache exists (a new install, a new
+machine), against under 5 s of sampling (``docs/src/speed.md``). The log-density of
+:class:`~bayes_pairwise.pymc_models.UniformError` and
+:class:`~bayes_pairwise.pymc_models.PositionalBias` (marginal likelihood) is small enough to
+write out: the priors and their transforms, ``strength = sigma_s · z``, the rates, the tie
+logits, and the pair rows through the same fused kernel as the PyMC model
+(:data:`~bayes_pairwise.pymc_models.fused.PAIR_LOGP_ENTRIES`), then the chain rule back.
+
+The unconstrained parameter vector is laid out exactly as PyMC lays out the model's value
+variables (same order, same transforms: log for ``sigma_s`` and ``tie_closeness``, zero-sum for
+``z`` with one context, interval for ``eps``, simplex for ``eps_simplex``), so the log-density
+equals the PyMC model's to rounding, constants included; ``tests/test_direct.py`` checks value
+and gradient against ``model.compile_logp`` / ``compile_dlogp`` for every supported variant.
+
+Supported: the marginal likelihood with and without ties (one tie rate, per position, with the
+closeness term), gold labels, several judges and several contexts, and the default prior
+families (``sigma_s`` HalfNormal, ``eps`` Uniform or Dirichlet, ``tie_logit`` Logistic,
+``tie_closeness`` HalfNormal). Any other prior falls back to nutpie's compile of the PyMC model;
+:func:`direct_spec` returns the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from bayes_pairwise.pymc_models.fused import (
+    PAIR_LOGP_ENTRIES,
+    count_rows,
+    kernel_version,
+    run_kernel,
+)
+
+__all__ = [
+    "USER_DATA_SIZE",
+    "DirectSpec",
+    "constrained_draws",
+    "direct_logp_grad",
+    "direct_spec",
+    "entry",
+    "initial_point",
+    "pointwise_log_likelihood",
+    "source_version",
+    "user_data",
+]
+
+_K0, _K1, _K2 = PAIR_LOGP_ENTRIES
+_JIT = {"cache": True, "error_model": "numpy"}
+_LOG_2PI = math.log(2.0 * math.pi)
+_HALF_NORMAL_C = 0.5 * math.log(2.0 / math.pi)
+
+# prior vector: sigma_s scale, eps lower, eps upper, Dirichlet a (3), tie mu, tie s, closeness
+# scale; shape vector: items, judges, contexts, positional, closeness
+_PRIOR_SIZE = 9
+_SHAPE_SIZE = 5
+
+
+@dataclass(frozen=True)
+class DirectSpec:
+    """What the hand-written log-density needs: sizes, prior constants and the pair rows.
+
+    Built by :func:`direct_spec`; the arrays are C-contiguous (the data read-only).
+    """
+
+    ties: int  # 0: none, 1: one tie rate, 2: one per position
+    shape: np.ndarray  # int64 (_SHAPE_SIZE,)
+    prior: np.ndarray  # float64 (_PRIOR_SIZE,)
+    i: np.ndarray
+    j: np.ndarray
+    judge: np.ndarray
+    truth: np.ndarray
+    counts: np.ndarray
+    coef: np.ndarray
+    context: np.ndarray
+    context_size: np.ndarray
+    names: tuple[str, ...]  # value variables, in PyMC's order
+    sizes: tuple[int, ...]
+
+    @property
+    def n_dim(self) -> int:
+        """Length of the unconstrained parameter vector."""
+        return int(sum(self.sizes))
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays :func:`direct_logp_grad` takes after ``x`` and ``grad``."""
+        return (
+            self.shape,
+            self.prior,
+            self.i,
+            self.j,
+            self.judge,
+            self.truth,
+            self.counts,
+            self.coef,
+            self.context,
+            self.context_size,
+        )
+
+
+def _prior_value(table: dict[str, Any], dist: str, key: str) -> float | None:
+    if table.get("dist") != dist:
+        return None
+    return float(table[key])
+
+
+def direct_spec(
+    pc: Any,
+    *,
+    n_items: int,
+    n_judges: int,
+    item_context: np.ndarray,
+    positional: bool,
+    ties: int,
+    closeness: bool,
+    priors: dict[str, dict[str, Any]],
+    observed: np.ndarray,
+) -> tuple[DirectSpec | None, str]:
+    """The :class:`DirectSpec` of an error model, or ``None`` and why it is not supported.
+
+    Parameters
+    ----------
+    pc : PairCounts
+        The model's pair rows (:func:`bayes_pairwise.matrices.pair_counts`).
+    n_items, n_judges : int
+    item_context : int array (n_items,)
+    positional : bool
+        ``eps_simplex`` (Dirichlet) rather than one ``eps`` per judge.
+    ties : {0, 1, 2}
+        No tie model, one tie rate, or one per position.
+    closeness : bool
+        The tie-closeness term.
+    priors : dict
+        The model's resolved priors.
+    observed : int array (P, 2) or (P, 4)
+        The model's observed ``wins``.
+
+    Returns
+    -------
+    spec : DirectSpec or None
+    reason : str
+        Empty when supported.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.matrices import pair_counts
+    >>> sim = bp.simulate_round_robin(6, eps=0.1, random_seed=0)
+    >>> pc = pair_counts(sim.data)
+    >>> priors = {"sigma_s": {"dist": "HalfNormal", "sigma": 10.0},
+    ...           "eps": {"dist": "Uniform", "lower": 0.0, "upper": 0.5}}
+    >>> spec, why = direct_spec(pc, n_items=6, n_judges=1, item_context=np.zeros(6, int),
+    ...                         positional=False, ties=0, closeness=False, priors=priors,
+    ...                         observed=np.stack([pc.n1, pc.n2], axis=1))
+    >>> spec.names, spec.n_dim
+    (('sigma_s_log__', 'z_zerosum__', 'eps_interval__'), 7)
+    """
+    sigma = _prior_value(priors["sigma_s"], "HalfNormal", "sigma")
+    if sigma is None:
+        return None, f"sigma_s prior {priors['sigma_s'].get('dist')} (written out: HalfNormal)"
+    prior = np.zeros(_PRIOR_SIZE)
+    prior[0] = sigma
+    eps = priors["eps"]
+    if positional:
+        if eps.get("dist") != "Dirichlet":
+            return None, f"eps prior {eps.get('dist')} (written out: Dirichlet)"
+        prior[3:6] = np.asarray(eps["a"], dtype=float)
+    else:
+        if eps.get("dist") != "Uniform":
+            return None, f"eps prior {eps.get('dist')} (written out: Uniform)"
+        prior[1], prior[2] = float(eps["lower"]), float(eps["upper"])
+    if ties:
+        tie = priors["tie_logit"]
+        if tie.get("dist") != "Logistic":
+            return None, f"tie_logit prior {tie.get('dist')} (written out: Logistic)"
+        prior[6], prior[7] = float(tie.get("mu", 0.0)), float(tie.get("s", 1.0))
+        if closeness:
+            scale = _prior_value(priors["tie_closeness"], "HalfNormal", "sigma")
+            if scale is None:
+                return None, "tie_closeness prior (written out: HalfNormal)"
+            prior[8] = scale
+    context = np.ascontiguousarray(item_context, dtype=np.int64)
+    n_contexts = int(context.max()) + 1 if n_items else 1
+    counts, coef = count_rows(
+        np.asarray(observed), np.stack([pc.k_plus, pc.k_minus], axis=1), ties=bool(ties)
+    )
+    truth = pc.truth if pc.has_truth else np.full(len(pc.i), -1)
+    names = ["sigma_s_log__", "z_zerosum__" if n_contexts == 1 else "z"]
+    sizes = [1, n_items - 1 if n_contexts == 1 else n_items]
+    names.append("eps_simplex_simplex__" if positional else "eps_interval__")
+    sizes.append(2 * n_judges if positional else n_judges)
+    if ties:
+        names.append("tie_logit")
+        sizes.append(2 * n_judges if ties == 2 else n_judges)
+        if closeness:
+            names.append("tie_closeness_log__")
+            sizes.append(n_judges)
+    spec = DirectSpec(
+        ties=int(ties),
+        shape=np.array(
+            [n_items, n_judges, n_contexts, int(positional), int(closeness)], dtype=np.int64
+        ),
+        prior=prior,
+        i=_data(pc.i, np.int64),
+        j=_data(pc.j, np.int64),
+        judge=_data(pc.judge, np.int64),
+        truth=_data(truth, np.int64),
+        counts=_data(counts, np.float64),
+        coef=_data(coef, np.float64),
+        context=_data(context, np.int64),
+        context_size=_data(np.bincount(context, minlength=n_contexts), np.float64),
+        names=tuple(names),
+        sizes=tuple(int(s) for s in sizes),
+    )
+    return spec, ""
+
+
+def _data(x: Any, dtype: Any) -> np.ndarray:
+    return np.array(x, dtype=dtype, order="C", copy=True)
+
+
+@intrinsic
+def _as_readonly(typingctx: Any, arr: Any) -> Any:
+    """The same array, typed read-only (the kernel's compiled signature takes data so)."""
+    sig = arr.copy(readonly=True)(arr)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        context.nrt.incref(builder, signature.args[0], args[0])
+        return args[0]
+
+    return sig, codegen
+
+
+@intrinsic
+def _void_ptr(typingctx: Any, address: Any) -> Any:
+    """The integer ``address`` as a ``void*``."""
+    sig = types.voidptr(address)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return sig, codegen
+
+
+@numba.njit(inline="always", **_JIT)
+def _softplus(x: float) -> float:
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+@numba.njit(inline="always", **_JIT)
+def _sigmoid(x: float) -> float:
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@numba.njit(**_JIT)
+def _before(
+    x: np.ndarray,
+    grad: np.ndarray,
+    shape: np.ndarray,
+    prior: np.ndarray,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    judge: np.ndarray,
+    context: np.ndarray,
+    context_size: np.ndarray,
+    ties: int,
+) -> tuple:
+    """The priors (log-density and gradient into ``grad``) and the kernel's inputs."""
+    n = shape[0]
+    nj = shape[1]
+    nc = shape[2]
+    positional = shape[3] != 0
+    closeness = shape[4] != 0
+    nz = n - 1 if nc == 1 else n
+    oz = 1
+    oe = oz + nz
+    ot = oe + (2 * nj if positional else nj)
+    nt = (2 * nj if ties == 2 else nj) if ties else 0
+    oc = ot + nt
+    for k in range(grad.shape[0]):
+        grad[k] = 0.0
+    # sigma_s ~ HalfNormal(scale), log transform
+    scale = prior[0]
+    u = x[0]
+    sig = math.exp(u)
+    r2 = (sig / scale) ** 2
+    lp = _HALF_NORMAL_C - math.log(scale) - 0.5 * r2 + u
+    grad[0] = 1.0 - r2
+    # z: ZeroSumNormal(1) (one context, zero-sum transform) or Normal(0, 1) centred per context
+    z = np.empty(n)
+    if nc == 1:
+        total = 0.0
+        ss = 0.0
+        for k in range(n - 1):
+            y = x[oz + k]
+            total += y
+            ss += y * y
+        rn = math.sqrt(n)
+        norm = total / (rn + n)
+        for k in range(n - 1):
+            z[k] = x[oz + k] - norm
+        z[n - 1] = -total / rn
+        lp += -0.5 * ss - 0.5 * (n - 1) * _LOG_2PI
+    else:
+        means = np.zeros(nc)
+        ss = 0.0
+        for k in range(n):
+            y = x[oz + k]
+            means[context[k]] += y
+            ss += y * y
+        for c in range(nc):
+            means[c] /= max(context_size[c], 1.0)
+        for k in range(n):
+            z[k] = x[oz + k] - means[context[k]]
+        lp += -0.5 * ss - 0.5 * n * _LOG_2PI
+    p_rows = ii.shape[0]
+    d = np.empty(p_rows)
+    for r in range(p_rows):
+        d[r] = sig * (z[ii[r]] - z[jj[r]])
+    # error rates per judge
+    ep = np.empty(nj)
+    em = np.empty(nj)
+    probs = np.empty((nj, 3))
+    if positional:
+        a0, a1, a2 = prior[3], prior[4], prior[5]
+        lp += nj * (
+            math.lgamma(a0 + a1 + a2)
+            - math.lgamma(a0)
+            - math.lgamma(a1)
+            - math.lgamma(a2)
+            + math.log(3.0)
+        )
+        for q in range(nj):
+            y1 = x[oe + 2 * q]
+            y2 = x[oe + 2 * q + 1]
+            y3 = -y1 - y2
+            top = max(y1, max(y2, y3))
+            e1 = math.exp(y1 - top)
+            e2 = math.exp(y2 - top)
+            e3 = math.exp(y3 - top)
+            tot = e1 + e2 + e3
+            lse = top + math.log(tot)
+            # Dirichlet density and the simplex Jacobian: sum_k a_k log p_k (+ constants)
+            lp += a0 * (y1 - lse) + a1 * (y2 - lse) + a2 * (y3 - lse)
+            probs[q, 0] = e1 / tot
+            probs[q, 1] = e2 / tot
+            probs[q, 2] = e3 / tot
+            ep[q] = probs[q, 0]
+            em[q] = probs[q, 1]
+    else:
+        lo = prior[1]
+        width = prior[2] - prior[1]
+        for q in range(nj):
+            t = x[oe + q]
+            s_t = _sigmoid(t)
+            probs[q, 0] = s_t
+            ep[q] = lo + width * s_t
+            em[q] = ep[q]
+            lp += -2.0 * _softplus(-t) - t  # Uniform density and the interval Jacobian
+            grad[oe + q] = 1.0 - 2.0 * s_t
+    # tie logits per row
+    eta_p = np.empty(p_rows if ties else 0)
+    eta_m = np.empty(p_rows if ties == 2 else 0)
+    beta = np.zeros(nj)
+    if ties:
+        mu = prior[6]
+        s_log = prior[7]
+        for k in range(nt):
+            zt = (x[ot + k] - mu) / s_log
+            lp += -zt - math.log(s_log) - 2.0 * _softplus(-zt)
+            grad[ot + k] = (1.0 - 2.0 * _sigmoid(zt)) / s_log
+        if closeness:
+            c_scale = prior[8]
+            for q in range(nj):
+                v = x[oc + q]
+                beta[q] = math.exp(v)
+                rb = (beta[q] / c_scale) ** 2
+                lp += _HALF_NORMAL_C - math.log(c_scale) - 0.5 * rb + v
+                grad[oc + q] = 1.0 - rb
+        step = 2 if ties == 2 else 1
+        for r in range(p_rows):
+            q = judge[r]
+            shrink = beta[q] * abs(d[r])
+            eta_p[r] = x[ot + step * q] - shrink
+            if ties == 2:
+                eta_m[r] = x[ot + step * q + 1] - shrink
+    return lp, (d, ep, em, eta_p, eta_m), (d, z, sig, probs, beta)
+
+
+@numba.njit(**_JIT)
+def _after(
+    x: np.ndarray,
+    grad: np.ndarray,
+    shape: np.ndarray,
+    prior: np.ndarray,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    judge: np.ndarray,
+    context: np.ndarray,
+    context_size: np.ndarray,
+    ties: int,
+    lp: float,
+    kernel_out: tuple,
+    forward: tuple,
+    rows: np.ndarray,
+) -> float:
+    """Add the pair rows' log-likelihood and take the gradient back to ``x``."""
+    lr, g_d, g_ep, g_em, g_tp, g_tm = kernel_out
+    d, z, sig, probs, beta = forward
+    n = shape[0]
+    nj = shape[1]
+    nc = shape[2]
+    positional = shape[3] != 0
+    closeness = shape[4] != 0
+    nz = n - 1 if nc == 1 else n
+    oz = 1
+    oe = oz + nz
+    ot = oe + (2 * nj if positional else nj)
+    nt = (2 * nj if ties == 2 else nj) if ties else 0
+    oc = ot + nt
+    p_rows = ii.shape[0]
+    keep_rows = rows.shape[0] == p_rows
+    gp = np.zeros(nj)
+    gm = np.zeros(nj)
+    g_s = np.zeros(n)
+    for r in range(p_rows):
+        lp += lr[r]
+        if keep_rows:
+            rows[r] = lr[r]
+        q = judge[r]
+        gp[q] += g_ep[r]
+        gm[q] += g_em[r]
+        gd = g_d[r]
+        if ties:
+            gt = g_tp[r] + (g_tm[r] if ties == 2 else 0.0)
+            step = 2 if ties == 2 else 1
+            grad[ot + step * q] += g_tp[r]
+            if ties == 2:
+                grad[ot + step * q + 1] += g_tm[r]
+            if closeness:
+                a_d = abs(d[r])
+                grad[oc + q] -= beta[q] * a_d * gt
+                sgn = 1.0 if d[r] > 0.0 else (-1.0 if d[r] < 0.0 else 0.0)
+                gd -= beta[q] * sgn * gt
+        g_s[ii[r]] += gd
+        g_s[jj[r]] -= gd
+    # back through the rates
+    if positional:
+        a0, a1, a2 = prior[3], prior[4], prior[5]
+        a_sum = a0 + a1 + a2
+        for q in range(nj):
+            p0 = probs[q, 0]
+            p1 = probs[q, 1]
+            p2 = probs[q, 2]
+            both = gp[q] * p0 + gm[q] * p1
+            grad[oe + 2 * q] = a0 - a2 - a_sum * (p0 - p2) + gp[q] * p0 - (p0 - p2) * both
+            grad[oe + 2 * q + 1] = a1 - a2 - a_sum * (p1 - p2) + gm[q] * p1 - (p1 - p2) * both
+    else:
+        width = prior[2] - prior[1]
+        for q in range(nj):
+            s_t = probs[q, 0]
+            grad[oe + q] += (gp[q] + gm[q]) * width * s_t * (1.0 - s_t)
+    # back through strength = sigma_s * z
+    g_sig = 0.0
+    for k in range(n):
+        g_sig += g_s[k] * z[k]
+        g_s[k] *= sig  # now the gradient with respect to z
+    grad[0] += g_sig * sig
+    if nc == 1:
+        rn = math.sqrt(n)
+        head = 0.0
+        for k in range(n - 1):
+            head += g_s[k]
+        shift = head / (rn + n) + g_s[n - 1] / rn
+        for k in range(n - 1):
+            grad[oz + k] = g_s[k] - shift - x[oz + k]
+    else:
+        g_means = np.zeros(nc)
+        for k in range(n):
+            g_means[context[k]] += g_s[k]
+        for c in range(nc):
+            g_means[c] /= max(context_size[c], 1.0)
+        for k in range(n):
+            grad[oz + k] = g_s[k] - g_means[context[k]] - x[oz + k]
+    return lp
+
+
+# One entry per tie form, each calling its own kernel entry (a tie form given as an argument
+# would compile all three kernels: numba types a constant argument as a plain integer).
+@numba.njit(**_JIT)
+def _logp_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0)
+    out = _K0(*inputs[:3], *_read_only(q, t, n, c))
+    return _after(
+        x, grad, sh, pr, i, j, q, cx, cs, 0, lp, (*out, out[0][:0], out[0][:0]), fwd, rows
+    )
+
+
+@numba.njit(**_JIT)
+def _logp_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1)
+    out = _K1(*inputs[:4], *_read_only(q, t, n, c))
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, lp, (*out, out[0][:0]), fwd, rows)
+
+
+@numba.njit(**_JIT)
+def _logp_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2)
+    out = _K2(*inputs, *_read_only(q, t, n, c))
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, lp, out, fwd, rows)
+
+
+@numba.njit(inline="always", **_JIT)
+def _read_only(judge: np.ndarray, truth: np.ndarray, counts: np.ndarray, coef: np.ndarray) -> tuple:
+    """The kernel's data arguments typed read-only, as PyTensor passes its constants."""
+    return _as_readonly(judge), _as_readonly(truth), _as_readonly(counts), _as_readonly(coef)
+
+
+@numba.njit(inline="always", **_JIT)
+def _unpack(ud: np.ndarray) -> tuple:
+    """The spec's arrays from the user-data block: (address, length) pairs, counts' 4 or 6 rows."""
+    shape = numba.carray(_void_ptr(ud[0]), (ud[1],), np.int64)
+    prior = numba.carray(_void_ptr(ud[2]), (ud[3],), np.float64)
+    ii = numba.carray(_void_ptr(ud[4]), (ud[5],), np.int64)
+    jj = numba.carray(_void_ptr(ud[6]), (ud[7],), np.int64)
+    judge = numba.carray(_void_ptr(ud[8]), (ud[9],), np.int64)
+    truth = numba.carray(_void_ptr(ud[10]), (ud[11],), np.int64)
+    counts = numba.carray(_void_ptr(ud[12]), (ud[13], ud[5]), np.float64)
+    coef = numba.carray(_void_ptr(ud[14]), (ud[15],), np.float64)
+    context = numba.carray(_void_ptr(ud[16]), (ud[17],), np.int64)
+    context_size = numba.carray(_void_ptr(ud[18]), (ud[19],), np.float64)
+    rows = numba.carray(_void_ptr(ud[20]), (ud[21],), np.float64)
+    return shape, prior, ii, jj, judge, truth, counts, coef, context, context_size, rows
+
+
+def _user_data(spec: DirectSpec, rows: np.ndarray | None = None) -> np.ndarray:
+    out = []
+    for a in (*spec.arrays(), _NO_ROWS if rows is None else rows):
+        out += [a.ctypes.data, a.shape[0]]
+    return np.array(out, dtype=np.int64)
+
+
+_NO_ROWS = np.zeros(1)[:0]
+
+#: Length of the user-data block (address and length of 11 arrays).
+USER_DATA_SIZE = 22
+
+
+@functools.cache
+def source_version() -> str:
+    """A hash of this module's source and the kernel's: part of the cached callbacks' key, so
+    that an edited log-density is never served from an old cache."""
+    import hashlib
+    from pathlib import Path
+
+    text = Path(__file__).read_text(encoding="utf-8") + str(kernel_version())
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_ENTRIES = (_logp_ties0, _logp_ties1, _logp_ties2)
+
+
+def entry(ties: int) -> Any:
+    """The numba entry ``(x, grad, user_data) -> logp`` of a tie form (the callbacks call it)."""
+    return _ENTRIES[ties]
+
+
+def user_data(spec: DirectSpec, rows: np.ndarray | None = None) -> np.ndarray:
+    """The block of (address, length) pairs the entries read the spec's arrays from.
+
+    ``rows`` (float array of length P, optional) receives the pair rows' log-likelihood. The
+    spec (and ``rows``) must outlive every use of the block (the compiled model keeps it).
+    """
+    return _user_data(spec, rows)
+
+
+def direct_logp_grad(
+    spec: DirectSpec, x: np.ndarray, *, rows: np.ndarray | None = None
+) -> tuple[float, np.ndarray]:
+    """Log-density of the model at the unconstrained point ``x`` and its gradient.
+
+    Parameters
+    ----------
+    spec : DirectSpec
+    x : float array (spec.n_dim,)
+        Laid out as PyMC lays out the model's value variables (``spec.names``).
+    rows : float array (P,), optional
+        Receives the log-likelihood of every pair row.
+
+    Returns
+    -------
+    logp : float
+    grad : float array (spec.n_dim,)
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.matrices import pair_counts
+    >>> sim = bp.simulate_round_robin(6, eps=0.1, random_seed=0)
+    >>> pc = pair_counts(sim.data)
+    >>> priors = {"sigma_s": {"dist": "HalfNormal", "sigma": 10.0},
+    ...           "eps": {"dist": "Uniform", "lower": 0.0, "upper": 0.5}}
+    >>> spec, _ = direct_spec(pc, n_items=6, n_judges=1, item_context=np.zeros(6, int),
+    ...                       positional=False, ties=0, closeness=False, priors=priors,
+    ...                       observed=np.stack([pc.n1, pc.n2], axis=1))
+    >>> lp, grad = direct_logp_grad(spec, np.zeros(spec.n_dim))
+    >>> bool(np.isfinite(lp)), grad.shape
+    (True, (7,))
+    """
+    x = np.array(x, dtype=np.float64, order="C", copy=True)
+    if x.shape != (spec.n_dim,):
+        raise ValueError(f"x must have shape ({spec.n_dim},), got {x.shape}")
+    if rows is not None and (rows.shape != spec.i.shape or rows.dtype != np.float64):
+        raise ValueError(f"rows must be a float64 array of shape {spec.i.shape}")
+    grad = np.zeros(spec.n_dim)
+    lp = _ENTRIES[spec.ties](x, grad, _user_data(spec, rows))
+    return float(lp), grad
+
+
+def initial_point(spec: DirectSpec, seed: int) -> np.ndarray:
+    """PyMC's default start for nutpie: the support point, jittered by U(−1, 1) in every
+    unconstrained coordinate (``sigma_s`` and ``tie_closeness`` at their prior scale, ``z`` at
+    zero, ``eps`` mid-interval or at the Dirichlet mean, the tie logits at ``mu``)."""
+    rng = np.random.default_rng(seed)
+    base = np.zeros(spec.n_dim)
+    base[0] = math.log(spec.prior[0])
+    offsets = np.cumsum((0, *spec.sizes))
+    by_name = dict(zip(spec.names, offsets[:-1], strict=True))
+    if "eps_simplex_simplex__" in by_name:
+        a = spec.prior[3:6]
+        log_p = np.log(a / a.sum())
+        start = by_name["eps_simplex_simplex__"]
+        for q in range(int(spec.shape[1])):
+            base[start + 2 * q : start + 2 * q + 2] = log_p[:2] - log_p.mean()
+    if "tie_logit" in by_name:
+        k = spec.sizes[spec.names.index("tie_logit")]
+        base[by_name["tie_logit"] : by_name["tie_logit"] + k] = spec.prior[6]
+    if "tie_closeness_log__" in by_name:
+        k = spec.sizes[spec.names.index("tie_closeness_log__")]
+        start = by_name["tie_closeness_log__"]
+        base[start : start + k] = math.log(spec.prior[8])
+    return base + rng.uniform(-1.0, 1.0, spec.n_dim)
+
+
+def _sig(x: np.ndarray) -> np.ndarray:
+    from scipy.special import expit
+
+    return expit(x)
+
+
+def constrained_draws(
+    spec: DirectSpec, values: dict[str, np.ndarray], *, chunk: int = 256
+) -> dict[str, np.ndarray]:
+    """The model's free variables and deterministics from unconstrained draws.
+
+    Parameters
+    ----------
+    spec : DirectSpec
+    values : dict
+        The value variables (``spec.names``) with leading (chain, draw) dims.
+    chunk : int
+        Draws per block when computing per-row quantities (the expected tie share).
+
+    Returns
+    -------
+    dict
+        ``sigma_s``, ``z``, ``strength``, ``eps`` or ``eps_simplex``/``eps_plus``/``eps_minus``,
+        and the tie variables of the variant, named and shaped as in the PyMC model.
+    """
+    n_items, n_judges, n_contexts, positional, closeness = (int(v) for v in spec.shape)
+    out: dict[str, np.ndarray] = {"sigma_s": np.exp(values["sigma_s_log__"][..., 0])}
+    if n_contexts == 1:
+        y = values["z_zerosum__"]
+        total = y.sum(-1, keepdims=True)
+        rn = math.sqrt(n_items)
+        norm = total / (rn + n_items)
+        z = np.concatenate([y - norm, -total / rn], axis=-1)
+        centred = z
+    else:
+        z = values["z"]
+        ctx = spec.context
+        onehot = np.eye(n_contexts)[ctx] / np.maximum(spec.context_size, 1.0)[ctx][:, None]
+        centred = z - (z @ onehot)[..., ctx]
+    out["z"] = z
+    out["strength"] = out["sigma_s"][..., None] * centred
+    lead = z.shape[:-1]
+    if positional:
+        y = values["eps_simplex_simplex__"].reshape(*lead, n_judges, 2)
+        v = np.concatenate([y, -y.sum(-1, keepdims=True)], axis=-1)
+        e = np.exp(v - v.max(-1, keepdims=True))
+        p = e / e.sum(-1, keepdims=True)
+        out["eps_simplex"] = p
+        out["eps_plus"] = p[..., 0]
+        out["eps_minus"] = p[..., 1]
+    else:
+        lo, hi = spec.prior[1], spec.prior[2]
+        out["eps"] = lo + (hi - lo) * _sig(values["eps_interval__"])
+    if not spec.ties:
+        return out
+    logit = values["tie_logit"]
+    if spec.ties == 2:
+        logit = logit.reshape(*lead, n_judges, 2)
+        a_plus, a_minus = logit[..., 0], logit[..., 1]
+    else:
+        a_plus = a_minus = logit
+    out["tie_logit"] = logit
+    tie_positional = spec.ties == 2
+    if tie_positional:
+        out["tie_rate_plus"] = _sig(a_plus)
+        out["tie_rate_minus"] = _sig(a_minus)
+    if closeness:
+        out["tie_closeness"] = np.exp(values["tie_closeness_log__"])
+        if not tie_positional:
+            out["tie_rate_equal"] = _sig(a_plus)
+    if not (tie_positional or closeness):
+        out["tie_rate"] = _sig(a_plus)
+    else:
+        out["tie_rate"] = _expected_tie_share(spec, out, chunk)
+    return out
+
+
+def _tie_logits(
+    spec: DirectSpec, values: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Tie logits (η₊ and η₋ at |d| = 0) and the closeness β per judge, flattened draws."""
+    n_judges = int(spec.shape[1])
+    logit = values["tie_logit"].reshape(-1, n_judges, 2 if spec.ties == 2 else 1)
+    beta = values.get("tie_closeness")
+    beta = None if beta is None else beta.reshape(-1, n_judges)
+    return logit[..., 0], logit[..., -1], beta
+
+
+def _row_inputs(
+    spec: DirectSpec,
+    strength: np.ndarray,
+    a_plus: np.ndarray | None,
+    a_minus: np.ndarray | None,
+    beta: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Per draw (rows of the arguments) and pair row: d = s_i − s_j and the tie logits η±."""
+    d = strength[:, spec.i] - strength[:, spec.j]
+    if a_plus is None:
+        return d, None, None
+    shrink = beta[:, spec.judge] * np.abs(d) if beta is not None else 0.0
+    return d, a_plus[:, spec.judge] - shrink, a_minus[:, spec.judge] - shrink
+
+
+def _expected_tie_share(spec: DirectSpec, out: dict[str, np.ndarray], chunk: int) -> np.ndarray:
+    """The fitted share of ties per judge (T averaged out, or known), per draw."""
+    n_judges = int(spec.shape[1])
+    strength = out["strength"]
+    lead = strength.shape[:-1]
+    flat_s = strength.reshape(-1, strength.shape[-1])
+    a_plus, a_minus, beta = _tie_logits(spec, out)
+    kp = spec.counts[0] + spec.counts[1] + spec.counts[4]
+    km = spec.counts[2] + spec.counts[3] + spec.counts[5]
+    total = np.bincount(spec.judge, weights=kp + km, minlength=n_judges)
+    known = spec.truth >= 0
+    onehot = np.eye(n_judges)[spec.judge]
+    res = np.empty((flat_s.shape[0], n_judges))
+    for lo in range(0, flat_s.shape[0], chunk):
+        part = slice(lo, lo + chunk)
+        d, eta_p, eta_m = _row_inputs(
+            spec, flat_s[part], a_plus[part], a_minus[part], None if beta is None else beta[part]
+        )
+        sd = np.where(known, (spec.truth == 1).astype(float), _sig(d))
+        tp, tm = _sig(eta_p), _sig(eta_m)
+        ties = kp * (sd * tp + (1 - sd) * tm) + km * (sd * tm + (1 - sd) * tp)
+        res[part] = ties @ onehot
+    return (res / np.maximum(total, 1.0)).reshape(*lead, n_judges)
+
+
+def pointwise_log_likelihood(
+    spec: DirectSpec, values: dict[str, np.ndarray], *, chunk: int = 256
+) -> np.ndarray:
+    """Log-likelihood of every pair row at every draw, from the model's (constrained) variables.
+
+    What ``pymc.compute_log_likelihood`` gives for the observed ``wins`` (the same kernel),
+    without compiling the model's graph; for a posterior from any method (NUTS, MAP, Laplace).
+
+    Parameters
+    ----------
+    spec : DirectSpec
+    values : dict
+        ``strength``, ``eps`` (or ``eps_plus`` and ``eps_minus``) and, with ties, ``tie_logit``
+        (and ``tie_closeness``), with the same leading (chain, draw) dims.
+    chunk : int
+        Draws per block of row inputs.
+
+    Returns
+    -------
+    float array (chain, draw, P)
+    """
+    n_judges = int(spec.shape[1])
+    strength = np.asarray(values["strength"])
+    lead = strength.shape[:-1]
+    flat_s = strength.reshape(-1, strength.shape[-1])
+    plus = values["eps_plus"] if "eps_plus" in values else values["eps"]
+    minus = values["eps_minus"] if "eps_minus" in values else values["eps"]
+    ep = np.asarray(plus, dtype=float).reshape(-1, n_judges)
+    em = np.asarray(minus, dtype=float).reshape(-1, n_judges)
+    a_plus = a_minus = beta = None
+    if spec.ties:
+        a_plus, a_minus, beta = _tie_logits(spec, {k: np.asarray(v) for k, v in values.items()})
+    empty = np.zeros(0)
+    out = np.empty((flat_s.shape[0], spec.i.shape[0]))
+    for lo in range(0, flat_s.shape[0], chunk):
+        part = slice(lo, lo + chunk)
+        d, eta_p, eta_m = _row_inputs(
+            spec,
+            flat_s[part],
+            None if a_plus is None else a_plus[part],
+            None if a_minus is None else a_minus[part],
+            None if beta is None else beta[part],
+        )
+        for k in range(d.shape[0]):
+            out[lo + k] = run_kernel(
+                spec.ties,
+                d[k],
+                ep[lo + k],
+                em[lo + k],
+                empty if eta_p is None else eta_p[k],
+                empty if eta_m is None or spec.ties < 2 else eta_m[k],
+                spec.judge,
+                spec.truth,
+                spec.counts,
+                spec.coef,
+            )[0]
+    return out.reshape(*lead, spec.i.shape[0])

@@ -1,0 +1,189 @@
+"""The error models' log-density written out for nutpie (pymc_models.direct).
+
+It must be the PyMC model's log-density: value and gradient at random unconstrained points, the
+constrained variables and deterministics it reports, for every variant it claims to support;
+anything else must fall back to the graph, and say so.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.pymc_models import PositionalBias, UniformError
+from bayes_pairwise.pymc_models.direct import (
+    constrained_draws,
+    direct_logp_grad,
+    initial_point,
+    pointwise_log_likelihood,
+)
+
+
+def _log(seed: int, *, judges: int = 1, contexts: int = 1, labels: bool = False) -> pd.DataFrame:
+    """A small realistic log: both orders, repeats, ties, several judges and contexts, labels."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in range(contexts):
+        n = 5 if contexts > 1 else 7
+        s = rng.normal(0.0, 1.5, n)
+        for i in range(n):
+            for j in range(i + 1, n):
+                for judge in range(judges):
+                    for f, sc in ((i, j), (j, i)) * int(rng.integers(1, 3)):
+                        u = rng.random()
+                        p = 1.0 / (1.0 + np.exp(-(s[f] - s[sc])))
+                        out = "tie" if u < 0.15 else ("first" if rng.random() < p else "second")
+                        gold = (f"c{c}i{i}" if s[i] > s[j] else f"c{c}i{j}") if labels else None
+                        if labels and rng.random() < 0.5:
+                            gold = None
+                        rows.append((f"c{c}i{f}", f"c{c}i{sc}", out, f"J{judge}", f"q{c}", gold))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "judge", "q", "gold"])
+
+
+def _data(seed: int, *, ties: str, judges: int = 1, contexts: int = 1, labels: bool = False):
+    df = _log(seed, judges=judges, contexts=contexts, labels=labels)
+    return load_comparisons(
+        df,
+        judge="judge" if judges > 1 else None,
+        context="q" if contexts > 1 else None,
+        truth="gold" if labels else None,
+        ties=ties,
+    )
+
+
+VARIANTS = [
+    # (class, model kwargs, data kwargs)
+    (UniformError, {}, {"ties": "drop"}),
+    (PositionalBias, {}, {"ties": "drop"}),
+    (UniformError, {}, {"ties": "model"}),
+    (PositionalBias, {"tie_positional": True}, {"ties": "model"}),
+    (PositionalBias, {"tie_closeness": True}, {"ties": "model", "judges": 2}),
+    (UniformError, {"tie_positional": True, "tie_closeness": True}, {"ties": "model"}),
+    (PositionalBias, {}, {"ties": "model", "contexts": 3, "judges": 2}),
+    (UniformError, {}, {"ties": "drop", "contexts": 3}),
+    (PositionalBias, {"tie_closeness": True}, {"ties": "model", "labels": True}),
+    (UniformError, {}, {"ties": "drop", "labels": True, "judges": 2}),
+]
+
+
+def _point(model, x: np.ndarray) -> dict[str, np.ndarray]:
+    start = model.initial_point()
+    out, o = {}, 0
+    for v in model.value_vars:
+        shape = start[v.name].shape
+        size = int(np.prod(shape))
+        out[v.name] = x[o : o + size].reshape(shape)
+        o += size
+    assert o == x.size
+    return out
+
+
+@pytest.mark.parametrize(("cls", "kw", "dkw"), VARIANTS)
+def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
+    m = cls(**kw)
+    data = _data(3, **dkw)
+    model = m.build_model(data)
+    spec, why = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    assert spec is not None, why
+    assert list(spec.names) == [v.name for v in model.value_vars]
+    logp = model.compile_logp()
+    dlogp = model.compile_dlogp()
+    names = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outs = model.replace_rvs_by_values([model[n] for n in names])
+        values_fn = model.compile_fn(outs, inputs=model.value_vars, point_fn=False)
+    rng = np.random.default_rng(7)
+    xs = rng.normal(0.0, 0.8, (3, spec.n_dim))
+    rows = np.empty(spec.i.shape)
+    all_rows = []
+    for x in xs:
+        lp, grad = direct_logp_grad(spec, x, rows=rows)
+        all_rows.append(rows.copy())
+        point = _point(model, x)
+        # PyMC's HalfNormal constant is rounded to float32 (3e-8 per HalfNormal variable)
+        np.testing.assert_allclose(lp, logp(point), rtol=1e-10, atol=1e-6)
+        np.testing.assert_allclose(grad, dlogp(point), rtol=1e-9, atol=1e-10)
+        # per-row log-likelihood = the observed variable's pointwise logp
+        wins = model.compile_fn(model.logp(vars=[model["wins"]], sum=False)[0], point_fn=True)
+        np.testing.assert_allclose(rows, wins(point), rtol=1e-10, atol=1e-12)
+    # the reported variables from unconstrained draws, shaped (chain=1, draw=3, ...)
+    offsets = np.cumsum((0, *spec.sizes))
+    values = {
+        n: xs[:, a:b][None] for n, a, b in zip(spec.names, offsets[:-1], offsets[1:], strict=True)
+    }
+    got = constrained_draws(spec, values, chunk=2)
+    assert sorted(got) == sorted(names)
+    for k, x in enumerate(xs):
+        want = values_fn(**_point(model, x))
+        for name, w in zip(names, want, strict=True):
+            np.testing.assert_allclose(got[name][0, k], w, rtol=1e-10, atol=1e-12, err_msg=name)
+    # the pointwise log-likelihood from the reported variables (any fit method) = the rows
+    np.testing.assert_allclose(
+        pointwise_log_likelihood(spec, got, chunk=2)[0], np.array(all_rows), rtol=1e-10, atol=1e-12
+    )
+
+
+def test_gradient_against_finite_differences_at_a_wide_point() -> None:
+    m = PositionalBias(tie_positional=True, tie_closeness=True)
+    data = _data(5, ties="model", judges=2)
+    spec, _ = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    x = np.random.default_rng(1).normal(0.0, 2.0, spec.n_dim)
+    _, grad = direct_logp_grad(spec, x)
+    h = 1e-6
+    fd = np.array(
+        [
+            (direct_logp_grad(spec, x + h * e)[0] - direct_logp_grad(spec, x - h * e)[0]) / (2 * h)
+            for e in np.eye(spec.n_dim)
+        ]
+    )
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
+
+
+def test_initial_point_is_pymc_style_and_seeded() -> None:
+    m = UniformError()
+    data = _data(2, ties="model", judges=2)
+    spec, _ = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    a, b, c = initial_point(spec, 1), initial_point(spec, 1), initial_point(spec, 2)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    # support point: log sigma_s = log 10, z = 0, eps mid-interval, tie logits at mu = 0
+    base = np.zeros(spec.n_dim)
+    base[0] = np.log(10.0)
+    assert np.all(np.abs(a - base) <= 1.0)
+    assert np.isfinite(direct_logp_grad(spec, a)[0])
+
+
+@pytest.mark.parametrize(
+    ("cls", "kw", "reason"),
+    [
+        (UniformError, {"priors": {"eps": {"dist": "Beta", "alpha": 2.0, "beta": 5.0}}}, "eps"),
+        (UniformError, {"priors": {"sigma_s": {"dist": "Exponential", "lam": 0.1}}}, "sigma_s"),
+        (UniformError, {"likelihood": "independent"}, "independent"),
+    ],
+)
+def test_unsupported_variants_fall_back_and_say_why(cls, kw, reason) -> None:
+    m = cls(**kw)
+    data = _data(1, ties="drop")
+    spec, why = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    assert spec is None and reason in why
+
+
+def test_fit_records_how_the_log_density_was_evaluated(mock_sampler) -> None:
+    data = _data(1, ties="drop")
+    m = UniformError(draws=20, tune=10, chains=2, nuts_sampler="nutpie").fit(data, random_seed=0)
+    assert m.settings_["log_density"] == "written out"
+    assert mock_sampler[-1]["direct"] is not None
+    m = UniformError(
+        draws=20,
+        tune=10,
+        chains=2,
+        nuts_sampler="nutpie",
+        priors={"sigma_s": {"dist": "Exponential", "lam": 0.1}},
+    ).fit(data, random_seed=0)
+    assert m.settings_["log_density"].startswith("graph (sigma_s prior Exponential")
+    assert mock_sampler[-1]["direct"] is None
