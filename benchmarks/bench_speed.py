@@ -116,6 +116,19 @@ def _compiled_logp_grad(data, fused: bool):
     return fn, args
 
 
+def _written_out_logp_grad(data, point):
+    """What nutpie calls for the default fit: the written-out log-density's numba entry."""
+    from bayes_pairwise.pymc_models import UniformError
+    from bayes_pairwise.pymc_models.direct import direct_logp_grad, entry
+
+    spec, _ = UniformError().written_out_density(data)
+    x = np.concatenate([np.ravel(a) for a in point])
+    _, grad = direct_logp_grad(spec, x)
+    fn = entry(spec.ties)
+    # the spec stays referenced by the closure: the user-data block points into it
+    return (lambda: fn(x, grad, spec.user_data)), ()
+
+
 def bench_gradient() -> None:
     from bayes_pairwise.matrices import pair_counts
     from bayes_pairwise.simulate import simulate_round_robin
@@ -129,10 +142,12 @@ def bench_gradient() -> None:
     ref = _reference_loop()
     fused, fused_args = _compiled_logp_grad(sim.data, True)
     graph, graph_args = _compiled_logp_grad(sim.data, False)
+    written, _ = _written_out_logp_grad(sim.data, fused_args)
     calls = {
         "reference": lambda: ref(d, *cols, 0.15, 0.15),
         "fused": lambda: fused(*fused_args),
         "graph": lambda: graph(*graph_args),
+        "written": written,
     }
     for f in calls.values():
         f()
@@ -148,11 +163,19 @@ def bench_gradient() -> None:
         f"  logp + gradient, N = 100 ({n_pairs:,} pairs), best of 15 x 100 calls: reference loop "
         f"{best['reference'] * 1e6:.0f} µs ({per['reference']:.1f} ns/pair); fused model "
         f"{best['fused'] * 1e6:.0f} µs ({per['fused']:.1f} ns/pair, whole model incl. priors); "
-        f"graph form (fused=False) {best['graph'] * 1e6:.0f} µs ({per['graph']:.1f} ns/pair)"
+        f"graph form (fused=False) {best['graph'] * 1e6:.0f} µs ({per['graph']:.1f} ns/pair); "
+        f"written out (what nutpie samples) {best['written'] * 1e6:.0f} µs "
+        f"({per['written']:.1f} ns/pair)"
     )
     _row(
         "logp+grad per pair: fused / hand-written loop",
         per["fused"] / per["reference"],
+        GRAD_RATIO_TARGET,
+        "x",
+    )
+    _row(
+        "logp+grad per pair: written out / hand-written loop",
+        per["written"] / per["reference"],
         GRAD_RATIO_TARGET,
         "x",
     )

@@ -87,7 +87,7 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
     m = cls(**kw)
     data = _data(3, **dkw)
     model = m.build_model(data)
-    spec, why = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    spec, why = m.written_out_density(data)
     assert spec is not None, why
     assert list(spec.names) == [v.name for v in model.value_vars]
     logp = model.compile_logp()
@@ -131,7 +131,7 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
 def test_gradient_against_finite_differences_at_a_wide_point() -> None:
     m = PositionalBias(tie_positional=True, tie_closeness=True)
     data = _data(5, ties="model", judges=2)
-    spec, _ = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    spec, _ = m.written_out_density(data)
     x = np.random.default_rng(1).normal(0.0, 2.0, spec.n_dim)
     _, grad = direct_logp_grad(spec, x)
     h = 1e-6
@@ -147,7 +147,7 @@ def test_gradient_against_finite_differences_at_a_wide_point() -> None:
 def test_initial_point_is_pymc_style_and_seeded() -> None:
     m = UniformError()
     data = _data(2, ties="model", judges=2)
-    spec, _ = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    spec, _ = m.written_out_density(data)
     a, b, c = initial_point(spec, 1), initial_point(spec, 1), initial_point(spec, 2)
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
@@ -169,7 +169,7 @@ def test_initial_point_is_pymc_style_and_seeded() -> None:
 def test_unsupported_variants_fall_back_and_say_why(cls, kw, reason) -> None:
     m = cls(**kw)
     data = _data(1, ties="drop")
-    spec, why = m._direct(data, m.resolved_priors(), m.resolved_likelihood())
+    spec, why = m.written_out_density(data)
     assert spec is None and reason in why
 
 

@@ -743,10 +743,29 @@ class BayesianPairwiseModel:
     def _extra_settings(self) -> dict[str, Any]:
         return {}
 
+    def written_out_density(self, data: Comparisons) -> tuple[DirectSpec | None, str]:
+        """The model's log-density written out for nutpie (no graph to compile), or None and
+        why not (:mod:`bayes_pairwise.pymc_models.direct`).
+
+        NUTS with nutpie samples it when available; ``settings_["log_density"]`` says which
+        form a fit used.
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> from bayes_pairwise.pymc_models import UniformError
+        >>> sim = bp.simulate_round_robin(6, eps=0.1, random_seed=0)
+        >>> spec, why = UniformError().written_out_density(sim.data)
+        >>> spec.n_dim, why
+        (7, '')
+        >>> UniformError(likelihood="independent").written_out_density(sim.data)[1]
+        "the 'independent' likelihood"
+        """
+        return self._direct(data, self.resolved_priors(), self.resolved_likelihood())
+
     def _direct(
         self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
     ) -> tuple[DirectSpec | None, str]:
-        """The model's log-density written out for nutpie, or None and why not."""
         return None, f"no written-out log-density for {type(self).__name__}"
 
     @staticmethod

@@ -51,7 +51,6 @@ __all__ = [
     "initial_point",
     "pointwise_log_likelihood",
     "source_version",
-    "user_data",
 ]
 
 _K0, _K1, _K2 = PAIR_LOGP_ENTRIES
@@ -65,7 +64,7 @@ _PRIOR_SIZE = 9
 _SHAPE_SIZE = 5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DirectSpec:
     """What the hand-written log-density needs: sizes, prior constants and the pair rows.
 
@@ -85,6 +84,15 @@ class DirectSpec:
     context_size: np.ndarray
     names: tuple[str, ...]  # value variables, in PyMC's order
     sizes: tuple[int, ...]
+
+    @functools.cached_property
+    def user_data(self) -> np.ndarray:
+        """The block of (address, length) pairs the numba entries read the arrays from.
+
+        It points into this spec: keep the spec alive while the block is in use (the compiled
+        nutpie model holds both).
+        """
+        return _user_data(self)
 
     @property
     def n_dim(self) -> int:
@@ -578,15 +586,6 @@ _ENTRIES = (_logp_ties0, _logp_ties1, _logp_ties2)
 def entry(ties: int) -> Any:
     """The numba entry ``(x, grad, user_data) -> logp`` of a tie form (the callbacks call it)."""
     return _ENTRIES[ties]
-
-
-def user_data(spec: DirectSpec, rows: np.ndarray | None = None) -> np.ndarray:
-    """The block of (address, length) pairs the entries read the spec's arrays from.
-
-    ``rows`` (float array of length P, optional) receives the pair rows' log-likelihood. The
-    spec (and ``rows``) must outlive every use of the block (the compiled model keeps it).
-    """
-    return _user_data(spec, rows)
 
 
 def direct_logp_grad(

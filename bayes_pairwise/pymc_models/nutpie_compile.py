@@ -360,7 +360,7 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
         compiled_expand_func=expand_cfunc,
         initial_point_func=lambda seed: direct.initial_point(spec, seed),
         shared_data={},
-        user_data=direct.user_data(spec),
+        user_data=spec.user_data,
         n_expanded=spec.n_dim,
         shape_info=shape_info,
         logp_func=None,
