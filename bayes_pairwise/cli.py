@@ -1140,8 +1140,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--sampler",
         choices=("auto", "nutpie", "pymc"),
         default="auto",
-        help="NUTS implementation per fit (auto: pymc, which reuses its compiled C code across "
-        "simulations; nutpie compiles every simulated log anew)",
+        help="NUTS implementation per fit (auto: nutpie where the model's log-density is "
+        "written out, nothing compiled per simulated log; else pymc, which reuses its compiled "
+        "C code across simulations where nutpie would compile every log anew)",
     )
     p.add_argument(
         "--ties",

@@ -122,12 +122,15 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert res5.to_dict()["sims"] == 5
 
 
-def test_sbc_auto_sampler_is_pymcs_and_a_chosen_one_is_kept(mock_sampler):
-    """sbc's "auto" runs PyMC's NUTS (every simulated log is new: nutpie would compile each)."""
+def test_sbc_auto_sampler_and_a_chosen_one_is_kept(mock_sampler):
+    """sbc's "auto": nutpie where the log-density is written out (nothing compiled per
+    simulated log), PyMC's NUTS where nutpie would compile every log anew."""
     kw = dict(n_items=3, sims=1, random_seed=2, draws=10, tune=0, chains=1, n_jobs=1)
     sbc("uniform", progress=False, **kw)
-    sbc("uniform", progress=False, nuts_sampler="nutpie", **kw)
-    assert [c["nuts_sampler"] for c in mock_sampler] == ["pymc", "nutpie"]
+    sbc("uniform_hierarchical", n_judges=2, progress=False, **kw)
+    sbc("uniform", progress=False, nuts_sampler="pymc", **kw)
+    assert [c["nuts_sampler"] for c in mock_sampler] == ["nutpie", "pymc", "pymc"]
+    assert mock_sampler[0]["direct"] is not None and mock_sampler[1]["direct"] is None
 
 
 def test_sbc_biased_bt_design_and_log():

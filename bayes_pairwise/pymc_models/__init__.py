@@ -13,7 +13,7 @@ import warnings
 from typing import Any
 
 from bayes_pairwise.model_specs import ModelSpec, available_models, load_spec
-from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, sample_nuts
+from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, nutpie_available, sample_nuts
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
 from bayes_pairwise.pymc_models.diagnostics import Diagnostics, diagnose, fit_summary_dict
 from bayes_pairwise.pymc_models.difficulty import PositionalDifficulty, UniformDifficulty
@@ -70,6 +70,7 @@ __all__ = [
     "get_model",
     "load_model",
     "load_spec",
+    "nutpie_available",
     "quiet_blas_notice",
     "sample_nuts",
     "save_model",
