@@ -126,6 +126,7 @@ def direct_spec(
     *,
     n_items: int,
     n_judges: int,
+    n_contexts: int,
     item_context: np.ndarray,
     positional: bool,
     ties: int,
@@ -139,7 +140,8 @@ def direct_spec(
     ----------
     pc : PairCounts
         The model's pair rows (:func:`bayes_pairwise.matrices.pair_counts`).
-    n_items, n_judges : int
+    n_items, n_judges, n_contexts : int
+        As in the data (one context: ``z`` is zero-sum; several: centred per context).
     item_context : int array (n_items,)
     positional : bool
         ``eps_simplex`` (Dirichlet) rather than one ``eps`` per judge.
@@ -166,8 +168,9 @@ def direct_spec(
     >>> pc = pair_counts(sim.data)
     >>> priors = {"sigma_s": {"dist": "HalfNormal", "sigma": 10.0},
     ...           "eps": {"dist": "Uniform", "lower": 0.0, "upper": 0.5}}
-    >>> spec, why = direct_spec(pc, n_items=6, n_judges=1, item_context=np.zeros(6, int),
-    ...                         positional=False, ties=0, closeness=False, priors=priors,
+    >>> spec, why = direct_spec(pc, n_items=6, n_judges=1, n_contexts=1,
+    ...                         item_context=np.zeros(6, int), positional=False, ties=0,
+    ...                         closeness=False, priors=priors,
     ...                         observed=np.stack([pc.n1, pc.n2], axis=1))
     >>> spec.names, spec.n_dim
     (('sigma_s_log__', 'z_zerosum__', 'eps_interval__'), 7)
@@ -197,7 +200,6 @@ def direct_spec(
                 return None, "tie_closeness prior (written out: HalfNormal)"
             prior[8] = scale
     context = np.ascontiguousarray(item_context, dtype=np.int64)
-    n_contexts = int(context.max()) + 1 if n_items else 1
     counts, coef = count_rows(
         np.asarray(observed), np.stack([pc.k_plus, pc.k_minus], axis=1), ties=bool(ties)
     )
@@ -272,6 +274,20 @@ def _sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
+@numba.njit(inline="always", **_JIT)
+def _layout(shape: np.ndarray, ties: int) -> tuple:
+    """Sizes and flags, and where eps, the tie logits and the closeness start in ``x``."""
+    n = shape[0]
+    nj = shape[1]
+    nc = shape[2]
+    positional = shape[3] != 0
+    closeness = shape[4] != 0
+    oe = 1 + (n - 1 if nc == 1 else n)  # after sigma_s and z
+    ot = oe + (2 * nj if positional else nj)
+    oc = ot + ((2 * nj if ties == 2 else nj) if ties else 0)
+    return n, nj, nc, positional, closeness, oe, ot, oc
+
+
 @numba.njit(**_JIT)
 def _before(
     x: np.ndarray,
@@ -286,17 +302,8 @@ def _before(
     ties: int,
 ) -> tuple:
     """The priors (log-density and gradient into ``grad``) and the kernel's inputs."""
-    n = shape[0]
-    nj = shape[1]
-    nc = shape[2]
-    positional = shape[3] != 0
-    closeness = shape[4] != 0
-    nz = n - 1 if nc == 1 else n
+    n, nj, nc, positional, closeness, oe, ot, oc = _layout(shape, ties)
     oz = 1
-    oe = oz + nz
-    ot = oe + (2 * nj if positional else nj)
-    nt = (2 * nj if ties == 2 else nj) if ties else 0
-    oc = ot + nt
     for k in range(grad.shape[0]):
         grad[k] = 0.0
     # sigma_s ~ HalfNormal(scale), log transform
@@ -385,7 +392,7 @@ def _before(
     if ties:
         mu = prior[6]
         s_log = prior[7]
-        for k in range(nt):
+        for k in range(oc - ot):
             zt = (x[ot + k] - mu) / s_log
             lp += -zt - math.log(s_log) - 2.0 * _softplus(-zt)
             grad[ot + k] = (1.0 - 2.0 * _sigmoid(zt)) / s_log
@@ -427,17 +434,8 @@ def _after(
     """Add the pair rows' log-likelihood and take the gradient back to ``x``."""
     lr, g_d, g_ep, g_em, g_tp, g_tm = kernel_out
     d, z, sig, probs, beta = forward
-    n = shape[0]
-    nj = shape[1]
-    nc = shape[2]
-    positional = shape[3] != 0
-    closeness = shape[4] != 0
-    nz = n - 1 if nc == 1 else n
+    n, nj, nc, positional, closeness, oe, ot, oc = _layout(shape, ties)
     oz = 1
-    oe = oz + nz
-    ot = oe + (2 * nj if positional else nj)
-    nt = (2 * nj if ties == 2 else nj) if ties else 0
-    oc = ot + nt
     p_rows = ii.shape[0]
     keep_rows = rows.shape[0] == p_rows
     gp = np.zeros(nj)
@@ -609,14 +607,9 @@ def direct_logp_grad(
     Examples
     --------
     >>> import bayes_pairwise as bp
-    >>> from bayes_pairwise.matrices import pair_counts
+    >>> from bayes_pairwise.pymc_models import UniformError
     >>> sim = bp.simulate_round_robin(6, eps=0.1, random_seed=0)
-    >>> pc = pair_counts(sim.data)
-    >>> priors = {"sigma_s": {"dist": "HalfNormal", "sigma": 10.0},
-    ...           "eps": {"dist": "Uniform", "lower": 0.0, "upper": 0.5}}
-    >>> spec, _ = direct_spec(pc, n_items=6, n_judges=1, item_context=np.zeros(6, int),
-    ...                       positional=False, ties=0, closeness=False, priors=priors,
-    ...                       observed=np.stack([pc.n1, pc.n2], axis=1))
+    >>> spec, _ = UniformError().written_out_density(sim.data)
     >>> lp, grad = direct_logp_grad(spec, np.zeros(spec.n_dim))
     >>> bool(np.isfinite(lp)), grad.shape
     (True, (7,))

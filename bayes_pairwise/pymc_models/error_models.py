@@ -223,6 +223,7 @@ class _ErrorModel(BayesianPairwiseModel):
             pc,
             n_items=data.n_items,
             n_judges=data.n_judges,
+            n_contexts=data.n_contexts,
             item_context=np.asarray(data.item_context),
             positional=self.positional,
             ties=(2 if self.tie_positional else 1) if tie_model else 0,

@@ -194,19 +194,10 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
     )
 
 
-def _cached_callbacks(logp_pt: Any, expand_pt: Any, n_dim: int, n_expanded: int) -> Any:
-    """The two C callbacks through numba's disk cache, or None where they cannot be cached."""
+def _callback_signatures() -> tuple[Any, Any]:
+    """nutpie's C signatures of the log-density and expansion callbacks."""
     import numba
-    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
 
-    if logp_pt.get_shared() or expand_pt.get_shared():
-        return None
-    logp_fn = logp_pt.vm.jit_fn
-    expand_fn = expand_pt.vm.jit_fn
-    logp_key = CACHED_SRC_FUNCTIONS.get(getattr(logp_fn, "py_func", None))
-    expand_key = CACHED_SRC_FUNCTIONS.get(getattr(expand_fn, "py_func", None))
-    if logp_key is None or expand_key is None:
-        return None
     types = numba.types
     logp_sig = types.int64(
         types.uint64,
@@ -222,6 +213,22 @@ def _cached_callbacks(logp_pt: Any, expand_pt: Any, n_dim: int, n_expanded: int)
         types.CPointer(types.double),
         types.voidptr,
     )
+    return logp_sig, expand_sig
+
+
+def _cached_callbacks(logp_pt: Any, expand_pt: Any, n_dim: int, n_expanded: int) -> Any:
+    """The two C callbacks through numba's disk cache, or None where they cannot be cached."""
+    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS
+
+    if logp_pt.get_shared() or expand_pt.get_shared():
+        return None
+    logp_fn = logp_pt.vm.jit_fn
+    expand_fn = expand_pt.vm.jit_fn
+    logp_key = CACHED_SRC_FUNCTIONS.get(getattr(logp_fn, "py_func", None))
+    expand_key = CACHED_SRC_FUNCTIONS.get(getattr(expand_fn, "py_func", None))
+    if logp_key is None or expand_key is None:
+        return None
+    logp_sig, expand_sig = _callback_signatures()
     logp_cfunc = _cached_cfunc(
         _LOGP_SRC,
         "bayes_pairwise_nutpie_logp",
@@ -276,25 +283,10 @@ def bayes_pairwise_direct_expand(dim, expanded, x_, out_, user_data_):
 
 
 def _direct_callbacks(ties: int) -> tuple[Any, Any]:
-    import numba
 
     from bayes_pairwise.pymc_models import direct
 
-    types = numba.types
-    logp_sig = types.int64(
-        types.uint64,
-        types.CPointer(types.double),
-        types.CPointer(types.double),
-        types.CPointer(types.double),
-        types.voidptr,
-    )
-    expand_sig = types.int64(
-        types.uint64,
-        types.uint64,
-        types.CPointer(types.double),
-        types.CPointer(types.double),
-        types.voidptr,
-    )
+    logp_sig, expand_sig = _callback_signatures()
     version = f"direct-v{_WRAPPER_VERSION}-{direct.source_version()}"
     logp = _cached_cfunc(
         _DIRECT_LOGP_SRC,
