@@ -33,7 +33,7 @@ def test_nutpie_path_says_compiling_only_when_the_model_is_not_in_memory(monkeyp
         base.sample_nuts(model, cache_key="not-compiled-yet", on_step=lines.append, **kw)
     assert [line.split(" ")[0] for line in lines] == ["compiling", "sampling:"]
     assert "2 chains × (5 tune + 7 draws)" in lines[1]
-    monkeypatch.setitem(base._NUTPIE_CACHE, "compiled-before", object())
+    monkeypatch.setitem(base._NUTPIE_CACHE, base._memory_key("compiled-before", False), object())
     lines.clear()
     with pytest.raises(_StopError):
         base.sample_nuts(model, cache_key="compiled-before", on_step=lines.append, **kw)

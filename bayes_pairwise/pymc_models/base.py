@@ -81,6 +81,12 @@ _NUTPIE_CACHE: OrderedDict[str, Any] = OrderedDict()
 _NUTPIE_CACHE_SIZE = 4
 
 
+def _memory_key(cache_key: str, written_out: bool) -> str:
+    """Key of a compiled nutpie model in ``_NUTPIE_CACHE``: the written-out and the graph form
+    of the same model store different variables, so they are kept apart."""
+    return f"{cache_key}|{'written out' if written_out else 'graph'}"
+
+
 def _nutpie_compiled(
     model: pm.Model,
     cache_key: str | None,
@@ -92,6 +98,8 @@ def _nutpie_compiled(
         compile_nutpie_model,
     )
 
+    if cache_key is not None:
+        cache_key = _memory_key(cache_key, direct is not None)
     if cache_key is not None and cache_key in _NUTPIE_CACHE:
         _NUTPIE_CACHE.move_to_end(cache_key)
         return _NUTPIE_CACHE[cache_key]

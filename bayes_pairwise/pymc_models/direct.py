@@ -86,7 +86,12 @@ class DirectSpec:
     context: np.ndarray
     context_size: np.ndarray
     names: tuple[str, ...]  # value variables, in PyMC's order
-    sizes: tuple[int, ...]
+    shapes: tuple[tuple[int, ...], ...]  # the value variables' shapes, as in the PyMC model
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Length of each value variable in ``x``."""
+        return tuple(int(np.prod(s)) for s in self.shapes)
 
     @functools.cached_property
     def user_data(self) -> np.ndarray:
@@ -208,15 +213,15 @@ def direct_spec(
     )
     truth = pc.truth if pc.has_truth else np.full(len(pc.i), -1)
     names = ["sigma_s_log__", "z_zerosum__" if n_contexts == 1 else "z"]
-    sizes = [1, n_items - 1 if n_contexts == 1 else n_items]
+    shapes = [(), (n_items - 1 if n_contexts == 1 else n_items,)]
     names.append("eps_simplex_simplex__" if positional else "eps_interval__")
-    sizes.append(2 * n_judges if positional else n_judges)
+    shapes.append((n_judges, 2) if positional else (n_judges,))
     if ties:
-        names.append("tie_logit")
-        sizes.append(2 * n_judges if ties == 2 else n_judges)
+        names.append("tie_logit")  # untransformed: its shape must match its dims in the model
+        shapes.append((n_judges, 2) if ties == 2 else (n_judges,))
         if closeness:
             names.append("tie_closeness_log__")
-            sizes.append(n_judges)
+            shapes.append((n_judges,))
     spec = DirectSpec(
         ties=int(ties),
         shape=np.array(
@@ -232,7 +237,7 @@ def direct_spec(
         context=_data(context, np.int64),
         context_size=_data(np.bincount(context, minlength=n_contexts), np.float64),
         names=tuple(names),
-        sizes=tuple(int(s) for s in sizes),
+        shapes=tuple(shapes),
     )
     return spec, ""
 
@@ -680,7 +685,8 @@ def constrained_draws(
     ----------
     spec : DirectSpec
     values : dict
-        The value variables (``spec.names``) with leading (chain, draw) dims.
+        The value variables (``spec.names``), each shaped ``(*lead, *spec.shapes[k])`` with the
+        same leading dims (chain, draw).
     chunk : int
         Draws per block when computing per-row quantities (the expected tie share).
 
@@ -691,6 +697,8 @@ def constrained_draws(
         and the tie variables of the variant, named and shaped as in the PyMC model.
     """
     n_items, n_judges, n_contexts, positional, closeness = (int(v) for v in spec.shape)
+    lead = np.shape(values["sigma_s_log__"])  # a scalar variable: its shape is the leading dims
+    values = {n: np.reshape(values[n], (*lead, -1)) for n in spec.names}
     out: dict[str, np.ndarray] = {"sigma_s": np.exp(values["sigma_s_log__"][..., 0])}
     if n_contexts == 1:
         y = values["z_zerosum__"]

@@ -335,7 +335,7 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
     shape_info = (
         list(spec.names),
         [slice(int(a), int(b)) for a, b in itertools.pairwise(offsets)],
-        [(int(s),) for s in spec.sizes],
+        [tuple(int(k) for k in shape) for shape in spec.shapes],
     )
     dims, coords = cp._prepare_dims_and_coords(model, shape_info)
 
