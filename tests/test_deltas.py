@@ -297,3 +297,13 @@ def test_two_d_fit_on_a_matrix_has_no_cross_validation(cache):
     assert len(fit.cv_results_) == 1
     assert fit.eps_plus_hybrid_ is None
     assert fit.misfit_.shape == (51, 51)
+
+
+def test_table_progress_is_a_line_per_update_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    """In a log file or pipe a carriage return would run the updates together on one line."""
+    synthetic_table(8, cache_dir=tmp_path, random_seed=5, n_synthetic=20, progress=True)
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert "\r" not in err and err.endswith("\n")
+    assert len(lines) >= 2 and all(line.startswith("Δ_S synthetic table (1-D") for line in lines)
+    assert lines[-1].endswith(": 100/100")

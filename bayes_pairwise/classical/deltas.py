@@ -560,8 +560,13 @@ def _progress_fn(progress: ProgressArg) -> Callable[[str, int, int], None] | Non
         return progress
 
     def show(stage: str, done: int, total: int) -> None:
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\r{stage}: {done}/{total}{end}")
+        # a terminal: one line updated in place; a log file or pipe: a line per update (a
+        # carriage return there runs the updates together on one line)
+        if sys.stderr.isatty():
+            end = "\n" if done >= total else ""
+            sys.stderr.write(f"\r{stage}: {done}/{total}{end}")
+        else:
+            sys.stderr.write(f"{stage}: {done}/{total}\n")
         sys.stderr.flush()
 
     return show
