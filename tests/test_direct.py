@@ -215,3 +215,33 @@ def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(monkeypatch) 
     # the stored pointwise log-likelihood: same rows, same dims
     la, lb = written.idata_.log_likelihood["wins"], graph.idata_.log_likelihood["wins"]
     assert la.dims == lb.dims and la.shape == lb.shape
+
+
+@pytest.mark.parametrize(
+    ("cls", "kw", "dkw"),
+    [
+        (UniformError, {}, {"ties": "drop", "judges": 2}),
+        (PositionalBias, {"tie_positional": True}, {"ties": "model", "contexts": 3}),
+    ],
+)
+def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:
+    from bayes_pairwise.pymc_models.direct import laplace
+    from bayes_pairwise.pymc_models.laplace import laplace_approximation
+
+    m = cls(**kw)
+    data = _data(6, **dkw)
+    model = m.build_model(data)
+    spec, _ = m.written_out_density(data)
+    names = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        graph = laplace_approximation(model, names, random_seed=2, draws=400)
+    written = laplace(spec, names, random_seed=2, draws=400)
+    # PyMC rounds a HalfNormal constant to float32: 3e-8 per HalfNormal variable
+    assert written.mode_logp == pytest.approx(graph.mode_logp, abs=1e-5)
+    assert written.n_parameters == graph.n_parameters
+    for name in names:
+        a, b = written.values[name], graph.values[name]
+        assert a.shape == b.shape, name
+        np.testing.assert_allclose(a.mean(0), b.mean(0), atol=0.02 * b.std(0).max() + 1e-6)
+        np.testing.assert_allclose(a.std(0), b.std(0), rtol=0.05, atol=1e-6)

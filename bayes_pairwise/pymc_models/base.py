@@ -686,7 +686,8 @@ class BayesianPairwiseModel:
         elif method == "laplace":
             if on_step is not None:
                 on_step("Laplace approximation: the posterior mode and its Hessian")
-            idata = _laplace_idata(model, frozen, seed, int(sampler["draws"]))
+            idata = _laplace_idata(model, frozen, seed, int(sampler["draws"]), direct)
+            log_density = "written out" if direct is not None else f"graph ({why})"
         else:
             if on_step is not None:
                 on_step("MAP: the posterior mode")
@@ -1134,14 +1135,21 @@ def _map_idata(
     return idata
 
 
-def _laplace_idata(model: pm.Model, frozen: pm.Model, seed: int, draws: int) -> az.InferenceData:
-    """Laplace approximation as a one-chain posterior of ``draws`` draws (same dims/coords)."""
-
+def _laplace_idata(
+    model: pm.Model, frozen: pm.Model, seed: int, draws: int, direct: DirectSpec | None = None
+) -> az.InferenceData:
+    """Laplace approximation as a one-chain posterior of ``draws`` draws (same dims/coords),
+    on the written-out log-density when there is one (nothing to compile)."""
+    from bayes_pairwise.pymc_models.direct import laplace
     from bayes_pairwise.pymc_models.laplace import laplace_approximation
 
+    names = _posterior_names(model)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
-        res = laplace_approximation(frozen, _posterior_names(model), random_seed=seed, draws=draws)
+        if direct is not None:
+            res = laplace(direct, names, random_seed=seed, draws=draws)
+        else:
+            res = laplace_approximation(frozen, names, random_seed=seed, draws=draws)
     posterior = {n: v[None, ...] for n, v in res.values.items()}
     stats = {"lp": res.logp[None, :], "laplace_log_weight": res.log_weights[None, :]}
     idata = _idata_from_draws(model, posterior, stats)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,7 @@ from bayes_pairwise.pymc_models.fused import (
     kernel_version,
     run_kernel,
 )
+from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode
 
 __all__ = [
     "USER_DATA_SIZE",
@@ -49,6 +51,7 @@ __all__ = [
     "direct_spec",
     "entry",
     "initial_point",
+    "laplace",
     "pointwise_log_likelihood",
     "source_version",
 ]
@@ -645,7 +648,7 @@ def direct_logp_grad(
     return float(lp), grad
 
 
-def initial_point(spec: DirectSpec, seed: int) -> np.ndarray:
+def initial_point(spec: DirectSpec, seed: int, *, jitter: bool = True) -> np.ndarray:
     """PyMC's default start for nutpie: the support point, jittered by U(−1, 1) in every
     unconstrained coordinate (``sigma_s`` and ``tie_closeness`` at their prior scale, ``z`` at
     zero, ``eps`` mid-interval or at the Dirichlet mean, the tie logits at ``mu``)."""
@@ -667,7 +670,53 @@ def initial_point(spec: DirectSpec, seed: int) -> np.ndarray:
         k = spec.sizes[spec.names.index("tie_closeness_log__")]
         start = by_name["tie_closeness_log__"]
         base[start : start + k] = math.log(spec.prior[8])
-    return base + rng.uniform(-1.0, 1.0, spec.n_dim)
+    return base + rng.uniform(-1.0, 1.0, spec.n_dim) if jitter else base
+
+
+def laplace(
+    spec: DirectSpec, names: Sequence[str], *, random_seed: int, draws: int = 1000
+) -> LaplaceResult:
+    """:func:`~bayes_pairwise.pymc_models.laplace.laplace_approximation` on the written-out
+    log-density: the same mode, Hessian and draws, with nothing compiled.
+
+    Parameters
+    ----------
+    spec : DirectSpec
+    names : sequence of str
+        The model's free variables and deterministics to return draws of.
+    random_seed, draws
+        As in :func:`~bayes_pairwise.pymc_models.laplace.laplace_approximation` (the optimiser
+        starts at the support point, as PyMC's ``model.initial_point`` does).
+
+    Returns
+    -------
+    LaplaceResult
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformError
+    >>> sim = bp.simulate_round_robin(20, eps=0.1, random_seed=0)
+    >>> spec, _ = UniformError().written_out_density(sim.data)
+    >>> res = laplace(spec, ["eps"], random_seed=1, draws=500)
+    >>> res.values["eps"].shape, 0.03 < float(res.values["eps"].mean()) < 0.2
+    ((500, 1), True)
+    """
+    core = gaussian_at_mode(
+        lambda x: direct_logp_grad(spec, x),
+        initial_point(spec, random_seed, jitter=False),
+        random_seed=random_seed,
+        draws=draws,
+    )
+    xs = core.draws.T
+    offsets = np.cumsum((0, *spec.sizes))
+    unconstrained = {
+        n: xs[:, a:b].reshape(draws, *shape)
+        for n, a, b, shape in zip(spec.names, offsets[:-1], offsets[1:], spec.shapes, strict=True)
+    }
+    values = constrained_draws(spec, unconstrained)
+    lps = np.array([direct_logp_grad(spec, x)[0] for x in xs])
+    return core.result({n: values[n] for n in names}, lps)
 
 
 def _sig(x: np.ndarray) -> np.ndarray:

@@ -26,8 +26,10 @@ import numpy as np
 __all__ = [
     "PARETO_K_BAD",
     "PARETO_K_GOOD",
+    "GaussianAtMode",
     "LaplaceResult",
     "finite_difference_hessian",
+    "gaussian_at_mode",
     "laplace_approximation",
 ]
 
@@ -151,6 +153,106 @@ def _gaussian_factor(precision: np.ndarray) -> tuple[np.ndarray, float, bool]:
         return upper, float(np.sum(np.log(vals))), True
 
 
+@dataclass(frozen=True, repr=False, eq=False)
+class GaussianAtMode:
+    """The Gaussian of :func:`gaussian_at_mode`: its draws (one column each) and what
+    :class:`LaplaceResult` reports besides the draws' values."""
+
+    draws: np.ndarray
+    log_q: np.ndarray
+    mode_logp: float
+    n_gradient_evaluations: int
+    optimizer_message: str
+    converged: bool
+    repaired: bool
+
+    def result(self, values: dict[str, np.ndarray], logp: np.ndarray) -> LaplaceResult:
+        """The :class:`LaplaceResult` given the draws' variables and log densities."""
+        log_w = logp - self.log_q
+        return LaplaceResult(
+            values=values,
+            logp=logp,
+            log_weights=log_w,
+            pareto_k=_pareto_k(log_w),
+            mode_logp=self.mode_logp,
+            n_parameters=int(self.draws.shape[0]),
+            n_gradient_evaluations=self.n_gradient_evaluations,
+            optimizer_message=self.optimizer_message,
+            converged=self.converged,
+            repaired=self.repaired,
+        )
+
+
+def gaussian_at_mode(
+    logp_grad: Any,
+    x0: np.ndarray,
+    *,
+    random_seed: int,
+    draws: int = 1000,
+    maxeval: int = 50000,
+    step: float = 1e-4,
+) -> GaussianAtMode:
+    """Mode of a log density (L-BFGS-B from ``x0``), the Gaussian with the negative Hessian
+    there as precision (central differences of the gradient), and ``draws`` draws from it.
+
+    Parameters
+    ----------
+    logp_grad : callable
+        ``x -> (log density, gradient)`` in the unconstrained space.
+    x0 : float array
+        Start of the optimiser.
+    random_seed, draws, maxeval, step
+        As in :func:`laplace_approximation`.
+
+    Returns
+    -------
+    GaussianAtMode
+
+    Examples
+    --------
+    >>> g = gaussian_at_mode(lambda x: (-0.5 * float(x @ x), -x), np.ones(2), random_seed=0,
+    ...                      draws=4000)
+    >>> np.round(g.draws.std(axis=1), 1).tolist(), g.converged
+    ([1.0, 1.0], True)
+    """
+    from scipy.linalg import solve_triangular
+    from scipy.optimize import minimize
+
+    n_eval = 0
+
+    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
+        nonlocal n_eval
+        n_eval += 1
+        lp, g = logp_grad(x)
+        return -float(lp), -np.asarray(g, dtype=float)
+
+    def grad(x: np.ndarray) -> np.ndarray:
+        nonlocal n_eval
+        n_eval += 1
+        return np.asarray(logp_grad(x)[1], dtype=float)
+
+    res = minimize(
+        cost, x0, jac=True, method="L-BFGS-B", options={"maxiter": maxeval, "maxfun": maxeval}
+    )
+    mode = np.asarray(res.x, dtype=float)
+    precision = -finite_difference_hessian(grad, mode, step=step)
+    upper, logdet, repaired = _gaussian_factor(precision)
+    rng = np.random.default_rng(random_seed)
+    d = mode.size
+    z = rng.standard_normal((d, draws))
+    dx = np.linalg.solve(upper, z) if repaired else solve_triangular(upper, z, lower=False)
+    log_q = 0.5 * logdet - 0.5 * d * np.log(2.0 * np.pi) - 0.5 * np.sum(z * z, axis=0)
+    return GaussianAtMode(
+        draws=mode[:, None] + dx,
+        log_q=log_q,
+        mode_logp=-float(res.fun),
+        n_gradient_evaluations=n_eval,
+        optimizer_message=str(res.message),
+        converged=bool(res.success),
+        repaired=repaired,
+    )
+
+
 def laplace_approximation(
     model: Any,
     names: Sequence[str],
@@ -195,8 +297,6 @@ def laplace_approximation(
     """
     import pytensor
     import pytensor.tensor as pt
-    from scipy.linalg import solve_triangular
-    from scipy.optimize import minimize
 
     value_vars = model.value_vars
     logp = model.logp(jacobian=True)
@@ -220,49 +320,19 @@ def laplace_approximation(
     def unravel(x: np.ndarray) -> list[np.ndarray]:
         return [p.reshape(sh) for p, sh in zip(np.split(x, splits), shapes, strict=True)]
 
-    n_eval = 0
-
-    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
-        nonlocal n_eval
-        n_eval += 1
+    def logp_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
         lp, g = fn_grad(*unravel(x))
-        return -float(lp), -np.asarray(g, dtype=float)
+        return float(lp), np.asarray(g, dtype=float)
 
-    def grad(x: np.ndarray) -> np.ndarray:
-        nonlocal n_eval
-        n_eval += 1
-        return np.asarray(fn_grad(*unravel(x))[1], dtype=float)
-
-    res = minimize(
-        cost, x0, jac=True, method="L-BFGS-B", options={"maxiter": maxeval, "maxfun": maxeval}
+    core = gaussian_at_mode(
+        logp_grad, x0, random_seed=random_seed, draws=draws, maxeval=maxeval, step=step
     )
-    mode = np.asarray(res.x, dtype=float)
-    precision = -finite_difference_hessian(grad, mode, step=step)
-    upper, logdet, repaired = _gaussian_factor(precision)
-    rng = np.random.default_rng(random_seed)
-    d = mode.size
-    z = rng.standard_normal((d, draws))
-    dx = np.linalg.solve(upper, z) if repaired else solve_triangular(upper, z, lower=False)
-    xs = mode[:, None] + dx
-    log_q = 0.5 * logdet - 0.5 * d * np.log(2.0 * np.pi) - 0.5 * np.sum(z * z, axis=0)
     collected: list[list[np.ndarray]] = [[] for _ in names]
     lps = np.empty(draws)
     for i in range(draws):
-        out = fn_out(*unravel(xs[:, i]))
+        out = fn_out(*unravel(core.draws[:, i]))
         lps[i] = float(out[0])
         for j, v in enumerate(out[1:]):
             collected[j].append(np.asarray(v))
     values = {n: np.stack(c) for n, c in zip(names, collected, strict=True)}
-    log_w = lps - log_q
-    return LaplaceResult(
-        values=values,
-        logp=lps,
-        log_weights=log_w,
-        pareto_k=_pareto_k(log_w),
-        mode_logp=-float(res.fun),
-        n_parameters=d,
-        n_gradient_evaluations=n_eval,
-        optimizer_message=str(res.message),
-        converged=bool(res.success),
-        repaired=repaired,
-    )
+    return core.result(values, lps)
