@@ -232,7 +232,11 @@ def gaussian_at_mode(
         return np.asarray(logp_grad(x)[1], dtype=float)
 
     res = minimize(
-        cost, x0, jac=True, method="L-BFGS-B", options={"maxiter": maxeval, "maxfun": maxeval}
+        cost,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": maxeval, "maxfun": maxeval, "ftol": 1e-13, "gtol": 1e-7},
     )
     mode = np.asarray(res.x, dtype=float)
     precision = -finite_difference_hessian(grad, mode, step=step)
