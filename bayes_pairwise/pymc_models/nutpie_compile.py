@@ -18,6 +18,7 @@ differs.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from typing import Any
@@ -282,6 +283,7 @@ def bayes_pairwise_direct_expand(dim, expanded, x_, out_, user_data_):
 """
 
 
+@functools.cache  # model-independent: one pair per tie form and process
 def _direct_callbacks(ties: int) -> tuple[Any, Any]:
 
     from bayes_pairwise.pymc_models import direct
