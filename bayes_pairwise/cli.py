@@ -837,6 +837,7 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         seed=args.seed,
         strategies=specs,
         ratings=[r.strip() for r in args.ratings.split(",") if r.strip()],
+        list_model=args.list_model,
     )
     if out is not None:
         import base64
@@ -849,6 +850,8 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
 
         ax = plot_rho_vs_cost(df)
         title = f"{args.n_items} texts, {args.distribution}, t_bias={args.bias_items}"
+        if args.list_model != "copeland":
+            title += f", {args.list_model} lists"
         ax.set_title(f"{title}, {args.reps} reps")
         fig = ax.figure
         suffix = out.suffix.lower()
@@ -1161,6 +1164,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bias-items", type=_int_type(0), default=0, help="t_bias: biased texts")
     p.add_argument(
         "--bias-shift", type=_float_type(0.0), default=200.0, help="Δ_bias on the 1..1000 scale"
+    )
+    p.add_argument(
+        "--list-model",
+        choices=("copeland", "thurstone"),
+        default="copeland",
+        help="how a listwise call orders its texts: Copeland order of independent verdicts "
+        "(default) or one noisy score per text and call (coherent orders); both keep the "
+        "pairwise curve",
     )
     p.add_argument("--reps", type=_int_type(1), default=3)
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")

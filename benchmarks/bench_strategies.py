@@ -6,7 +6,8 @@ nine configurations: 24 pairwise rounds 12,000 calls rho 0.92; 3 listwise rounds
 1,500 calls rho 0.93; tail pruning (24 rounds, from round 8, 20 %) 4,759 calls rho 0.89 — all
 with BT rating. Per-configuration numbers are not given (Figure 2c only plots them).
 
-Run: ``python benchmarks/bench_strategies.py [--reps 3] [--n-items 1000] [--out table.csv]``.
+Run: ``python benchmarks/bench_strategies.py [--reps 3] [--n-items 1000] [--list-model thurstone]
+[--out table.csv]``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--n-items", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--list-model", choices=("copeland", "thurstone"), default="copeland")
     ap.add_argument("--out", default=None, help="CSV of all records")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -54,6 +56,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                 reps=args.reps,
                 seed=args.seed,
                 strategies=STRATEGIES,
+                list_model=args.list_model,
             )
             df.insert(0, "t_bias", tb)
             df.insert(0, "distribution", dist)
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     table = bt.pivot_table(index=["distribution", "t_bias"], columns="strategy", values="spearman")
     table = table[STRATEGIES]
     pd.set_option("display.width", 250)
-    print("\nSpearman rho (BT rating), mean of", args.reps, "reps")
+    print(f"\nSpearman rho (BT rating), mean of {args.reps} reps, {args.list_model} lists")
     print(table.round(3).to_string())
     pooled = allres.groupby(["strategy", "rating"], sort=False)[["cost", "spearman"]].mean()
     pooled = pooled.unstack("rating")

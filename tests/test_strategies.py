@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -137,6 +138,32 @@ def test_listwise_of_three_matches_copeland_enumeration() -> None:
     # a Copeland tie (1-1-1 cycle) is broken at random, so this pair is a little *less* reliable
     # in a list than alone (0.811 vs 0.819): the list's advantage is its 3 pairs for 1.5 calls
     assert exact == pytest.approx(0.8109, abs=1e-3) and exact < p["a", "b"]
+
+
+def test_thurstone_lists_keep_the_pairwise_curve_for_every_implied_pair() -> None:
+    """Exponential noise once per call + a 2(1 − p_max) lapse: every implied pair of every list
+    has exactly P(correct | Δ), whatever else is in the list; k = 2 is the pairwise judge."""
+    w = dataclasses.replace(simulate_annotation(1000, random_seed=0), list_model="thurstone")
+    s = w.perceived
+    items = np.array([600, 500, 400, 380, 900])
+    for k in (2, 3, 5):
+        g = items[:k]
+        ranked = w.rank_lists(np.tile(g, (80_000, 1)), np.random.default_rng(k))
+        where = {int(it): np.argmax(ranked == it, axis=1) for it in g}
+        for a in range(k):
+            for b in range(a + 1, k):
+                hi, lo = (g[a], g[b]) if s[g[a]] > s[g[b]] else (g[b], g[a])
+                got = np.mean(where[int(hi)] < where[int(lo)])
+                want = float(p_correct(s[hi] - s[lo]))
+                # binomial SE <= 0.0018 at 80,000 calls
+                assert got == pytest.approx(want, abs=0.006), (k, hi, lo)
+    # equal perceived scores: every order equally likely (6 orders of 3, each 1/6)
+    tied = dataclasses.replace(w, perceived=np.zeros(1000))
+    ranked = tied.rank_lists(np.tile([0, 1, 2], (60_000, 1)), np.random.default_rng(9))
+    _, counts = np.unique(ranked, axis=0, return_counts=True)
+    assert counts.size == 6 and np.allclose(counts / 60_000, 1 / 6, atol=0.006)
+    with pytest.raises(ValueError, match="list_model"):
+        simulate_annotation(10, list_model="plackett")
 
 
 def test_listwise_implied_pair_counts_and_cost() -> None:
@@ -407,3 +434,26 @@ def test_cli_strategies_table_and_spec_error(capsys) -> None:
     rc = main(["strategies", "--n-items", "40", "--strategy", "pairwise:k=3"])
     assert rc != 0
     assert "unknown key 'k'" in capsys.readouterr().err
+
+
+def test_cli_list_model_reaches_the_world(capsys) -> None:
+    import json
+
+    from bayes_pairwise.cli import main
+
+    args = ["strategies", "--n-items", "60", "--reps", "2", "--seed", "4", "--ratings", "bt"]
+    args += ["--strategy", "listwise:k=6,rounds=2", "--json"]
+    got = {}
+    for model in ("copeland", "thurstone"):
+        assert main([*args, "--list-model", model]) == 0
+        got[model] = json.loads(capsys.readouterr().out)["records"][0]["spearman"]
+        want = run_strategies(
+            60,
+            reps=2,
+            seed=4,
+            strategies=["listwise:k=6,rounds=2"],
+            ratings=["bt"],
+            list_model=model,
+        )
+        assert got[model] == pytest.approx(float(want["spearman"].iloc[0]), abs=1e-12)
+    assert got["copeland"] != got["thurstone"]

@@ -45,6 +45,7 @@ from bayes_pairwise.strategies.run import (
     run_strategy,
 )
 from bayes_pairwise.strategies.simulate import (
+    LIST_MODELS,
     P_MAX,
     TAU,
     AnnotationWorld,
@@ -56,6 +57,7 @@ from bayes_pairwise.strategies.simulate import (
 
 __all__ = [
     "ALPHA",
+    "LIST_MODELS",
     "P_MAX",
     "RATINGS",
     "STRATEGIES",

@@ -21,6 +21,16 @@ on the other texts (a cyclic mini-tournament ties on wins and is broken at rando
 slightly less or more reliable than a lone call — e.g. 0.811 against 0.819 for texts at 600 and
 500 with a third at 400 (checked by exact enumeration in the tests); the list's value lies in
 its k(k−1)/2 implied pairs for k/2 calls.
+
+``list_model="thurstone"`` is a second model consistent with the same pairwise judge, for
+judges whose lists are coherent orders: each text in a call gets its perceived score plus τ·E
+with E ~ Exp(1) drawn once for the call, and the call returns the texts sorted by that noisy
+score; with probability 2(1 − p_max) the whole call is a lapse and returns a random order. Since
+E₁ − E₂ is Laplace(0, 1), every implied pair of every list then has *exactly* the pairwise
+curve: P(correct | Δ) = (1 − p_max) + (2 p_max − 1)(1 − ½ e^{−Δ/τ}) = ½ + (p_max − ½)(1 − e^{−Δ/τ}),
+whatever the other texts in the list (tested). Its implied pairs are transitive and correlated
+within a call, so a list carries less information than k(k−1)/2 separate verdicts.
+
 The paper-style flips ε₊/ε₋ and ties apply to pairwise calls only (a list has no first/second).
 """
 
@@ -32,6 +42,7 @@ import numpy as np
 
 __all__ = [
     "DISTRIBUTIONS",
+    "LIST_MODELS",
     "P_MAX",
     "TAU",
     "AnnotationWorld",
@@ -43,6 +54,7 @@ __all__ = [
 
 P_MAX = 0.99
 DISTRIBUTIONS = ("linear", "bimodal", "normal")
+LIST_MODELS = ("copeland", "thurstone")
 
 
 def solve_tau(p_target: float = 0.8, delta: float = 90.0, p_max: float = P_MAX) -> float:
@@ -135,6 +147,9 @@ class AnnotationWorld:
         first, ε₋ when it is shown second (0 = the paper's world).
     tie_rate : float
         Probability that a pairwise call returns a tie.
+    list_model : {"copeland", "thurstone"}
+        How a listwise call orders its texts (module docstring); both give every implied pair
+        the pairwise curve's accuracy on average, ``"thurstone"`` exactly.
     """
 
     latent: np.ndarray
@@ -145,6 +160,7 @@ class AnnotationWorld:
     eps_plus: float = 0.0
     eps_minus: float = 0.0
     tie_rate: float = 0.0
+    list_model: str = "copeland"
 
     @property
     def n_items(self) -> int:
@@ -180,7 +196,8 @@ class AnnotationWorld:
     def rank_lists(self, groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Listwise calls: each row of ``groups`` (item indices) returned best-first.
 
-        Copeland order of independent pairwise verdicts inside each list (module docstring).
+        Copeland order of independent pairwise verdicts inside each list, or with
+        ``list_model="thurstone"`` the order of once-drawn noisy scores (module docstring).
 
         Examples
         --------
@@ -190,6 +207,11 @@ class AnnotationWorld:
         """
         g = np.asarray(groups, dtype=np.int64)
         m, k = g.shape
+        if self.list_model == "thurstone":
+            noisy = self.perceived[g] + self.tau * rng.exponential(size=(m, k))
+            lapse = rng.random(m) < 2.0 * (1.0 - self.p_max)
+            noisy = np.where(lapse[:, None], rng.random((m, k)), noisy)
+            return np.take_along_axis(g, np.argsort(-noisy, axis=1, kind="stable"), axis=1)
         s = self.perceived[g]  # (m, k)
         d = s[:, :, None] - s[:, None, :]  # (m, k, k)
         correct = rng.random((m, k, k)) < p_correct(d, self.p_max, self.tau)
@@ -214,6 +236,7 @@ def simulate_annotation(
     eps_plus: float = 0.0,
     eps_minus: float = 0.0,
     tie_rate: float = 0.0,
+    list_model: str = "copeland",
     random_seed: int | np.random.Generator | None = 0,
 ) -> AnnotationWorld:
     """Draw an annotation world: latent scores, annotator bias and the judge's settings.
@@ -232,6 +255,8 @@ def simulate_annotation(
         Distance curve (τ defaults to the solved :data:`TAU`).
     eps_plus, eps_minus, tie_rate : float
         Optional package-style judge errors on pairwise calls.
+    list_model : {"copeland", "thurstone"}
+        How a listwise call orders its texts (module docstring).
     random_seed : int or Generator
         Seed of this world's draw.
 
@@ -252,6 +277,8 @@ def simulate_annotation(
             raise ValueError(f"{name} must lie in [0, 1), got {v}")
     if tau <= 0:
         raise ValueError(f"tau must be > 0, got {tau}")
+    if list_model not in LIST_MODELS:
+        raise ValueError(f"list_model must be one of {list(LIST_MODELS)}, got {list_model!r}")
     rng = np.random.default_rng(random_seed)
     latent = latent_scores(n_items, distribution, rng)
     biased = np.zeros(n_items, dtype=bool)
@@ -267,4 +294,5 @@ def simulate_annotation(
         eps_plus=float(eps_plus),
         eps_minus=float(eps_minus),
         tie_rate=float(tie_rate),
+        list_model=list_model,
     )
