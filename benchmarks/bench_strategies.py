@@ -25,6 +25,7 @@ STRATEGIES = [
     "tail-prune:rounds=24,start=8,perc=0.2",
     "streak-prune:rounds=24,streak=3,distinct=3",
     "active:budget=1200",
+    "active:budget=1200,score=bald",
     "active:budget=1000,k=20",
     "listwise:k=20,rounds=3",
 ]

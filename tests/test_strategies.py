@@ -23,9 +23,11 @@ from bayes_pairwise.strategies import (
     listwise_cost,
     make_pairs,
     p_correct,
+    pair_fisher_information,
     pair_information,
     pairwise,
     parse_spec,
+    rank_variance_gain,
     rho_vs_cost_data,
     run_strategies,
     simulate_annotation,
@@ -331,6 +333,67 @@ def test_pair_information_prefers_uncertain_and_clean() -> None:
     assert pair_information(md, vd, 0.2, 0.2)[0] < info[0]
 
 
+def test_pair_fisher_information_closed_form_and_quadrature() -> None:
+    from scipy.integrate import quad
+    from scipy.special import expit
+
+    def fisher(d: float, ep: float, em: float) -> float:
+        sg = expit(d)
+        p = em + (1 - ep - em) * sg
+        return ((1 - ep - em) * sg * (1 - sg)) ** 2 / (p * (1 - p))
+
+    d = np.array([0.0, 1.0, -2.0, 4.0])
+    got = pair_fisher_information(d, np.zeros(4), 0.05, 0.15)
+    assert got == pytest.approx([fisher(x, 0.05, 0.15) for x in d], rel=1e-12)
+    assert pair_fisher_information(np.zeros(1), np.zeros(1))[0] == pytest.approx(0.25)
+    # uncertain difference: the Gaussian average, against adaptive quadrature
+    m, v = 0.7, 0.5
+    sd = np.sqrt(v)
+    dens = lambda x: np.exp(-((x - m) ** 2) / (2 * v)) / np.sqrt(2 * np.pi * v)  # noqa: E731
+    want = quad(lambda x: fisher(x, 0.0, 0.1) * dens(x), m - 12 * sd, m + 12 * sd)[0]
+    assert pair_fisher_information(np.array([m]), np.array([v]), 0.0, 0.1)[0] == pytest.approx(
+        want, rel=2e-3
+    )
+
+
+def test_rank_variance_gain_by_hand() -> None:
+    """dens (h = median sd = 1): texts 0 and 1 have 2 means in ±1 -> 1 per unit; text 2 is
+    alone -> 1/2. Ranking (0, 1) adds I/(1 + V I) to each precision (V = 1)."""
+    mean, sd = np.array([0.0, 0.5, 5.0]), np.ones(3)
+    gain = rank_variance_gain(mean, sd, np.array([[0, 1], [1, 2]]))
+    i01 = pair_fisher_information(np.array([-0.5]), np.array([2.0]))[0]
+    v01 = 1.0 / (1.0 + i01 / (1.0 + i01))
+    assert gain[0] == pytest.approx(2 * (1.0 - v01), rel=1e-12)
+    i12 = pair_fisher_information(np.array([-4.5]), np.array([2.0]))[0]
+    v12 = 1.0 / (1.0 + i12 / (1.0 + i12))
+    assert gain[1] == pytest.approx((1.0 + 0.25) * (1.0 - v12), rel=1e-12)
+    # judge errors lower the gain
+    assert rank_variance_gain(mean, sd, np.array([[0, 1]]), 0.2, 0.2)[0] < gain[0]
+    # against a text known exactly (sd -> 0) the other gets the verdict's full information I,
+    # and the known text gains nothing
+    got = rank_variance_gain(mean, np.array([1e-6, 1.0, 1.0]), np.array([[0, 2]]))[0]
+    i02 = pair_fisher_information(np.array([-5.0]), np.array([1.0]))[0]
+    assert got == pytest.approx(0.25 * (1.0 - 1.0 / (1.0 + i02)), rel=1e-6)
+
+
+def test_active_rank_score_spends_less_on_the_ends() -> None:
+    """A strength error at either end of the scale moves a text few ranks: the rank-variance
+    score gives the top and bottom deciles fewer list appearances than the middle, BALD more."""
+    world = simulate_annotation(400, "linear", random_seed=2)
+    rank = np.argsort(np.argsort(world.perceived))
+    ends = (rank < 40) | (rank >= 360)
+    middle = (rank >= 160) & (rank < 240)
+    share = {}
+    for score in ("rank", "bald"):
+        run = active(world, np.random.default_rng(0), budget=480, score=score)
+        assert run.cost == 480.0
+        deg = np.bincount(run.first, minlength=400) + np.bincount(run.second, minlength=400)
+        share[score] = deg[ends].mean() / deg[middle].mean()
+    assert share["rank"] < 0.85 and share["bald"] > 1.0
+    with pytest.raises(ValueError, match="score must be"):
+        active(world, np.random.default_rng(0), score="ucb")
+
+
 def test_similar_matchmaking_pairs_neighbours() -> None:
     rng = np.random.default_rng(0)
     elo = np.arange(1000.0)
@@ -357,6 +420,7 @@ def test_similar_matchmaking_pairs_neighbours() -> None:
         ("pairwise:rounds=2,rounds=3", "given twice"),
         ("listwise:match=best", "match must be"),
         ("active:budget=nan", "must be a number"),
+        ("active:score=ucb", "score must be 'rank' or 'bald'"),
     ],
 )
 def test_spec_errors(spec: str, match: str) -> None:

@@ -48,9 +48,10 @@ def test_active_frontier(linear_1000) -> None:
     lw = linear_1000.loc[("listwise:k=10,rounds=3", "bt"), "spearman"]
     act = linear_1000.loc[("active:budget=1200", "bayes")]
     assert act["cost"] <= 1200
-    # k = 10 lists: within 0.015 of listwise at 80 % of its cost (measured: 0.933 vs 0.943)
-    assert act["spearman"] >= lw - 0.015
-    # k = 20 lists, 2/3 of listwise's cost: at least listwise's rho (measured 0.945 vs 0.943)
+    # k = 10 lists: within 0.009 of listwise at 80 % of its cost (measured: 0.938 vs 0.943;
+    # 0.935 with the older BALD list score)
+    assert act["spearman"] >= lw - 0.009
+    # k = 20 lists, 2/3 of listwise's cost: at least listwise's rho (measured 0.948 vs 0.943)
     act20 = linear_1000.loc[("active:budget=1000,k=20", "bt")]
     assert act20["cost"] <= 1000 and act20["spearman"] >= lw - 0.002
 

@@ -28,8 +28,10 @@ __all__ = [
     "implied_pairs",
     "listwise",
     "make_pairs",
+    "pair_fisher_information",
     "pair_information",
     "pairwise",
+    "rank_variance_gain",
     "streak_prune",
     "streak_update",
     "swap_confirm",
@@ -462,6 +464,74 @@ def pair_information(
     return _entropy((p * _GH_W).sum(-1)) - (_entropy(p) * _GH_W).sum(-1)
 
 
+def pair_fisher_information(
+    mean_diff: np.ndarray,
+    var_diff: np.ndarray,
+    eps_plus: float = 0.0,
+    eps_minus: float = 0.0,
+) -> np.ndarray:
+    """Expected Fisher information of one verdict about the strength difference d.
+
+    ``E[p'(d)² / (p(1 − p))]`` with ``p = ε₋ + (1 − ε₊ − ε₋) σ(d)`` and d ~ N(mean_diff,
+    var_diff), by 7-point Gauss–Hermite quadrature: how much one verdict on the pair would
+    sharpen the posterior of θ_first − θ_second. Largest for close pairs and a clean judge.
+
+    Examples
+    --------
+    >>> float(pair_fisher_information(np.array([0.0]), np.array([0.0]))[0])  # σ'(0)² / ¼
+    0.25
+    >>> bool(pair_fisher_information(np.array([3.0]), np.array([0.0]))[0] < 0.25)
+    True
+    """
+    scale = 1.0 - eps_plus - eps_minus
+    d = np.asarray(mean_diff, float)[..., None] + np.sqrt(var_diff)[..., None] * _GH_X
+    sg = expit(d)
+    p = np.clip(eps_minus + scale * sg, 1e-12, 1 - 1e-12)
+    dp = scale * sg * (1.0 - sg)
+    return (dp * dp / (p * (1.0 - p)) * _GH_W).sum(-1)
+
+
+def rank_variance_gain(
+    mean: np.ndarray,
+    sd: np.ndarray,
+    groups: np.ndarray,
+    eps_plus: float = 0.0,
+    eps_minus: float = 0.0,
+) -> np.ndarray:
+    """Expected reduction of the summed rank variance from ranking each list (rows of groups).
+
+    Spearman's ρ loses ``6 Σ d_i² / (n(n² − 1))``, so the target of a design is the summed
+    variance of the texts' *ranks*, not of their strengths. A text's rank variance is about
+    ``dens_i² · V_i``, with V_i its posterior variance and dens_i the number of texts per unit
+    strength around it (posterior means within ± the median sd); texts at the ends of the scale
+    or in sparse regions move few ranks for the same strength error. A list's verdict on (i, j)
+    carries Fisher information I_ij (:func:`pair_fisher_information`) about θ_i − θ_j, hence
+    ``I_ij / (1 + V_j I_ij)`` about θ_i when θ_j is itself uncertain; each text's precision
+    grows by the sum over its list-mates, and the gain is ``Σ_i dens_i² (V_i − V_i')``.
+
+    Examples
+    --------
+    >>> mean = np.array([-2.0, -1.9, -1.8, 0.0, 0.1, 3.0])
+    >>> gain = rank_variance_gain(mean, np.full(6, 0.5), np.array([[0, 1, 2], [3, 4, 5]]))
+    >>> bool(gain[0] > gain[1])  # three close texts gain more than a spread-out list
+    True
+    """
+    mean = np.asarray(mean, float)
+    var = np.asarray(sd, float) ** 2
+    g = np.asarray(groups, dtype=np.int64)
+    h = float(np.median(sd))
+    srt = np.sort(mean)
+    dens = (np.searchsorted(srt, mean + h) - np.searchsorted(srt, mean - h)) / (2.0 * h)
+    m, v = mean[g], var[g]  # (lists, k)
+    info = pair_fisher_information(
+        m[:, :, None] - m[:, None, :], v[:, :, None] + v[:, None, :], eps_plus, eps_minus
+    )
+    k = g.shape[1]
+    info[:, np.arange(k), np.arange(k)] = 0.0
+    gain = (info / (1.0 + v[:, None, :] * info)).sum(axis=2)  # precision added to each text
+    return (dens[g] ** 2 * (v - 1.0 / (1.0 / v + gain))).sum(axis=1)
+
+
 def _strided_groups(order: np.ndarray, k: int, stride: int, offset: int) -> list[np.ndarray]:
     """Lists of k items spaced ``stride`` apart along ``order`` (blocks of k·stride, rotated)."""
     n = order.size
@@ -482,6 +552,7 @@ def active(
     budget: float = 1200.0,
     k: int = 10,
     batch: float = 0.5,
+    score: str = "rank",
     strides: tuple[int, ...] = (1, 2, 4, 8),
     prior_sd: float = 3.0,
 ) -> StrategyRun:
@@ -491,10 +562,14 @@ def active(
     2. Then, until the budget is spent: fit the Gaussian posterior over BT strengths with the
        judge's error rates (:func:`~bayes_pairwise.strategies.rating.gaussian_posterior`), sort
        texts by posterior mean, build candidate lists for each spacing in ``strides`` (lists of k
-       texts ``stride`` places apart, at a random offset), score every candidate list by the
-       expected information gain of its k(k−1)/2 implied verdicts
-       (:func:`pair_information`, judge errors included) per unit cost, and run the best
-       non-overlapping lists, up to ``batch`` × (n/k) lists per refit.
+       texts ``stride`` places apart, at a random offset), score every candidate list and run
+       the best non-overlapping lists, up to ``batch`` × (n/k) lists per refit.
+
+    ``score="rank"`` (default) scores a list by the expected reduction of the summed rank
+    variance (:func:`rank_variance_gain`: Spearman's loss, judge errors included);
+    ``score="bald"`` by the expected information gain about the strengths of its k(k−1)/2
+    implied verdicts (:func:`pair_information`), which spends more on the ends of the scale,
+    where a strength error moves a text few ranks.
 
     With ``k = 2`` the calls are pairwise (cost 1 each, positional errors apply).
 
@@ -508,6 +583,8 @@ def active(
     _check("budget", budget, 1.0)
     _check("k", k, 2)
     _check("batch", batch, 0.0)
+    if score not in ("rank", "bald"):
+        raise ValueError(f"score must be 'rank' or 'bald', got {score!r}")
     n = world.n_items
     if k > n:
         raise ValueError(f"k must be <= n_items ({n}), got {k}")
@@ -542,15 +619,18 @@ def active(
             cands.extend(_strided_groups(order, k, st, int(rng.integers(st * k))))
         cands = [g for g in cands if g.size == k]
         g = np.stack(cands)
-        i, j = np.triu_indices(k, 1)
-        md = mean[g[:, i]] - mean[g[:, j]]
-        vd = post.sd[g[:, i]] ** 2 + post.sd[g[:, j]] ** 2
-        score = pair_information(md, vd, eps_p, eps_m).sum(axis=1)
+        if score == "rank":
+            value = rank_variance_gain(mean, post.sd, g, eps_p, eps_m)
+        else:
+            i, j = np.triu_indices(k, 1)
+            md = mean[g[:, i]] - mean[g[:, j]]
+            vd = post.sd[g[:, i]] ** 2 + post.sd[g[:, j]] ** 2
+            value = pair_information(md, vd, eps_p, eps_m).sum(axis=1)
         left = int((budget - log.cost + 1e-9) // unit)
         take = min(per_batch, left)
         used = np.zeros(n, dtype=bool)
         chosen: list[np.ndarray] = []
-        for ci in np.argsort(-score):
+        for ci in np.argsort(-value):
             if len(chosen) >= take:
                 break
             if used[g[ci]].any():

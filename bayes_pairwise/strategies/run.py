@@ -58,7 +58,10 @@ STRATEGIES: dict[str, tuple[Any, dict[str, type]]] = {
         {"rounds": _INT, "streak": _INT, "distinct": _INT, "match": _STR, "window": _FLOAT},
     ),
     "swap-confirm": (policies.swap_confirm, {"rounds": _INT, "match": _STR, "window": _FLOAT}),
-    "active": (policies.active, {"budget": _FLOAT, "k": _INT, "batch": _FLOAT}),
+    "active": (
+        policies.active,
+        {"budget": _FLOAT, "k": _INT, "batch": _FLOAT, "score": _STR},
+    ),
 }
 
 
@@ -134,6 +137,8 @@ def parse_spec(text: str) -> StrategySpec:
             raise ValueError(f"{key}={val!r} in SPEC {text!r} must be {kind}") from None
         if key == "match" and val not in ("similar", "random"):
             raise ValueError(f"match must be 'similar' or 'random' in SPEC {text!r}, got {val!r}")
+        if key == "score" and val not in ("rank", "bald"):
+            raise ValueError(f"score must be 'rank' or 'bald' in SPEC {text!r}, got {val!r}")
     return StrategySpec(text=text, name=name, params=params)
 
 
