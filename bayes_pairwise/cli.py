@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import html
 import json
 import math
 import os
@@ -45,7 +46,7 @@ import pandas as pd
 from bayes_pairwise._version import __version__
 from bayes_pairwise.errors import BayesPairwiseError
 from bayes_pairwise.model_specs import available_models
-from bayes_pairwise.output import atomic_write, check_writable, write_text
+from bayes_pairwise.output import atomic_write, check_writable, markdown_table, write_text
 
 __all__ = ["main"]
 
@@ -839,6 +840,19 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         ratings=[r.strip() for r in args.ratings.split(",") if r.strip()],
         list_model=args.list_model,
     )
+    settings = {
+        "n_items": args.n_items,
+        "distribution": args.distribution,
+        "bias_items": args.bias_items,
+        "bias_shift": args.bias_shift,
+        "list_model": args.list_model,
+        "reps": args.reps,
+        "seed": args.seed,
+    }
+    title = f"{args.n_items} texts, {args.distribution}, t_bias={args.bias_items}"
+    if args.bias_items:
+        title += f" (shift {args.bias_shift:g})"
+    title += f", {args.list_model} lists, {args.reps} reps, seed {args.seed}"
     if out is not None:
         import base64
         import io
@@ -849,10 +863,7 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         ax = plot_rho_vs_cost(df)
-        title = f"{args.n_items} texts, {args.distribution}, t_bias={args.bias_items}"
-        if args.list_model != "copeland":
-            title += f", {args.list_model} lists"
-        ax.set_title(f"{title}, {args.reps} reps")
+        ax.set_title(title, fontsize=9)
         fig = ax.figure
         suffix = out.suffix.lower()
         if suffix in (".png", ".svg", ".pdf"):
@@ -865,12 +876,13 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
             if suffix == ".md":
                 png = out.with_suffix(".png")
                 atomic_write(png, lambda tmp: fig.savefig(tmp, format="png", dpi=120))
-                text = f"# Annotation strategies\n\n![rho vs cost]({png.name})\n\n"
-                text += table.to_markdown(index=False) + "\n"
+                text = f"# Annotation strategies\n\n{title}\n\n![rho vs cost]({png.name})\n\n"
+                text += markdown_table(table) + "\n"
             else:
                 text = (
                     "<!doctype html><meta charset='utf-8'><title>Annotation strategies</title>"
                     "<h1>Annotation strategies: Spearman &rho; against cost</h1>"
+                    f"<p>{html.escape(title)}</p>"
                     f"<img alt='rho vs cost' src='data:image/png;base64,{img}'>"
                     + table.to_html(index=False)
                 )
@@ -878,8 +890,9 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         plt.close(fig)
         _info(f"written {out}")
     if args.json:
-        _print_json({"records": df.to_dict("records")})
+        _print_json({"settings": settings, "records": df.to_dict("records")})
     else:
+        print(title)
         cols = ["strategy", "rating", "cost", "spearman", "spearman_sd", "alpha_score"]
         print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     return 0

@@ -22,11 +22,18 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bayes_pairwise.errors import BayesPairwiseError
 
-__all__ = ["OutputError", "atomic_write", "check_writable", "write_bytes", "write_text"]
+__all__ = [
+    "OutputError",
+    "atomic_write",
+    "check_writable",
+    "markdown_table",
+    "write_bytes",
+    "write_text",
+]
 
 T = TypeVar("T")
 
@@ -270,3 +277,27 @@ def write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-
     '<html></html>'
     """
     return write_bytes(path, text.encode(encoding))
+
+
+def markdown_table(frame: Any) -> str:
+    """A DataFrame as a GitHub-flavoured Markdown table (no index; ``|`` in cells escaped).
+
+    Needs nothing beyond pandas (``DataFrame.to_markdown`` needs the optional ``tabulate``).
+    Numbers are written with ``str``, so round them first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(markdown_table(pd.DataFrame({"strategy": ["a|b"], "rho": [0.5]})))
+    | strategy | rho |
+    |---|---|
+    | a\\|b | 0.5 |
+    """
+
+    def cell(v: Any) -> str:
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    head = "| " + " | ".join(cell(c) for c in frame.columns) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    rows = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([head, rule, *rows])

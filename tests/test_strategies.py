@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -501,8 +502,6 @@ def test_cli_strategies_table_and_spec_error(capsys) -> None:
 
 
 def test_cli_list_model_reaches_the_world(capsys) -> None:
-    import json
-
     from bayes_pairwise.cli import main
 
     args = ["strategies", "--n-items", "60", "--reps", "2", "--seed", "4", "--ratings", "bt"]
@@ -521,3 +520,28 @@ def test_cli_list_model_reaches_the_world(capsys) -> None:
         )
         assert got[model] == pytest.approx(float(want["spearman"].iloc[0]), abs=1e-12)
     assert got["copeland"] != got["thurstone"]
+
+
+def test_cli_strategies_report_states_the_world(tmp_path, capsys) -> None:
+    from bayes_pairwise.cli import main
+
+    out = tmp_path / "rho.md"
+    args = ["strategies", "--n-items", "40", "--reps", "1", "--bias-items", "8", "--ratings"]
+    args += ["bt", "--strategy", "listwise:k=5,rounds=1", "--list-model", "thurstone"]
+    assert main([*args, "--out", str(out), "--json"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert settings == {
+        "n_items": 40,
+        "distribution": "linear",
+        "bias_items": 8,
+        "bias_shift": 200.0,
+        "list_model": "thurstone",
+        "reps": 1,
+        "seed": 0,
+    }
+    text = out.read_text()
+    want = "40 texts, linear, t_bias=8 (shift 200), thurstone lists, 1 reps, seed 0"
+    assert want in text and out.with_suffix(".png").stat().st_size > 1000
+    html_out = tmp_path / "rho.html"
+    assert main([*args, "--out", str(html_out)]) == 0
+    assert want in html_out.read_text() and want in capsys.readouterr().out
