@@ -378,7 +378,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _per_judge(data, fn: Callable[[Any, str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
     out = {}
     for lab, block in data.by_judge():
-        _info(f"  judge {lab} …")
+        _info(f"  judge {lab!r} …")
         out[lab] = fn(block, lab)
     return out
 
@@ -629,13 +629,16 @@ def _fit_text(summary: dict[str, Any]) -> str:
         "tree-depth hits": diag.get("tree_depth_hits"),
         "converged": {True: "yes", False: "NO", None: "n/a"}[diag.get("ok")],
     }
-    if summary.get("method") == "map":  # no sampler: nothing to count
+    if summary.get("method") in ("map", "laplace"):  # no sampler: nothing to count
         for key in ("divergences", "tree-depth hits", "converged"):
             shown.pop(key)
     for key, value in shown.items():
         if value is None:
             continue
-        text = f"{value:.3f}" if isinstance(value, float) else str(value)
+        if key == "min ESS (bulk)":
+            text = f"{value:.0f}"
+        else:
+            text = f"{value:.3f}" if isinstance(value, float) else str(value)
         lines.append(f"{key:>16}: {text}")
     for msg in diag.get("messages", []):
         lines.append(f"{'note':>16}: {msg}")

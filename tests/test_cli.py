@@ -226,6 +226,25 @@ def test_fit_output_is_short_without_all_and_complete_with_it(tmp_path, capsys):
     assert capsys.readouterr().out.count("strength[") == 40
 
 
+def test_fit_fast_text_reports_no_sampler_counts(tmp_path, capsys):
+    """The Laplace fast path has no sampler: no divergences, tree depth or R-hat verdict in the
+    text output; the ESS of its independent draws is a whole number."""
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    path = tmp_path / "d.csv"
+    simulate_round_robin(12, eps=0.1, random_seed=3).frame.to_csv(path, index=False)
+    argv = ["fit", str(path), "--model", "uniform", "--fast", "--seed", "1"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "divergences" not in text and "tree-depth" not in text and "converged" not in text
+    ess = next(line for line in text.splitlines() if "min ESS (bulk):" in line)
+    assert ess.split(":")[1].strip().isdigit()
+    assert "Laplace approximation" in text
+    res = run_json(capsys, [*argv, "--json"])
+    eps_line = next(line for line in text.splitlines() if line.startswith("eps "))
+    assert float(eps_line.split()[1]) == pytest.approx(res["parameters"]["eps"]["mean"], abs=5e-4)
+
+
 def test_help_lists_the_model_choices_and_sampler_defaults(capsys):
     from bayes_pairwise.model_specs import available_models
 
