@@ -14,7 +14,12 @@ import pandas as pd
 import pytest
 
 from bayes_pairwise.data import load_comparisons
-from bayes_pairwise.pymc_models import PositionalBias, UniformError
+from bayes_pairwise.pymc_models import (
+    HierarchicalPositionalBias,
+    HierarchicalUniformError,
+    PositionalBias,
+    UniformError,
+)
 from bayes_pairwise.pymc_models.direct import (
     constrained_draws,
     direct_logp_grad,
@@ -67,6 +72,11 @@ VARIANTS = [
     (UniformError, {}, {"ties": "drop", "contexts": 3}),
     (PositionalBias, {"tie_closeness": True}, {"ties": "model", "labels": True}),
     (UniformError, {}, {"ties": "drop", "labels": True, "judges": 2}),
+    (HierarchicalUniformError, {}, {"ties": "drop", "judges": 3}),
+    (HierarchicalPositionalBias, {}, {"ties": "drop", "judges": 3}),
+    (HierarchicalPositionalBias, {"tie_positional": True}, {"ties": "model", "judges": 2}),
+    (HierarchicalUniformError, {"tie_closeness": True}, {"ties": "model", "contexts": 3}),
+    (HierarchicalPositionalBias, {}, {"ties": "model", "labels": True, "judges": 2}),
 ]
 
 
@@ -131,8 +141,9 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
     )
 
 
-def test_gradient_against_finite_differences_at_a_wide_point() -> None:
-    m = PositionalBias(tie_positional=True, tie_closeness=True)
+@pytest.mark.parametrize("cls", [PositionalBias, HierarchicalPositionalBias])
+def test_gradient_against_finite_differences_at_a_wide_point(cls) -> None:
+    m = cls(tie_positional=True, tie_closeness=True)
     data = _data(5, ties="model", judges=2)
     spec, _ = m.written_out_density(data)
     x = np.random.default_rng(1).normal(0.0, 2.0, spec.n_dim)
@@ -161,9 +172,29 @@ def test_initial_point_is_pymc_style_and_seeded() -> None:
     assert np.isfinite(direct_logp_grad(spec, a)[0])
 
 
+@pytest.mark.parametrize(("cls", "kw", "dkw"), [VARIANTS[2], VARIANTS[3], *VARIANTS[-3:]])
+def test_unjittered_start_is_the_pymc_models_initial_point(cls, kw, dkw) -> None:
+    m = cls(**kw)
+    data = _data(2, **dkw)
+    spec, _ = m.written_out_density(data)
+    start = m.build_model(data).initial_point()
+    want = np.concatenate([np.ravel(start[n]) for n in spec.names])
+    np.testing.assert_allclose(initial_point(spec, 0, jitter=False), want, atol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("cls", "kw", "reason"),
     [
+        (
+            HierarchicalPositionalBias,
+            {"priors": {"eps_mu": {"dist": "Logistic", "mu": -1.0, "s": 1.0}}},
+            "eps_mu",
+        ),
+        (
+            HierarchicalUniformError,
+            {"priors": {"eps_sigma": {"dist": "Exponential", "lam": 1.0}}},
+            "eps_sigma",
+        ),
         (UniformError, {"priors": {"eps": {"dist": "Beta", "alpha": 2.0, "beta": 5.0}}}, "eps"),
         (UniformError, {"priors": {"sigma_s": {"dist": "Exponential", "lam": 0.1}}}, "sigma_s"),
         (UniformError, {"likelihood": "independent"}, "independent"),
@@ -193,20 +224,39 @@ def test_fit_records_how_the_log_density_was_evaluated(mock_sampler) -> None:
 
 
 @pytest.mark.slow
-def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("cls", "kw", "dkw", "names"),
+    [
+        (
+            PositionalBias,
+            {"tie_positional": True, "tie_closeness": True},
+            {"ties": "model", "judges": 2},
+            ("eps_plus", "eps_minus", "tie_rate_plus", "tie_rate_minus", "tie_rate"),
+        ),
+        (
+            HierarchicalPositionalBias,
+            {},
+            {"ties": "model", "judges": 3},
+            ("eps_plus", "eps_minus", "eps_pop_plus", "eps_pop_minus", "eps_sigma", "tie_rate"),
+        ),
+    ],
+)
+def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(
+    monkeypatch, cls, kw, dkw, names
+) -> None:
     """End to end through nutpie: the same posterior of the reported rates from both forms
-    (within Monte Carlo error), for the most involved variant (ties per position, closeness,
-    two judges)."""
+    (within Monte Carlo error), for the most involved variants (ties per position, closeness,
+    two judges; hierarchical judges)."""
     import arviz as az
 
-    data = _data(4, ties="model", judges=2)
-    kw = dict(tie_positional=True, tie_closeness=True, draws=600, tune=600, chains=2)
-    written = PositionalBias(**kw).fit(data, random_seed=3)
+    data = _data(4, **dkw)
+    kw = dict(kw, draws=600, tune=600, chains=2)
+    written = cls(**kw).fit(data, random_seed=3)
     assert written.settings_["log_density"] == "written out"
-    monkeypatch.setattr(PositionalBias, "_direct", lambda self, *a: (None, "test: graph"))
-    graph = PositionalBias(**kw).fit(data, random_seed=3)
+    monkeypatch.setattr(cls, "_direct", lambda self, *a: (None, "test: graph"))
+    graph = cls(**kw).fit(data, random_seed=3)
     assert graph.settings_["log_density"] == "graph (test: graph)"
-    for name in ("eps_plus", "eps_minus", "tie_rate_plus", "tie_rate_minus", "tie_rate"):
+    for name in names:
         a = written.idata_.posterior[name]
         b = graph.idata_.posterior[name]
         se = np.hypot(az.mcse(a).to_array().values, az.mcse(b).to_array().values).ravel()
@@ -222,6 +272,7 @@ def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(monkeypatch) 
     [
         (UniformError, {}, {"ties": "drop", "judges": 2}),
         (PositionalBias, {"tie_positional": True}, {"ties": "model", "contexts": 3}),
+        (HierarchicalPositionalBias, {}, {"ties": "drop", "judges": 3}),
     ],
 )
 def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:

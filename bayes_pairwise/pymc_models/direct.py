@@ -18,8 +18,12 @@ and gradient against ``model.compile_logp`` / ``compile_dlogp`` for every suppor
 Supported: the marginal likelihood with and without ties (one tie rate, per position, with the
 closeness term), gold labels, several judges and several contexts, and the default prior
 families (``sigma_s`` HalfNormal, ``eps`` Uniform or Dirichlet, ``tie_logit`` Logistic,
-``tie_closeness`` HalfNormal). Any other prior falls back to nutpie's compile of the PyMC model;
-:func:`direct_spec` returns the reason.
+``tie_closeness`` HalfNormal); and the hierarchical judges of
+:class:`~bayes_pairwise.pymc_models.HierarchicalUniformError` and
+:class:`~bayes_pairwise.pymc_models.HierarchicalPositionalBias` (``eps_mu`` Normal and
+``eps_sigma`` HalfNormal with scalar parameters; per-judge logits ``eps_mu + eps_sigma · eps_z``,
+through ``0.5 σ(·)`` or the softmax against 0). Any other prior falls back to nutpie's compile
+of the PyMC model; :func:`direct_spec` returns the reason.
 """
 
 from __future__ import annotations
@@ -65,9 +69,10 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _HALF_NORMAL_C = 0.5 * math.log(2.0 / math.pi)
 
 # prior vector: sigma_s scale, eps lower, eps upper, Dirichlet a (3), tie mu, tie s, closeness
-# scale; shape vector: items, judges, contexts, positional, closeness
-_PRIOR_SIZE = 9
-_SHAPE_SIZE = 5
+# scale, eps_mu mean, eps_mu sd, eps_sigma scale; shape vector: items, judges, contexts,
+# positional, closeness, hierarchical
+_PRIOR_SIZE = 12
+_SHAPE_SIZE = 6
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,6 +149,7 @@ def direct_spec(
     closeness: bool,
     priors: dict[str, dict[str, Any]],
     observed: np.ndarray,
+    hierarchical: bool = False,
 ) -> tuple[DirectSpec | None, str]:
     """The :class:`DirectSpec` of an error model, or ``None`` and why it is not supported.
 
@@ -164,6 +170,9 @@ def direct_spec(
         The model's resolved priors.
     observed : int array (P, 2) or (P, 4)
         The model's observed ``wins``.
+    hierarchical : bool
+        Per-judge rates from a population (``eps_mu``, ``eps_sigma``, ``eps_z``) instead of
+        ``eps`` / ``eps_simplex``.
 
     Returns
     -------
@@ -191,12 +200,21 @@ def direct_spec(
         return None, f"sigma_s prior {priors['sigma_s'].get('dist')} (written out: HalfNormal)"
     prior = np.zeros(_PRIOR_SIZE)
     prior[0] = sigma
-    eps = priors["eps"]
-    if positional:
+    if hierarchical:
+        mu, tau = priors["eps_mu"], priors["eps_sigma"]
+        m_mu, m_sd, t_sd = mu.get("mu", 0.0), mu.get("sigma", 1.0), tau.get("sigma", 1.0)
+        if mu.get("dist") != "Normal" or np.ndim(m_mu) or np.ndim(m_sd):
+            return None, "eps_mu prior (written out: Normal with scalar mu and sigma)"
+        if tau.get("dist") != "HalfNormal" or np.ndim(t_sd):
+            return None, "eps_sigma prior (written out: HalfNormal with a scalar sigma)"
+        prior[9], prior[10], prior[11] = float(m_mu), float(m_sd), float(t_sd)
+    elif positional:
+        eps = priors["eps"]
         if eps.get("dist") != "Dirichlet":
             return None, f"eps prior {eps.get('dist')} (written out: Dirichlet)"
         prior[3:6] = np.asarray(eps["a"], dtype=float)
     else:
+        eps = priors["eps"]
         if eps.get("dist") != "Uniform":
             return None, f"eps prior {eps.get('dist')} (written out: Uniform)"
         prior[1], prior[2] = float(eps["lower"]), float(eps["upper"])
@@ -217,8 +235,12 @@ def direct_spec(
     truth = pc.truth if pc.has_truth else np.full(len(pc.i), -1)
     names = ["sigma_s_log__", "z_zerosum__" if n_contexts == 1 else "z"]
     shapes = [(), (n_items - 1 if n_contexts == 1 else n_items,)]
-    names.append("eps_simplex_simplex__" if positional else "eps_interval__")
-    shapes.append((n_judges, 2) if positional else (n_judges,))
+    if hierarchical:
+        names += ["eps_mu", "eps_sigma_log__", "eps_z"]
+        shapes += [(2,), (2,), (n_judges, 2)] if positional else [(), (), (n_judges,)]
+    else:
+        names.append("eps_simplex_simplex__" if positional else "eps_interval__")
+        shapes.append((n_judges, 2) if positional else (n_judges,))
     if ties:
         names.append("tie_logit")  # untransformed: its shape must match its dims in the model
         shapes.append((n_judges, 2) if ties == 2 else (n_judges,))
@@ -228,7 +250,8 @@ def direct_spec(
     spec = DirectSpec(
         ties=int(ties),
         shape=np.array(
-            [n_items, n_judges, n_contexts, int(positional), int(closeness)], dtype=np.int64
+            [n_items, n_judges, n_contexts, int(positional), int(closeness), int(hierarchical)],
+            dtype=np.int64,
         ),
         prior=prior,
         i=_data(pc.i, np.int64),
@@ -297,16 +320,18 @@ def _total(v: np.ndarray) -> float:
 
 @numba.njit(inline="always", **_JIT)
 def _layout(shape: np.ndarray, ties: int) -> tuple:
-    """Sizes and flags, and where eps, the tie logits and the closeness start in ``x``."""
+    """Sizes and flags, and where the rates, the tie logits and the closeness start in ``x``."""
     n = shape[0]
     nj = shape[1]
     nc = shape[2]
     positional = shape[3] != 0
     closeness = shape[4] != 0
+    hier = shape[5] != 0
+    nr = 2 if positional else 1  # error logits per judge
     oe = 1 + (n - 1 if nc == 1 else n)  # after sigma_s and z
-    ot = oe + (2 * nj if positional else nj)
+    ot = oe + (nr * (nj + 2) if hier else nr * nj)  # hierarchical: mu (nr), log tau (nr), z
     oc = ot + ((2 * nj if ties == 2 else nj) if ties else 0)
-    return n, nj, nc, positional, closeness, oe, ot, oc
+    return n, nj, nc, positional, closeness, hier, nr, oe, ot, oc
 
 
 @numba.njit(**_JIT)
@@ -323,7 +348,7 @@ def _before(
     ties: int,
 ) -> tuple:
     """The priors (log-density and gradient into ``grad``) and the kernel's inputs."""
-    n, nj, nc, positional, closeness, oe, ot, oc = _layout(shape, ties)
+    n, nj, nc, positional, closeness, hier, nr, oe, ot, oc = _layout(shape, ties)
     oz = 1
     for k in range(grad.shape[0]):
         grad[k] = 0.0
@@ -369,7 +394,44 @@ def _before(
     ep = np.empty(nj)
     em = np.empty(nj)
     probs = np.empty((nj, 3))
-    if positional:
+    if hier:
+        # eps_mu ~ Normal, eps_sigma ~ HalfNormal (log), eps_z ~ Normal(0, 1); logits mu + tau z
+        m0 = prior[9]
+        s0 = prior[10]
+        t_scale = prior[11]
+        oz_e = oe + 2 * nr
+        for r in range(nr):
+            zm = (x[oe + r] - m0) / s0
+            lp += -0.5 * zm * zm - math.log(s0) - 0.5 * _LOG_2PI
+            grad[oe + r] = -zm / s0
+            u_t = x[oe + nr + r]
+            rt = (math.exp(u_t) / t_scale) ** 2
+            lp += _HALF_NORMAL_C - math.log(t_scale) - 0.5 * rt + u_t
+            grad[oe + nr + r] = 1.0 - rt
+        for k in range(nr * nj):
+            zz = x[oz_e + k]
+            lp += -0.5 * zz * zz - 0.5 * _LOG_2PI
+            grad[oz_e + k] = -zz
+        for q in range(nj):
+            a_0 = x[oe] + math.exp(x[oe + nr]) * x[oz_e + nr * q]
+            if positional:
+                a_1 = x[oe + 1] + math.exp(x[oe + 3]) * x[oz_e + 2 * q + 1]
+                top = max(a_0, max(a_1, 0.0))
+                e1 = math.exp(a_0 - top)
+                e2 = math.exp(a_1 - top)
+                e3 = math.exp(-top)
+                tot = e1 + e2 + e3
+                probs[q, 0] = e1 / tot
+                probs[q, 1] = e2 / tot
+                probs[q, 2] = e3 / tot
+                ep[q] = probs[q, 0]
+                em[q] = probs[q, 1]
+            else:
+                s_a = _sigmoid(a_0)
+                probs[q, 0] = s_a
+                ep[q] = 0.5 * s_a
+                em[q] = ep[q]
+    elif positional:
         a0, a1, a2 = prior[3], prior[4], prior[5]
         lp += nj * (
             math.lgamma(a0 + a1 + a2)
@@ -455,7 +517,7 @@ def _after(
     """Add the pair rows' log-likelihood and take the gradient back to ``x``."""
     lr, g_d, g_ep, g_em, g_tp, g_tm = kernel_out
     d, z, sig, probs, beta = forward
-    n, nj, nc, positional, closeness, oe, ot, oc = _layout(shape, ties)
+    n, nj, nc, positional, closeness, hier, nr, oe, ot, oc = _layout(shape, ties)
     oz = 1
     p_rows = ii.shape[0]
     if rows.shape[0] == p_rows:
@@ -487,7 +549,22 @@ def _after(
         g_s[ii[r]] += g_d[r]
         g_s[jj[r]] -= g_d[r]
     # back through the rates
-    if positional:
+    if hier:
+        oz_e = oe + 2 * nr
+        for q in range(nj):
+            for r in range(nr):
+                if positional:
+                    both = gp[q] * probs[q, 0] + gm[q] * probs[q, 1]
+                    g_a = probs[q, r] * ((gp[q] if r == 0 else gm[q]) - both)  # softmax
+                else:
+                    s_a = probs[q, 0]
+                    g_a = (gp[q] + gm[q]) * 0.5 * s_a * (1.0 - s_a)
+                tau = math.exp(x[oe + nr + r])
+                zz = x[oz_e + nr * q + r]
+                grad[oe + r] += g_a
+                grad[oe + nr + r] += g_a * zz * tau
+                grad[oz_e + nr * q + r] += g_a * tau
+    elif positional:
         a0, a1, a2 = prior[3], prior[4], prior[5]
         a_sum = a0 + a1 + a2
         for q in range(nj):
@@ -663,6 +740,11 @@ def initial_point(spec: DirectSpec, seed: int, *, jitter: bool = True) -> np.nda
         start = by_name["eps_simplex_simplex__"]
         for q in range(int(spec.shape[1])):
             base[start + 2 * q : start + 2 * q + 2] = log_p[:2] - log_p.mean()
+    if "eps_mu" in by_name:  # Normal at its mean, HalfNormal at its scale, z at zero
+        k = spec.sizes[spec.names.index("eps_mu")]
+        base[by_name["eps_mu"] : by_name["eps_mu"] + k] = spec.prior[9]
+        start = by_name["eps_sigma_log__"]
+        base[start : start + k] = math.log(spec.prior[11])
     if "tie_logit" in by_name:
         k = spec.sizes[spec.names.index("tie_logit")]
         base[by_name["tie_logit"] : by_name["tie_logit"] + k] = spec.prior[6]
@@ -745,7 +827,7 @@ def constrained_draws(
         ``sigma_s``, ``z``, ``strength``, ``eps`` or ``eps_simplex``/``eps_plus``/``eps_minus``,
         and the tie variables of the variant, named and shaped as in the PyMC model.
     """
-    n_items, n_judges, n_contexts, positional, closeness = (int(v) for v in spec.shape)
+    n_items, n_judges, n_contexts, positional, closeness, hier = (int(v) for v in spec.shape)
     lead = np.shape(values["sigma_s_log__"])  # a scalar variable: its shape is the leading dims
     values = {n: np.reshape(values[n], (*lead, -1)) for n in spec.names}
     out: dict[str, np.ndarray] = {"sigma_s": np.exp(values["sigma_s_log__"][..., 0])}
@@ -764,7 +846,24 @@ def constrained_draws(
     out["z"] = z
     out["strength"] = out["sigma_s"][..., None] * centred
     lead = z.shape[:-1]
-    if positional:
+    if hier:
+        nr = 2 if positional else 1
+        mu = values["eps_mu"]  # (*lead, nr)
+        tau = np.exp(values["eps_sigma_log__"])
+        zr = values["eps_z"].reshape(*lead, n_judges, nr)
+        logits = mu[..., None, :] + tau[..., None, :] * zr
+        if positional:
+            out["eps_mu"], out["eps_sigma"], out["eps_z"] = mu, tau, zr
+            for key, lg in (("", logits), ("_pop", mu)):
+                full = np.concatenate([lg, np.zeros((*lg.shape[:-1], 1))], axis=-1)
+                e = np.exp(full - full.max(-1, keepdims=True))
+                p = e / e.sum(-1, keepdims=True)
+                out[f"eps{key}_plus"], out[f"eps{key}_minus"] = p[..., 0], p[..., 1]
+        else:
+            out["eps_mu"], out["eps_sigma"], out["eps_z"] = mu[..., 0], tau[..., 0], zr[..., 0]
+            out["eps"] = 0.5 * _sig(logits[..., 0])
+            out["eps_pop"] = 0.5 * _sig(mu[..., 0])
+    elif positional:
         y = values["eps_simplex_simplex__"].reshape(*lead, n_judges, 2)
         v = np.concatenate([y, -y.sum(-1, keepdims=True)], axis=-1)
         e = np.exp(v - v.max(-1, keepdims=True))

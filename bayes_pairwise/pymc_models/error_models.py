@@ -209,10 +209,16 @@ class _ErrorModel(BayesianPairwiseModel):
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError
 
+    #: The rate parameterisation :mod:`~bayes_pairwise.pymc_models.direct` writes out for this
+    #: very class ("flat" or "hierarchical"); read from the class's own namespace, so that a
+    #: subclass that builds another model falls back to the graph unless it says otherwise.
+    direct_rates: ClassVar[str | None] = None
+
     def _direct(
         self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
     ) -> tuple[DirectSpec | None, str]:
-        if type(self) not in (UniformError, PositionalBias):  # a subclass builds another model
+        rates = type(self).__dict__.get("direct_rates")
+        if rates is None:  # a subclass builds another model
             return super()._direct(data, priors, likelihood)
         if likelihood != "marginal":
             return None, f"the {likelihood!r} likelihood"
@@ -230,6 +236,7 @@ class _ErrorModel(BayesianPairwiseModel):
             closeness=tie_model and self.tie_closeness,
             priors=priors,
             observed=_observed(pc, tie_model),
+            hierarchical=rates == "hierarchical",
         )
 
     def _tie_block(
@@ -408,6 +415,7 @@ class UniformError(_ErrorModel):
     default_spec: ClassVar[str] = "uniform"
     reported: ClassVar[tuple[str, ...]] = ("eps", *TIE_REPORTED)
     positional: ClassVar[bool] = False
+    direct_rates: ClassVar[str | None] = "flat"
     _eps_kind: ClassVar[str] = "half_rate"
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
@@ -467,6 +475,7 @@ class PositionalBias(_ErrorModel):
     default_spec: ClassVar[str] = "positional"
     reported: ClassVar[tuple[str, ...]] = ("eps_plus", "eps_minus", *TIE_REPORTED)
     positional: ClassVar[bool] = True
+    direct_rates: ClassVar[str | None] = "flat"
     _eps_kind: ClassVar[str] = "simplex3"
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:

@@ -56,6 +56,7 @@ class HierarchicalUniformError(UniformError):
 
     default_spec: ClassVar[str] = "uniform_hierarchical"
     reported: ClassVar[tuple[str, ...]] = ("eps", "eps_pop", "eps_sigma", *TIE_REPORTED)
+    direct_rates: ClassVar[str | None] = "hierarchical"
 
     @property
     def prior_kinds(self) -> dict[str, str]:
@@ -96,6 +97,7 @@ class HierarchicalPositionalBias(PositionalBias):
     """
 
     default_spec: ClassVar[str] = "positional_hierarchical"
+    direct_rates: ClassVar[str | None] = "hierarchical"
     reported: ClassVar[tuple[str, ...]] = (
         "eps_plus",
         "eps_minus",
