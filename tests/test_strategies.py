@@ -28,6 +28,7 @@ from bayes_pairwise.strategies import (
     pair_information,
     pairwise,
     parse_spec,
+    propose_lists,
     rank_variance_gain,
     rho_vs_cost_data,
     run_strategies,
@@ -545,3 +546,62 @@ def test_cli_strategies_report_states_the_world(tmp_path, capsys) -> None:
     html_out = tmp_path / "rho.html"
     assert main([*args, "--out", str(html_out)]) == 0
     assert want in html_out.read_text() and want in capsys.readouterr().out
+
+
+def _list_log(world, rng, groups) -> pd.DataFrame:
+    """A real-looking log: each ranked list as its implied pairs, better text first."""
+    first, second = implied_pairs(world.rank_lists(np.stack(groups), rng))
+    names = [f"t{i:03d}" for i in range(world.n_items)]
+    return pd.DataFrame(
+        {
+            "first": [names[i] for i in first],
+            "second": [names[i] for i in second],
+            "outcome": "first",
+        }
+    )
+
+
+def test_propose_lists_on_a_real_log() -> None:
+    """One step of the active strategy on a loaded log: disjoint lists of k in posterior order,
+    scored as rank_variance_gain scores them; texts never seen come first, in random lists."""
+    world = simulate_annotation(100, random_seed=4)
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(100)
+    # every text once (a random first round), then a second round on 60 texts only
+    log = _list_log(world, rng, list(perm.reshape(10, 10)))
+    data = bp.load_comparisons(log)
+    prop = propose_lists(data, 5, k=10, random_seed=1)
+    flat = [t for lst in prop.lists for t in lst]
+    assert len(prop.lists) == 5 and all(len(lst) == 10 for lst in prop.lists)
+    assert len(set(flat)) == 50 and set(flat) <= set(data.items)
+    idx = {name: i for i, name in enumerate(data.items)}
+    for lst in prop.lists:  # best first by the posterior
+        m = prop.posterior.mean[[idx[t] for t in lst]]
+        assert np.all(np.diff(m) <= 0)
+    g = np.array([[idx[t] for t in lst] for lst in prop.lists])
+    want = rank_variance_gain(prop.posterior.mean, prop.posterior.sd, g)
+    np.testing.assert_allclose(prop.value, want, rtol=1e-12)
+    assert np.all(np.diff(prop.value) <= 1e-12)  # greedy: best first
+    assert propose_lists(data, 5, k=10, random_seed=1).lists == prop.lists  # seeded
+    with pytest.raises(ValueError, match="need 110 texts"):
+        propose_lists(data, 11, k=10)
+    with pytest.raises(TypeError, match="Comparisons"):
+        propose_lists(log, 2)
+    with pytest.raises(ValueError, match="score"):
+        propose_lists(data, 2, score="ucb")
+
+
+def test_propose_lists_puts_unseen_texts_first() -> None:
+    """Texts whose only verdicts were dropped ties are known but unmeasured: they come first,
+    in random lists with no score; the rest of the proposal is scored."""
+    world = simulate_annotation(60, random_seed=2)
+    rng = np.random.default_rng(3)
+    log = _list_log(world, rng, [np.arange(k, k + 10) for k in range(0, 40, 10)])
+    new = [f"t{i:03d}" for i in range(40, 60)]
+    extra = pd.DataFrame({"first": new, "second": "t000", "outcome": "tie"})
+    data = bp.load_comparisons(pd.concat([log, extra], ignore_index=True), ties="drop")
+    assert data.n_items == 60
+    prop = propose_lists(data, 3, k=10, random_seed=0)
+    assert set(prop.lists[0]) | set(prop.lists[1]) == set(new)
+    assert np.isnan(prop.value[:2]).all() and np.isfinite(prop.value[2])
+    assert not set(prop.lists[2]) & set(new)

@@ -11,6 +11,7 @@ Examples
 
 from bayes_pairwise.strategies.cost import ALPHA, alpha_scores, listwise_cost, pairwise_cost
 from bayes_pairwise.strategies.policies import (
+    ListProposal,
     StrategyRun,
     active,
     implied_pairs,
@@ -19,6 +20,7 @@ from bayes_pairwise.strategies.policies import (
     pair_fisher_information,
     pair_information,
     pairwise,
+    propose_lists,
     rank_variance_gain,
     streak_prune,
     streak_update,
@@ -66,6 +68,7 @@ __all__ = [
     "TAU",
     "AnnotationWorld",
     "GaussianPosterior",
+    "ListProposal",
     "StrategyRun",
     "StrategySpec",
     "TrueSkillEnv",
@@ -87,6 +90,7 @@ __all__ = [
     "pairwise_cost",
     "parse_spec",
     "plot_rho_vs_cost",
+    "propose_lists",
     "rank_variance_gain",
     "rho_vs_cost_data",
     "run_strategies",

@@ -18,11 +18,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from bayes_pairwise.data import Comparisons
 from bayes_pairwise.strategies.cost import listwise_cost
-from bayes_pairwise.strategies.rating import ELO_START, elo_update, gaussian_posterior
+from bayes_pairwise.strategies.rating import (
+    ELO_START,
+    GaussianPosterior,
+    elo_update,
+    gaussian_posterior,
+)
 from bayes_pairwise.strategies.simulate import AnnotationWorld
 
 __all__ = [
+    "ListProposal",
     "StrategyRun",
     "active",
     "implied_pairs",
@@ -31,6 +38,7 @@ __all__ = [
     "pair_fisher_information",
     "pair_information",
     "pairwise",
+    "propose_lists",
     "rank_variance_gain",
     "streak_prune",
     "streak_update",
@@ -546,6 +554,162 @@ def _strided_groups(order: np.ndarray, k: int, stride: int, offset: int) -> list
     return groups
 
 
+def _choose_lists(
+    post: GaussianPosterior,
+    k: int,
+    take: int,
+    score: str,
+    strides: tuple[int, ...],
+    eps_plus: float,
+    eps_minus: float,
+    rng: np.random.Generator,
+    exclude: np.ndarray | None = None,
+) -> tuple[list[np.ndarray], list[float]]:
+    """The ``take`` best disjoint candidate lists of k (strided along the posterior order)."""
+    mean = post.mean
+    n = mean.size
+    order = np.argsort(mean + rng.random(n) * 1e-9)
+    cands: list[np.ndarray] = []
+    for st in strides:
+        if st * k > n:
+            continue
+        cands.extend(_strided_groups(order, k, st, int(rng.integers(st * k))))
+    cands = [g for g in cands if g.size == k]
+    if not cands or take < 1:
+        return [], []
+    g = np.stack(cands)
+    if score == "rank":
+        value = rank_variance_gain(mean, post.sd, g, eps_plus, eps_minus)
+    else:
+        i, j = np.triu_indices(k, 1)
+        md = mean[g[:, i]] - mean[g[:, j]]
+        vd = post.sd[g[:, i]] ** 2 + post.sd[g[:, j]] ** 2
+        value = pair_information(md, vd, eps_plus, eps_minus).sum(axis=1)
+    used = np.zeros(n, dtype=bool) if exclude is None else exclude.copy()
+    chosen: list[np.ndarray] = []
+    values: list[float] = []
+    for ci in np.argsort(-value):
+        if len(chosen) >= take:
+            break
+        if used[g[ci]].any():
+            continue
+        used[g[ci]] = True
+        chosen.append(g[ci])
+        values.append(float(value[ci]))
+    return chosen, values
+
+
+@dataclass(frozen=True, eq=False)
+class ListProposal:
+    """The next lists to send to a judge (:func:`propose_lists`).
+
+    Attributes
+    ----------
+    lists : tuple of tuple of str
+        Item labels of each proposed list, in the current posterior order (best first).
+    value : ndarray
+        Each list's score: the expected reduction of the summed rank variance (``score="rank"``)
+        or the expected information gain in nats (``"bald"``); NaN for a list of texts not seen
+        yet (chosen at random, before any scored list).
+    posterior : GaussianPosterior
+        The posterior the lists were chosen from (strengths by the data's item order).
+    """
+
+    lists: tuple[tuple[str, ...], ...]
+    value: np.ndarray
+    posterior: GaussianPosterior
+
+
+def propose_lists(
+    data: Comparisons,
+    n_lists: int,
+    *,
+    k: int = 10,
+    score: str = "rank",
+    eps_plus: float = 0.0,
+    eps_minus: float = 0.0,
+    strides: tuple[int, ...] = (1, 2, 4, 8),
+    prior_sd: float = 3.0,
+    random_seed: int | np.random.Generator = 0,
+) -> ListProposal:
+    """The next ``n_lists`` lists of ``k`` texts to rank, chosen from a real comparison log.
+
+    One step of the :func:`active` strategy on your own data: the Gaussian posterior over
+    Bradley–Terry strengths of the verdicts so far (with the judge's error rates), then the best
+    disjoint candidate lists by ``score``. Texts without any verdict come first, in random lists
+    (nothing is known about them; the simulated strategy's first round). Send the lists to the
+    judge, append the verdicts (a ranking of k texts: its k(k − 1)/2 implied pairs, better text
+    first, outcome ``"first"``), load again and repeat.
+
+    Parameters
+    ----------
+    data : Comparisons
+        The log so far (:func:`bayes_pairwise.load_comparisons`); ties count half each way.
+    n_lists : int
+        How many lists to propose (at most ``n_items // k``: the lists are disjoint).
+    k : int
+        Texts per list (2: pairs; cost k/2 per list in the paper's accounting).
+    score : {"rank", "bald"}
+        As in :func:`active`.
+    eps_plus, eps_minus : float
+        The judge's error rates on a verdict (e.g. a fitted model's posterior means).
+    strides, prior_sd
+        Candidate spacings along the posterior order, and the strengths' prior sd.
+    random_seed : int or Generator
+
+    Returns
+    -------
+    ListProposal
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "c", "d", "a", "c"],
+    ...                    "second": ["b", "c", "d", "e", "c", "e"],
+    ...                    "outcome": ["first"] * 6})
+    >>> prop = propose_lists(load_comparisons(df), 1, k=3, random_seed=1)
+    >>> len(prop.lists), len(prop.lists[0])
+    (1, 3)
+    """
+    if not isinstance(data, Comparisons):
+        raise TypeError(
+            "propose_lists expects a Comparisons object (bayes_pairwise.load_comparisons), "
+            f"got {type(data).__name__}"
+        )
+    _check("k", k, 2)
+    _check("n_lists", n_lists, 1)
+    if score not in ("rank", "bald"):
+        raise ValueError(f"score must be 'rank' or 'bald', got {score!r}")
+    n = data.n_items
+    if n_lists * k > n:
+        raise ValueError(
+            f"{n_lists} disjoint lists of {k} need {n_lists * k} texts; the data have {n}"
+        )
+    rng = np.random.default_rng(random_seed)
+    f = np.asarray(data.first, dtype=np.int64)
+    s = np.asarray(data.second, dtype=np.int64)
+    o = np.asarray(data.outcome, dtype=float)
+    post = gaussian_posterior(f, s, o, n, eps_plus=eps_plus, eps_minus=eps_minus, prior_sd=prior_sd)
+    seen = np.zeros(n, dtype=bool)
+    seen[f] = True
+    seen[s] = True
+    unseen = rng.permutation(np.flatnonzero(~seen))
+    fresh = [unseen[a : a + k] for a in range(0, unseen.size - k + 1, k)][:n_lists]
+    used = np.zeros(n, dtype=bool)
+    for g in fresh:
+        used[g] = True
+    scored, values = _choose_lists(
+        post, k, n_lists - len(fresh), score, strides, eps_plus, eps_minus, rng, exclude=used
+    )
+    lists = []
+    for g in [*fresh, *scored]:
+        g = g[np.argsort(-post.mean[g], kind="stable")]
+        lists.append(tuple(data.items[int(x)] for x in g))
+    value = np.array([np.nan] * len(fresh) + values)
+    return ListProposal(lists=tuple(lists), value=value, posterior=post)
+
+
 def active(
     world: AnnotationWorld,
     rng: np.random.Generator,
@@ -611,32 +775,8 @@ def active(
             f, s, o, n, eps_plus=eps_p, eps_minus=eps_m, prior_sd=prior_sd, init=mean
         )
         mean = post.mean
-        order = np.argsort(mean + rng.random(n) * 1e-9)
-        cands: list[np.ndarray] = []
-        for st in strides:
-            if st * k > n:
-                continue
-            cands.extend(_strided_groups(order, k, st, int(rng.integers(st * k))))
-        cands = [g for g in cands if g.size == k]
-        g = np.stack(cands)
-        if score == "rank":
-            value = rank_variance_gain(mean, post.sd, g, eps_p, eps_m)
-        else:
-            i, j = np.triu_indices(k, 1)
-            md = mean[g[:, i]] - mean[g[:, j]]
-            vd = post.sd[g[:, i]] ** 2 + post.sd[g[:, j]] ** 2
-            value = pair_information(md, vd, eps_p, eps_m).sum(axis=1)
         left = int((budget - log.cost + 1e-9) // unit)
-        take = min(per_batch, left)
-        used = np.zeros(n, dtype=bool)
-        chosen: list[np.ndarray] = []
-        for ci in np.argsort(-value):
-            if len(chosen) >= take:
-                break
-            if used[g[ci]].any():
-                continue
-            used[g[ci]] = True
-            chosen.append(g[ci])
+        chosen, _ = _choose_lists(post, k, min(per_batch, left), score, strides, eps_p, eps_m, rng)
         if not chosen:
             break
         run_groups(chosen)
