@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import bayes_pairwise as bp
+from bayes_pairwise import spearman_rho
 from bayes_pairwise.strategies import (
     TAU,
     active,
@@ -605,3 +606,24 @@ def test_propose_lists_puts_unseen_texts_first() -> None:
     assert set(prop.lists[0]) | set(prop.lists[1]) == set(new)
     assert np.isnan(prop.value[:2]).all() and np.isfinite(prop.value[2])
     assert not set(prop.lists[2]) & set(new)
+
+
+def test_positional_rates_only_where_a_verdict_has_a_shown_order() -> None:
+    """ε₊/ε₋ flip pairwise calls; lists and confirmed-in-both-orders verdicts have no order, so
+    their ``bayes`` rating (and the active posterior) must not apply positional rates."""
+    from bayes_pairwise.strategies.run import run_strategy
+
+    world = simulate_annotation(120, eps_plus=0.05, eps_minus=0.25, random_seed=1)
+    for spec, positional in (
+        ("pairwise:rounds=4", True),
+        ("listwise:k=6,rounds=2", False),
+        ("swap-confirm:rounds=2", False),
+    ):
+        run, _ = run_strategy(spec, world, np.random.default_rng(0), ["bt"])
+        assert run.positional is positional, spec
+        _, rho = run_strategy(spec, world, np.random.default_rng(0), ["bayes"])
+        eps = (0.05, 0.25) if positional else (0.0, 0.0)
+        post = gaussian_posterior(
+            run.first, run.second, run.outcome, 120, eps_plus=eps[0], eps_minus=eps[1]
+        )
+        assert rho["bayes"] == pytest.approx(spearman_rho(post.mean, world.latent), abs=1e-12)

@@ -66,6 +66,10 @@ class StrategyRun:
         Online Elo ratings at the end.
     posterior_mean : ndarray or None
         The active strategy's final posterior mean (None for the others).
+    positional : bool
+        True when every verdict is (shown first, shown second) of a pairwise call, so the
+        judge's positional error rates apply to it; False for the implied pairs of ranked lists
+        (better text first; a list shows no pair in an order).
     """
 
     first: np.ndarray
@@ -75,6 +79,7 @@ class StrategyRun:
     calls: int
     elo: np.ndarray
     posterior_mean: np.ndarray | None = None
+    positional: bool = True
 
     @property
     def n_pairs(self) -> int:
@@ -90,8 +95,18 @@ class _Log:
         self.cost = 0.0
         self.calls = 0
         self.elo = np.full(n, ELO_START)
+        self.positional = True
 
-    def add(self, f: np.ndarray, s: np.ndarray, o: np.ndarray, cost: float, calls: int) -> None:
+    def add(
+        self,
+        f: np.ndarray,
+        s: np.ndarray,
+        o: np.ndarray,
+        cost: float,
+        calls: int,
+        positional: bool = True,
+    ) -> None:
+        self.positional = self.positional and positional
         self.f.append(f)
         self.s.append(s)
         self.o.append(o)
@@ -107,7 +122,9 @@ class _Log:
 
     def run(self, posterior_mean: np.ndarray | None = None) -> StrategyRun:
         f, s, o = self.arrays()
-        return StrategyRun(f, s, o, float(self.cost), int(self.calls), self.elo, posterior_mean)
+        return StrategyRun(
+            f, s, o, float(self.cost), int(self.calls), self.elo, posterior_mean, self.positional
+        )
 
 
 def _check(name: str, value: float, lo: float, hi: float | None = None) -> None:
@@ -355,7 +372,7 @@ def _rank_groups(
     if not fs:
         return
     f, s = np.concatenate(fs), np.concatenate(ss)
-    log.add(f, s, np.ones(f.size), cost=listwise_cost(sizes), calls=len(sizes))
+    log.add(f, s, np.ones(f.size), cost=listwise_cost(sizes), calls=len(sizes), positional=False)
 
 
 def listwise(
@@ -432,7 +449,8 @@ def swap_confirm(
         o1 = world.compare(f, s, rng)
         o2 = 1.0 - world.compare(s, f, rng)  # in (f, s) terms
         o = np.where(o1 == o2, o1, 0.5)
-        log.add(f, s, o, cost=2.0 * f.size, calls=2 * int(f.size))
+        # a confirmed verdict was asked in both orders: no positional error rate applies
+        log.add(f, s, o, cost=2.0 * f.size, calls=2 * int(f.size), positional=False)
     return log.run()
 
 
@@ -754,7 +772,8 @@ def active(
         raise ValueError(f"k must be <= n_items ({n}), got {k}")
     unit = k / 2.0
     log = _Log(n)
-    eps_p, eps_m = world.eps_plus, world.eps_minus
+    # the judge's positional flips hit pairwise calls; a list's implied pairs have no order
+    eps_p, eps_m = (world.eps_plus, world.eps_minus) if k == 2 else (0.0, 0.0)
 
     def run_groups(groups: list[np.ndarray]) -> None:
         if k == 2:

@@ -155,13 +155,15 @@ def _ratings(run: policies.StrategyRun, world: Any, which: Sequence[str]) -> dic
         if run.posterior_mean is not None:
             out["bayes"] = run.posterior_mean
         else:
-            out["bayes"] = gaussian_posterior(  # the judge's error rates are known
+            # the judge's error rates are known; they hit pairwise calls, not implied pairs
+            pos = run.positional
+            out["bayes"] = gaussian_posterior(
                 run.first,
                 run.second,
                 run.outcome,
                 n,
-                eps_plus=world.eps_plus,
-                eps_minus=world.eps_minus,
+                eps_plus=world.eps_plus if pos else 0.0,
+                eps_minus=world.eps_minus if pos else 0.0,
             ).mean
     return out
 
