@@ -274,7 +274,12 @@ def _load_data(args: argparse.Namespace):
 
     name = args.data
     bundled = _is_bundled(name)
-    model_ties = bundled or getattr(args, "command", None) in ("fit", "compare", "report")
+    model_ties = bundled or getattr(args, "command", None) in (
+        "fit",
+        "compare",
+        "report",
+        "propose",
+    )
     ties = args.ties or ("model" if model_ties else "error")
     if bundled:
         if getattr(args, "truth_column", None):
@@ -901,6 +906,45 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_propose(args: argparse.Namespace) -> int:
+    from bayes_pairwise.strategies.policies import propose_lists
+
+    _check_data_args(args)
+    data = _load_data(args)
+    if args.eps_plus + args.eps_minus >= 1.0:
+        raise BayesPairwiseError("--eps-plus + --eps-minus must be below 1")
+    _info(f"proposing {args.lists} list(s) of {args.k} from {data!r} …")
+    try:
+        prop = propose_lists(
+            data,
+            args.lists,
+            k=args.k,
+            score=args.score,
+            eps_plus=args.eps_plus,
+            eps_minus=args.eps_minus,
+            random_seed=args.seed,
+        )
+    except ValueError as exc:
+        raise BayesPairwiseError(str(exc)) from None
+    what = "expected reduction of the summed rank variance" if args.score == "rank" else "nats"
+    values = [None if math.isnan(v) else float(v) for v in prop.value]
+    if args.json:
+        _print_json(
+            {
+                "lists": [list(lst) for lst in prop.lists],
+                "value": values,
+                "value_unit": what,
+                "settings": {"k": args.k, "score": args.score, "seed": args.seed},
+            }
+        )
+    else:
+        for n, (lst, v) in enumerate(zip(prop.lists, values, strict=True), start=1):
+            tag = "new texts, not scored" if v is None else f"{what} {v:.4g}"
+            print(f"list {n} ({tag}): {', '.join(lst)}")
+        print("each list best first by the current posterior; rank it, append its implied pairs")
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 # --------------------------------------------------------------------------- model checking
 def _write_verdicts(path: str, model: Any, data: Any) -> None:
@@ -1171,6 +1215,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_sbc)
+
+    p = sub.add_parser(
+        "propose",
+        help="the next lists of texts to rank, chosen from your log by the active strategy",
+    )
+    _add_data_args(p)
+    p.add_argument("--lists", type=_int_type(1), default=10, help="how many lists (default 10)")
+    p.add_argument("--k", type=_int_type(2), default=10, help="texts per list (default 10)")
+    p.add_argument(
+        "--score",
+        choices=("rank", "bald"),
+        default="rank",
+        help="rank: expected reduction of the summed rank variance (default); bald: "
+        "expected information gain about the strengths",
+    )
+    p.add_argument("--eps-plus", type=_RATE, default=0.0, help="the judge's error, better first")
+    p.add_argument("--eps-minus", type=_RATE, default=0.0, help="the judge's error, better second")
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_propose)
 
     p = sub.add_parser(
         "strategies", help="simulate cost-aware annotation strategies (rho against cost)"

@@ -627,3 +627,22 @@ def test_positional_rates_only_where_a_verdict_has_a_shown_order() -> None:
             run.first, run.second, run.outcome, 120, eps_plus=eps[0], eps_minus=eps[1]
         )
         assert rho["bayes"] == pytest.approx(spearman_rho(post.mean, world.latent), abs=1e-12)
+
+
+def test_cli_propose_lists(tmp_path, capsys) -> None:
+    from bayes_pairwise.cli import main
+
+    world = simulate_annotation(40, random_seed=6)
+    log = _list_log(world, np.random.default_rng(1), list(np.arange(40).reshape(4, 10)))
+    path = tmp_path / "lists.csv"
+    log.to_csv(path, index=False)
+    assert main(["propose", str(path), "--lists", "3", "--k", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = propose_lists(bp.load_comparisons(log), 3, k=8, random_seed=0)
+    assert out["lists"] == [list(lst) for lst in want.lists]
+    np.testing.assert_allclose(out["value"], want.value, rtol=1e-12)
+    assert main(["propose", str(path), "--lists", "3", "--k", "8"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("\nlist ") == 2 and ", ".join(want.lists[0]) in text
+    assert main(["propose", str(path), "--lists", "6", "--k", "8"]) == 2
+    assert "need 48 texts; the data have 40" in capsys.readouterr().err
