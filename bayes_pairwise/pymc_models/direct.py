@@ -308,6 +308,17 @@ def _sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
+@numba.njit(inline="always", **_JIT)
+def _softmax3(y1: float, y2: float, y3: float) -> tuple:
+    """softmax(y1, y2, y3) and its log-normaliser, without overflow."""
+    top = max(y1, max(y2, y3))
+    e1 = math.exp(y1 - top)
+    e2 = math.exp(y2 - top)
+    e3 = math.exp(y3 - top)
+    tot = e1 + e2 + e3
+    return e1 / tot, e2 / tot, e3 / tot, top + math.log(tot)
+
+
 @numba.njit(**_SUM_JIT)  # not inlined by numba: its fast-math flags would be the caller's
 def _total(v: np.ndarray) -> float:
     """Sum of a vector, reassociated so that it vectorises (rounding differs from a serial sum
@@ -416,14 +427,7 @@ def _before(
             a_0 = x[oe] + math.exp(x[oe + nr]) * x[oz_e + nr * q]
             if positional:
                 a_1 = x[oe + 1] + math.exp(x[oe + 3]) * x[oz_e + 2 * q + 1]
-                top = max(a_0, max(a_1, 0.0))
-                e1 = math.exp(a_0 - top)
-                e2 = math.exp(a_1 - top)
-                e3 = math.exp(-top)
-                tot = e1 + e2 + e3
-                probs[q, 0] = e1 / tot
-                probs[q, 1] = e2 / tot
-                probs[q, 2] = e3 / tot
+                probs[q, 0], probs[q, 1], probs[q, 2], _ = _softmax3(a_0, a_1, 0.0)
                 ep[q] = probs[q, 0]
                 em[q] = probs[q, 1]
             else:
@@ -444,17 +448,9 @@ def _before(
             y1 = x[oe + 2 * q]
             y2 = x[oe + 2 * q + 1]
             y3 = -y1 - y2
-            top = max(y1, max(y2, y3))
-            e1 = math.exp(y1 - top)
-            e2 = math.exp(y2 - top)
-            e3 = math.exp(y3 - top)
-            tot = e1 + e2 + e3
-            lse = top + math.log(tot)
+            probs[q, 0], probs[q, 1], probs[q, 2], lse = _softmax3(y1, y2, y3)
             # Dirichlet density and the simplex Jacobian: sum_k a_k log p_k (+ constants)
             lp += a0 * (y1 - lse) + a1 * (y2 - lse) + a2 * (y3 - lse)
-            probs[q, 0] = e1 / tot
-            probs[q, 1] = e2 / tot
-            probs[q, 2] = e3 / tot
             ep[q] = probs[q, 0]
             em[q] = probs[q, 1]
     else:
