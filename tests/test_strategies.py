@@ -590,6 +590,11 @@ def test_propose_lists_on_a_real_log() -> None:
         propose_lists(log, 2)
     with pytest.raises(ValueError, match="score"):
         propose_lists(data, 2, score="ucb")
+    prd = bp.datasets.load("prd_vicuna80", ties="half")
+    with pytest.raises(ValueError, match="80 contexts"):
+        propose_lists(prd, 1, k=3)
+    one = prd.for_context(prd.contexts[0])
+    assert len(propose_lists(one, 1, k=3).lists[0]) == 3
 
 
 def test_propose_lists_puts_unseen_texts_first() -> None:

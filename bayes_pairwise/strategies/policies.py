@@ -662,7 +662,8 @@ def propose_lists(
     Parameters
     ----------
     data : Comparisons
-        The log so far (:func:`bayes_pairwise.load_comparisons`); ties count half each way.
+        The log so far (:func:`bayes_pairwise.load_comparisons`), one context; ties count half
+        each way, and the verdicts of several judges are pooled.
     n_lists : int
         How many lists to propose (at most ``n_items // k``: the lists are disjoint).
     k : int
@@ -699,6 +700,11 @@ def propose_lists(
     _check("n_lists", n_lists, 1)
     if score not in ("rank", "bald"):
         raise ValueError(f"score must be 'rank' or 'bald', got {score!r}")
+    if data.n_contexts > 1:
+        raise ValueError(
+            f"the data hold {data.n_contexts} contexts, and a list must not mix texts of "
+            "different contexts; propose for one at a time (data.for_context(name))"
+        )
     n = data.n_items
     if n_lists * k > n:
         raise ValueError(
