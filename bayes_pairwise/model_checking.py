@@ -691,8 +691,8 @@ def sbc(
         Print ``sbc MODEL: k/S`` lines on stderr, or call ``progress(done, total)``.
     nuts_sampler : {"auto", "nutpie", "pymc"}
         The NUTS implementation of each fit. ``"auto"``: nutpie when the model's log-density is
-        written out (the uniform and positional models and their hierarchical variants, with
-        their default prior families,
+        written out (the uniform and positional models, their hierarchical and pair-difficulty
+        variants, with their default prior families,
         :meth:`~bayes_pairwise.pymc_models.base.BayesianPairwiseModel.written_out_density`:
         nothing is compiled per simulated log), else PyMC's sampler, which reuses PyTensor's
         compiled C code from one log to the next where nutpie would compile each log anew.

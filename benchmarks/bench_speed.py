@@ -124,7 +124,7 @@ def _written_out_logp_grad(data, point):
     spec, _ = UniformError().written_out_density(data)
     x = np.concatenate([np.ravel(a) for a in point])
     _, grad = direct_logp_grad(spec, x)
-    fn = entry(spec.ties)
+    fn = entry(spec.form)
     # the spec stays referenced by the closure: the user-data block points into it
     return (lambda: fn(x, grad, spec.user_data)), ()
 

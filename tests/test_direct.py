@@ -18,6 +18,8 @@ from bayes_pairwise.pymc_models import (
     HierarchicalPositionalBias,
     HierarchicalUniformError,
     PositionalBias,
+    PositionalDifficulty,
+    UniformDifficulty,
     UniformError,
 )
 from bayes_pairwise.pymc_models.direct import (
@@ -77,6 +79,10 @@ VARIANTS = [
     (HierarchicalPositionalBias, {"tie_positional": True}, {"ties": "model", "judges": 2}),
     (HierarchicalUniformError, {"tie_closeness": True}, {"ties": "model", "contexts": 3}),
     (HierarchicalPositionalBias, {}, {"ties": "model", "labels": True, "judges": 2}),
+    (PositionalDifficulty, {}, {"ties": "drop", "labels": True}),
+    (PositionalDifficulty, {"tie_positional": True}, {"ties": "model", "judges": 2}),
+    (UniformDifficulty, {"tie_closeness": True}, {"ties": "model", "labels": True}),
+    (UniformDifficulty, {}, {"ties": "drop", "contexts": 3, "judges": 2}),
 ]
 
 
@@ -141,7 +147,7 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
     )
 
 
-@pytest.mark.parametrize("cls", [PositionalBias, HierarchicalPositionalBias])
+@pytest.mark.parametrize("cls", [PositionalBias, HierarchicalPositionalBias, PositionalDifficulty])
 def test_gradient_against_finite_differences_at_a_wide_point(cls) -> None:
     m = cls(tie_positional=True, tie_closeness=True)
     data = _data(5, ties="model", judges=2)
@@ -172,7 +178,9 @@ def test_initial_point_is_pymc_style_and_seeded() -> None:
     assert np.isfinite(direct_logp_grad(spec, a)[0])
 
 
-@pytest.mark.parametrize(("cls", "kw", "dkw"), [VARIANTS[2], VARIANTS[3], *VARIANTS[-3:]])
+@pytest.mark.parametrize(
+    ("cls", "kw", "dkw"), [VARIANTS[2], VARIANTS[3], VARIANTS[12], VARIANTS[13], *VARIANTS[-3:]]
+)
 def test_unjittered_start_is_the_pymc_models_initial_point(cls, kw, dkw) -> None:
     m = cls(**kw)
     data = _data(2, **dkw)
@@ -194,6 +202,11 @@ def test_unjittered_start_is_the_pymc_models_initial_point(cls, kw, dkw) -> None
             HierarchicalUniformError,
             {"priors": {"eps_sigma": {"dist": "Exponential", "lam": 1.0}}},
             "eps_sigma",
+        ),
+        (
+            PositionalDifficulty,
+            {"priors": {"hard_share": {"dist": "Beta", "alpha": 1.0, "beta": 4.0}}},
+            "hard_share",
         ),
         (UniformError, {"priors": {"eps": {"dist": "Beta", "alpha": 2.0, "beta": 5.0}}}, "eps"),
         (UniformError, {"priors": {"sigma_s": {"dist": "Exponential", "lam": 0.1}}}, "sigma_s"),
@@ -239,6 +252,12 @@ def test_fit_records_how_the_log_density_was_evaluated(mock_sampler) -> None:
             {"ties": "model", "judges": 3},
             ("eps_plus", "eps_minus", "eps_pop_plus", "eps_pop_minus", "eps_sigma", "tie_rate"),
         ),
+        (
+            PositionalDifficulty,
+            {},
+            {"ties": "model", "labels": True},
+            ("eps_plus", "eps_minus", "eps_hard", "hard_share", "tie_rate"),
+        ),
     ],
 )
 def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(
@@ -273,6 +292,7 @@ def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(
         (UniformError, {}, {"ties": "drop", "judges": 2}),
         (PositionalBias, {"tie_positional": True}, {"ties": "model", "contexts": 3}),
         (HierarchicalPositionalBias, {}, {"ties": "drop", "judges": 3}),
+        (UniformDifficulty, {}, {"ties": "model", "labels": True}),
     ],
 )
 def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:

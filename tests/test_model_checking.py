@@ -128,7 +128,7 @@ def test_sbc_auto_sampler_and_a_chosen_one_is_kept(mock_sampler):
     kw = dict(n_items=3, sims=1, random_seed=2, draws=10, tune=0, chains=1, n_jobs=1)
     sbc("uniform", progress=False, **kw)
     sbc("uniform_hierarchical", n_judges=2, progress=False, **kw)
-    sbc("uniform_difficulty", progress=False, **kw)
+    sbc("biased_bt", progress=False, **kw)
     sbc("uniform", progress=False, nuts_sampler="pymc", **kw)
     assert [c["nuts_sampler"] for c in mock_sampler] == ["nutpie", "nutpie", "pymc", "pymc"]
     assert mock_sampler[0]["direct"] is not None and mock_sampler[1]["direct"] is not None

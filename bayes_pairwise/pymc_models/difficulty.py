@@ -266,6 +266,7 @@ class PositionalDifficulty(PositionalBias):
     """
 
     default_spec: ClassVar[str] = "positional_difficulty"
+    direct_rates: ClassVar[str | None] = "difficulty"
     likelihoods: ClassVar[tuple[str, ...]] = ("marginal",)
     reported: ClassVar[tuple[str, ...]] = (
         "eps_plus",
@@ -489,6 +490,7 @@ class UniformDifficulty(PositionalDifficulty):
     """
 
     default_spec: ClassVar[str] = "uniform_difficulty"
+    direct_rates: ClassVar[str | None] = "difficulty"
     reported: ClassVar[tuple[str, ...]] = (
         "eps",
         "eps_easy",

@@ -22,8 +22,11 @@ families (``sigma_s`` HalfNormal, ``eps`` Uniform or Dirichlet, ``tie_logit`` Lo
 :class:`~bayes_pairwise.pymc_models.HierarchicalUniformError` and
 :class:`~bayes_pairwise.pymc_models.HierarchicalPositionalBias` (``eps_mu`` Normal and
 ``eps_sigma`` HalfNormal with scalar parameters; per-judge logits ``eps_mu + eps_sigma · eps_z``,
-through ``0.5 σ(·)`` or the softmax against 0). Any other prior falls back to nutpie's compile
-of the PyMC model; :func:`direct_spec` returns the reason.
+through ``0.5 σ(·)`` or the softmax against 0); and the pair-difficulty mixture of
+:class:`~bayes_pairwise.pymc_models.PositionalDifficulty` and
+:class:`~bayes_pairwise.pymc_models.UniformDifficulty` (``hard_share`` Uniform, ``hard_logit``
+Logistic; its rows through :func:`difficulty_rows`, a numba kernel of its own). Any other prior
+falls back to nutpie's compile of the PyMC model; :func:`direct_spec` returns the reason.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ __all__ = [
     "USER_DATA_SIZE",
     "DirectSpec",
     "constrained_draws",
+    "difficulty_rows",
     "direct_logp_grad",
     "direct_spec",
     "entry",
@@ -69,10 +73,10 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _HALF_NORMAL_C = 0.5 * math.log(2.0 / math.pi)
 
 # prior vector: sigma_s scale, eps lower, eps upper, Dirichlet a (3), tie mu, tie s, closeness
-# scale, eps_mu mean, eps_mu sd, eps_sigma scale; shape vector: items, judges, contexts,
-# positional, closeness, hierarchical
-_PRIOR_SIZE = 12
-_SHAPE_SIZE = 6
+# scale, eps_mu mean, eps_mu sd, eps_sigma scale, hard_share lower, upper, hard_logit mu, s;
+# shape vector: items, judges, contexts, positional, closeness, hierarchical, difficulty
+_PRIOR_SIZE = 16
+_SHAPE_SIZE = 7
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,6 +99,12 @@ class DirectSpec:
     context_size: np.ndarray
     names: tuple[str, ...]  # value variables, in PyMC's order
     shapes: tuple[tuple[int, ...], ...]  # the value variables' shapes, as in the PyMC model
+
+    @property
+    def form(self) -> int:
+        """Which compiled entry evaluates it: the tie form, plus 3 for the pair-difficulty
+        mixture (:func:`entry`)."""
+        return self.ties + 3 * int(self.shape[6])
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -150,6 +160,7 @@ def direct_spec(
     priors: dict[str, dict[str, Any]],
     observed: np.ndarray,
     hierarchical: bool = False,
+    difficulty: bool = False,
 ) -> tuple[DirectSpec | None, str]:
     """The :class:`DirectSpec` of an error model, or ``None`` and why it is not supported.
 
@@ -173,6 +184,11 @@ def direct_spec(
     hierarchical : bool
         Per-judge rates from a population (``eps_mu``, ``eps_sigma``, ``eps_z``) instead of
         ``eps`` / ``eps_simplex``.
+    difficulty : bool
+        The pair-difficulty mixture (:class:`~bayes_pairwise.pymc_models.PositionalDifficulty`,
+        :class:`~bayes_pairwise.pymc_models.UniformDifficulty`): easy rates as above (the
+        uniform one named ``eps_easy``), ``hard_share`` (Uniform) and ``hard_logit``
+        (Logistic) per judge.
 
     Returns
     -------
@@ -218,6 +234,14 @@ def direct_spec(
         if eps.get("dist") != "Uniform":
             return None, f"eps prior {eps.get('dist')} (written out: Uniform)"
         prior[1], prior[2] = float(eps["lower"]), float(eps["upper"])
+    if difficulty:
+        share, logit_h = priors["hard_share"], priors["hard_logit"]
+        if share.get("dist") != "Uniform":
+            return None, f"hard_share prior {share.get('dist')} (written out: Uniform)"
+        if logit_h.get("dist") != "Logistic":
+            return None, f"hard_logit prior {logit_h.get('dist')} (written out: Logistic)"
+        prior[12], prior[13] = float(share["lower"]), float(share["upper"])
+        prior[14], prior[15] = float(logit_h.get("mu", 0.0)), float(logit_h.get("s", 1.0))
     if ties:
         tie = priors["tie_logit"]
         if tie.get("dist") != "Logistic":
@@ -239,8 +263,12 @@ def direct_spec(
         names += ["eps_mu", "eps_sigma_log__", "eps_z"]
         shapes += [(2,), (2,), (n_judges, 2)] if positional else [(), (), (n_judges,)]
     else:
-        names.append("eps_simplex_simplex__" if positional else "eps_interval__")
+        flat = "eps_easy_interval__" if difficulty else "eps_interval__"
+        names.append("eps_simplex_simplex__" if positional else flat)
         shapes.append((n_judges, 2) if positional else (n_judges,))
+    if difficulty:
+        names += ["hard_share_interval__", "hard_logit"]
+        shapes += [(n_judges,), (n_judges,)]
     if ties:
         names.append("tie_logit")  # untransformed: its shape must match its dims in the model
         shapes.append((n_judges, 2) if ties == 2 else (n_judges,))
@@ -250,7 +278,15 @@ def direct_spec(
     spec = DirectSpec(
         ties=int(ties),
         shape=np.array(
-            [n_items, n_judges, n_contexts, int(positional), int(closeness), int(hierarchical)],
+            [
+                n_items,
+                n_judges,
+                n_contexts,
+                int(positional),
+                int(closeness),
+                int(hierarchical),
+                int(difficulty),
+            ],
             dtype=np.int64,
         ),
         prior=prior,
@@ -338,11 +374,13 @@ def _layout(shape: np.ndarray, ties: int) -> tuple:
     positional = shape[3] != 0
     closeness = shape[4] != 0
     hier = shape[5] != 0
+    diff = shape[6] != 0
     nr = 2 if positional else 1  # error logits per judge
     oe = 1 + (n - 1 if nc == 1 else n)  # after sigma_s and z
-    ot = oe + (nr * (nj + 2) if hier else nr * nj)  # hierarchical: mu (nr), log tau (nr), z
+    oh = oe + (nr * (nj + 2) if hier else nr * nj)  # hierarchical: mu (nr), log tau (nr), z
+    ot = oh + (2 * nj if diff else 0)  # difficulty: hard_share, hard_logit per judge
     oc = ot + ((2 * nj if ties == 2 else nj) if ties else 0)
-    return n, nj, nc, positional, closeness, hier, nr, oe, ot, oc
+    return n, nj, nc, positional, closeness, hier, diff, nr, oe, oh, ot, oc
 
 
 @numba.njit(**_JIT)
@@ -359,7 +397,7 @@ def _before(
     ties: int,
 ) -> tuple:
     """The priors (log-density and gradient into ``grad``) and the kernel's inputs."""
-    n, nj, nc, positional, closeness, hier, nr, oe, ot, oc = _layout(shape, ties)
+    n, nj, nc, positional, closeness, hier, diff, nr, oe, oh, ot, oc = _layout(shape, ties)
     oz = 1
     for k in range(grad.shape[0]):
         grad[k] = 0.0
@@ -464,6 +502,29 @@ def _before(
             em[q] = ep[q]
             lp += -2.0 * _softplus(-t) - t  # Uniform density and the interval Jacobian
             grad[oe + q] = 1.0 - 2.0 * s_t
+    # pair difficulty: hard_share ~ Uniform (interval), hard_logit ~ Logistic;
+    # eps_hard = floor + (1 - floor) sigmoid(hard_logit), floor = max(eps_plus, eps_minus)
+    eh = np.empty(nj if diff else 0)
+    pi = np.empty(nj if diff else 0)
+    sh = np.empty(nj if diff else 0)
+    if diff:
+        lo_h = prior[12]
+        w_h = prior[13] - prior[12]
+        mu_h = prior[14]
+        s_h = prior[15]
+        for q in range(nj):
+            t = x[oh + q]
+            s_t = _sigmoid(t)
+            pi[q] = lo_h + w_h * s_t
+            lp += -2.0 * _softplus(-t) - t
+            grad[oh + q] = 1.0 - 2.0 * s_t
+            u = x[oh + nj + q]
+            zt = (u - mu_h) / s_h
+            lp += -zt - math.log(s_h) - 2.0 * _softplus(-zt)
+            grad[oh + nj + q] = (1.0 - 2.0 * _sigmoid(zt)) / s_h
+            sh[q] = _sigmoid(u)
+            floor = max(ep[q], em[q])
+            eh[q] = floor + (1.0 - floor) * sh[q]
     # tie logits per row
     eta_p = np.empty(p_rows if ties else 0)
     eta_m = np.empty(p_rows if ties == 2 else 0)
@@ -490,7 +551,7 @@ def _before(
             eta_p[r] = x[ot + step * q] - shrink
             if ties == 2:
                 eta_m[r] = x[ot + step * q + 1] - shrink
-    return lp, (d, ep, em, eta_p, eta_m), (d, z, sig, probs, beta)
+    return lp, (d, ep, em, eta_p, eta_m, eh, pi), (d, z, sig, probs, beta, ep, em, sh)
 
 
 @numba.njit(**_JIT)
@@ -511,9 +572,9 @@ def _after(
     rows: np.ndarray,
 ) -> float:
     """Add the pair rows' log-likelihood and take the gradient back to ``x``."""
-    lr, g_d, g_ep, g_em, g_tp, g_tm = kernel_out
-    d, z, sig, probs, beta = forward
-    n, nj, nc, positional, closeness, hier, nr, oe, ot, oc = _layout(shape, ties)
+    lr, g_d, g_ep, g_em, g_tp, g_tm, g_eh, g_pi = kernel_out
+    d, z, sig, probs, beta, ep, em, sh = forward
+    n, nj, nc, positional, closeness, hier, diff, nr, oe, oh, ot, oc = _layout(shape, ties)
     oz = 1
     p_rows = ii.shape[0]
     if rows.shape[0] == p_rows:
@@ -544,6 +605,22 @@ def _after(
     for r in range(p_rows):
         g_s[ii[r]] += g_d[r]
         g_s[jj[r]] -= g_d[r]
+    if diff:  # back through eps_hard and hard_share, per judge
+        gh = np.zeros(nj)
+        gpi = np.zeros(nj)
+        for r in range(p_rows):
+            gh[judge[r]] += g_eh[r]
+            gpi[judge[r]] += g_pi[r]
+        w_h = prior[13] - prior[12]
+        for q in range(nj):
+            s_t = _sigmoid(x[oh + q])
+            grad[oh + q] += gpi[q] * w_h * s_t * (1.0 - s_t)
+            floor = max(ep[q], em[q])
+            grad[oh + nj + q] += gh[q] * (1.0 - floor) * sh[q] * (1.0 - sh[q])
+            if ep[q] >= em[q]:  # the floor's partial goes to the larger rate (PyTensor's rule)
+                gp[q] += gh[q] * (1.0 - sh[q])
+            else:
+                gm[q] += gh[q] * (1.0 - sh[q])
     # back through the rates
     if hier:
         oz_e = oe + 2 * nr
@@ -607,9 +684,8 @@ def _logp_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0)
     out = _K0(*inputs[:3], *_read_only(q, t, n, c))
-    return _after(
-        x, grad, sh, pr, i, j, q, cx, cs, 0, lp, (*out, out[0][:0], out[0][:0]), fwd, rows
-    )
+    e = out[0][:0]
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, lp, (*out, e, e, e, e), fwd, rows)
 
 
 @numba.njit(**_JIT)
@@ -617,14 +693,182 @@ def _logp_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1)
     out = _K1(*inputs[:4], *_read_only(q, t, n, c))
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, lp, (*out, out[0][:0]), fwd, rows)
+    e = out[0][:0]
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, lp, (*out, e, e, e), fwd, rows)
 
 
 @numba.njit(**_JIT)
 def _logp_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2)
-    out = _K2(*inputs, *_read_only(q, t, n, c))
+    out = _K2(*inputs[:5], *_read_only(q, t, n, c))
+    e = out[0][:0]
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, lp, (*out, e, e), fwd, rows)
+
+
+@numba.njit(inline="always", **_JIT)
+def _logaddexp(a: float, b: float) -> tuple:
+    """log(e^a + e^b) and the weight of b, e^b / (e^a + e^b)."""
+    if a >= b:
+        e = math.exp(b - a)
+        return a + math.log1p(e), e / (1.0 + e)
+    e = math.exp(a - b)
+    return b + math.log1p(e), 1.0 / (1.0 + e)
+
+
+@numba.njit(**_JIT)
+def difficulty_rows(
+    d: np.ndarray,
+    ep: np.ndarray,
+    em: np.ndarray,
+    eh: np.ndarray,
+    pi: np.ndarray,
+    eta_p: np.ndarray,
+    eta_m: np.ndarray,
+    judge: np.ndarray,
+    truth: np.ndarray,
+    counts: np.ndarray,
+    coef: np.ndarray,
+    ties: int,
+) -> tuple:
+    """Log-probability of every pair row of the pair-difficulty mixture and its partials.
+
+    :func:`~bayes_pairwise.pymc_models.difficulty.difficulty_logp` per row, written out: given
+    T the counts are easy (ε₊, ε₋) with probability 1 − π and hard (η in both orders) with
+    probability π; the ties do not depend on the difficulty; T is summed out (or known). Same
+    count rows and coefficients as :func:`~bayes_pairwise.pymc_models.fused.pair_logp_kernel`.
+
+    Returns
+    -------
+    logp, d_d, d_ep, d_em, d_eta_p, d_eta_m, d_eh, d_pi : float arrays (P,)
+        The tie partials are empty without ties (``d_eta_m`` unless ``ties == 2``).
+
+    Examples
+    --------
+    With no hard pairs (π → 0) it is the positional model's row:
+
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit
+    >>> counts, coef = count_rows(np.array([[2, 1]]), np.array([[3, 2]]))
+    >>> one = lambda v: np.array([v])
+    >>> out = difficulty_rows(one(0.4), one(0.1), one(0.3), one(0.6), one(1e-12), np.zeros(0),
+    ...                       np.zeros(0), one(0), one(-1), counts, coef, 0)
+    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
+    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
+    >>> bool(np.isclose(out[0][0], by_hand))
+    True
+    """
+    n_rows = d.shape[0]
+    logp = np.empty(n_rows)
+    g_d = np.empty(n_rows)
+    g_ep = np.empty(n_rows)
+    g_em = np.empty(n_rows)
+    g_eh = np.empty(n_rows)
+    g_pi = np.empty(n_rows)
+    g_tp = np.empty(n_rows if ties else 0)
+    g_tm = np.empty(n_rows if ties == 2 else 0)
+    for r in range(n_rows):
+        q = judge[r]
+        n1 = counts[0, r]
+        f1 = counts[1, r]
+        n2 = counts[2, r]
+        f2 = counts[3, r]
+        p_ = ep[q]
+        m_ = em[q]
+        h_ = eh[q]
+        l1p, lp_ = math.log1p(-p_), math.log(p_)
+        l1m, lm = math.log1p(-m_), math.log(m_)
+        l1h, lh = math.log1p(-h_), math.log(h_)
+        l1pi, lpi = math.log1p(-pi[q]), math.log(pi[q])
+        right = n1 + n2
+        wrong = f1 + f2
+        a_e = n1 * l1p + f1 * lp_ + n2 * l1m + f2 * lm
+        b_e = n1 * lm + f1 * l1m + n2 * lp_ + f2 * l1p
+        a_mix, ra = _logaddexp(l1pi + a_e, lpi + right * l1h + wrong * lh)
+        b_mix, rb = _logaddexp(l1pi + b_e, lpi + right * lh + wrong * l1h)
+        a_t = 0.0
+        b_t = 0.0
+        tp = 0.0
+        tm = 0.0
+        if ties:
+            t1 = counts[4, r]
+            t2 = counts[5, r]
+            kp = n1 + f1 + t1
+            km = n2 + f2 + t2
+            xp = eta_p[r]
+            spp = _softplus(xp)
+            tp = _sigmoid(xp)
+            if ties == 2:
+                xm = eta_m[r]
+                spm = _softplus(xm)
+                tm = _sigmoid(xm)
+                a_t = t1 * xp + t2 * xm - kp * spp - km * spm
+                b_t = t1 * xm + t2 * xp - kp * spm - km * spp
+            else:
+                a_t = (t1 + t2) * xp - (kp + km) * spp
+                b_t = a_t
+        big_a = a_mix + a_t
+        big_b = b_mix + b_t
+        dr = d[r]
+        code = truth[r]
+        ls = -_softplus(-dr)  # log sigma(d)
+        lsn = -_softplus(dr)
+        if code == 1:
+            logp[r] = coef[r] + ls + big_a
+            w = 1.0
+        elif code == 0:
+            logp[r] = coef[r] + lsn + big_b
+            w = 0.0
+        else:
+            tot, wb = _logaddexp(ls + big_a, lsn + big_b)
+            logp[r] = coef[r] + tot
+            w = 1.0 - wb
+        v = 1.0 - w
+        g_d[r] = w - _sigmoid(dr)
+        wa = w * (1.0 - ra)
+        vb = v * (1.0 - rb)
+        g_ep[r] = wa * (f1 / p_ - n1 / (1.0 - p_)) + vb * (n2 / p_ - f2 / (1.0 - p_))
+        g_em[r] = wa * (f2 / m_ - n2 / (1.0 - m_)) + vb * (n1 / m_ - f1 / (1.0 - m_))
+        g_eh[r] = w * ra * (wrong / h_ - right / (1.0 - h_)) + v * rb * (
+            right / h_ - wrong / (1.0 - h_)
+        )
+        g_pi[r] = w * (ra / pi[q] - (1.0 - ra) / (1.0 - pi[q])) + v * (
+            rb / pi[q] - (1.0 - rb) / (1.0 - pi[q])
+        )
+        if ties:
+            t1 = counts[4, r]
+            t2 = counts[5, r]
+            kp = n1 + f1 + t1
+            km = n2 + f2 + t2
+            if ties == 2:
+                g_tp[r] = w * (t1 - kp * tp) + v * (t2 - km * tp)
+                g_tm[r] = w * (t2 - km * tm) + v * (t1 - kp * tm)
+            else:
+                g_tp[r] = (t1 + t2) - (kp + km) * tp
+    return logp, g_d, g_ep, g_em, g_tp, g_tm, g_eh, g_pi
+
+
+@numba.njit(**_JIT)
+def _logp_diff_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0)
+    out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 0)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, lp, out, fwd, rows)
+
+
+@numba.njit(**_JIT)
+def _logp_diff_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1)
+    out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 1)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, lp, out, fwd, rows)
+
+
+@numba.njit(**_JIT)
+def _logp_diff_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2)
+    out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 2)
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, lp, out, fwd, rows)
 
 
@@ -675,12 +919,20 @@ def source_version() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-_ENTRIES = (_logp_ties0, _logp_ties1, _logp_ties2)
+_ENTRIES = (
+    _logp_ties0,
+    _logp_ties1,
+    _logp_ties2,
+    _logp_diff_ties0,
+    _logp_diff_ties1,
+    _logp_diff_ties2,
+)
 
 
-def entry(ties: int) -> Any:
-    """The numba entry ``(x, grad, user_data) -> logp`` of a tie form (the callbacks call it)."""
-    return _ENTRIES[ties]
+def entry(form: int) -> Any:
+    """The numba entry ``(x, grad, user_data) -> logp`` of a form (:attr:`DirectSpec.form`:
+    the tie form, plus 3 for the pair-difficulty mixture); the callbacks call it."""
+    return _ENTRIES[form]
 
 
 def direct_logp_grad(
@@ -717,7 +969,7 @@ def direct_logp_grad(
     if rows is not None and (rows.shape != spec.i.shape or rows.dtype != np.float64):
         raise ValueError(f"rows must be a float64 array of shape {spec.i.shape}")
     grad = np.zeros(spec.n_dim)
-    lp = _ENTRIES[spec.ties](x, grad, _user_data(spec, rows))
+    lp = _ENTRIES[spec.form](x, grad, _user_data(spec, rows))
     return float(lp), grad
 
 
@@ -741,6 +993,9 @@ def initial_point(spec: DirectSpec, seed: int, *, jitter: bool = True) -> np.nda
         base[by_name["eps_mu"] : by_name["eps_mu"] + k] = spec.prior[9]
         start = by_name["eps_sigma_log__"]
         base[start : start + k] = math.log(spec.prior[11])
+    if "hard_logit" in by_name:
+        k = spec.sizes[spec.names.index("hard_logit")]
+        base[by_name["hard_logit"] : by_name["hard_logit"] + k] = spec.prior[14]
     if "tie_logit" in by_name:
         k = spec.sizes[spec.names.index("tie_logit")]
         base[by_name["tie_logit"] : by_name["tie_logit"] + k] = spec.prior[6]
@@ -823,7 +1078,7 @@ def constrained_draws(
         ``sigma_s``, ``z``, ``strength``, ``eps`` or ``eps_simplex``/``eps_plus``/``eps_minus``,
         and the tie variables of the variant, named and shaped as in the PyMC model.
     """
-    n_items, n_judges, n_contexts, positional, closeness, hier = (int(v) for v in spec.shape)
+    n_items, n_judges, n_contexts, positional, closeness, hier, diff = (int(v) for v in spec.shape)
     lead = np.shape(values["sigma_s_log__"])  # a scalar variable: its shape is the leading dims
     values = {n: np.reshape(values[n], (*lead, -1)) for n in spec.names}
     out: dict[str, np.ndarray] = {"sigma_s": np.exp(values["sigma_s_log__"][..., 0])}
@@ -869,7 +1124,26 @@ def constrained_draws(
         out["eps_minus"] = p[..., 1]
     else:
         lo, hi = spec.prior[1], spec.prior[2]
-        out["eps"] = lo + (hi - lo) * _sig(values["eps_interval__"])
+        name = "eps_easy" if diff else "eps"
+        out[name] = lo + (hi - lo) * _sig(values[f"{name}_interval__"])
+    if diff:  # the easy rates, the hard rate and share, and the whole log's rates
+        ep, em = (out.pop("eps_plus"), out.pop("eps_minus")) if positional else (None, None)
+        if positional:
+            out["eps_plus_easy"], out["eps_minus_easy"] = ep, em
+            floor = np.maximum(ep, em)
+        else:
+            ep = em = floor = out["eps_easy"]
+        lo_h, hi_h = spec.prior[12], spec.prior[13]
+        pi = lo_h + (hi_h - lo_h) * _sig(values["hard_share_interval__"])
+        out["hard_share"] = pi
+        out["hard_logit"] = values["hard_logit"]
+        eh = floor + (1.0 - floor) * _sig(values["hard_logit"])
+        out["eps_hard"] = eh
+        if positional:
+            out["eps_plus"] = (1.0 - pi) * ep + pi * eh
+            out["eps_minus"] = (1.0 - pi) * em + pi * eh
+        else:
+            out["eps"] = (1.0 - pi) * ep + pi * eh
     if not spec.ties:
         return out
     logit = values["tie_logit"]
@@ -957,7 +1231,8 @@ def pointwise_log_likelihood(
     ----------
     spec : DirectSpec
     values : dict
-        ``strength``, ``eps`` (or ``eps_plus`` and ``eps_minus``) and, with ties, ``tie_logit``
+        ``strength``, ``eps`` (or ``eps_plus`` and ``eps_minus``; for the pair-difficulty
+        mixture the easy rates, ``eps_hard`` and ``hard_share``) and, with ties, ``tie_logit``
         (and ``tie_closeness``), with the same leading (chain, draw) dims.
     chunk : int
         Draws per block of row inputs.
@@ -970,8 +1245,15 @@ def pointwise_log_likelihood(
     strength = np.asarray(values["strength"])
     lead = strength.shape[:-1]
     flat_s = strength.reshape(-1, strength.shape[-1])
-    plus = values["eps_plus"] if "eps_plus" in values else values["eps"]
-    minus = values["eps_minus"] if "eps_minus" in values else values["eps"]
+    diff = bool(spec.shape[6])
+    if diff:  # the kernel takes the easy rates, the hard rate and the hard share
+        plus = values["eps_plus_easy"] if "eps_plus_easy" in values else values["eps_easy"]
+        minus = values["eps_minus_easy"] if "eps_minus_easy" in values else values["eps_easy"]
+        eh = np.asarray(values["eps_hard"], dtype=float).reshape(-1, n_judges)
+        pi = np.asarray(values["hard_share"], dtype=float).reshape(-1, n_judges)
+    else:
+        plus = values["eps_plus"] if "eps_plus" in values else values["eps"]
+        minus = values["eps_minus"] if "eps_minus" in values else values["eps"]
     ep = np.asarray(plus, dtype=float).reshape(-1, n_judges)
     em = np.asarray(minus, dtype=float).reshape(-1, n_judges)
     a_plus = a_minus = beta = None
@@ -989,16 +1271,26 @@ def pointwise_log_likelihood(
             None if beta is None else beta[part],
         )
         for k in range(d.shape[0]):
+            tp = empty if eta_p is None else eta_p[k]
+            tm = empty if eta_m is None or spec.ties < 2 else eta_m[k]
+            if diff:
+                out[lo + k] = difficulty_rows(
+                    d[k],
+                    ep[lo + k],
+                    em[lo + k],
+                    eh[lo + k],
+                    pi[lo + k],
+                    tp,
+                    tm,
+                    spec.judge,
+                    spec.truth,
+                    spec.counts,
+                    spec.coef,
+                    spec.ties,
+                )[0]
+                continue
             out[lo + k] = run_kernel(
-                spec.ties,
-                d[k],
-                ep[lo + k],
-                em[lo + k],
-                empty if eta_p is None else eta_p[k],
-                empty if eta_m is None or spec.ties < 2 else eta_m[k],
-                spec.judge,
-                spec.truth,
-                spec.counts,
-                spec.coef,
-            )[0]
+                spec.ties, d[k], ep[lo + k], em[lo + k], tp, tm,
+                spec.judge, spec.truth, spec.counts, spec.coef,
+            )[0]  # fmt: skip
     return out.reshape(*lead, spec.i.shape[0])

@@ -210,8 +210,9 @@ class _ErrorModel(BayesianPairwiseModel):
         raise NotImplementedError
 
     #: The rate parameterisation :mod:`~bayes_pairwise.pymc_models.direct` writes out for this
-    #: very class ("flat" or "hierarchical"); read from the class's own namespace, so that a
-    #: subclass that builds another model falls back to the graph unless it says otherwise.
+    #: very class ("flat", "hierarchical" or "difficulty"); read from the class's own
+    #: namespace, so that a subclass that builds another model falls back to the graph unless
+    #: it says otherwise.
     direct_rates: ClassVar[str | None] = None
 
     def _direct(
@@ -237,6 +238,7 @@ class _ErrorModel(BayesianPairwiseModel):
             priors=priors,
             observed=_observed(pc, tie_model),
             hierarchical=rates == "hierarchical",
+            difficulty=rates == "difficulty",
         )
 
     def _tie_block(

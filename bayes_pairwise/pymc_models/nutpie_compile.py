@@ -283,8 +283,8 @@ def bayes_pairwise_direct_expand(dim, expanded, x_, out_, user_data_):
 """
 
 
-@functools.cache  # model-independent: one pair per tie form and process
-def _direct_callbacks(ties: int) -> tuple[Any, Any]:
+@functools.cache  # model-independent: one pair per form (tie form, mixture) and process
+def _direct_callbacks(form: int) -> tuple[Any, Any]:
 
     from bayes_pairwise.pymc_models import direct
 
@@ -293,9 +293,9 @@ def _direct_callbacks(ties: int) -> tuple[Any, Any]:
     logp = _cached_cfunc(
         _DIRECT_LOGP_SRC,
         "bayes_pairwise_direct_logp",
-        direct.entry(ties),
+        direct.entry(form),
         logp_sig,
-        _key(f"{version}-ties{ties}", "", direct.USER_DATA_SIZE),
+        _key(f"{version}-form{form}", "", direct.USER_DATA_SIZE),
         N_USER_DATA=direct.USER_DATA_SIZE,
     )
     expand = _cached_cfunc(
@@ -313,8 +313,8 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
 
     The value variables are sampled and stored unconstrained (``spec.names``);
     :func:`bayes_pairwise.pymc_models.direct.constrained_draws` turns them into the model's
-    variables. Nothing model-specific is compiled: the callbacks depend on the tie form only
-    and are cached on disk.
+    variables. Nothing model-specific is compiled: the callbacks depend on the form only (tie
+    form, mixture) and are cached on disk.
 
     Parameters
     ----------
@@ -332,7 +332,7 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
 
     from bayes_pairwise.pymc_models import direct
 
-    logp_cfunc, expand_cfunc = _direct_callbacks(spec.ties)
+    logp_cfunc, expand_cfunc = _direct_callbacks(spec.form)
     offsets = np.cumsum((0, *spec.sizes))
     shape_info = (
         list(spec.names),
