@@ -103,8 +103,8 @@ class DirectSpec:
     @property
     def form(self) -> int:
         """Which compiled entry evaluates it: the tie form, plus 3 for the pair-difficulty
-        mixture (:func:`entry`)."""
-        return self.ties + 3 * int(self.shape[6])
+        mixture, plus 6 for hierarchical judges (:func:`entry`)."""
+        return self.ties + 3 * int(self.shape[6]) + 6 * int(self.shape[5])
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -395,9 +395,15 @@ def _before(
     context: np.ndarray,
     context_size: np.ndarray,
     ties: int,
+    hier_on: Any,
+    diff_on: Any,
 ) -> tuple:
-    """The priors (log-density and gradient into ``grad``) and the kernel's inputs."""
-    n, nj, nc, positional, closeness, hier, diff, nr, oe, oh, ot, oc = _layout(shape, ties)
+    """The priors (log-density and gradient into ``grad``) and the kernel's inputs.
+
+    ``hier_on`` and ``diff_on`` are None or 1: typed None, numba prunes the hierarchical or
+    pair-difficulty code out of an entry that never runs it (so it is not compiled there).
+    """
+    n, nj, nc, positional, closeness, _, diff, nr, oe, oh, ot, oc = _layout(shape, ties)
     oz = 1
     for k in range(grad.shape[0]):
         grad[k] = 0.0
@@ -443,7 +449,7 @@ def _before(
     ep = np.empty(nj)
     em = np.empty(nj)
     probs = np.empty((nj, 3))
-    if hier:
+    if hier_on is not None:
         # eps_mu ~ Normal, eps_sigma ~ HalfNormal (log), eps_z ~ Normal(0, 1); logits mu + tau z
         m0 = prior[9]
         s0 = prior[10]
@@ -507,7 +513,7 @@ def _before(
     eh = np.empty(nj if diff else 0)
     pi = np.empty(nj if diff else 0)
     sh = np.empty(nj if diff else 0)
-    if diff:
+    if diff_on is not None:
         lo_h = prior[12]
         w_h = prior[13] - prior[12]
         mu_h = prior[14]
@@ -566,6 +572,8 @@ def _after(
     context: np.ndarray,
     context_size: np.ndarray,
     ties: int,
+    hier_on: Any,
+    diff_on: Any,
     lp: float,
     kernel_out: tuple,
     forward: tuple,
@@ -574,7 +582,7 @@ def _after(
     """Add the pair rows' log-likelihood and take the gradient back to ``x``."""
     lr, g_d, g_ep, g_em, g_tp, g_tm, g_eh, g_pi = kernel_out
     d, z, sig, probs, beta, ep, em, sh = forward
-    n, nj, nc, positional, closeness, hier, diff, nr, oe, oh, ot, oc = _layout(shape, ties)
+    n, nj, nc, positional, closeness, _, _, nr, oe, oh, ot, oc = _layout(shape, ties)
     oz = 1
     p_rows = ii.shape[0]
     if rows.shape[0] == p_rows:
@@ -605,7 +613,7 @@ def _after(
     for r in range(p_rows):
         g_s[ii[r]] += g_d[r]
         g_s[jj[r]] -= g_d[r]
-    if diff:  # back through eps_hard and hard_share, per judge
+    if diff_on is not None:  # back through eps_hard and hard_share, per judge
         gh = np.zeros(nj)
         gpi = np.zeros(nj)
         for r in range(p_rows):
@@ -622,7 +630,7 @@ def _after(
             else:
                 gm[q] += gh[q] * (1.0 - sh[q])
     # back through the rates
-    if hier:
+    if hier_on is not None:
         oz_e = oe + 2 * nr
         for q in range(nj):
             for r in range(nr):
@@ -677,33 +685,63 @@ def _after(
     return lp
 
 
-# One entry per tie form, each calling its own kernel entry (a tie form given as an argument
-# would compile all three kernels: numba types a constant argument as a plain integer).
+# One entry per form: tie form (each calling its own kernel entry: a tie form given as an
+# argument would compile all three kernels, numba types a constant argument as a plain integer)
+# and rates (flat, hierarchical, pair difficulty: a None argument prunes the others' code).
 @numba.njit(**_JIT)
 def _logp_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0, None, None)
     out = _K0(*inputs[:3], *_read_only(q, t, n, c))
     e = out[0][:0]
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, lp, (*out, e, e, e, e), fwd, rows)
+    return _after(
+        x, grad, sh, pr, i, j, q, cx, cs, 0, None, None, lp, (*out, e, e, e, e), fwd, rows
+    )
 
 
 @numba.njit(**_JIT)
 def _logp_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1, None, None)
     out = _K1(*inputs[:4], *_read_only(q, t, n, c))
     e = out[0][:0]
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, lp, (*out, e, e, e), fwd, rows)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, None, None, lp, (*out, e, e, e), fwd, rows)
 
 
 @numba.njit(**_JIT)
 def _logp_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2, None, None)
     out = _K2(*inputs[:5], *_read_only(q, t, n, c))
     e = out[0][:0]
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, lp, (*out, e, e), fwd, rows)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, None, None, lp, (*out, e, e), fwd, rows)
+
+
+@numba.njit(**_JIT)
+def _logp_hier_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0, 1, None)
+    out = _K0(*inputs[:3], *_read_only(q, t, n, c))
+    e = out[0][:0]
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, 1, None, lp, (*out, e, e, e, e), fwd, rows)
+
+
+@numba.njit(**_JIT)
+def _logp_hier_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1, 1, None)
+    out = _K1(*inputs[:4], *_read_only(q, t, n, c))
+    e = out[0][:0]
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, 1, None, lp, (*out, e, e, e), fwd, rows)
+
+
+@numba.njit(**_JIT)
+def _logp_hier_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2, 1, None)
+    out = _K2(*inputs[:5], *_read_only(q, t, n, c))
+    e = out[0][:0]
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, 1, None, lp, (*out, e, e), fwd, rows)
 
 
 @numba.njit(inline="always", **_JIT)
@@ -851,25 +889,31 @@ def difficulty_rows(
 @numba.njit(**_JIT)
 def _logp_diff_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0)
+    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(
+        x, grad, sh, pr, i, j, q, cx, cs, 0, None, 1
+    )
     out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 0)
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, lp, out, fwd, rows)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, None, 1, lp, out, fwd, rows)
 
 
 @numba.njit(**_JIT)
 def _logp_diff_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1)
+    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(
+        x, grad, sh, pr, i, j, q, cx, cs, 1, None, 1
+    )
     out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 1)
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, lp, out, fwd, rows)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, None, 1, lp, out, fwd, rows)
 
 
 @numba.njit(**_JIT)
 def _logp_diff_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2)
+    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(
+        x, grad, sh, pr, i, j, q, cx, cs, 2, None, 1
+    )
     out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 2)
-    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, lp, out, fwd, rows)
+    return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, None, 1, lp, out, fwd, rows)
 
 
 @numba.njit(inline="always", **_JIT)
@@ -926,12 +970,16 @@ _ENTRIES = (
     _logp_diff_ties0,
     _logp_diff_ties1,
     _logp_diff_ties2,
+    _logp_hier_ties0,
+    _logp_hier_ties1,
+    _logp_hier_ties2,
 )
 
 
 def entry(form: int) -> Any:
     """The numba entry ``(x, grad, user_data) -> logp`` of a form (:attr:`DirectSpec.form`:
-    the tie form, plus 3 for the pair-difficulty mixture); the callbacks call it."""
+    the tie form, plus 3 for the pair-difficulty mixture, plus 6 for hierarchical judges); the
+    callbacks call it."""
     return _ENTRIES[form]
 
 
