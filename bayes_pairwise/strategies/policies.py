@@ -671,7 +671,10 @@ def propose_lists(
     score : {"rank", "bald"}
         As in :func:`active`.
     eps_plus, eps_minus : float
-        The judge's error rates on a verdict (e.g. a fitted model's posterior means).
+        The judge's error rates on a verdict (e.g. a fitted model's posterior means): positional
+        rates for a log of pairwise calls (first, second as shown); for the implied pairs of
+        ranked lists (better text first, no shown order) a symmetric rate, ``eps_plus =
+        eps_minus``, or none.
     strides, prior_sd
         Candidate spacings along the posterior order, and the strengths' prior sd.
     random_seed : int or Generator
