@@ -691,7 +691,8 @@ class BayesianPairwiseModel:
         else:
             if on_step is not None:
                 on_step("MAP: the posterior mode")
-            idata = _map_idata(model, frozen, seed, map_settings)
+            idata = _map_idata(model, frozen, seed, map_settings, direct)
+            log_density = "written out" if direct is not None else f"graph ({why})"
         loglik = _log_likelihood_plan(idata, frozen, self.observed_name, log_likelihood)
         if loglik == "stored":
             if on_step is not None:
@@ -1118,14 +1119,24 @@ def _idata_from_draws(
 
 
 def _map_idata(
-    model: pm.Model, frozen: pm.Model, seed: int, settings: Mapping[str, Any]
+    model: pm.Model,
+    frozen: pm.Model,
+    seed: int,
+    settings: Mapping[str, Any],
+    direct: DirectSpec | None = None,
 ) -> az.InferenceData:
-    """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS)."""
-
+    """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS); on the
+    written-out density when there is one (the same objective and optimiser, nothing compiled).
+    """
     kw = dict(settings)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning)
-        point, raw = find_map(frozen, seed=seed, **kw)
+    if direct is not None:
+        from bayes_pairwise.pymc_models.direct import find_mode
+
+        point, raw = find_mode(direct, _posterior_names(model), random_seed=seed, **kw)
+    else:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning)
+            point, raw = find_map(frozen, seed=seed, **kw)
     posterior = {n: v[None, None, ...] for n, v in point.items()}
     idata = _idata_from_draws(model, posterior, {"lp": np.array([[-float(raw.fun)]])})
     idata.sample_stats.attrs["map_method"] = str(kw.get("method", ""))

@@ -27,6 +27,9 @@ through ``0.5 σ(·)`` or the softmax against 0); and the pair-difficulty mixtur
 :class:`~bayes_pairwise.pymc_models.UniformDifficulty` (``hard_share`` Uniform, ``hard_logit``
 Logistic; its rows through :func:`difficulty_rows`, a numba kernel of its own). Any other prior
 falls back to nutpie's compile of the PyMC model; :func:`direct_spec` returns the reason.
+
+The same code gives the constrained-space density without the transforms' Jacobians
+(:func:`without_jacobian`), whose mode is the MAP point (:func:`find_mode`).
 """
 
 from __future__ import annotations
@@ -58,10 +61,12 @@ __all__ = [
     "direct_logp_grad",
     "direct_spec",
     "entry",
+    "find_mode",
     "initial_point",
     "laplace",
     "pointwise_log_likelihood",
     "source_version",
+    "without_jacobian",
 ]
 
 _K0, _K1, _K2 = PAIR_LOGP_ENTRIES
@@ -74,9 +79,10 @@ _HALF_NORMAL_C = 0.5 * math.log(2.0 / math.pi)
 
 # prior vector: sigma_s scale, eps lower, eps upper, Dirichlet a (3), tie mu, tie s, closeness
 # scale, eps_mu mean, eps_mu sd, eps_sigma scale, hard_share lower, upper, hard_logit mu, s;
-# shape vector: items, judges, contexts, positional, closeness, hierarchical, difficulty
+# shape vector: items, judges, contexts, positional, closeness, hierarchical, difficulty,
+# no-Jacobian (1: the constrained density without the transforms' Jacobians, MAP's objective)
 _PRIOR_SIZE = 16
-_SHAPE_SIZE = 7
+_SHAPE_SIZE = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -286,6 +292,7 @@ def direct_spec(
                 int(closeness),
                 int(hierarchical),
                 int(difficulty),
+                0,
             ],
             dtype=np.int64,
         ),
@@ -412,8 +419,9 @@ def _before(
     u = x[0]
     sig = math.exp(u)
     r2 = (sig / scale) ** 2
-    lp = _HALF_NORMAL_C - math.log(scale) - 0.5 * r2 + u
-    grad[0] = 1.0 - r2
+    jac = 1.0 if shape[7] == 0 else 0.0  # the transforms' log-Jacobians, or not (MAP)
+    lp = _HALF_NORMAL_C - math.log(scale) - 0.5 * r2 + jac * u
+    grad[0] = jac - r2
     # z: ZeroSumNormal(1) (one context, zero-sum transform) or Normal(0, 1) centred per context
     z = np.empty(n)
     if nc == 1:
@@ -461,8 +469,8 @@ def _before(
             grad[oe + r] = -zm / s0
             u_t = x[oe + nr + r]
             rt = (math.exp(u_t) / t_scale) ** 2
-            lp += _HALF_NORMAL_C - math.log(t_scale) - 0.5 * rt + u_t
-            grad[oe + nr + r] = 1.0 - rt
+            lp += _HALF_NORMAL_C - math.log(t_scale) - 0.5 * rt + jac * u_t
+            grad[oe + nr + r] = jac - rt
         for k in range(nr * nj):
             zz = x[oz_e + k]
             lp += -0.5 * zz * zz - 0.5 * _LOG_2PI
@@ -486,14 +494,15 @@ def _before(
             - math.lgamma(a0)
             - math.lgamma(a1)
             - math.lgamma(a2)
-            + math.log(3.0)
+            + jac * math.log(3.0)
         )
+        a0, a1, a2 = a0 - 1.0 + jac, a1 - 1.0 + jac, a2 - 1.0 + jac  # log p coefficients
         for q in range(nj):
             y1 = x[oe + 2 * q]
             y2 = x[oe + 2 * q + 1]
             y3 = -y1 - y2
             probs[q, 0], probs[q, 1], probs[q, 2], lse = _softmax3(y1, y2, y3)
-            # Dirichlet density and the simplex Jacobian: sum_k a_k log p_k (+ constants)
+            # Dirichlet density (and the simplex Jacobian): sum_k c_k log p_k (+ constants)
             lp += a0 * (y1 - lse) + a1 * (y2 - lse) + a2 * (y3 - lse)
             ep[q] = probs[q, 0]
             em[q] = probs[q, 1]
@@ -506,8 +515,9 @@ def _before(
             probs[q, 0] = s_t
             ep[q] = lo + width * s_t
             em[q] = ep[q]
-            lp += -2.0 * _softplus(-t) - t  # Uniform density and the interval Jacobian
-            grad[oe + q] = 1.0 - 2.0 * s_t
+            # Uniform density and the interval Jacobian: log s + log(1 - s); without: -log width
+            lp += jac * (-2.0 * _softplus(-t) - t) - (1.0 - jac) * math.log(width)
+            grad[oe + q] = jac * (1.0 - 2.0 * s_t)
     # pair difficulty: hard_share ~ Uniform (interval), hard_logit ~ Logistic;
     # eps_hard = floor + (1 - floor) sigmoid(hard_logit), floor = max(eps_plus, eps_minus)
     eh = np.empty(nj if diff else 0)
@@ -522,8 +532,8 @@ def _before(
             t = x[oh + q]
             s_t = _sigmoid(t)
             pi[q] = lo_h + w_h * s_t
-            lp += -2.0 * _softplus(-t) - t
-            grad[oh + q] = 1.0 - 2.0 * s_t
+            lp += jac * (-2.0 * _softplus(-t) - t) - (1.0 - jac) * math.log(w_h)
+            grad[oh + q] = jac * (1.0 - 2.0 * s_t)
             u = x[oh + nj + q]
             zt = (u - mu_h) / s_h
             lp += -zt - math.log(s_h) - 2.0 * _softplus(-zt)
@@ -548,8 +558,8 @@ def _before(
                 v = x[oc + q]
                 beta[q] = math.exp(v)
                 rb = (beta[q] / c_scale) ** 2
-                lp += _HALF_NORMAL_C - math.log(c_scale) - 0.5 * rb + v
-                grad[oc + q] = 1.0 - rb
+                lp += _HALF_NORMAL_C - math.log(c_scale) - 0.5 * rb + jac * v
+                grad[oc + q] = jac - rb
         step = 2 if ties == 2 else 1
         for r in range(p_rows):
             q = judge[r]
@@ -646,7 +656,8 @@ def _after(
                 grad[oe + nr + r] += g_a * zz * tau
                 grad[oz_e + nr * q + r] += g_a * tau
     elif positional:
-        a0, a1, a2 = prior[3], prior[4], prior[5]
+        jac = 1.0 if shape[7] == 0 else 0.0
+        a0, a1, a2 = prior[3] - 1.0 + jac, prior[4] - 1.0 + jac, prior[5] - 1.0 + jac
         a_sum = a0 + a1 + a2
         for q in range(nj):
             p0 = probs[q, 0]
@@ -1054,6 +1065,73 @@ def initial_point(spec: DirectSpec, seed: int, *, jitter: bool = True) -> np.nda
     return base + rng.uniform(-1.0, 1.0, spec.n_dim) if jitter else base
 
 
+def without_jacobian(spec: DirectSpec) -> DirectSpec:
+    """The same model's constrained-space density: the transforms' log-Jacobians left out.
+
+    Its mode is the MAP point :func:`pymc.find_MAP` (and
+    :func:`~bayes_pairwise.pymc_models.base.find_map`) finds; ``model.logp(jacobian=False)``.
+    """
+    import dataclasses
+
+    shape = spec.shape.copy()
+    shape[7] = 1
+    return dataclasses.replace(spec, shape=shape)
+
+
+def find_mode(
+    spec: DirectSpec,
+    names: Sequence[str],
+    *,
+    random_seed: int,
+    method: str = "L-BFGS-B",
+    maxeval: int = 50000,
+    **options: Any,
+) -> tuple[dict[str, np.ndarray], Any]:
+    """The MAP point on the written-out density, as
+    :func:`~bayes_pairwise.pymc_models.base.find_map` finds it on the compiled graph.
+
+    The constrained-space density (:func:`without_jacobian`), maximised from the support
+    point with SciPy (same method and limits), then the model's variables there.
+
+    Returns
+    -------
+    values : dict
+        ``names`` at the mode, without leading dims.
+    result : scipy.optimize.OptimizeResult
+        ``fun`` is the negative log density at the mode.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformError
+    >>> sim = bp.simulate_round_robin(20, eps=0.1, random_seed=0)
+    >>> spec, _ = UniformError().written_out_density(sim.data)
+    >>> values, res = find_mode(spec, ["eps"], random_seed=1)
+    >>> bool(res.success), 0.03 < float(values["eps"][0]) < 0.2
+    (True, True)
+    """
+    from scipy.optimize import minimize
+
+    flat = without_jacobian(spec)
+
+    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
+        lp, grad = direct_logp_grad(flat, x)
+        return -lp, -grad
+
+    opts = {"maxiter": int(maxeval), **options}
+    if method == "L-BFGS-B":
+        opts.setdefault("maxfun", int(maxeval))
+    x0 = initial_point(spec, random_seed, jitter=False)
+    result = minimize(cost, x0, jac=True, method=method, options=opts)
+    offsets = np.cumsum((0, *spec.sizes))
+    unconstrained = {
+        n: result.x[a:b].reshape(1, *shape)
+        for n, a, b, shape in zip(spec.names, offsets[:-1], offsets[1:], spec.shapes, strict=True)
+    }
+    values = constrained_draws(spec, unconstrained)
+    return {n: np.asarray(values[n])[0] for n in names}, result
+
+
 def laplace(
     spec: DirectSpec, names: Sequence[str], *, random_seed: int, draws: int = 1000
 ) -> LaplaceResult:
@@ -1126,7 +1204,9 @@ def constrained_draws(
         ``sigma_s``, ``z``, ``strength``, ``eps`` or ``eps_simplex``/``eps_plus``/``eps_minus``,
         and the tie variables of the variant, named and shaped as in the PyMC model.
     """
-    n_items, n_judges, n_contexts, positional, closeness, hier, diff = (int(v) for v in spec.shape)
+    n_items, n_judges, n_contexts, positional, closeness, hier, diff = (
+        int(v) for v in spec.shape[:7]
+    )
     lead = np.shape(values["sigma_s_log__"])  # a scalar variable: its shape is the leading dims
     values = {n: np.reshape(values[n], (*lead, -1)) for n in spec.names}
     out: dict[str, np.ndarray] = {"sigma_s": np.exp(values["sigma_s_log__"][..., 0])}
