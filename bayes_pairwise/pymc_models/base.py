@@ -1022,7 +1022,8 @@ def find_map(
     """
     import pytensor
     import pytensor.tensor as ptt
-    from scipy.optimize import minimize
+
+    from bayes_pairwise.pymc_models.laplace import maximise
 
     value_vars = model.value_vars
     logp = model.logp(jacobian=False)
@@ -1045,14 +1046,11 @@ def find_map(
     def unravel(x: np.ndarray) -> list[np.ndarray]:
         return [p.reshape(sh) for p, sh in zip(np.split(x, splits), shapes, strict=True)]
 
-    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
+    def logp_grad(x: np.ndarray) -> tuple[float, np.ndarray]:
         out = fn(*unravel(x))
-        return -float(out[0]), -np.asarray(out[1], dtype=float)
+        return out[0], out[1]
 
-    opts = {"maxiter": int(maxeval), **options}
-    if method == "L-BFGS-B":
-        opts.setdefault("maxfun", int(maxeval))
-    result = minimize(cost, x0, jac=True, method=method, options=opts)
+    result = maximise(logp_grad, x0, method=method, maxeval=maxeval, **options)
     values = fn(*unravel(result.x))[2:]
     return {n: np.asarray(v) for n, v in zip(names, values, strict=True)}, result
 

@@ -51,7 +51,7 @@ from bayes_pairwise.pymc_models.fused import (
     kernel_version,
     run_kernel,
 )
-from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode
+from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode, maximise
 
 __all__ = [
     "USER_DATA_SIZE",
@@ -839,11 +839,11 @@ def difficulty_rows(
         b_t = 0.0
         tp = 0.0
         tm = 0.0
+        t1 = counts[4, r] if ties else 0.0
+        t2 = counts[5, r] if ties else 0.0
+        kp = n1 + f1 + t1
+        km = n2 + f2 + t2
         if ties:
-            t1 = counts[4, r]
-            t2 = counts[5, r]
-            kp = n1 + f1 + t1
-            km = n2 + f2 + t2
             xp = eta_p[r]
             spp = _softplus(xp)
             tp = _sigmoid(xp)
@@ -885,10 +885,6 @@ def difficulty_rows(
             rb / pi[q] - (1.0 - rb) / (1.0 - pi[q])
         )
         if ties:
-            t1 = counts[4, r]
-            t2 = counts[5, r]
-            kp = n1 + f1 + t1
-            km = n2 + f2 + t2
             if ties == 2:
                 g_tp[r] = w * (t1 - kp * tp) + v * (t2 - km * tp)
                 g_tm[r] = w * (t2 - km * tm) + v * (t1 - kp * tm)
@@ -1110,26 +1106,25 @@ def find_mode(
     >>> bool(res.success), 0.03 < float(values["eps"][0]) < 0.2
     (True, True)
     """
-    from scipy.optimize import minimize
-
     flat = without_jacobian(spec)
+    result = maximise(
+        lambda x: direct_logp_grad(flat, x),
+        initial_point(spec, random_seed, jitter=False),
+        method=method,
+        maxeval=maxeval,
+        **options,
+    )
+    values = constrained_draws(spec, _unravel(spec, result.x[None, :]))
+    return {n: np.asarray(values[n])[0] for n in names}, result
 
-    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
-        lp, grad = direct_logp_grad(flat, x)
-        return -lp, -grad
 
-    opts = {"maxiter": int(maxeval), **options}
-    if method == "L-BFGS-B":
-        opts.setdefault("maxfun", int(maxeval))
-    x0 = initial_point(spec, random_seed, jitter=False)
-    result = minimize(cost, x0, jac=True, method=method, options=opts)
+def _unravel(spec: DirectSpec, xs: np.ndarray) -> dict[str, np.ndarray]:
+    """Rows of unconstrained vectors (m, n_dim) as the value variables, shaped (m, *shape)."""
     offsets = np.cumsum((0, *spec.sizes))
-    unconstrained = {
-        n: result.x[a:b].reshape(1, *shape)
+    return {
+        n: xs[:, a:b].reshape(xs.shape[0], *shape)
         for n, a, b, shape in zip(spec.names, offsets[:-1], offsets[1:], spec.shapes, strict=True)
     }
-    values = constrained_draws(spec, unconstrained)
-    return {n: np.asarray(values[n])[0] for n in names}, result
 
 
 def laplace(
@@ -1168,12 +1163,7 @@ def laplace(
         draws=draws,
     )
     xs = core.draws.T
-    offsets = np.cumsum((0, *spec.sizes))
-    unconstrained = {
-        n: xs[:, a:b].reshape(draws, *shape)
-        for n, a, b, shape in zip(spec.names, offsets[:-1], offsets[1:], spec.shapes, strict=True)
-    }
-    values = constrained_draws(spec, unconstrained)
+    values = constrained_draws(spec, _unravel(spec, xs))
     lps = np.array([direct_logp_grad(spec, x)[0] for x in xs])
     return core.result({n: values[n] for n in names}, lps)
 

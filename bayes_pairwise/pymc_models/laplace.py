@@ -31,6 +31,7 @@ __all__ = [
     "finite_difference_hessian",
     "gaussian_at_mode",
     "laplace_approximation",
+    "maximise",
 ]
 
 #: Below this PSIS shape the Gaussian is a close approximation of the posterior.
@@ -183,6 +184,40 @@ class GaussianAtMode:
         )
 
 
+def maximise(
+    logp_grad: Any,
+    x0: np.ndarray,
+    *,
+    method: str = "L-BFGS-B",
+    maxeval: int = 50000,
+    **options: Any,
+) -> Any:
+    """Maximise a log density with :func:`scipy.optimize.minimize` (the MAP and Laplace
+    optimiser): ``maxeval`` bounds the iterations (and, for L-BFGS-B, the evaluations).
+
+    Returns
+    -------
+    scipy.optimize.OptimizeResult
+        ``fun`` is the negative log density at the optimum.
+
+    Examples
+    --------
+    >>> res = maximise(lambda x: (-float((x - 1) @ (x - 1)), -2 * (x - 1)), np.zeros(2))
+    >>> np.round(res.x, 4).tolist(), bool(res.success)
+    ([1.0, 1.0], True)
+    """
+    from scipy.optimize import minimize
+
+    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
+        lp, g = logp_grad(x)
+        return -float(lp), -np.asarray(g, dtype=float)
+
+    opts = {"maxiter": int(maxeval), **options}
+    if method == "L-BFGS-B":
+        opts.setdefault("maxfun", int(maxeval))
+    return minimize(cost, x0, jac=True, method=method, options=opts)
+
+
 def gaussian_at_mode(
     logp_grad: Any,
     x0: np.ndarray,
@@ -216,28 +251,20 @@ def gaussian_at_mode(
     ([1.0, 1.0], True)
     """
     from scipy.linalg import solve_triangular
-    from scipy.optimize import minimize
 
     n_eval = 0
 
-    def cost(x: np.ndarray) -> tuple[float, np.ndarray]:
+    def counted(x: np.ndarray) -> tuple[float, np.ndarray]:
         nonlocal n_eval
         n_eval += 1
-        lp, g = logp_grad(x)
-        return -float(lp), -np.asarray(g, dtype=float)
+        return logp_grad(x)
 
     def grad(x: np.ndarray) -> np.ndarray:
         nonlocal n_eval
         n_eval += 1
         return np.asarray(logp_grad(x)[1], dtype=float)
 
-    res = minimize(
-        cost,
-        x0,
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": maxeval, "maxfun": maxeval, "ftol": 1e-13, "gtol": 1e-7},
-    )
+    res = maximise(counted, x0, maxeval=maxeval, ftol=1e-13, gtol=1e-7)
     mode = np.asarray(res.x, dtype=float)
     precision = -finite_difference_hessian(grad, mode, step=step)
     upper, logdet, repaired = _gaussian_factor(precision)

@@ -461,6 +461,17 @@ _GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(7)
 _GH_W = _GH_W / _GH_W.sum()
 
 
+def _verdict_p(
+    mean_diff: np.ndarray, var_diff: np.ndarray, eps_plus: float, eps_minus: float
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """At the Gauss–Hermite nodes of d ~ N(mean_diff, var_diff): the judge's scale
+    1 − ε₊ − ε₋, σ(d) and P(first wins) = ε₋ + scale σ(d) (nodes on the last axis)."""
+    scale = 1.0 - eps_plus - eps_minus
+    d = np.asarray(mean_diff, float)[..., None] + np.sqrt(var_diff)[..., None] * _GH_X
+    sg = expit(d)
+    return scale, sg, eps_minus + scale * sg
+
+
 def _entropy(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-12, 1 - 1e-12)
     return -(p * np.log(p) + (1 - p) * np.log1p(-p))
@@ -484,9 +495,7 @@ def pair_information(
     >>> bool(pair_information(np.array([0.0]), np.array([4.0]), 0.2, 0.2)[0] < 0.227)
     True
     """
-    scale = 1.0 - eps_plus - eps_minus
-    d = mean_diff[..., None] + np.sqrt(var_diff)[..., None] * _GH_X
-    p = eps_minus + scale * expit(d)
+    _, _, p = _verdict_p(mean_diff, var_diff, eps_plus, eps_minus)
     return _entropy((p * _GH_W).sum(-1)) - (_entropy(p) * _GH_W).sum(-1)
 
 
@@ -509,10 +518,8 @@ def pair_fisher_information(
     >>> bool(pair_fisher_information(np.array([3.0]), np.array([0.0]))[0] < 0.25)
     True
     """
-    scale = 1.0 - eps_plus - eps_minus
-    d = np.asarray(mean_diff, float)[..., None] + np.sqrt(var_diff)[..., None] * _GH_X
-    sg = expit(d)
-    p = np.clip(eps_minus + scale * sg, 1e-12, 1 - 1e-12)
+    scale, sg, p = _verdict_p(mean_diff, var_diff, eps_plus, eps_minus)
+    p = np.clip(p, 1e-12, 1 - 1e-12)
     dp = scale * sg * (1.0 - sg)
     return (dp * dp / (p * (1.0 - p)) * _GH_W).sum(-1)
 
