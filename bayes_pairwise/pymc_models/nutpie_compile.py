@@ -283,7 +283,7 @@ def bayes_pairwise_direct_expand(dim, expanded, x_, out_, user_data_):
 """
 
 
-@functools.cache  # model-independent: one pair per form (tie form, mixture) and process
+@functools.cache  # model-independent: one pair per form (tie form, rates) and process
 def _direct_callbacks(form: int) -> tuple[Any, Any]:
 
     from bayes_pairwise.pymc_models import direct
@@ -314,7 +314,7 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
     The value variables are sampled and stored unconstrained (``spec.names``);
     :func:`bayes_pairwise.pymc_models.direct.constrained_draws` turns them into the model's
     variables. Nothing model-specific is compiled: the callbacks depend on the form only (tie
-    form, mixture) and are cached on disk.
+    form, rates: flat, hierarchical or pair difficulty) and are cached on disk.
 
     Parameters
     ----------
