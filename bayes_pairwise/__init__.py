@@ -15,6 +15,8 @@ Examples
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 from bayes_pairwise._version import __version__
@@ -182,6 +184,19 @@ def __dir__() -> list[str]:
     return list(__all__)
 
 
-# ``crosscheck`` is both a module and its main function: bind the function now, or the import
-# system would leave the module under that name once anything imports the submodule first.
-from bayes_pairwise.crosscheck import crosscheck as crosscheck  # noqa: E402
+class _Package(types.ModuleType):
+    """The package module: ``bp.crosscheck`` stays the function once the submodule is imported.
+
+    ``crosscheck`` is both a module and its main function. The import system sets the
+    submodule as an attribute of the package when anything imports it; this keeps the function
+    there instead, without importing the module (and pandas) at ``import bayes_pairwise``, so
+    the command line's ``--help`` and usage errors stay fast.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "crosscheck" and isinstance(value, types.ModuleType):
+            value = value.crosscheck
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -40,9 +40,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from bayes_pairwise._version import __version__
 from bayes_pairwise.errors import BayesPairwiseError
 from bayes_pairwise.model_specs import available_models
@@ -128,6 +125,9 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------- helpers
 def _jsonable(obj: Any) -> Any:
     """Convert NumPy / pandas values to plain JSON values (NaN and ±inf become null)."""
+    import numpy as np
+    import pandas as pd
+
     if isinstance(obj, dict):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
@@ -290,9 +290,10 @@ def _load_data(args: argparse.Namespace):
     else:
         # a file: load_comparisons recognises known layouts and the judge/context/repeat
         # columns by name (the same rule as in Python); every choice it made is printed
+        from bayes_pairwise.layouts import TIE_LAYOUTS
+
         covs = [c for c in args.covariates.split(",") if c]
-        data = load_comparisons(
-            name,
+        read = dict(
             first=args.first,
             second=args.second,
             outcome=args.outcome,
@@ -300,12 +301,20 @@ def _load_data(args: argparse.Namespace):
             context=args.context_column,
             repeat=args.repeat_column,
             covariates=covs,
-            ties=ties,
             outcome_map=_parse_map(args.outcome_map),
             truth=getattr(args, "truth_column", None),
         )
+        # a layout whose tool writes ties (MT-Bench, AlpacaEval, Arena) keeps them by default
+        data = load_comparisons(name, ties="model" if args.ties is None else ties, **read)
+        if args.ties is None and data.n_ties and data.layout not in TIE_LAYOUTS:
+            data = load_comparisons(name, ties=ties, **read)  # the default's own rule
         for line in data.recognised:
             _info(line)
+        if args.ties is None and data.n_ties and data.tie_policy == "model" and not model_ties:
+            _info(
+                f"ties: {data.n_ties} tie verdict(s) of the {data.layout} kept (ties='model'; "
+                "--ties drop or --ties half to change)"
+            )
     if args.judge is not None:
         data = data.for_judge(args.judge)
     if args.ties is None and data.tie_policy == "model" and data.n_ties == 0:
@@ -542,6 +551,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(res)
     else:
+        import pandas as pd
+
         est = pd.Series(res["estimates"], dtype=float, name="estimate")
         print(f"method: {res['method']}  ({data.n_comparisons} verdicts, ties={data.tie_policy})")
         print(est.to_string(float_format=lambda v: f"{v:.4f}"))
@@ -575,6 +586,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if getattr(args, "verdicts", None):
         check_writable(args.verdicts, suffixes=(".csv",), what="--verdicts")
     _check_data_args(args)
+    import numpy as np
+
     from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
 
     model = get_model(args.model, **_sampler_kwargs(args))  # an unknown model fails here
@@ -618,6 +631,8 @@ def _fit_text(summary: dict[str, Any]) -> str:
 
     Columns that hold nothing (R-hat, ESS and intervals of a MAP point) are left out.
     """
+    import pandas as pd
+
     params = pd.DataFrame(summary["parameters"]).T.apply(pd.to_numeric, errors="coerce")
     params = params.dropna(axis=1, how="all")
     for col in ("ess_bulk", "ess_tail"):

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.errors import DataError
+from bayes_pairwise.layouts import ARENA, ORDER_NOT_RECORDED, reshape
 
 __all__ = ["Comparisons", "DataSummary", "load_comparisons", "read_columns"]
 
@@ -108,6 +109,10 @@ class Comparisons:
         One line per choice :func:`load_comparisons` made by itself (``detect=True``): a
         recognised layout or an optional column read by its name, e.g. ``"column 'judge' read
         as the judge"``. Empty when every column was named.
+    layout : str or None
+        The known layout the log was read as (``"MT-Bench pairwise judgments"``,
+        ``"AlpacaEval annotations"``, ``"Chatbot Arena battles"``, …; see
+        :mod:`bayes_pairwise.layouts`), None for a plain one-verdict-per-row log.
 
     Examples
     --------
@@ -143,6 +148,7 @@ class Comparisons:
     dropped_tie_item: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     truth: np.ndarray | None = None
     recognised: tuple[str, ...] = ()
+    layout: str | None = None
 
     def __post_init__(self) -> None:
         if self.truth is None:
@@ -664,7 +670,7 @@ def _file_kind(path: Path) -> str:
         return "json"
     raise DataError(
         f"unsupported file type {path.suffix!r} for {path.name!r}: "
-        "use .csv, .tsv, .parquet or .jsonl"
+        "use .csv, .tsv, .parquet, .jsonl or .json"
     )
 
 
@@ -927,6 +933,8 @@ def _json_lines(text: str, name: str) -> list[Any]:
 
 
 def _parse_json(text: str, name: str, lines: bool) -> pd.DataFrame:
+    if lines and text.lstrip().startswith("["):  # a JSON array, whatever the file is called
+        lines = False
     if lines:
         return _records_frame(_json_lines(text, name), name)
     try:
@@ -1295,8 +1303,9 @@ def load_comparisons(
     Parameters
     ----------
     source : DataFrame or path
-        A pandas DataFrame (never modified) or a ``.csv``/``.tsv``/``.parquet``/``.jsonl``
-        file (UTF-8; ``.gz`` compressed text files too).
+        A pandas DataFrame (never modified) or a ``.csv``/``.tsv``/``.parquet``/``.jsonl``/
+        ``.json`` file (UTF-8; ``.gz`` compressed text files too; a JSON array or one record
+        per line).
     first, second, outcome : str
         Column names: item shown first, item shown second, outcome. Outcome values are
         ``"first"`` / ``"second"`` / ``"tie"`` (any case), or the id of the winning item, or
@@ -1330,7 +1339,11 @@ def load_comparisons(
         this reading); with ``outcome`` left at its default and no ``outcome`` column, a
         ``winner`` column is the outcome. A ``judge``, ``context`` or ``repeat`` argument left
         at None reads the column of exactly that name when there is one (not one already used
-        for another role). Each choice is a line of ``Comparisons.recognised``. ``False`` reads
+        for another role; in Arena's layout a ``judge`` column names the voter and is read
+        only when named). MT-Bench pairwise judgments, AlpacaEval annotations and pair-level
+        records with a list of two verdicts (one per order) are reshaped to one row per
+        verdict (:mod:`bayes_pairwise.layouts`); error messages then name the input's rows.
+        Each choice is a line of ``Comparisons.recognised``. ``False`` reads
         only the columns named.
 
     Returns
@@ -1378,12 +1391,26 @@ def load_comparisons(
     ...                       "winner": ["model_a", "tie (bothbad)", "model_b"],
     ...                       "judge": ["h1", "h2", "h1"]})
     >>> d = load_comparisons(arena, ties="model")
-    >>> d.outcome.tolist(), d.judges
-    ([1.0, 0.5, 0.0], ('h1', 'h2'))
+    >>> d.outcome.tolist(), d.judges, d.layout
+    ([1.0, 0.5, 0.0], ('judge',), 'Chatbot Arena battles')
     >>> for line in d.recognised:
     ...     print(line)
     columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout (first='model_a', ...)
-    column 'judge' read as the judge (judge='judge')
+    Chatbot Arena does not record which answer the voter saw first: ...
+    column 'judge' (2 voters) not read as the judge: in Arena's layout it names the voter, ...
+    >>> load_comparisons(arena, ties="model", judge="judge").judges
+    ('h1', 'h2')
+
+    MT-Bench pairwise judgments (two verdicts per row, one per order) and AlpacaEval
+    annotations are reshaped (:mod:`bayes_pairwise.layouts`):
+
+    >>> mt = pd.DataFrame({"question_id": [81, 81], "model_1": ["a", "a"],
+    ...                    "model_2": ["b", "c"], "g1_winner": ["model_1", "model_2"],
+    ...                    "g2_winner": ["model_1", "error"],
+    ...                    "judge": [["gpt-4", "pair-v2"]] * 2, "turn": [1, 1]})
+    >>> d = load_comparisons(mt)
+    >>> d.n_comparisons, d.judges, d.contexts, d.row.tolist()
+    (3, ('gpt-4',), ('81 turn 1',), [0, 0, 1])
     >>> load_comparisons(arena, detect=False)
     Traceback (most recent call last):
     ...
@@ -1394,10 +1421,25 @@ def load_comparisons(
     src = _read(source)
     cov_list = [str(c) for c in covariates]
     layout = _Layout(first, second, outcome, judge, context, repeat, outcome_map)
+    reshaped = None
     if detect:
+        reshaped = reshape(src.frame, first=first, second=second, outcome=outcome)
+        if reshaped is not None:
+            src = _Source(reshaped.frame, src.name)
+            layout = _Layout(
+                reshaped.first,
+                reshaped.second,
+                reshaped.outcome,
+                judge if judge is not None else reshaped.judge,
+                context if context is not None else reshaped.context,
+                repeat,
+                outcome_map if outcome_map is not None else reshaped.outcome_map,
+            )
         layout = _recognise(src.frame, layout, covariates=cov_list, truth=truth)
+        if reshaped is not None:
+            layout = replace(layout, notes=reshaped.notes + layout.notes)
     try:
-        return _build(
+        data = _build(
             src,
             first=layout.first,
             second=layout.second,
@@ -1417,7 +1459,20 @@ def load_comparisons(
         ragged = src.ragged() if src.ragged is not None and exc.rows else None
         if ragged is not None:
             raise ragged from None
+        if reshaped is not None and exc.rows:  # name the input's rows, not the verdicts'
+            rows = sorted({int(r) for r in reshaped.source_rows[np.asarray(exc.rows)]})
+            raise DataError(exc.message, rows=rows, column=exc.column) from None
         raise
+    name = reshaped.name if reshaped is not None else layout.name
+    order_recorded = reshaped.order_recorded if reshaped is not None else layout.name is None
+    changes: dict[str, Any] = {}
+    if name is not None:
+        changes["layout"] = name
+    if reshaped is not None:
+        changes["row"] = _readonly(reshaped.source_rows[data.row])
+    if name is not None and not order_recorded and ORDER_NOT_RECORDED not in data.source:
+        changes["source"] = data.source + ORDER_NOT_RECORDED
+    return replace(data, **changes) if changes else data
 
 
 # --------------------------------------------------------------------------- recognised layouts
@@ -1458,6 +1513,7 @@ class _Layout:
     repeat: str | None
     outcome_map: Mapping[Any, str] | None
     notes: tuple[str, ...] = ()
+    name: str | None = None  # a known layout that leaves the presentation order unrecorded
 
 
 def _arena_map(values: pd.Series) -> dict[Any, str]:
@@ -1483,9 +1539,11 @@ def _recognise(
     first, second, outcome = layout.first, layout.second, layout.outcome
     outcome_map = layout.outcome_map
     notes: list[str] = []
+    name = None
     defaults = (first, second, outcome) == ("first", "second", "outcome")
     if defaults and not cols & {"first", "second", "outcome"} and set(_ARENA) <= cols:
         first, second, outcome = _ARENA
+        name = ARENA
         how = "outcomes through the outcome_map given"
         if outcome_map is None:
             winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
@@ -1494,6 +1552,10 @@ def _recognise(
         notes.append(
             "columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout "
             f"(first='model_a', second='model_b', outcome='winner'; {how})"
+        )
+        notes.append(
+            "Chatbot Arena does not record which answer the voter saw first: 'first' is "
+            "model_a, a nominal label, and position-bias parameters mean nothing here"
         )
     elif (
         outcome == "outcome"
@@ -1510,6 +1572,14 @@ def _recognise(
         "context": layout.context,
         "repeat": layout.repeat,
     }
+    if name == ARENA and chosen["judge"] is None and "judge" in unique:
+        n_voters = int(df.loc[:, df.columns == "judge"].iloc[:, 0].nunique())
+        used.add("judge")  # Arena's 'judge' is the voter: one crowd, not n_voters judges
+        notes.append(
+            f"column 'judge' ({n_voters} voter{'s' if n_voters != 1 else ''}) not read as "
+            "the judge: in Arena's layout it names the voter, and the crowd is one judge "
+            "(--judge-column judge, or judge='judge', to read it)"
+        )
     for role in _OPTIONAL_ROLES:
         if chosen[role] is None and role in unique and role not in used:
             chosen[role] = role
@@ -1524,6 +1594,7 @@ def _recognise(
         chosen["repeat"],
         outcome_map,
         tuple(notes),
+        name,
     )
 
 
@@ -1556,7 +1627,34 @@ def _outcome_lookup(outcome_map: Mapping[Any, str], col: str) -> dict[Any, str]:
             )
         lookup[k] = str(v).lower()
         lookup.setdefault(_as_label(k), str(v).lower())
+        num = _number(k)  # "1.0", "1" and 1 are one key, as the values are read
+        if num is not None:
+            lookup.setdefault(num, str(v).lower())
     return lookup
+
+
+def _number(k: Any) -> float | None:
+    """A map key or outcome value as a number (``"1.0"``, ``1`` → ``1.0``), else None."""
+    if isinstance(k, bool | np.bool_):
+        return None
+    if isinstance(k, int | float | np.integer | np.floating):
+        x = float(k)
+    elif isinstance(k, str):
+        try:
+            x = float(k)
+        except (ValueError, OverflowError):
+            return None
+    else:
+        return None
+    return x if np.isfinite(x) else None
+
+
+def _read_as(raw: Sequence[Any]) -> str:
+    """How outcome values were read, for an error message (``numbers: 1, 2, 1.5``)."""
+    nums = [v for v in raw if _number(v) is not None and not isinstance(v, str)]
+    shown = ", ".join(repr(v) if isinstance(v, str) else _as_label(v) for v in list(raw)[:6])
+    what = "numbers" if nums and len(nums) == len(raw) else "text" if not nums else "values"
+    return f"values read as {what}: {shown}; a key that is a number matches by value: '1.0' = 1"
 
 
 def _map_outcome(v: Any, label: str, lookup: dict[Any, str]) -> str | None:
@@ -1695,9 +1793,12 @@ def _build(
     bad = np.flatnonzero(np.isnan(out))
     if bad.size:
         labels = sorted({str(o_lab[c]) for c in np.unique(oc[bad])})[:5]
+        how = ""
+        if outcome_map is not None:
+            how = f" ({_read_as([o_enc.raw[c] for c in np.unique(oc)])})"
         raise DataError(
             f"unknown outcome label(s) {labels}: expected 'first', 'second', 'tie', the id of "
-            "the first or second item, or a label given in outcome_map",
+            f"the first or second item, or a label given in outcome_map{how}",
             rows=bad,
             column=outcome,
         )

@@ -40,7 +40,8 @@ def _check_arena(data) -> None:
     assert firsts == [r[0] for r in ARENA_ROWS]
     assert seconds == [r[1] for r in ARENA_ROWS]
     assert data.n_ties == 2 and data.n_judges == 1
-    assert len(data.recognised) == 1 and "Chatbot Arena" in data.recognised[0]
+    assert len(data.recognised) == 2 and "Chatbot Arena" in data.recognised[0]
+    assert "does not record which answer" in data.recognised[1]
 
 
 def test_arena_dataframe_loads_with_ties_and_positions():

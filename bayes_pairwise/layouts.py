@@ -1,0 +1,340 @@
+"""Known log layouts that need more than a column mapping: recognised, reshaped, announced.
+
+:func:`~bayes_pairwise.data.load_comparisons` (and so every command) calls :func:`reshape`
+before it reads the columns. Each layout here is one an evaluation engineer is likely to have
+on disk as it was written by its tool:
+
+* **MT-Bench pairwise judgments** (FastChat's ``*_pair.jsonl``): ``question_id``, ``model_1``,
+  ``model_2``, ``g1_winner``, ``g2_winner``, ``judge`` (a list such as
+  ``["gpt-4", "pair-v2"]``), ``turn``. Each row holds two verdicts: game 1 shows ``model_1``
+  first, game 2 shows ``model_2`` first; both winners name ``model_1``/``model_2``/``tie``, or
+  ``error`` when the judge's answer could not be parsed (left out, and counted). The context is
+  the question and turn; the judge is the list's first element.
+* **AlpacaEval annotations**: ``generator_1``, ``generator_2``, ``preference`` (1 = output 1,
+  2 = output 2, 1.5 = a tie); an ``annotator`` column is the judge. AlpacaEval does not record
+  which output its annotator was shown first, so "first" is only a label here (as for Chatbot
+  Arena).
+* **Pair-level records**: one record per pair whose outcome is a list of two verdicts, one per
+  order: the first for the pair as given (``first`` shown first), the second for the swapped
+  order. Each verdict is read in its own order: an item id, ``tie``, or ``first``/``second``
+  meaning the position in that order (``model_a``/``model_b`` name the column, as in Arena).
+
+Chatbot Arena's battle layout (``model_a``/``model_b``/``winner``) needs no reshaping and is read
+in :mod:`bayes_pairwise.data`; there a ``judge`` column names the voter and is not read as the
+judge unless it is named.
+
+Examples
+--------
+>>> import pandas as pd
+>>> mt = pd.DataFrame({"question_id": [81], "model_1": ["a"], "model_2": ["b"],
+...                    "g1_winner": ["model_1"], "g2_winner": ["tie"],
+...                    "judge": [["gpt-4", "pair-v2"]], "turn": [1]})
+>>> r = reshape(mt)
+>>> r.name
+'MT-Bench pairwise judgments'
+>>> r.frame[["first", "second", "outcome", "judge", "context"]].values.tolist()
+[['a', 'b', 'a', 'gpt-4', '81 turn 1'], ['b', 'a', 'tie', 'gpt-4', '81 turn 1']]
+>>> r.source_rows.tolist()
+[0, 0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_pairwise.errors import DataError
+
+__all__ = [
+    "ALPACAEVAL",
+    "ARENA",
+    "MTBENCH",
+    "ORDER_NOT_RECORDED",
+    "PAIR_LISTS",
+    "TIE_LAYOUTS",
+    "Reshaped",
+    "reshape",
+]
+
+MTBENCH = "MT-Bench pairwise judgments"
+ALPACAEVAL = "AlpacaEval annotations"
+ARENA = "Chatbot Arena battles"
+PAIR_LISTS = "pair-level records (one verdict per order in a list)"
+#: appended to ``Comparisons.source`` when the layout does not record the presentation order
+ORDER_NOT_RECORDED = " [presentation order NOT recorded: 'first' is nominal]"
+#: layouts whose tools write ties as a verdict of their own (read with ties modelled by default)
+TIE_LAYOUTS = frozenset(
+    {"MT-Bench pairwise judgments", "AlpacaEval annotations", "Chatbot Arena battles"}
+)
+#: AlpacaEval's preference values
+ALPACAEVAL_MAP: Mapping[Any, str] = {1: "first", 2: "second", 1.5: "tie"}
+
+
+@dataclass(frozen=True)
+class Reshaped:
+    """A log reshaped to one row per verdict, with the columns to read.
+
+    Attributes
+    ----------
+    name : str
+        The layout, in words (announced on stderr by the command line).
+    frame : DataFrame
+        One row per verdict (a new frame; the input is never modified).
+    first, second, outcome : str
+        Columns of ``frame`` to read.
+    judge, context : str or None
+        Columns of ``frame`` to read as judge and context (None: the usual rule).
+    outcome_map : mapping or None
+        How the outcome values read (None: item ids, ``first``/``second``/``tie``).
+    source_rows : ndarray of int
+        The input row of each verdict (error messages name these).
+    notes : tuple of str
+        One line per choice made, ending with the verdict count.
+    order_recorded : bool
+        False when the layout does not say which item was shown first.
+    ties_expected : bool
+        The layout's own verdicts include ties, so a tie is not a surprise to refuse.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    first: str
+    second: str
+    outcome: str
+    judge: str | None = None
+    context: str | None = None
+    outcome_map: Mapping[Any, str] | None = None
+    source_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    notes: tuple[str, ...] = ()
+    order_recorded: bool = True
+    ties_expected: bool = True
+
+
+def _is_list(v: Any) -> bool:
+    return isinstance(v, list | tuple | np.ndarray)
+
+
+def _label(v: Any) -> Any:
+    """A JSON number that is whole reads as an integer (``81.0`` → ``81``)."""
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return int(v)
+    return v
+
+
+def _first_element(values: pd.Series, col: str) -> pd.Series:
+    out = []
+    for r, v in enumerate(values):
+        if _is_list(v):
+            if len(v) == 0:
+                raise DataError("empty list: no judge named", rows=[r], column=col)
+            v = v[0]
+        out.append(v)
+    return pd.Series(out, dtype=object)
+
+
+def _mtbench(df: pd.DataFrame) -> Reshaped:
+    n = len(df)
+    m1 = df["model_1"].to_numpy(dtype=object)
+    m2 = df["model_2"].to_numpy(dtype=object)
+    name_of = {"model_1": 0, "model_2": 1}
+    firsts, seconds, outcomes, src = [], [], [], []
+    errors = 0
+    unknown: dict[str, list[int]] = {}
+    for game, (a, b) in (("g1_winner", (m1, m2)), ("g2_winner", (m2, m1))):
+        for r, w in enumerate(df[game].to_numpy(dtype=object)):
+            key = str(w).strip().lower() if isinstance(w, str) else w
+            if key == "error":
+                errors += 1
+                continue
+            if key in name_of:
+                out = (m1, m2)[name_of[key]][r]
+            elif isinstance(key, str) and key.startswith("tie"):
+                out = "tie"
+            else:
+                unknown.setdefault(str(w), []).append(r)
+                continue
+            firsts.append(a[r])
+            seconds.append(b[r])
+            outcomes.append(out)
+            src.append(r)
+    if unknown:
+        rows = sorted({r for rs in unknown.values() for r in rs})
+        raise DataError(
+            f"unknown winner(s) {sorted(unknown)[:5]} in MT-Bench pairwise judgments: expected "
+            "'model_1', 'model_2', 'tie' or 'error'",
+            rows=rows,
+            column="g1_winner/g2_winner",
+        )
+    order = np.argsort(np.asarray(src, dtype=np.int64), kind="stable")  # row 0's two verdicts …
+    src_a = np.asarray(src, dtype=np.int64)[order]
+    frame = pd.DataFrame(
+        {
+            "first": pd.Series(np.asarray(firsts, dtype=object)[order], dtype=object),
+            "second": pd.Series(np.asarray(seconds, dtype=object)[order], dtype=object),
+            "outcome": pd.Series(np.asarray(outcomes, dtype=object)[order], dtype=object),
+        }
+    )
+    notes = []
+    judge = None
+    if "judge" in df.columns:
+        judges = _first_element(df["judge"], "judge").to_numpy(dtype=object)
+        frame["judge"] = judges[src_a]
+        judge = "judge"
+        shown = ", ".join(repr(str(j)) for j in pd.unique(judges)[:3])
+        notes.append(f"judge: the first element of column 'judge' ({shown})")
+    context = None
+    if "question_id" in df.columns:
+        qid = [_label(v) for v in df["question_id"].to_numpy(dtype=object)]
+        if "turn" in df.columns:
+            turn = [_label(v) for v in df["turn"].to_numpy(dtype=object)]
+            ctx = [f"{q} turn {t}" for q, t in zip(qid, turn, strict=True)]
+            notes.append("context: question_id and turn ('81 turn 1')")
+        else:
+            ctx = [str(q) for q in qid]
+            notes.append("context: question_id")
+        frame["context"] = np.asarray(ctx, dtype=object)[src_a]
+        context = "context"
+    kept = len(frame)
+    head = (
+        f"read as {MTBENCH}: 2 verdicts per row (g1 shows model_1 first, g2 shows model_2 "
+        f"first), {kept} verdicts from {n} rows"
+    )
+    if errors:
+        head += f"; {errors} verdict{'s' if errors > 1 else ''} 'error' (unparsed) left out"
+    return Reshaped(
+        MTBENCH,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        judge=judge,
+        context=context,
+        source_rows=src_a,
+        notes=(head, *notes),
+    )
+
+
+def _alpacaeval(df: pd.DataFrame) -> Reshaped:
+    frame = pd.DataFrame(
+        {
+            "first": df["generator_1"].to_numpy(dtype=object),
+            "second": df["generator_2"].to_numpy(dtype=object),
+            "outcome": df["preference"].to_numpy(dtype=object),
+        }
+    )
+    judge = None
+    notes = [
+        f"read as {ALPACAEVAL}: generator_1 vs generator_2, preference 1 = output 1, "
+        f"2 = output 2, 1.5 = tie; {len(frame)} verdicts",
+        "AlpacaEval does not record which output its annotator saw first: 'first' is "
+        "output 1, a nominal label, and position-bias parameters mean nothing here",
+    ]
+    if "annotator" in df.columns:
+        frame["judge"] = _first_element(df["annotator"], "annotator").to_numpy(dtype=object)
+        judge = "judge"
+        notes.append("judge: column 'annotator'")
+    return Reshaped(
+        ALPACAEVAL,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        judge=judge,
+        outcome_map=dict(ALPACAEVAL_MAP),
+        source_rows=np.arange(len(frame), dtype=np.int64),
+        notes=tuple(notes),
+        order_recorded=False,
+    )
+
+
+def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Reshaped:
+    a = df[first].to_numpy(dtype=object)
+    b = df[second].to_numpy(dtype=object)
+    firsts, seconds, outcomes, src = [], [], [], []
+    for r, verdicts in enumerate(df[outcome].to_numpy(dtype=object)):
+        if not _is_list(verdicts) or len(verdicts) != 2:
+            raise DataError(
+                "expected a list of two verdicts (one per order) in every row",
+                rows=[r],
+                column=outcome,
+            )
+        for k, v in enumerate(verdicts):
+            f, s = (a[r], b[r]) if k == 0 else (b[r], a[r])
+            key = v.strip().lower() if isinstance(v, str) else None
+            if key in ("model_a", "model_b"):  # names the column: the same item in both orders
+                v = a[r] if key == "model_a" else b[r]
+            firsts.append(f)
+            seconds.append(s)
+            outcomes.append(v)
+            src.append(r)
+    frame = pd.DataFrame(
+        {
+            "first": pd.Series(firsts, dtype=object),
+            "second": pd.Series(seconds, dtype=object),
+            "outcome": pd.Series(outcomes, dtype=object),
+        }
+    )
+    keep = [c for c in df.columns if c not in (first, second, outcome)]
+    src_a = np.asarray(src, dtype=np.int64)
+    for c in keep:
+        frame[c] = df[c].to_numpy(dtype=object)[src_a]
+    note = (
+        f"read as {PAIR_LISTS}: column {outcome!r} holds two verdicts per row, the first with "
+        f"{first!r} shown first, the second with the order swapped; {len(frame)} verdicts "
+        f"from {len(df)} rows"
+    )
+    return Reshaped(
+        PAIR_LISTS,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        source_rows=src_a,
+        notes=(note,),
+        ties_expected=False,
+    )
+
+
+def reshape(
+    df: pd.DataFrame, *, first: str = "first", second: str = "second", outcome: str = "outcome"
+) -> Reshaped | None:
+    """The log reshaped to one row per verdict when its layout needs it, else None.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The log as read (never modified).
+    first, second, outcome : str
+        The columns asked for; a layout is recognised only where they are the defaults and
+        absent (a column named on purpose is read as named).
+
+    Returns
+    -------
+    Reshaped or None
+    """
+    cols = set(df.columns)
+    if df.columns.duplicated().any():
+        return None
+    defaults = (first, second, outcome) == ("first", "second", "outcome")
+    if defaults and not cols & {"first", "second", "outcome"}:
+        if {"model_1", "model_2", "g1_winner", "g2_winner"} <= cols:
+            return _mtbench(df)
+        if {"generator_1", "generator_2", "preference"} <= cols:
+            return _alpacaeval(df)
+        if {"model_a", "model_b", "winner"} <= cols and _all_lists(df["winner"]):
+            return _pair_lists(df, "model_a", "model_b", "winner")
+    out = outcome
+    if outcome == "outcome" and "outcome" not in cols and "winner" in cols:
+        out = "winner"
+    if {first, second, out} <= cols and len(df) and _all_lists(df[out]):
+        return _pair_lists(df, first, second, out)
+    return None
+
+
+def _all_lists(values: pd.Series) -> bool:
+    vals = values.to_numpy(dtype=object)
+    return len(vals) > 0 and all(_is_list(v) for v in vals)
