@@ -1,0 +1,141 @@
+"""Sharp error bounds without labels (issue 25): brute force, closed forms, coverage."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_pairwise.classical.bounds import QUANTITIES, error_bounds, pair_error_counts
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.simulate import simulate_hard_pairs
+
+
+def _random_log(rng: np.random.Generator, sizes: tuple[int, ...], *, labels: bool = False):
+    rows = []
+    for c, k in enumerate(sizes):
+        items = [f"c{c}i{q}" for q in range(k)]
+        for a, b in itertools.combinations(items, 2):
+            gold = a if rng.random() < 0.5 else b
+            for first, second in ((a, b), (b, a)):
+                for _ in range(int(rng.integers(0, 3))):  # 0–2 verdicts per order
+                    u = rng.random()
+                    out = "tie" if u < 0.15 else ("first" if u < 0.6 else "second")
+                    rows.append((first, second, out, f"q{c}", gold if labels else None))
+    df = pd.DataFrame(rows, columns=["first", "second", "outcome", "context", "truth"])
+    if labels:  # label about half of the pairs
+        keep = {p for p in set(map(frozenset, zip(df["first"], df["second"], strict=True)))
+                if rng.random() < 0.5}
+        pair = [frozenset(p) for p in zip(df["first"], df["second"], strict=True)]
+        df["truth"] = [t if p in keep else None for t, p in zip(df["truth"], pair, strict=True)]
+    kw = {"truth": "truth"} if labels and df["truth"].notna().any() else {}
+    return load_comparisons(df, context="context", ties="model", **kw)
+
+
+def _brute(data, *, transitive: bool, use_labels: bool = True):
+    pe = pair_error_counts(data)
+    c = pe["counts"]
+    rows = np.flatnonzero(c[:, 0, [1, 3]].sum(axis=1) > 0)
+    truth = pe["truth"]
+    if transitive:
+        per_ctx = []
+        for ctx in np.unique(pe["context"][rows]):
+            r = rows[pe["context"][rows] == ctx]
+            items = sorted(set(pe["i"][r]) | set(pe["j"][r]))
+            opts = []
+            for perm in itertools.permutations(items):
+                rank = {it: q for q, it in enumerate(perm)}
+                orient = [0 if rank[pe["i"][x]] < rank[pe["j"][x]] else 1 for x in r]
+                opts.append(list(zip(r, orient, strict=True)))
+            per_ctx.append(opts)
+        assignments = (sum(combo, []) for combo in itertools.product(*per_ctx))
+    else:
+        assignments = (
+            list(zip(rows, o, strict=True)) for o in itertools.product((0, 1), repeat=rows.size)
+        )
+    vals = {q: [] for q in QUANTITIES}
+    for assign in assignments:
+        if use_labels and any(truth[r] >= 0 and o != 1 - truth[r] for r, o in assign):
+            continue
+        tot = np.sum([c[r, o] for r, o in assign], axis=0)
+        if tot[1] == 0 or tot[3] == 0:  # a rate without verdicts: not an assignment to bound
+            continue
+        vals["eps_plus"].append(tot[0] / tot[1])
+        vals["eps_minus"].append(tot[2] / tot[3])
+        vals["eps"].append((tot[0] + tot[2]) / (tot[1] + tot[3]))
+    return {q: (min(v), max(v)) for q, v in vals.items()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sharp_bounds_match_brute_force_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    sizes = ((4, 2, 3), (3, 3), (2, 2, 2, 2), (4,), (3, 2), (4, 3))[seed]
+    data = _random_log(rng, sizes)
+    b = error_bounds(data, n_bootstrap=0)[0]
+    for q in QUANTITIES:
+        np.testing.assert_allclose(b.sharp[q], _brute(data, transitive=True)[q], atol=1e-12)
+    if sum(k * (k - 1) // 2 for k in sizes) <= 14:
+        free = _brute(data, transitive=False)
+        for q in QUANTITIES:
+            np.testing.assert_allclose(b.pairwise[q], free[q], atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_labels_restrict_the_assignments_as_brute_force_does(seed):
+    rng = np.random.default_rng(100 + seed)
+    data = _random_log(rng, (4, 3, 2), labels=True)
+    b = error_bounds(data, n_bootstrap=0)[0]
+    brute = _brute(data, transitive=True, use_labels=True)
+    for q in QUANTITIES:
+        np.testing.assert_allclose(b.sharp[q], brute[q], atol=1e-12)
+    unl = error_bounds(data, n_bootstrap=0, use_labels=False)[0]
+    for q in QUANTITIES:  # labels can only narrow the interval
+        assert unl.sharp[q][0] <= b.sharp[q][0] + 1e-12
+        assert unl.sharp[q][1] >= b.sharp[q][1] - 1e-12
+
+
+def test_two_item_contexts_give_the_closed_form_of_methods_7_6():
+    """ε₊ ∈ [I₂/n, (I₂+C)/n], ε₋ ∈ [I₁/n, (I₁+C)/n] with one verdict per order, no ties."""
+    sim = simulate_hard_pairs(2, n_contexts=300, tie_rate=0.0, labelled=0.0, random_seed=4)
+    f = sim.frame
+    wins = (f["outcome"] == "first").to_numpy().reshape(-1, 2)  # (i first, j first) per pair
+    i1 = int(np.sum(wins[:, 0] & wins[:, 1]))  # first-shown won both: one ε₋ error
+    i2 = int(np.sum(~wins[:, 0] & ~wins[:, 1]))  # second-shown won both: one ε₊ error
+    n = wins.shape[0]
+    cons = n - i1 - i2
+    b = error_bounds(sim.data, n_bootstrap=0)[0]
+    assert b.sharp["eps_plus"] == pytest.approx((i2 / n, (i2 + cons) / n))
+    assert b.sharp["eps_minus"] == pytest.approx((i1 / n, (i1 + cons) / n))
+    assert (b.n_consistent, b.n_inconsistent) == (cons, i1 + i2)
+    assert not b.tightened
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bounds_contain_the_realised_rates_on_hard_pairs(seed):
+    """The must-show design: 2-item contexts, 25% hard pairs wrong with 0.6 in both orders."""
+    sim = simulate_hard_pairs(2, n_contexts=400, eps_plus=0.10, eps_minus=0.20, hard_share=0.25,
+                              eps_hard=0.6, tie_rate=0.1, labelled=0.3, random_seed=seed)
+    b = error_bounds(sim.data_unlabelled, random_seed=seed)[0]
+    for q, real in (("eps_plus", sim.realised_eps_plus), ("eps_minus", sim.realised_eps_minus),
+                    ("eps", sim.realised_eps)):
+        assert b.sharp[q][0] <= real <= b.sharp[q][1]
+        assert b.bounds[q][0] <= b.sharp[q][0] and b.bounds[q][1] >= b.sharp[q][1]
+    lab = error_bounds(sim.data, random_seed=seed)[0]  # labels fix 30% of the pairs
+    assert lab.n_labelled > 0
+    for q, real in (("eps_plus", sim.realised_eps_plus), ("eps_minus", sim.realised_eps_minus)):
+        assert lab.sharp[q][0] <= real <= lab.sharp[q][1]
+        assert lab.sharp[q][1] - lab.sharp[q][0] < b.sharp[q][1] - b.sharp[q][0] - 0.1
+
+
+def test_transitivity_tightens_round_robins_and_says_so():
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(5, eps=0.2, n_contexts=40, random_seed=3)
+    b = error_bounds(sim.data, random_seed=0)[0]
+    assert b.tightened and b.n_contexts_enumerated == 40
+    assert b.sharp["eps"][0] > b.pairwise["eps"][0]
+    assert b.sharp["eps"][0] <= sim.realised_eps <= b.sharp["eps"][1]  # the truth is an order
+    assert "transitivity tightened" in b.summary()
+    assert b.to_dict()["bounds"]["eps"] == [b.bounds["eps"][0], b.bounds["eps"][1]]
