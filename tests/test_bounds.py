@@ -26,8 +26,11 @@ def _random_log(rng: np.random.Generator, sizes: tuple[int, ...], *, labels: boo
                     rows.append((first, second, out, f"q{c}", gold if labels else None))
     df = pd.DataFrame(rows, columns=["first", "second", "outcome", "context", "truth"])
     if labels:  # label about half of the pairs
-        keep = {p for p in set(map(frozenset, zip(df["first"], df["second"], strict=True)))
-                if rng.random() < 0.5}
+        keep = {
+            p
+            for p in set(map(frozenset, zip(df["first"], df["second"], strict=True)))
+            if rng.random() < 0.5
+        }
         pair = [frozenset(p) for p in zip(df["first"], df["second"], strict=True)]
         df["truth"] = [t if p in keep else None for t, p in zip(df["truth"], pair, strict=True)]
     kw = {"truth": "truth"} if labels and df["truth"].notna().any() else {}
@@ -50,7 +53,9 @@ def _brute(data, *, transitive: bool, use_labels: bool = True):
                 orient = [0 if rank[pe["i"][x]] < rank[pe["j"][x]] else 1 for x in r]
                 opts.append(list(zip(r, orient, strict=True)))
             per_ctx.append(opts)
-        assignments = (sum(combo, []) for combo in itertools.product(*per_ctx))
+        assignments = (
+            list(itertools.chain.from_iterable(combo)) for combo in itertools.product(*per_ctx)
+        )
     else:
         assignments = (
             list(zip(rows, o, strict=True)) for o in itertools.product((0, 1), repeat=rows.size)
@@ -115,11 +120,23 @@ def test_two_item_contexts_give_the_closed_form_of_methods_7_6():
 @pytest.mark.parametrize("seed", range(4))
 def test_bounds_contain_the_realised_rates_on_hard_pairs(seed):
     """The must-show design: 2-item contexts, 25% hard pairs wrong with 0.6 in both orders."""
-    sim = simulate_hard_pairs(2, n_contexts=400, eps_plus=0.10, eps_minus=0.20, hard_share=0.25,
-                              eps_hard=0.6, tie_rate=0.1, labelled=0.3, random_seed=seed)
+    sim = simulate_hard_pairs(
+        2,
+        n_contexts=400,
+        eps_plus=0.10,
+        eps_minus=0.20,
+        hard_share=0.25,
+        eps_hard=0.6,
+        tie_rate=0.1,
+        labelled=0.3,
+        random_seed=seed,
+    )
     b = error_bounds(sim.data_unlabelled, random_seed=seed)[0]
-    for q, real in (("eps_plus", sim.realised_eps_plus), ("eps_minus", sim.realised_eps_minus),
-                    ("eps", sim.realised_eps)):
+    for q, real in (
+        ("eps_plus", sim.realised_eps_plus),
+        ("eps_minus", sim.realised_eps_minus),
+        ("eps", sim.realised_eps),
+    ):
         assert b.sharp[q][0] <= real <= b.sharp[q][1]
         assert b.bounds[q][0] <= b.sharp[q][0] and b.bounds[q][1] >= b.sharp[q][1]
     lab = error_bounds(sim.data, random_seed=seed)[0]  # labels fix 30% of the pairs

@@ -34,7 +34,6 @@ then holds every assignment compatible with the verdicts *and* the labels.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +137,9 @@ class ErrorBounds:
         True
         """
         sym = {"eps_plus": "ε₊", "eps_minus": "ε₋", "eps": "ε"}
-        parts = [f"{sym[q]} ∈ [{self.bounds[q][0]:.3f}, {self.bounds[q][1]:.3f}]" for q in QUANTITIES]
+        parts = [
+            f"{sym[q]} ∈ [{self.bounds[q][0]:.3f}, {self.bounds[q][1]:.3f}]" for q in QUANTITIES
+        ]
         head = "sharp bounds" + (" with labels" if self.n_labelled else " without labels")
         how = f" ({interval_label(self.prob)}, bootstrap over {self.resampled})"
         tail = []
@@ -158,7 +159,8 @@ class ErrorBounds:
 def pair_error_counts(data: Comparisons) -> dict[str, np.ndarray]:
     """Per (judge, unordered pair) row, the decided verdicts and errors under each truth.
 
-    Returns a dict of arrays, one entry per pair row of :func:`~bayes_pairwise.matrices.pair_counts`:
+    Returns a dict of arrays, one entry per pair row of
+    :func:`~bayes_pairwise.matrices.pair_counts`:
     ``i``, ``j``, ``judge``, ``context``, ``truth`` (1: i better, 0: j better, −1 unknown) and
     ``counts`` of shape (rows, 2, 4): for T = i≻j (index 0) and T = j≻i (index 1) the errors and
     decided verdicts ``(e₊, n₊, e₋, n₋)``.
@@ -167,7 +169,8 @@ def pair_error_counts(data: Comparisons) -> dict[str, np.ndarray]:
     --------
     >>> import pandas as pd
     >>> from bayes_pairwise.data import load_comparisons
-    >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"], "outcome": ["first", "first"]})
+    >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                    "outcome": ["first", "first"]})
     >>> pair_error_counts(load_comparisons(df))["counts"][0].tolist()  # inconsistent: one ε₋ error
     [[0.0, 1.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
     """
@@ -258,7 +261,9 @@ def _groups(pe: dict[str, np.ndarray], sel: np.ndarray, *, transitive: bool, use
         bad = ~allowed.any(axis=1)
         if bad.any():  # cyclic labels: no order agrees with them; leave that context's labels out
             allowed[bad] = True
-            notes.append(f"{int(bad.sum())} context(s) with cyclic gold labels: labels ignored there")
+            notes.append(
+                f"{int(bad.sum())} context(s) with cyclic gold labels: labels ignored there"
+            )
         groups.append(_Group(r, orient, allowed))
     return groups, n_enum, n_free_ctx, notes
 
@@ -317,8 +322,8 @@ def _dinkelbach(choices, n_rep: int, sign: float, weight_of) -> np.ndarray:
             obj = np.where(np.isnan(obj), np.inf, obj)
             k = np.argmin(obj, axis=2)[:, :, None]
             wu = weight_of(g)
-            aa = np.broadcast_to(a, (n_rep,) + a.shape[1:])
-            bb = np.broadcast_to(b, (n_rep,) + b.shape[1:])
+            aa = np.broadcast_to(a, (n_rep, *a.shape[1:]))
+            bb = np.broadcast_to(b, (n_rep, *b.shape[1:]))
             num += (wu * np.take_along_axis(aa, k, axis=2)[:, :, 0]).sum(axis=1)
             den += (wu * np.take_along_axis(bb, k, axis=2)[:, :, 0]).sum(axis=1)
         return num, den
@@ -350,8 +355,8 @@ def _bounds_units(groups, counts, w_units) -> dict[str, np.ndarray]:
             na, nb = _distinct(a, b, g.allowed)
             choices.append((na[None], nb[None]))
         n_rep = w_units[0].shape[0]
-        lo = _dinkelbach(choices, n_rep, 1.0, lambda g: w_units[g])
-        hi = _dinkelbach(choices, n_rep, -1.0, lambda g: w_units[g])
+        lo = _dinkelbach(choices, n_rep, 1.0, w_units.__getitem__)
+        hi = _dinkelbach(choices, n_rep, -1.0, w_units.__getitem__)
         out[q] = np.stack([lo, hi], axis=1)
     return out
 
@@ -368,8 +373,8 @@ def _bounds_rows(groups, counts, w) -> dict[str, np.ndarray]:
             choices.append((np.where(bad, np.nan, a), np.where(bad, np.nan, b)))
         n_rep = w.shape[0]
         ones = [np.ones((n_rep, g.rows.shape[0])) for g in groups]
-        lo = _dinkelbach(choices, n_rep, 1.0, lambda g: ones[g])
-        hi = _dinkelbach(choices, n_rep, -1.0, lambda g: ones[g])
+        lo = _dinkelbach(choices, n_rep, 1.0, ones.__getitem__)
+        hi = _dinkelbach(choices, n_rep, -1.0, ones.__getitem__)
         out[q] = np.stack([lo, hi], axis=1)
     return out
 
@@ -381,7 +386,9 @@ def _chunks(n_rep: int, cells: int) -> list[slice]:
 
 def _sharp(groups, counts) -> dict[str, tuple[float, float]]:
     ones = [np.ones((1, g.rows.shape[0])) for g in groups]
-    return {q: (float(a[0, 0]), float(a[0, 1])) for q, a in _bounds_units(groups, counts, ones).items()}
+    return {
+        q: (float(a[0, 0]), float(a[0, 1])) for q, a in _bounds_units(groups, counts, ones).items()
+    }
 
 
 def error_bounds(
@@ -439,7 +446,9 @@ def error_bounds(
         sel = (pe["judge"] == jdx) & (counts[:, 0, [1, 3]].sum(axis=1) > 0)
         if not sel.any():
             continue
-        groups, n_enum, n_free, notes = _groups(pe, sel, transitive=transitive, use_labels=use_labels)
+        groups, n_enum, n_free, notes = _groups(
+            pe, sel, transitive=transitive, use_labels=use_labels
+        )
         free_groups, _, _, _ = _groups(pe, sel, transitive=False, use_labels=use_labels)
         sharp = _sharp(groups, counts)
         pairwise = _sharp(free_groups, counts)
