@@ -53,6 +53,12 @@ _EXPORTS: dict[str, str] = {
     "simulate_hard_pairs": "simulate",
     # caveats (what a fit cannot see) and the within-pair correlation test
     "Caveat": "caveats",
+    # what a judge log can show (issue 25): sharp bounds, identification, gold-label planning
+    "ErrorBounds": "classical.bounds",
+    "error_bounds": "classical.bounds",
+    "LabelPlan": "labels",
+    "label_informed_rates": "labels",
+    "plan_labels": "labels",
     "caveats_for": "caveats",
     "within_pair_correlation": "classical.correlation",
     # classical: descriptive

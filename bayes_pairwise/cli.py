@@ -7,6 +7,7 @@ Sub-commands::
                                            biased-bt-spread,elo} [--json]
     bayes-pairwise fit DATA --model NAME [--map] [--draws --tune --chains --seed] [--out fit.nc]
     bayes-pairwise compare DATA [--json]
+    bayes-pairwise plan-labels DATA --budget N [--width W] [--json]
     bayes-pairwise datasets [list | show NAME | export NAME --out FILE]
     bayes-pairwise report DATA_OR_DATASET --out report.html [--judge J] [--model M]
 
@@ -960,6 +961,47 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plan_labels(args: argparse.Namespace) -> int:
+    from bayes_pairwise.labels import plan_labels
+
+    _check_data_args(args)
+    data = _load_data(args)
+    if data.n_judges > 1:
+        raise BayesPairwiseError(
+            f"--judge: the log has {data.n_judges} judges; plan labels for one (--judge NAME)"
+        )
+    _info(f"planning {args.budget} gold label(s) for {data!r} …")
+    plan = plan_labels(data, args.budget, random_seed=args.seed)
+    width = getattr(args, "width", None)
+    out = plan.to_dict()
+    if width is not None:
+        out["labels_for_width"] = {"width": width, "labels": plan.labels_for_width(width)}
+    if args.json:
+        _print_json(out)
+        return 0
+    ew = plan.expected_width
+    print(
+        plan.pairs.to_string(index=False, float_format=lambda v: f"{v:.3g}")
+        if len(plan.pairs)
+        else "no pair to label: every pair's errors are already known or labelled"
+    )
+    print(
+        f"{plan.n_ambiguous} pair row(s) can hide errors (consistent, or decided in one order), "
+        f"{plan.n_known} cannot (their errors are known without a label)"
+    )
+    for q, sym in (("eps_plus", "ε₊"), ("eps_minus", "ε₋"), ("eps", "ε")):
+        w = ew[q]
+        print(
+            f"{sym}: expected {ew['interval']} width now {w['now']:.3f}, after these labels "
+            f"{w['planned']:.3f} (random pairs: {w['random']:.3f})"
+        )
+    print(f"assumed share of hidden errors per ambiguous pair: {ew['assumed_share']:.2f}")
+    if width is not None:
+        n = out["labels_for_width"]["labels"]
+        print(f"labels for ε₊ and ε₋ widths ≤ {width:g}: {n}")
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 # --------------------------------------------------------------------------- model checking
 def _write_verdicts(path: str, model: Any, data: Any) -> None:
@@ -1250,6 +1292,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_propose)
+
+    p = sub.add_parser(
+        "plan-labels",
+        help="the pairs whose gold labels narrow the judge's error intervals most",
+    )
+    _add_data_args(p)
+    p.add_argument("--budget", type=_int_type(0), required=True, help="pairs to label")
+    p.add_argument(
+        "--width",
+        type=_float_type(0.0),
+        default=None,
+        help="also say how many labels bring the ε₊ and ε₋ interval widths to this",
+    )
+    p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_plan_labels)
 
     p = sub.add_parser(
         "strategies", help="simulate cost-aware annotation strategies (rho against cost)"
