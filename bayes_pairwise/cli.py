@@ -700,7 +700,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     if args.agreement_with is not None:
         return _judge_agreement(args, data)
     _info(f"ranking {data!r} …")
-    lb = _rank(args, data, judge=None, progress=sys.stderr.isatty())
+    # the bootstrap's lines (a header, then every tenth of the replicates) on stderr, always;
+    # the sampler's progress bar only on a terminal
+    lb = _rank(args, data, judge=None, progress=args.model == "bt" or sys.stderr.isatty())
     if args.json:
         _print_json(lb.to_dict())
     else:
