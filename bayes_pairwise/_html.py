@@ -125,6 +125,8 @@ class HtmlPage:
     subtitle: str = ""
     blocks: list[str] = field(default_factory=list)
     toc: list[tuple[str, str]] = field(default_factory=list)
+    #: what the page renders (the report's CrossCheck), for callers that print it too
+    source: Any = None
 
     def heading(self, text: str, level: int = 2) -> None:
         """Add a heading (level-2 headings go into the table of contents)."""

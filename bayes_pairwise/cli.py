@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from bayes_pairwise._version import __version__
-from bayes_pairwise.errors import BayesPairwiseError
+from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
 from bayes_pairwise.model_specs import available_models
 from bayes_pairwise.output import atomic_write, check_writable, markdown_table, write_text
 
@@ -269,9 +269,11 @@ def _load_data(args: argparse.Namespace):
     fit without a tie rate, as before.
     """
     import dataclasses
+    import re
 
     from bayes_pairwise import datasets
     from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.datasets import CHATBOT_ARENA_ORDER_WARNING as ORDER_WARNING
 
     name = args.data
     bundled = _is_bundled(name)
@@ -287,7 +289,11 @@ def _load_data(args: argparse.Namespace):
             raise BayesPairwiseError(
                 "--truth-column applies to files; the bundled data sets carry no gold labels"
             )
-        data = datasets.load(name, ties=ties, **_parse_options(args.option, name))
+        with warnings.catch_warnings():
+            if getattr(args, "command", None) == "leaderboard" and args.model in ("bt", "uniform"):
+                # no position term in these models: the order warning does not apply to them
+                warnings.filterwarnings("ignore", message=re.escape(ORDER_WARNING))
+            data = datasets.load(name, ties=ties, **_parse_options(args.option, name))
     else:
         # a file: load_comparisons recognises known layouts and the judge/context/repeat
         # columns by name (the same rule as in Python); every choice it made is printed
@@ -525,7 +531,8 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 "histogram": s.histogram_,
                 "at_edge": s.at_edge_,
                 "note": "the paper's biased-BT baseline: an improper model whose scores drift; "
-                "eps_opt is the mode of the restart histogram (METHODS §6)",
+                "eps_opt is the mode of the restart histogram "
+                "(METHODS §6, docs/src/methods.md)",
             }
         by_judge = {"all judges pooled": {"estimates": est}}
         settings["judges_pooled"] = list(data.judges)
@@ -685,11 +692,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(res.to_dict())
     else:
-        print(res.headline().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        print()
-        print(res.verdict)
-        for k, c in enumerate(res.caveats, start=1):
-            print(f"caveat {k}: {c}")
+        _print_headline(res)
     return 0
 
 
@@ -816,19 +819,31 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- report
-def _cmd_report(args: argparse.Namespace) -> int:
-    from bayes_pairwise.report import write_report
+def _print_headline(cc: Any) -> None:
+    """The cross-check's headline on stdout: one line per judge, its verdict, the caveats.
 
-    check_writable(args.out, suffixes=REPORT_SUFFIXES, what="--out")
+    The same table as ``compare`` prints and the report's headline shows
+    (:meth:`~bayes_pairwise.crosscheck.CrossCheck.headline`).
+    """
+    print(cc.headline().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print()
+    print(cc.verdict)
+    for k, c in enumerate(cc.caveats, start=1):
+        print(f"caveat {k}: {c}")
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from bayes_pairwise.report import build_report
+
+    path = check_writable(args.out, suffixes=REPORT_SUFFIXES, what="--out")
     _check_data_args(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = _load_data(args)
     kw = _sampler_kwargs(args)
-    path = write_report(
+    page = build_report(
         data,
         load_warnings=_user_warnings(caught),
-        out=args.out,
         model=args.model,
         method=_method(args),
         random_seed=args.seed,
@@ -836,7 +851,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
         dataset_name=args.data,
         **kw,
     )
+    write_text(path, page.render())
     _info(f"report written to {path}")
+    if args.json:
+        _print_json({"report": str(path), **page.source.to_dict()})
+    else:
+        _print_headline(page.source)
     return 0
 
 
@@ -1068,6 +1088,56 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
     return 0
 
 
+#: an example per sub-command, shown at the end of its ``--help`` (each runs as written)
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "simulate": ("bayes-pairwise simulate --n-items 30 --eps 0.15 --seed 0 --out sim.csv",),
+    "estimate": (
+        "bayes-pairwise estimate prd_vicuna80 --method scom --ties half",
+        "bayes-pairwise estimate sim.csv --method moments --json",
+        "bayes-pairwise estimate log.csv --first a --second b --outcome winner "
+        '--outcome-map "1=first,2=second,3=tie" --ties half --method scom',
+    ),
+    "fit": (
+        "bayes-pairwise fit prd_vicuna80 --judge gpt4 --model positional --map",
+        "bayes-pairwise fit sim.csv --model uniform --out sim.nc --json",
+    ),
+    "compare": (
+        "bayes-pairwise compare prd_vicuna80 --judge gpt4 --fast",
+        "bayes-pairwise compare sim.csv --model uniform --map --json",
+    ),
+    "leaderboard": (
+        "bayes-pairwise leaderboard chatbot_arena --judge human",
+        "bayes-pairwise leaderboard prd_vicuna80 --group-by name --agreement-with gpt4",
+        "bayes-pairwise leaderboard annotations.json   # AlpacaEval annotations, no flags",
+    ),
+    "datasets": (
+        "bayes-pairwise datasets list",
+        "bayes-pairwise datasets show prd_vicuna80",
+        "bayes-pairwise datasets export prd_vicuna80 --out prd.csv",
+    ),
+    "report": (
+        "bayes-pairwise report prd_vicuna80 --map --out report.html",
+        "bayes-pairwise report gpt-4_pair.jsonl --fast --json   # MT-Bench judgments",
+    ),
+    "compare-models": ("bayes-pairwise compare-models prd_vicuna80 --judge gpt4 --draws 500",),
+    "sbc": ("bayes-pairwise sbc --model uniform --n-items 6 --sims 20 --draws 300 --tune 300",),
+    "propose": ("bayes-pairwise propose sim.csv --lists 5 --k 6 --eps-plus 0.1 --eps-minus 0.1",),
+    "strategies": (
+        "bayes-pairwise strategies --n-items 100 --reps 1 --strategy pairwise:rounds=8 "
+        "--ratings bt --out rho.png",
+    ),
+}
+
+
+def _add_examples(sub: Any) -> None:
+    """An ``examples:`` block at the end of every sub-command's ``--help``."""
+    for name, p in sub.choices.items():
+        lines = EXAMPLES.get(name, ())
+        if lines:
+            p.epilog = "examples:\n" + "\n".join(f"  {line}" for line in lines)
+            p.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for the docs and tests)."""
     ap = _Parser(
@@ -1228,6 +1298,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(p)
     model_args(p, "positional", fast=True)
     p.add_argument("--out", default="report.html", help="output HTML file (.html)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the cross-check the report renders as one JSON object (with the report's "
+        "path) instead of the headline",
+    )
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser(
@@ -1343,6 +1419,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="plot (.png/.svg/.pdf) or report (.html/.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_strategies)
+    _add_examples(sub)
     return ap
 
 
@@ -1371,6 +1448,22 @@ def _sigterm_raises():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def _one_line_warnings() -> Iterator[None]:
+    """Warnings that reach the terminal print as ``warning: …`` lines, not as source lines."""
+    previous = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = " ".join(str(message).split())
+        print(f"warning: {text}", file=sys.stderr, flush=True)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
+
+
 def _fail(message: str, status: int = 2) -> int:
     """Print ``error: message`` as one line on stderr; return ``status``."""
     text = " ".join(str(message).split()) or "unknown error"
@@ -1397,7 +1490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as exc:
         return _fail(str(exc))
     debug = os.environ.get("BAYES_PAIRWISE_TRACEBACK", "") not in ("", "0")
-    with _sigterm_raises():
+    with _sigterm_raises(), quiet_third_party(), _one_line_warnings():
         try:
             return int(args.func(args) or 0)
         except KeyError as exc:  # unknown judge / context labels

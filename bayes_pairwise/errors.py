@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 __all__ = [
+    "BLAS_NOTICE",
+    "THIRD_PARTY_NOTICES",
     "BayesPairwiseError",
     "CacheWarning",
     "ConvergenceWarning",
@@ -23,6 +25,7 @@ __all__ = [
     "NotFittedError",
     "PriorError",
     "WarningSink",
+    "quiet_third_party",
     "user_stacklevel",
 ]
 
@@ -188,3 +191,59 @@ class WarningSink:
             "convergence": list(self.convergence),
             "other": list(self.other),
         }
+
+
+#: PyTensor's five-line notice at the first compile of a pip install. It is about speed, not
+#: correctness (docs/src/installation.md, "A faster BLAS", says how to link one).
+BLAS_NOTICE = r"PyTensor could not link to a BLAS installation"
+#: third-party notices a user cannot act on, by category and message (matched at the start)
+THIRD_PARTY_NOTICES: tuple[tuple[type[Warning], str], ...] = (
+    (FutureWarning, r"\s*ArviZ is undergoing a major refactor"),  # once a day, at import
+    (UserWarning, BLAS_NOTICE),
+)
+#: PyMC's INFO lines that name what it samples ("Sampling: [wins]"): the package says it itself
+_PYMC_LOGGERS = ("pymc", "pymc.sampling.forward", "pymc.sampling.mcmc")
+
+
+class _DropSamplingLines:
+    """A logging filter that drops PyMC's bare ``Sampling: [...]`` lines."""
+
+    def filter(self, record: Any) -> bool:
+        return not str(record.getMessage()).startswith("Sampling: [")
+
+
+@contextlib.contextmanager
+def quiet_third_party() -> Iterator[None]:
+    """Inside the block, drop dependencies' notices a user cannot act on.
+
+    For the package's entry points only (the command line's ``main``, the report builder),
+    never at import: ArviZ's daily refactor notice, PyTensor's BLAS notice and PyMC's bare
+    ``Sampling: [wins]`` lines. Everything else (the package's own warnings, other
+    dependencies' warnings) passes as before; filters are restored on exit.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     with quiet_third_party():
+    ...         warnings.warn("\\nArviZ is undergoing a major refactor …", FutureWarning,
+    ...                       stacklevel=1)
+    ...         warnings.warn("only one order", DesignWarning, stacklevel=1)
+    >>> [str(w.message) for w in seen]
+    ['only one order']
+    """
+    import logging
+
+    drop = _DropSamplingLines()
+    loggers = [logging.getLogger(name) for name in _PYMC_LOGGERS]
+    with warnings.catch_warnings():
+        for category, message in THIRD_PARTY_NOTICES:
+            warnings.filterwarnings("ignore", message=message, category=category)
+        for lg in loggers:
+            lg.addFilter(drop)
+        try:
+            yield
+        finally:
+            for lg in loggers:
+                lg.removeFilter(drop)

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
-from bayes_pairwise.errors import WarningSink
+from bayes_pairwise.errors import WarningSink, quiet_third_party
 from bayes_pairwise.progress import Steps
 
 __all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
@@ -254,6 +254,7 @@ def _state(cc: Any) -> _State:
 _HOW = {"nuts": "NUTS", "map": "MAP", "laplace": "Laplace approx."}
 
 
+@quiet_third_party()  # dependencies' notices the reader cannot act on (not at import)
 def build_report(
     data: Any,
     *,
@@ -400,6 +401,7 @@ def build_report(
             f"({_HOW.get(method, method)})"
         ),
     )
+    page.source = cc  # the CLI prints the same headline on stdout
     prog("rendering: headline")
     _section_headline(page, st, model)
     prog("rendering: leaderboard")
@@ -724,9 +726,9 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
         fig,
         "P(R_m, TO) against the number of texts N for true ranks m = 1..8, at each judge's "
         "estimated error rates (the moment estimates of ε₊ and ε₋ where available). Solid: exact "
-        "(METHODS §4); dashed: the paper's printed reversal-only formula, which undercounts for "
-        "m ≥ 2. The probability falls with N for every m: ranking many texts with a noisy judge "
-        "does not scale. Rates used: "
+        "(METHODS §4, docs/src/methods.md); dashed: the paper's printed reversal-only formula, "
+        "which undercounts for m ≥ 2. The probability falls with N for every m: ranking many "
+        "texts with a noisy judge does not scale. Rates used: "
         + "; ".join(
             f"{j}: "
             + ", ".join(f"{SYMBOLS.get(k, k)} {_interval_text(v)}" for k, v in r.items())
@@ -916,7 +918,8 @@ def _section_bayesian(
         )
         + "Error parameters are shared across contexts; strengths are per (context, text). "
         f"Flags: R-hat ≤ {RHAT_MAX}, bulk and tail ESS ≥ {ESS_MIN}, no divergences "
-        "(METHODS §7.4). σ_s is not identified under a hard truth and is not a finding."
+        "(METHODS §7.4, docs/src/methods.md). σ_s is not identified under a hard truth and is "
+        "not a finding."
     )
     if st.fit is None:
         page.box(f"No Bayesian fit is available: {st.fit_error}", kind="bad")

@@ -29,3 +29,31 @@ def test_readme_commands_match_ci():
     assert "python -m pytest\n" in README and "\npython -m pytest\n" in ci
     assert 'pip install -e ".[dev]"' in README and 'pip install -q -e ".[dev]"' in ci
     assert "bayes-pairwise report prd_vicuna80 --out report.html" in README
+
+
+def test_readme_shell_commands_parse_and_read_only_files_made_before():
+    """Every ``bayes-pairwise`` line of the README parses, and reads a bundled data set or a file
+    an earlier README line writes (the README once proposed lists from a file it never made)."""
+    import shlex
+
+    from bayes_pairwise import datasets
+    from bayes_pairwise.cli import build_parser
+
+    parser = build_parser()
+    bundled = set(datasets.list_datasets()["name"])
+    made: set[str] = set()
+    lines = [
+        line.split("   #")[0].split(" > ")[0].strip()
+        for block in re.findall(r"```bash\n(.*?)```", README, re.S)
+        for line in block.splitlines()
+    ]
+    commands = [line[line.index("bayes-pairwise") :] for line in lines if "bayes-pairwise" in line]
+    assert len(commands) >= 8
+    for command in commands:
+        argv = shlex.split(command)[1:]
+        args = parser.parse_args(argv)
+        data = getattr(args, "data", None)
+        if data is not None:
+            assert data in bundled or data in made, f"{command!r} reads {data!r}, never made"
+        if getattr(args, "out", None):
+            made.add(args.out)

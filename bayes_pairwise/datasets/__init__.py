@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.simulate import SyntheticComparisons
 
 __all__ = [
+    "CHATBOT_ARENA_ORDER_WARNING",
     "DEFAULT_DATASET",
     "DatasetError",
     "DatasetInfo",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from bayes_pairwise.errors import BLAS_NOTICE
 from bayes_pairwise.model_specs import ModelSpec, available_models, load_spec
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, nutpie_available, sample_nuts
 from bayes_pairwise.pymc_models.biased_bt import BiasedBradleyTerry
@@ -25,14 +26,13 @@ from bayes_pairwise.pymc_models.hierarchical import (
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
 from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 
-#: PyTensor's five-line notice at the first compile of a pip install. It is about speed, not
-#: correctness (docs/src/installation.md, "A faster BLAS", says how to link one); filtered once,
-#: here, by its message only.
-BLAS_NOTICE = r"PyTensor could not link to a BLAS installation"
-
 
 def quiet_blas_notice() -> None:
-    """Ignore PyTensor's BLAS notice (by its message only); called once, at import.
+    """Ignore PyTensor's BLAS notice (by its message only), from now on.
+
+    Not called by the package (it would change the caller's filters for good): the command
+    line and the report builder drop the notice inside their own calls
+    (:func:`bayes_pairwise.errors.quiet_third_party`); a script may call this.
 
     Examples
     --------
@@ -47,8 +47,6 @@ def quiet_blas_notice() -> None:
     """
     warnings.filterwarnings("ignore", message=BLAS_NOTICE, category=UserWarning)
 
-
-quiet_blas_notice()
 
 __all__ = [
     "BLAS_NOTICE",

@@ -1,0 +1,134 @@
+"""The answer where you are (issue 28): report's headline on stdout, --json, quiet entry points."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import pandas as pd
+import pytest
+
+from bayes_pairwise.cli import main
+from bayes_pairwise.errors import DesignWarning, quiet_third_party
+
+
+@pytest.fixture(scope="module")
+def two_judges(tmp_path_factory):
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    frames = []
+    for k, (judge, eps) in enumerate((("alice", 0.05), ("bob", 0.3))):
+        f = simulate_round_robin(6, eps=eps, random_seed=k).frame.copy()
+        f["judge"] = judge
+        frames.append(f)
+    path = tmp_path_factory.mktemp("logs") / "two.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.slow  # two report builds (about a minute on two quiet cores)
+def test_report_prints_each_judges_verdict_and_json(two_judges, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    argv = ["report", str(two_judges), "--map", "--model", "uniform", "--out", str(out)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    # the headline table: a header and one line per judge, each with its verdict
+    for judge in ("alice", "bob"):
+        row = next(line for line in lines if line.split()[:1] == [judge])
+        assert any(v in row for v in ("AGREE", "DISAGREE", "NO VERDICT"))
+        assert any(line.startswith(f"{judge}: ") for line in lines)  # the verdict sentence
+    assert "report written to" in captured.err and out.exists()
+    assert main([*argv, "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["report"] == str(out)
+    assert {v["judge"] for v in res["verdicts"]} == {"alice", "bob"}
+
+
+def test_third_party_notices_dropped_inside_entry_points_only():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with quiet_third_party():
+            warnings.warn("\nArviZ is undergoing a major refactor", FutureWarning, stacklevel=1)
+            warnings.warn(
+                "PyTensor could not link to a BLAS installation.", UserWarning, stacklevel=1
+            )
+            warnings.warn("ours", DesignWarning, stacklevel=1)
+        warnings.warn("\nArviZ is undergoing a major refactor", FutureWarning, stacklevel=1)
+    assert [str(w.message).strip() for w in seen] == [
+        "ours",
+        "ArviZ is undergoing a major refactor",
+    ]
+
+
+def test_pymc_sampling_lines_are_dropped_inside_the_block(caplog):
+    import logging
+
+    log = logging.getLogger("pymc.sampling.forward")
+    with caplog.at_level(logging.INFO, logger="pymc.sampling.forward"):
+        with quiet_third_party():
+            log.info("Sampling: [wins]")
+            log.info("something else")
+        log.info("Sampling: [wins]")
+    assert [r.getMessage() for r in caplog.records] == ["something else", "Sampling: [wins]"]
+
+
+def test_importing_the_package_and_cli_does_not_import_pandas_or_filter_warnings():
+    code = (
+        "import sys, warnings; before = list(warnings.filters); "
+        "import bayes_pairwise.cli, bayes_pairwise as bp; "
+        "assert 'pandas' not in sys.modules and 'numpy' not in sys.modules, 'heavy import'; "
+        "import bayes_pairwise.crosscheck; assert callable(bp.crosscheck); "
+        "assert bp.crosscheck is sys.modules['bayes_pairwise.crosscheck'].crosscheck; "
+        "import bayes_pairwise.pymc_models; "
+        "assert not [f for f in warnings.filters if f not in before and f[1] is not None "
+        "and ('BLAS' in f[1].pattern or 'ArviZ' in f[1].pattern)], 'global filter'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_usage_error_and_help_are_quick():
+    """Usage errors and --help import no NumPy, pandas or PyMC (well under 0.5 s warm)."""
+    code = (
+        "import sys; from bayes_pairwise.cli import main; rc = main(['estimate']); "
+        "assert rc == 2; assert 'pandas' not in sys.modules and 'pymc' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_leaderboard_bt_on_arena_has_no_position_warning(capsys):
+    assert main(["leaderboard", "chatbot_arena", "--judge", "human", "--n-boot", "5"]) == 0
+    err = capsys.readouterr().err
+    assert "position parameter" not in err and "DesignWarning" not in err
+
+
+def test_warnings_print_as_one_line(capsys):
+    assert main(["estimate", "chatbot_arena", "--judge", "human", "--method", "scom"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: chatbot_arena: the presentation order" in err
+    assert "DesignWarning" not in err and "runpy" not in err
+
+
+@pytest.mark.parametrize("command", ["estimate", "fit", "compare", "report", "leaderboard"])
+def test_help_shows_an_example(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    assert "examples:" in text and f"  bayes-pairwise {command} " in text
+
+
+def test_every_subcommand_has_examples_that_parse():
+    import shlex
+
+    from bayes_pairwise.cli import EXAMPLES, build_parser
+
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices)
+    assert commands == set(EXAMPLES)
+    for command, lines in EXAMPLES.items():
+        for line in lines:
+            argv = shlex.split(line.split("   #")[0])
+            assert argv[:2] == ["bayes-pairwise", command]
+            parser.parse_args(argv[1:])  # every flag exists and every value is accepted
