@@ -1121,6 +1121,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "compare-models": ("bayes-pairwise compare-models prd_vicuna80 --judge gpt4 --draws 500",),
     "sbc": ("bayes-pairwise sbc --model uniform --n-items 6 --sims 20 --draws 300 --tune 300",),
+    "plan-labels": ("bayes-pairwise plan-labels prd_vicuna80 --judge gpt4 --budget 50",),
     "propose": ("bayes-pairwise propose sim.csv --lists 5 --k 6 --eps-plus 0.1 --eps-minus 0.1",),
     "strategies": (
         "bayes-pairwise strategies --n-items 100 --reps 1 --strategy pairwise:rounds=8 "
