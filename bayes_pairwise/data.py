@@ -28,7 +28,7 @@ import pandas as pd
 from bayes_pairwise.errors import DataError
 from bayes_pairwise.layouts import ARENA, ORDER_NOT_RECORDED, reshape
 
-__all__ = ["Comparisons", "DataSummary", "load_comparisons", "read_columns"]
+__all__ = ["Comparisons", "DataSummary", "load_comparisons", "read_columns", "read_table"]
 
 TiePolicy = Literal["error", "drop", "half", "model"]
 _TIE_POLICIES = ("error", "drop", "half", "model")
@@ -1004,6 +1004,25 @@ def _read(source: pd.DataFrame | str | PathLike[str]) -> _Source:
         return _Source(_parse_csv(text, sep, name), name, lambda: _ragged_row(text, sep, name))
     text = _read_text(path)
     return _Source(_parse_json(text, name, lines=kind == "jsonl"), name)
+
+
+def read_table(source: pd.DataFrame | str | PathLike[str]) -> tuple[pd.DataFrame, str]:
+    """A log file read as :func:`load_comparisons` reads it, and the name to record.
+
+    The same readers and checks (UTF-8 text, no duplicated column, ``.csv``/``.tsv``/
+    ``.parquet``/``.jsonl``, ``.gz`` text); a DataFrame is returned as is (never modified), with
+    the name ``"DataFrame"``. Other loaders (:func:`bayes_pairwise.rankings.load_rankings`)
+    start from it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame, name = read_table(pd.DataFrame({"a": [1]}))
+    >>> name, list(frame.columns)
+    ('DataFrame', ['a'])
+    """
+    src = _read(source)
+    return src.frame, src.name
 
 
 def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:

@@ -1,0 +1,181 @@
+"""Ranking logs (issue 30): loading, validation, and classical Plackett–Luce against choix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_pairwise as bp
+from bayes_pairwise.classical.plackett_luce import PlackettLuce, pl_loglik, pl_mm
+from bayes_pairwise.errors import DataError, DesignError
+from bayes_pairwise.rankings import Rankings, load_rankings, rankings_from_arrays
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _small() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "list": ["x", "x", "x", "y", "y", "y"],
+            "item": ["a", "b", "c", "c", "b", "a"],
+            "rank": [2, 1, 3, 1, 3, 2],
+            "shown": [1, 2, 3, 1, 2, 3],
+            "judge": ["j1", "j1", "j1", "j2", "j2", "j2"],
+        }
+    )
+
+
+def test_load_rankings_orders_lists_by_rank_and_reads_the_shown_slots():
+    r = load_rankings(_small(), shown="shown", judge="judge")
+    assert isinstance(r, Rankings) and r.items == ("a", "b", "c")
+    assert r.ranked.tolist() == [[1, 0, 2], [2, 0, 1]]
+    assert r.shown.tolist() == [[1, 0, 2], [0, 2, 1]]
+    assert r.judges == ("j1", "j2") and r.judge.tolist() == [0, 1]
+    assert r.n_comparisons == 6 and r.first_shown_ranked_first().tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError):
+        r.ranked[0, 0] = 5  # read-only
+
+
+def test_the_user_frame_is_not_modified_and_round_trips():
+    df = _small()
+    before = df.copy()
+    r = load_rankings(df, shown="shown", judge="judge")
+    pd.testing.assert_frame_equal(df, before)
+    again = load_rankings(r.to_frame(), shown="shown", judge="judge")
+    assert again.ranked.tolist() == r.ranked.tolist()
+    assert again.shown.tolist() == r.shown.tolist()
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet", "jsonl"])
+def test_files_read_like_a_frame(tmp_path, suffix):
+    df = _small()
+    path = tmp_path / f"log.{suffix}"
+    if suffix == "csv":
+        df.to_csv(path, index=False)
+    elif suffix == "parquet":
+        df.to_parquet(path)
+    else:
+        df.to_json(path, orient="records", lines=True)
+    r = load_rankings(path, shown="shown", judge="judge")
+    assert r.ranked.tolist() == [[1, 0, 2], [2, 0, 1]] and r.source == path.name
+
+
+def test_a_tie_in_rank_is_refused_naming_the_rows_or_the_list_dropped():
+    df = _small()
+    df.loc[4, "rank"] = 1  # list y: c and b both first
+    with pytest.raises(DataError, match="tie in rank") as err:
+        load_rankings(df)
+    assert err.value.rows == [3, 4] and err.value.column == "rank"
+    r = load_rankings(df, ties="drop")
+    assert r.n_lists == 1 and r.n_ties_dropped == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "match", "rows", "column"),
+    [
+        (lambda d: d.assign(item=["a", "a", "c", "c", "b", "a"]), "twice", [0, 1], "item"),
+        (lambda d: d.assign(rank=[2, 1.5, 3, 1, 3, 2]), "whole number", [1], "rank"),
+        (lambda d: d.assign(rank=[2, 1, None, 1, 3, 2]), "whole number", [2], "rank"),
+        (lambda d: d.assign(item=["a", None, "c", "c", "b", "a"]), "missing", [1], "item"),
+        (lambda d: d.assign(shown=[1, 1, 3, 1, 2, 3]), "same position", [0, 1], "shown"),
+        (
+            lambda d: d.assign(judge=["j1", "j2", "j1", "j2", "j2", "j2"]),
+            "judge",
+            [0, 1, 2],
+            "judge",
+        ),
+        (lambda d: d.assign(list=["x", "x", "x", "y", "y", "z"]), "at least 2", [5], "list"),
+    ],
+)
+def test_bad_rows_are_named(change, match, rows, column):
+    with pytest.raises(DataError, match=match) as err:
+        load_rankings(change(_small()), shown="shown", judge="judge")
+    assert err.value.rows == rows and err.value.column == column
+
+
+def test_missing_column_and_empty_log():
+    with pytest.raises(DataError, match="column not found") as err:
+        load_rankings(_small(), rank="position")
+    assert err.value.column == "position"
+    with pytest.raises(DataError, match="empty"):
+        load_rankings(_small().iloc[:0])
+
+
+def test_contexts_make_items_per_context():
+    df = _small().assign(q=["q1"] * 3 + ["q2"] * 3)
+    r = load_rankings(df, context="q")
+    assert r.items == ("q1::a", "q1::b", "q1::c", "q2::a", "q2::b", "q2::c")
+    assert r.item_context.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_implied_pairs_as_comparisons():
+    r = load_rankings(_small(), shown="shown")
+    c = r.to_comparisons()
+    assert c.n_comparisons == 6
+    # shown order known: first = the item shown earlier, outcome says whether it won
+    w, lo, _ = r.implied_pairs()
+    won = np.where(c.outcome == 1.0, c.first, c.second)
+    lost = np.where(c.outcome == 1.0, c.second, c.first)
+    assert sorted(zip(won, lost, strict=True)) == sorted(zip(w, lo, strict=True))
+    bt = bp.BradleyTerry().fit(load_rankings(_small()).to_comparisons())
+    assert bt.strengths_.index.tolist() == ["a", "b", "c"]
+
+
+def test_rankings_from_arrays_keeps_item_order():
+    r = rankings_from_arrays(np.array([[2, 0], [0, 2]]), items=["p", "q", "r"])
+    assert r.items == ("p", "q", "r") and r.ranked.tolist() == [[2, 0], [0, 2]]
+
+
+# ------------------------------------------------------------------ Plackett–Luce
+
+
+def test_pl_of_pairs_is_bradley_terry():
+    ranked = np.array([[0, 1], [0, 1], [1, 0], [1, 2], [2, 1], [0, 2], [2, 0], [0, 2]])
+    pl = pl_mm(ranked, 3).theta
+    df = pd.DataFrame({"first": ranked[:, 0], "second": ranked[:, 1], "outcome": "first"})
+    bt = bp.BradleyTerry().fit(bp.load_comparisons(df.astype({"first": str, "second": str})))
+    np.testing.assert_allclose(pl, bt.strengths_.to_numpy(), atol=1e-8)
+
+
+def test_pl_loglik_closed_form():
+    # strengths log(3), 0, 0: P(0 > 1 > 2) = 3/5 · 1/2
+    th = np.array([np.log(3.0), 0.0, 0.0])
+    assert pl_loglik(th, np.array([[0, 1, 2]])) == pytest.approx(np.log(0.3))
+
+
+@pytest.mark.parametrize("method", ["mm", "ilsr"])
+def test_golden_400_lists_of_5_equal_choix_ilsr(method):
+    """Must-show: 400 lists of 5 from 30 items drawn from PL; centred log-strengths equal
+    ``choix.ilsr_rankings`` (stored in tests/data) within 1e-4."""
+    data = load_rankings(DATA / "pl_400x5.csv", shown="shown")
+    gold = pd.read_csv(DATA / "pl_400x5_choix.csv").set_index("item")
+    est = PlackettLuce(method=method).fit(data).strengths_
+    assert est.index.tolist() == gold.index.tolist()
+    assert np.max(np.abs(est.to_numpy() - gold["choix_pl_400x5"].to_numpy())) < 1e-4
+    assert abs(est.sum()) < 1e-9
+
+
+def test_golden_against_choix_live():
+    choix = pytest.importorskip("choix")
+    data = load_rankings(DATA / "pl_400x5_first_bonus.csv", shown="shown")
+    est = PlackettLuce(method="ilsr").fit(data).strengths_.to_numpy()
+    ref = choix.ilsr_rankings(data.n_items, [tuple(x) for x in data.ranked], tol=1e-12)
+    np.testing.assert_allclose(est, ref - ref.mean(), atol=1e-6)
+
+
+def test_ridge_fits_a_disconnected_log_and_zero_ridge_refuses_it():
+    df = pd.DataFrame({"list": [1, 1, 2, 2], "item": ["a", "b", "c", "d"], "rank": [1, 2, 1, 2]})
+    with pytest.raises(DesignError):
+        PlackettLuce().fit(load_rankings(df))
+    est = PlackettLuce(ridge=0.1).fit(load_rankings(df)).strengths_
+    assert np.all(np.isfinite(est)) and est["a"] > est["b"] and est["c"] > est["d"]
+    with pytest.raises(ValueError, match="mm"):
+        PlackettLuce(method="ilsr", ridge=0.1).fit(load_rankings(df))
+
+
+def test_pl_rejects_a_comparison_log():
+    with pytest.raises(TypeError, match="Rankings"):
+        PlackettLuce().fit(bp.simulate_round_robin(4, random_seed=0).data)
