@@ -100,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "bootstrap": "classical.bootstrap",
     # Bayesian models
     "BiasedBradleyTerry": "pymc_models",
+    "NoisyPlackettLuce": "pymc_models",
     "PositionalBias": "pymc_models",
     "PositionalDifficulty": "pymc_models",
     "UniformDifficulty": "pymc_models",

@@ -153,9 +153,9 @@ def available_models() -> list[str]:
     Examples
     --------
     >>> available_models()  # doctest: +NORMALIZE_WHITESPACE
-    ['biased_bt', 'positional', 'positional_difficulty', 'positional_hierarchical',
-     'positional_independent', 'uniform', 'uniform_difficulty', 'uniform_hierarchical',
-     'uniform_independent']
+    ['biased_bt', 'noisy_plackett_luce', 'positional', 'positional_difficulty',
+     'positional_hierarchical', 'positional_independent', 'uniform', 'uniform_difficulty',
+     'uniform_hierarchical', 'uniform_independent']
     """
     return sorted(p.stem for p in spec_dir().glob("*.toml") if not p.stem.startswith("_"))
 

@@ -30,6 +30,7 @@ EXPECTED = {
     "positional_hierarchical": ("HierarchicalPositionalBias", "marginal"),
     "positional_difficulty": ("PositionalDifficulty", "marginal"),
     "uniform_difficulty": ("UniformDifficulty", "marginal"),
+    "noisy_plackett_luce": ("NoisyPlackettLuce", "plackett_luce"),
 }
 
 

@@ -444,6 +444,7 @@ class TestSettings:
             "positional_hierarchical",
             "positional_difficulty",
             "uniform_difficulty",
+            "noisy_plackett_luce",
         }
         m = get_model("positional_independent", chains=2)
         assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "independent"

@@ -24,6 +24,7 @@ from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalUniformError,
 )
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
+from bayes_pairwise.pymc_models.plackett_luce import NoisyPlackettLuce
 from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "HierarchicalUniformError",
     "ModelFileError",
     "ModelSpec",
+    "NoisyPlackettLuce",
     "PositionalBias",
     "PositionalDifficulty",
     "UniformDifficulty",

@@ -224,7 +224,8 @@ def _restore(
         )
     settings = json.loads(str(attrs[ATTR_SETTINGS]))
     model = cls(**settings["params"])
-    data = _data_from_idata(idata, settings)
+    stored = getattr(cls, "data_from_idata", None)  # a model of its own data type (rankings)
+    data = stored(idata, settings) if stored is not None else _data_from_idata(idata, settings)
     model.model_ = model._build(data, settings["priors"], settings["likelihood"])
     model.idata_ = idata
     model.method_ = settings["method"]

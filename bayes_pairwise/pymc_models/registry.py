@@ -3,8 +3,8 @@
 Examples
 --------
 >>> sorted(MODEL_CLASSES)
-['BiasedBradleyTerry', 'HierarchicalPositionalBias', 'HierarchicalUniformError', 'PositionalBias',
- 'PositionalDifficulty', 'UniformDifficulty', 'UniformError']
+['BiasedBradleyTerry', 'HierarchicalPositionalBias', 'HierarchicalUniformError',
+ 'NoisyPlackettLuce', 'PositionalBias', 'PositionalDifficulty', 'UniformDifficulty', 'UniformError']
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalPositionalBias,
     HierarchicalUniformError,
 )
+from bayes_pairwise.pymc_models.plackett_luce import NoisyPlackettLuce
 
 __all__ = ["MODEL_CLASSES"]
 
@@ -29,4 +30,5 @@ MODEL_CLASSES: dict[str, type[BayesianPairwiseModel]] = {
     "UniformDifficulty": UniformDifficulty,
     "HierarchicalUniformError": HierarchicalUniformError,
     "HierarchicalPositionalBias": HierarchicalPositionalBias,
+    "NoisyPlackettLuce": NoisyPlackettLuce,
 }
