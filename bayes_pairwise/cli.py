@@ -752,6 +752,7 @@ def _rank(args: argparse.Namespace, data: Any, *, judge: str | None, progress: b
 
 def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
     """``leaderboard --agreement-with REF``: Kendall τ of every judge's board against REF's."""
+    from bayes_pairwise.distributed import scheduler_client
     from bayes_pairwise.errors import DesignError
     from bayes_pairwise.leaderboard import judge_agreement, judge_leaderboards
 
@@ -762,11 +763,13 @@ def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
         )
     if data.n_judges < 2:
         raise DesignError("--agreement-with needs at least two judges (do not pass --judge)")
-    with _flag_names():  # a seed of its own per judge: independent bootstraps for the τ interval
+    # a seed of its own per judge: independent bootstraps for the τ interval
+    with _flag_names(), scheduler_client(args.scheduler) as client:
         boards, _ = judge_leaderboards(
             data,
             random_seed=args.seed,
             on_judge=lambda j: _info(f"ranking by {j} …"),
+            client=client,
             **_rank_kwargs(args),
         )
     table = judge_agreement(boards, args.agreement_with)
@@ -865,7 +868,8 @@ STRATEGY_OUT_SUFFIXES = (".png", ".svg", ".pdf", ".html", ".md")
 
 
 def _cmd_strategies(args: argparse.Namespace) -> int:
-    from bayes_pairwise.strategies.run import parse_spec, plot_rho_vs_cost, run_strategies
+    from bayes_pairwise.distributed import scheduler_client
+    from bayes_pairwise.strategies.run import parse_spec
 
     out = None
     if args.out is not None:
@@ -875,7 +879,15 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         parse_spec(spec)
     if args.bias_items > args.n_items:
         raise BayesPairwiseError("--bias-items must not exceed --n-items")
-    df = run_strategies(
+    with scheduler_client(args.scheduler) as client:
+        df = _run_strategies(args, specs, client)
+    return _strategies_output(args, df, out)
+
+
+def _run_strategies(args: argparse.Namespace, specs: list[str], client: Any) -> Any:
+    from bayes_pairwise.strategies.run import run_strategies
+
+    return run_strategies(
         n_items=args.n_items,
         distribution=args.distribution,
         bias_items=args.bias_items,
@@ -885,7 +897,13 @@ def _cmd_strategies(args: argparse.Namespace) -> int:
         strategies=specs,
         ratings=[r.strip() for r in args.ratings.split(",") if r.strip()],
         list_model=args.list_model,
+        client=client,
     )
+
+
+def _strategies_output(args: argparse.Namespace, df: Any, out: Any) -> int:
+    from bayes_pairwise.strategies.run import plot_rho_vs_cost
+
     settings = {
         "n_items": args.n_items,
         "distribution": args.distribution,
@@ -1054,12 +1072,32 @@ def _cmd_compare_models(args: argparse.Namespace) -> int:
 
 
 def _cmd_sbc(args: argparse.Namespace) -> int:
-    from bayes_pairwise.model_checking import sbc
+    from bayes_pairwise.distributed import scheduler_client
     from bayes_pairwise.plots import plot_sbc_ranks
 
     if args.plot:
         check_writable(args.plot, suffixes=(".png", ".svg", ".pdf"), what="--plot")
-    res = sbc(
+    with scheduler_client(args.scheduler, n_workers=args.jobs) as client:
+        res = _run_sbc(args, client)
+    if args.plot:
+        fig = plot_sbc_ranks(res)[0].figure
+        atomic_write(Path(args.plot), lambda tmp: fig.savefig(tmp, dpi=120))
+        _info(f"rank histograms written to {args.plot}")
+    if args.json:
+        _print_json(res.to_dict())
+    else:
+        print(res.summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        if res.failed:
+            print(f"{res.failed} simulation(s) failed and were left out")
+    return 0
+
+
+def _run_sbc(args: argparse.Namespace, client: Any) -> Any:
+    from bayes_pairwise.model_checking import sbc
+
+    if client is not None:
+        _info(f"sbc on the Dask cluster at {client.scheduler.address}")
+    return sbc(
         args.model,
         n_items=args.n_items,
         sims=args.sims,
@@ -1074,18 +1112,8 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
         progress=True,
         nuts_sampler=args.sampler,
         ties=args.ties,
+        client=client,
     )
-    if args.plot:
-        fig = plot_sbc_ranks(res)[0].figure
-        atomic_write(Path(args.plot), lambda tmp: fig.savefig(tmp, dpi=120))
-        _info(f"rank histograms written to {args.plot}")
-    if args.json:
-        _print_json(res.to_dict())
-    else:
-        print(res.summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-        if res.failed:
-            print(f"{res.failed} simulation(s) failed and were left out")
-    return 0
 
 
 #: an example per sub-command, shown at the end of its ``--help`` (each runs as written)
@@ -1211,6 +1239,16 @@ def build_parser() -> argparse.ArgumentParser:
             )
         sampler_args(p)
 
+    def scheduler_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help="run the independent tasks on a Dask cluster: 'local' starts a LocalCluster, "
+            "tcp://HOST:PORT joins a running scheduler (needs bayes-pairwise[dask]); results "
+            "are the same on any scheduler (a seed per task)",
+        )
+
     def sampler_args(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--draws",
@@ -1285,6 +1323,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="rank by every judge and print the Kendall τ of each leaderboard against JUDGE's "
         "(e.g. human), with an interval from the bootstraps",
     )
+    scheduler_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_leaderboard)
 
@@ -1332,7 +1371,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--draws", type=_int_type(1), default=500)
     p.add_argument("--tune", type=_int_type(0), default=500)
     p.add_argument("--chains", type=_int_type(1), default=2)
-    p.add_argument("--jobs", type=_int_type(1), default=2, help="worker processes")
+    p.add_argument(
+        "--jobs",
+        type=_int_type(1),
+        default=2,
+        help="worker processes of a local Dask cluster (1: in this process)",
+    )
+    scheduler_arg(p)
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
     p.add_argument("--results", default=None, help="JSON-lines results file (resumable)")
     p.add_argument(
@@ -1417,6 +1462,7 @@ def build_parser() -> argparse.ArgumentParser:
         "swap-confirm:rounds=12, active:budget=1200 (repeatable)",
     )
     p.add_argument("--ratings", default="bt,elo,trueskill,bayes", help="comma-separated")
+    scheduler_arg(p)
     p.add_argument("--out", default=None, help="plot (.png/.svg/.pdf) or report (.html/.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_strategies)

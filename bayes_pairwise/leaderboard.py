@@ -867,6 +867,7 @@ def judge_leaderboards(
     random_seed: int | None = None,
     skip_errors: bool = False,
     on_judge: Callable[[str], None] | None = None,
+    client: Any = None,
     **kwargs: Any,
 ) -> tuple[dict[str, Leaderboard], dict[str, str]]:
     """One leaderboard per judge, each with a seed of its own (for :func:`judge_agreement`).
@@ -885,7 +886,11 @@ def judge_leaderboards(
         Record a judge whose board cannot be built (a ``BayesPairwiseError``) in the second
         return value and go on; otherwise the error propagates.
     on_judge : callable, optional
-        Called with each judge's name before its board is built (progress lines).
+        Called with each judge's name before its board is built (progress lines; on a
+        cluster, as each board is finished).
+    client : distributed.Client, optional
+        Build the boards on this Dask cluster (:mod:`bayes_pairwise.distributed`), one task
+        per judge; each judge's seed is as above, so the boards are the same as without it.
     **kwargs
         Passed to :func:`leaderboard` (``model``, ``method``, ``group_by``, ``n_boot`` …).
 
@@ -904,21 +909,49 @@ def judge_leaderboards(
     >>> list(boards) == list(data.judges), errors
     (True, {})
     """
+    from bayes_pairwise.distributed import run_tasks
     from bayes_pairwise.errors import BayesPairwiseError
 
+    judges = list(data.judges)
+    seeds = [None if random_seed is None else int(random_seed) + 1 + k for k in range(len(judges))]
+    tasks = [(data, j, own, kwargs) for j, own in zip(judges, seeds, strict=True)]
+    if client is None:
+        done: Callable[[int, Any], None] | None = None
+        run = _judge_board_announced(on_judge)
+    else:
+        done = None if on_judge is None else (lambda i, _res: on_judge(judges[i]))
+        run = _judge_board
+    results = run_tasks(run, tasks, client=client, on_done=done, return_exceptions=skip_errors)
     boards: dict[str, Leaderboard] = {}
     errors: dict[str, str] = {}
-    for k, j in enumerate(data.judges):
-        if on_judge is not None:
-            on_judge(j)
-        own = None if random_seed is None else int(random_seed) + 1 + k
-        try:
-            boards[j] = leaderboard(data, judge=j, random_seed=own, **kwargs)
-        except BayesPairwiseError as exc:
-            if not skip_errors:
-                raise
-            errors[j] = str(exc)
+    for j, res in zip(judges, results, strict=True):
+        if isinstance(res, BayesPairwiseError) and skip_errors:
+            errors[j] = str(res)
+        elif isinstance(res, Exception):
+            raise res
+        else:
+            boards[j] = res
     return boards, errors
+
+
+def _judge_board(
+    data: Comparisons, judge: str, seed: int | None, kwargs: Mapping[str, Any]
+) -> Leaderboard:
+    """One judge's board (a task of :func:`judge_leaderboards`)."""
+    return leaderboard(data, judge=judge, random_seed=seed, **kwargs)
+
+
+def _judge_board_announced(
+    on_judge: Callable[[str], None] | None,
+) -> Callable[..., Leaderboard]:
+    def run(
+        data: Comparisons, judge: str, seed: int | None, kwargs: Mapping[str, Any]
+    ) -> Leaderboard:
+        if on_judge is not None:
+            on_judge(judge)
+        return _judge_board(data, judge, seed, kwargs)
+
+    return run
 
 
 def judge_agreement(

@@ -28,7 +28,6 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.data import Comparisons, load_comparisons
+from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
 from bayes_pairwise.errors import DesignError
 
 __all__ = [
@@ -653,6 +653,7 @@ def sbc(
     progress: bool | Callable[[int, int], None] = True,
     nuts_sampler: str = "auto",
     ties: bool = False,
+    client: Any = None,
 ) -> SBCResult:
     """Simulation-based calibration of a model (Talts et al. 2018).
 
@@ -683,7 +684,9 @@ def sbc(
     bins : int, optional
         Histogram bins of the uniformity test (default: sims / 5, between 2 and 10).
     n_jobs : int
-        Worker processes (default 2: the two cores).
+        Without ``client``: more than 1 runs the simulations on a Dask ``LocalCluster`` of
+        ``n_jobs`` worker processes (default 2: the two cores; in this process, one after the
+        other, where dask is not installed); 1 runs them here.
     results_file : path, optional
         JSON-lines file: a header with the settings, then one line per finished simulation.
         An existing file with the same settings is resumed (finished simulations are skipped).
@@ -703,6 +706,10 @@ def sbc(
         Simulate ties too and fit with the tie model (``ties="model"``, METHODS §7.5): the
         simulated logs hold ties per order and the tie rates (``tie_rate`` per judge) are
         ranked as well. Only for models with a tie sub-model.
+    client : distributed.Client, optional
+        Run the simulations on this Dask cluster (:mod:`bayes_pairwise.distributed`; the CLI's
+        ``--scheduler``). The seed of simulation k depends on ``random_seed`` and k only, so
+        the result is the same on any scheduler, and the same as with ``n_jobs=1``.
 
     Returns
     -------
@@ -764,23 +771,30 @@ def sbc(
 
     if todo:
         report(total - len(todo))
-    if todo and int(n_jobs) > 1:
-        import multiprocessing as mp
 
-        ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-        with ProcessPoolExecutor(max_workers=int(n_jobs), mp_context=ctx) as pool:
-            futures = {pool.submit(_sbc_one, settings, k): k for k in todo}
-            for fut in as_completed(futures):
-                try:
-                    finish(fut.result())
-                except Exception:  # a failed fit is counted, not fatal
-                    failed += 1
-    else:
-        for k in todo:
-            try:
-                finish(_sbc_one(settings, k))
-            except Exception:  # a failed fit is counted
-                failed += 1
+    def collect(_: int, rec: Any) -> None:
+        nonlocal failed
+        if isinstance(rec, Exception):  # a failed fit is counted, not fatal
+            failed += 1
+        else:
+            finish(rec)
+
+    tasks = [(settings, k) for k in todo]
+    if todo and client is None and int(n_jobs) > 1:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            warnings.warn(
+                f"n_jobs={n_jobs} runs on a Dask LocalCluster, and dask.distributed is not "
+                f"installed ({INSTALL_HINT}): the simulations run here, one after the other",
+                stacklevel=2,
+            )
+            run_tasks(_sbc_one, tasks, on_done=collect, return_exceptions=True)
+        else:
+            with local_cluster_client(int(n_jobs)) as own:
+                run_tasks(_sbc_one, tasks, client=own, on_done=collect, return_exceptions=True)
+    elif todo:
+        run_tasks(_sbc_one, tasks, client=client, on_done=collect, return_exceptions=True)
     records = [r for k in sorted(done) if k < total for r in done[k]["records"]]
     ranks = pd.DataFrame(
         records,

@@ -198,6 +198,7 @@ def run_strategies(
     seed: int = 0,
     strategies: Sequence[str] = ("pairwise:rounds=24", "listwise:k=10,rounds=3"),
     ratings: Sequence[str] = RATINGS,
+    client: Any = None,
     **world_kwargs: Any,
 ) -> pd.DataFrame:
     """Run strategies over ``reps`` simulated worlds; one record per strategy × rating.
@@ -217,6 +218,10 @@ def run_strategies(
         SPEC strings (:func:`parse_spec`), all parsed before anything runs.
     ratings : sequence of str
         Any of ``bt``, ``elo``, ``trueskill``, ``bayes``.
+    client : distributed.Client, optional
+        Run the strategy × rep tasks on this Dask cluster (:mod:`bayes_pairwise.distributed`).
+        Every task's streams are the seeds above, so the numbers are the same as without it
+        (``seconds`` aside: wall time where the task ran).
     **world_kwargs
         Passed to :func:`simulate_annotation` (``eps_plus``, ``eps_minus``, ``tie_rate`` …).
 
@@ -241,24 +246,28 @@ def run_strategies(
         raise ValueError(f"unknown rating(s) {bad}; choose from {list(RATINGS)}")
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
+    from bayes_pairwise.distributed import run_tasks
+
+    world = {
+        "n_items": n_items,
+        "distribution": distribution,
+        "bias_items": bias_items,
+        "bias_shift": bias_shift,
+        **world_kwargs,
+    }
+    tasks = [
+        (sp, world, seed, r, i, tuple(ratings)) for i, sp in enumerate(specs) for r in range(reps)
+    ]
+    results = iter(run_tasks(_strategy_rep, tasks, client=client))
     rows = []
-    for i, sp in enumerate(specs):
+    for sp in specs:
         rhos: dict[str, list[float]] = {r: [] for r in ratings}
         costs, pairs, secs = [], [], []
-        for r in range(reps):
-            world = simulate_annotation(
-                n_items,
-                distribution,
-                bias_items=bias_items,
-                bias_shift=bias_shift,
-                random_seed=np.random.default_rng([seed, r]),
-                **world_kwargs,
-            )
-            t0 = time.perf_counter()
-            run, rho = run_strategy(sp, world, np.random.default_rng([seed, r, i]), ratings)
-            secs.append(time.perf_counter() - t0)
-            costs.append(run.cost)
-            pairs.append(run.n_pairs)
+        for _ in range(reps):
+            cost, n_pairs, sec, rho = next(results)
+            secs.append(sec)
+            costs.append(cost)
+            pairs.append(n_pairs)
             for k, v in rho.items():
                 rhos[k].append(v)
         for rating in ratings:
@@ -282,6 +291,22 @@ def run_strategies(
         df.columns.get_loc("seconds"), "alpha_score", alpha_scores(df["spearman"], df["cost"])
     )
     return df
+
+
+def _strategy_rep(
+    sp: Any, world: dict[str, Any], seed: int, r: int, i: int, ratings: tuple[str, ...]
+) -> tuple[float, int, float, dict[str, float]]:
+    """Strategy ``i`` in world ``r`` (a task of :func:`run_strategies`): its seeds fix it."""
+    kwargs = dict(world)
+    sim = simulate_annotation(
+        kwargs.pop("n_items"),
+        kwargs.pop("distribution"),
+        random_seed=np.random.default_rng([seed, r]),
+        **kwargs,
+    )
+    t0 = time.perf_counter()
+    run, rho = run_strategy(sp, sim, np.random.default_rng([seed, r, i]), ratings)
+    return float(run.cost), int(run.n_pairs), time.perf_counter() - t0, dict(rho)
 
 
 def rho_vs_cost_data(results: pd.DataFrame, rating: str | None = None) -> pd.DataFrame:
