@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
+from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.matrices import pair_counts
 
@@ -38,6 +39,7 @@ __all__ = [
     "caveats_from_idata",
     "has_repeats",
     "record_caveats",
+    "too_few_verdicts",
 ]
 
 #: Analyses :func:`caveats_for` knows: error models, the difficulty model, classical
@@ -96,6 +98,38 @@ def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
     return int(np.sum(np.asarray(pc.truth) >= 0)), int(np.asarray(pc.truth).size)
 
 
+def too_few_verdicts(data: Comparisons) -> Caveat | None:
+    """The "too few verdicts to say" caveat, for the judges with fewer than
+    :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` pairs seen in both orders, or None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> tiny = load_comparisons(pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                                       "outcome": ["first", "first"]}))
+    >>> print(too_few_verdicts(tiny).text)  # doctest: +ELLIPSIS
+    Too few verdicts to say: judge 'judge' has 2 verdicts, 1 pair seen in both orders. The ...
+    """
+    short = []
+    for j, block in data.by_judge():
+        pc = pair_counts(block)
+        both = int(np.sum((np.asarray(pc.k_plus) > 0) & (np.asarray(pc.k_minus) > 0)))
+        if both < MIN_PAIRS_TO_SAY:
+            pairs = "pair" if both == 1 else "pairs"
+            short.append(f"judge {j!r} has {block.n_comparisons} verdicts, {both} {pairs}")
+    if not short:
+        return None
+    return Caveat(
+        "too_few_verdicts",
+        f"Too few verdicts to say: {'; '.join(short[:5])}"
+        + (f" (and {len(short) - 5} more judges)" if len(short) > 5 else "")
+        + f" seen in both orders. The error rates need at least {MIN_PAIRS_TO_SAY} such pairs "
+        "per judge; until then numbers such as 0.000 or 1.000 are where the estimators start, "
+        "not findings.",
+    )
+
+
 def caveats_for(
     data: Comparisons,
     *,
@@ -144,6 +178,9 @@ def caveats_for(
     labelled = data.has_truth if has_truth is None else bool(has_truth)
     repeats = has_repeats(data)
     out: list[Caveat] = []
+    few = too_few_verdicts(data)
+    if few is not None:
+        out.append(few)
     if model_kind in ("uniform", "positional", "classical") and not (
         labelled and model_kind != "classical"
     ):

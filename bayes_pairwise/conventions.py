@@ -98,3 +98,8 @@ def decided_error_rate(
     d_tau = (eps_half - 0.5) / (1.0 - tau) ** 2
     se = math.sqrt((se_half / (1.0 - tau)) ** 2 + (d_tau * se_tau) ** 2)
     return float(eps), float(se)
+
+
+#: Fewer pairs seen in both orders than this, per judge, and the error rates are not reported
+#: as findings: a log of two verdicts gives ε₊ = 0 and ε₋ = 1 exactly, which says nothing yet.
+MIN_PAIRS_TO_SAY = 10

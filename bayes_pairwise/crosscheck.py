@@ -1080,7 +1080,7 @@ def crosscheck(
     truth: Any = None,
     random_seed: int | None = 0,
     delta_s: bool = True,
-    delta_s_2d: bool = True,
+    delta_s_2d: bool | None = None,
     biased_bt_spread: bool = True,
     strengths: bool = True,
     leaderboard: bool = True,
@@ -1111,7 +1111,9 @@ def crosscheck(
     random_seed : int, optional
         Seeds the grid fits and their bootstrap, the samplers and the predictive checks.
     delta_s, delta_s_2d, biased_bt_spread, strengths : bool
-        Which classical fits to run.
+        Which classical fits to run. ``delta_s_2d`` left at None runs the 2-D Δ_S grid (the
+        slowest classical fit, seconds per judge) except with ``method="laplace"``: the fast
+        path skips it, with a note.
     leaderboard : bool
         Rank the items: the classical Bradley–Terry leaderboard (bootstrap of
         :data:`N_BOOTSTRAP_LEADERBOARD` replicates) of all judges pooled and, with two judges or
@@ -1176,6 +1178,8 @@ def crosscheck(
     }
 
     # ---------------------------------------------------------------- classical
+    skip_2d = delta_s_2d is None and method == "laplace"
+    delta_s_2d = (method != "laplace") if delta_s_2d is None else bool(delta_s_2d)
     cf = _classical(
         data,
         sink,
@@ -1239,6 +1243,11 @@ def crosscheck(
     steps("cross-check: agreement and verdicts")
     rows = _classical_rows(cf, judges) + _model_rows(fitted, judges)
     notes: list[str] = [f"Tie rule: {CLASSICAL_TIE_RULE}."] if data.n_ties else []
+    if skip_2d:
+        notes.append(
+            "The 2-D Δ_S grid fit was skipped on the fast path (--fast); run without --fast "
+            "(or pass delta_s_2d=True) for it."
+        )
     if strengths and cf.mm is not None:
         rows.extend(_strength_rows(cf, fitted, data))
     if truth is not None:

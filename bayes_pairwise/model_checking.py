@@ -255,10 +255,13 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
         warnings.filterwarnings("ignore", category=UserWarning)
         table = az.compare(idatas, ic="loo", method="stacking", scale="log")
         bad = {}
+        n_units = {}
+        good_k = 0.7
         for name, idata in idatas.items():
             loo = az.loo(idata, pointwise=True)
             good_k = float(getattr(loo, "good_k", 0.7))
             bad[name] = int(np.sum(np.asarray(loo.pareto_k) > good_k))
+            n_units[name] = int(np.asarray(loo.pareto_k).size)
     table = table.reset_index().rename(columns={"index": "model"})
     table["n_parameters"] = [_n_parameters(fits[n]) for n in table["model"]]
     table["pareto_k_bad"] = [bad[n] for n in table["model"]]
@@ -273,11 +276,40 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
         {
             "unit": LOO_UNIT,
             "unit_text": _UNIT_TEXT,
-            "message": _verdict(table, best, preferred, sigma),
+            "message": _verdict(table, best, preferred, sigma)
+            + _hedge(bad, n_units, good_k, preferred),
             "preferred": preferred,
+            "reliable": not any(bad.values()),
         }
     )
     return table
+
+
+def _hedge(bad: Mapping[str, int], n_units: Mapping[str, int], good_k: float, pref: str) -> str:
+    """The warning added to the verdict when PSIS-LOO is unreliable (bad Pareto k), or ``""``.
+
+    Examples
+    --------
+    >>> _hedge({"uniform": 0, "positional": 38}, {"uniform": 100, "positional": 100}, 0.7,
+    ...        "positional")[:60]
+    ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.7 for 38 '
+    >>> _hedge({"uniform": 0}, {"uniform": 100}, 0.7, "uniform")
+    ''
+    """
+    worst = [
+        f"{b} of {n_units[m]} ({100 * b / max(n_units[m], 1):.0f}%) in {m}"
+        for m, b in bad.items()
+        if b
+    ]
+    if not worst:
+        return ""
+    return (
+        f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:g} for {', '.join(worst)}"
+        f" of the {LOO_UNIT} rows), so the elpd values and their SE may be off and "
+        f"'{pref} is preferred' is tentative. To settle it: refit with more draws, compare by "
+        "K-fold cross-validation (leave out whole contexts), or recompute the bad rows exactly "
+        "with arviz.reloo."
+    )
 
 
 def _verdict(table: pd.DataFrame, best: str, preferred: str, sigma: float) -> str:
@@ -320,6 +352,7 @@ def compare_models_dict(table: pd.DataFrame) -> dict[str, Any]:
         "unit": table.attrs.get("unit"),
         "unit_text": table.attrs.get("unit_text"),
         "preferred": table.attrs.get("preferred"),
+        "reliable": table.attrs.get("reliable"),
         "message": table.attrs.get("message"),
         "models": records,
     }

@@ -60,7 +60,15 @@ pd.set_option("display.precision", 3)
 pd.set_option("display.width", 160)
 pd.set_option("display.max_columns", 20)
 plt.rcParams["figure.dpi"] = 80
+# warnings as one line (category and message), without the source file's path
+warnings.formatwarning = lambda message, category, *args, **kwargs: (
+    f"{category.__name__}: {message}\n"
+)
 print(f"bayes_pairwise {bp.__version__}; quick mode: {QUICK}; sampler: {SAMPLER}")
+if QUICK:
+    print("quick mode: short chains, so that the notebook runs in minutes; the convergence "
+          "diagnostics below may flag parameters — rerun with BAYES_PAIRWISE_QUICK unset "
+          "(python notebooks/run_notebooks.py --write --full) before quoting numbers")
 """
 
 # =============================================================================== 01 quick start

@@ -132,3 +132,29 @@ def test_every_subcommand_has_examples_that_parse():
             argv = shlex.split(line.split("   #")[0])
             assert argv[:2] == ["bayes-pairwise", command]
             parser.parse_args(argv[1:])  # every flag exists and every value is accepted
+
+
+def test_diagnostics_repr_counts_the_failing_checks():
+    import numpy as np
+
+    from bayes_pairwise.pymc_models.diagnostics import Diagnostics
+
+    n = 806
+    table = pd.DataFrame(
+        {
+            "r_hat": np.full(n, 1.0),
+            "rhat_ok": np.ones(n, dtype=bool),
+            "ess_ok": np.ones(n, dtype=bool),
+            "reported": np.ones(n, dtype=bool),
+        }
+    )
+    table.loc[3, "rhat_ok"] = False
+    table.loc[7, "ess_ok"] = False
+    table.loc[9, "rhat_ok"] = False  # a nuisance coordinate: not counted
+    table.loc[9, "reported"] = False
+    diag = Diagnostics(table, divergences=0, tree_depth_hits=0, ebfmi=np.ones(2), ok=False)
+    text = repr(diag)
+    assert "1 R-hat > 1.01, 1 ESS < 400 of 805 parameters checked" in text
+    assert "FAILED" not in text and "806 parameters," not in text
+    ok = Diagnostics(table.assign(rhat_ok=True, ess_ok=True), 0, 0, np.ones(2), ok=True)
+    assert repr(ok).startswith("Diagnostics(ok: 806 parameters checked")

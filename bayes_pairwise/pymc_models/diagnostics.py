@@ -313,11 +313,27 @@ class Diagnostics:
         )
 
     def __repr__(self) -> str:
-        status = {True: "ok", False: "FAILED", None: "n/a (point estimate)"}[self.ok]
-        return (
-            f"Diagnostics({status}: {len(self.table)} parameters, divergences="
-            f"{self.divergences}, tree-depth hits={self.tree_depth_hits})"
-        )
+        """What failed, counted: ``Diagnostics(not converged: 1 R-hat > 1.01, 1 ESS < 400 of
+        806 parameters checked; 0 divergences, 0 tree-depth hits)``."""
+        n = len(self.table)
+        tail = f"divergences={self.divergences}, tree-depth hits={self.tree_depth_hits}"
+        if self.ok is None:
+            return f"Diagnostics(n/a (point estimate): {n} parameters)"
+        if self.ok:
+            return f"Diagnostics(ok: {n} parameters checked, {tail})"
+        t = self.table
+        rep = t["reported"].astype(bool) if "reported" in t else np.ones(n, dtype=bool)
+        failing = []
+        if "rhat_ok" in t:
+            k = int((~t["rhat_ok"].astype(bool) & rep).sum())
+            if k:
+                failing.append(f"{k} R-hat > {RHAT_MAX:g}")
+        if "ess_ok" in t:
+            k = int((~t["ess_ok"].astype(bool) & rep).sum())
+            if k:
+                failing.append(f"{k} ESS < {ESS_MIN:g}")
+        what = ", ".join(failing) if failing else "sampler checks"
+        return f"Diagnostics(not converged: {what} of {int(rep.sum())} parameters checked; {tail})"
 
 
 def _stat(ss: Any, *names: str) -> np.ndarray | None:
