@@ -283,6 +283,38 @@ def _axes_array(ax: Any, n: int, *, ncols: int | None = None, panel_size=(4.2, 3
     return flat[:n]
 
 
+def _legend_below(ax: Axes, *, ncol: int = 2, below: float = 0.17) -> Any:
+    """The legend under the axes (``below`` axes heights under their bottom, clear of the tick
+    labels and the x label), outside the data area: it never covers a curve or a marker."""
+    kw: dict[str, Any] = {
+        "fontsize": 7,
+        "loc": "upper center",
+        "bbox_to_anchor": (0.5, -below),
+        "ncol": ncol,
+        "frameon": False,
+    }
+    return ax.legend(**kw)
+
+
+def _at_edge(x: float, y: float, xlim: Sequence[float], ylim: Sequence[float]):
+    """``(x, y)`` moved onto the nearest edge of the axes when it lies outside them.
+
+    Returns the point to draw and a label suffix (empty when the point was inside).
+
+    Examples
+    --------
+    >>> _at_edge(0.6, 0.2, (0.0, 0.5), (0.0, 0.5))
+    (0.5, 0.2, ' (at (0.600, 0.200), off the axes: drawn at the edge)')
+    >>> _at_edge(0.1, 0.2, (0.0, 0.5), (0.0, 0.5))
+    (0.1, 0.2, '')
+    """
+    cx = min(max(float(x), min(xlim)), max(xlim))
+    cy = min(max(float(y), min(ylim)), max(ylim))
+    if (cx, cy) == (float(x), float(y)):
+        return float(x), float(y), ""
+    return cx, cy, f" (at ({float(x):.3f}, {float(y):.3f}), off the axes: drawn at the edge)"
+
+
 def _one_ax(ax: Any, figsize=(6.0, 4.0)) -> Axes:
     import matplotlib.pyplot as plt
 
@@ -787,27 +819,25 @@ def plot_misfit_heatmap(
     im = ax.imshow(val.T, origin="lower", extent=ext, aspect="equal", cmap="viridis_r")
     ax.figure.colorbar(im, ax=ax, label="log(1 + misfit)" if log else "misfit")
     a = df.attrs
+    lims = ((ext[0], ext[1]), (ext[2], ext[3]))
+    x, y, off = _at_edge(a["eps_plus"], a["eps_minus"], *lims)
     ax.scatter(
-        [a["eps_plus"]], [a["eps_minus"]], marker="x", color="red", s=60, label="paper's estimate"
+        [x], [y], marker="x", color="red", s=60, label="paper's estimate" + off, clip_on=False
     )
-    ax.scatter(
-        [a["eps_minus"]],
-        [a["eps_plus"]],
-        marker="x",
-        color="orange",
-        s=60,
-        label="its mirror (equally good)",
-    )
+    x, y, off = _at_edge(a["eps_minus"], a["eps_plus"], *lims)
+    ax.scatter([x], [y], marker="x", color="orange", s=60, label="its mirror (equally good)" + off)
     if a["eps_plus_split"] is not None:
+        x, y, off = _at_edge(a["eps_plus_split"], a["eps_minus_split"], *lims)
         ax.scatter(
-            [a["eps_plus_split"]],
-            [a["eps_minus_split"]],
+            [x],
+            [y],
             marker="o",
             facecolors="none",
             edgecolors="white",
             s=140,
             linewidths=1.5,
-            label="sum split by first-position rate",
+            label="sum split by first-position rate" + off,
+            clip_on=False,
         )
     # the well-determined direction: ε₊ + ε₋ = const (the valley of the surface)
     ax.plot(g, a["eps_sum"] - g, color="white", lw=0.8, ls=":", label="ε₊ + ε₋ = fitted sum")
@@ -823,7 +853,7 @@ def plot_misfit_heatmap(
         ),
         fontsize=10,
     )
-    ax.legend(fontsize=7, loc="upper right")
+    _legend_below(ax, ncol=1)
     return ax
 
 
@@ -1214,7 +1244,7 @@ def plot_posterior_vs_grid(
         if post["coord"]:
             bits.append(short_label(post["coord"]))
         a.set_title(f"{var}" + (f" — {', '.join(bits)}" if bits else ""), fontsize=10)
-        a.legend(fontsize=7)
+        _legend_below(a, below=0.27)
     return axes
 
 

@@ -158,3 +158,31 @@ def test_diagnostics_repr_counts_the_failing_checks():
     assert "FAILED" not in text and "806 parameters," not in text
     ok = Diagnostics(table.assign(rhat_ok=True, ess_ok=True), 0, 0, np.ones(2), ok=True)
     assert repr(ok).startswith("Diagnostics(ok: 806 parameters checked")
+
+
+def test_plot_legends_sit_outside_the_data_area(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import arviz as az
+    import numpy as np
+
+    from bayes_pairwise.classical.deltas import DeltaS2DFit
+    from bayes_pairwise.plots import plot_misfit_heatmap, plot_posterior_vs_grid
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(10, eps_plus=0.05, eps_minus=0.25, random_seed=0)
+    fit = DeltaS2DFit(grid_step=0.05, n_subsets=30, cache_dir=tmp_path).fit(sim.data)
+    rng = np.random.default_rng(0)
+    idata = az.from_dict(
+        posterior={"eps_plus": rng.beta(5, 40, (2, 300)), "eps_minus": rng.beta(12, 40, (2, 300))}
+    )
+    axes = [plot_misfit_heatmap(fit)]
+    axes += list(plot_posterior_vs_grid(idata, ("moments", {"eps_plus": 0.1, "eps_minus": 0.2})))
+    for ax in axes:
+        fig = ax.figure
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend().get_window_extent(renderer)
+        frame = ax.get_window_extent(renderer)
+        assert legend.y1 < frame.y0  # wholly below the axes: it covers no data
