@@ -621,6 +621,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         random_seed=args.seed,
         progress=sys.stderr.isatty(),
         on_step=lambda line: _info(f"  {line} …"),
+        on_progress=lambda line: _info(f"    {line}"),  # piped: a line every few seconds
     )
     _info(f"{method} fit done in {time.perf_counter() - started:.1f} s")
     if args.out:

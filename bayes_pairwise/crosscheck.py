@@ -847,6 +847,8 @@ def _fit_models(
                 m = get_model(name, **kw)
                 # the sampler's own progress bar on a terminal; piped, the step lines only
                 bar = {"progress": True} if steps.on and _tty() else {}
+                if steps.on and not bar:  # piped: a NUTS progress line every few seconds
+                    bar = {"on_progress": steps.note}
                 m.fit(
                     data,
                     method=method,

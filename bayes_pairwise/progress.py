@@ -4,15 +4,20 @@ One class serves the cross-check and the report: a line per step (``[crosscheck 
 fitting positional …``) when switched on, and a record of the steps and their durations either
 way (the cross-check keeps them in ``timings``, the report prints them in its settings section).
 On a terminal or piped, the line is the same: one line per step, flushed at once, so a log file
-shows where a long run is.
+shows where a long run is. A NUTS run shows nutpie's progress bar on a terminal; piped, it
+reports a line every few seconds instead (:func:`wait_reporting`: draws, divergences so far,
+time left).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["Steps"]
+__all__ = ["Steps", "nuts_line", "wait_reporting"]
 
 
 class Steps:
@@ -53,6 +58,16 @@ class Steps:
                 flush=True,
             )
 
+    def note(self, line: str) -> None:
+        """A progress line inside the current step (printed when ``on``; not a step)."""
+        if self.on:
+            el = time.perf_counter() - self.t0
+            print(
+                f"[{self.prefix} {int(el // 60):02d}:{el % 60:04.1f}]   {line}",
+                file=sys.stderr,
+                flush=True,
+            )
+
     def close(self) -> None:
         """End the current step (its time is recorded)."""
         if self._current is not None:
@@ -78,3 +93,80 @@ class Steps:
         for name, sec in self.steps:
             out[name] = out.get(name, 0.0) + sec
         return out
+
+
+def nuts_line(
+    *, draws_done: int, draws: int, tune: int, chains: int, divergences: int, elapsed: float
+) -> str:
+    """One progress line of a NUTS run (draws per chain, divergences so far, time left).
+
+    During tuning no draw is kept yet, so the line says so; after it, the time left is
+    extrapolated from the share of tuning and drawing steps done (tuning counted as drawing).
+
+    Examples
+    --------
+    >>> nuts_line(draws_done=0, draws=1000, tune=1000, chains=2, divergences=0, elapsed=12.0)
+    'NUTS: tuning (1000 steps per chain, 2 chains), 12 s so far'
+    >>> nuts_line(draws_done=500, draws=1000, tune=1000, chains=2, divergences=3, elapsed=30.0)
+    'NUTS: 500/1000 draws per chain, 3 divergences so far, about 10 s left'
+    """
+    if draws_done <= 0:
+        return f"NUTS: tuning ({tune} steps per chain, {chains} chains), {elapsed:.0f} s so far"
+    share = (tune + draws_done) / max(tune + draws, 1)
+    left = elapsed * (1.0 - share) / share if share > 0 else float("nan")
+    div = f"{divergences} divergence{'s' if divergences != 1 else ''} so far"
+    return f"NUTS: {draws_done}/{draws} draws per chain, {div}, about {left:.0f} s left"
+
+
+def wait_reporting(
+    sampler: Any,
+    report: Callable[[str], None],
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    every: float = 10.0,
+) -> Any:
+    """Wait for a nutpie background sampler (``nutpie.sample(..., blocking=False)``), calling
+    ``report`` with a :func:`nuts_line` every ``every`` seconds; returns its trace.
+
+    For runs whose stderr is not a terminal (piped, logged), where nutpie's own progress bar
+    shows nothing: the draws so far, the divergences so far and the time left, on one line
+    every few seconds. The sampler is cancelled if waiting is interrupted.
+    """
+    t0 = time.monotonic()
+    last = t0
+    try:
+        while True:
+            try:
+                finished = bool(sampler.is_finished)
+            except TimeoutError:  # nutpie answers so while the chains are busy
+                finished = False
+            if finished:
+                break
+            time.sleep(0.25)
+            now = time.monotonic()
+            if now - last < every:
+                continue
+            last = now
+            done, div = 0, 0
+            with contextlib.suppress(Exception):  # a snapshot is best effort
+                stats = sampler.inspect().sample_stats
+                done = int(stats.sizes.get("draw", 0))
+                if "diverging" in stats:
+                    div = int(stats["diverging"].sum())
+            report(
+                nuts_line(
+                    draws_done=done,
+                    draws=draws,
+                    tune=tune,
+                    chains=chains,
+                    divergences=div,
+                    elapsed=now - t0,
+                )
+            )
+        return sampler.wait()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            sampler.cancel()
+        raise

@@ -186,3 +186,60 @@ def test_plot_legends_sit_outside_the_data_area(tmp_path):
         legend = ax.get_legend().get_window_extent(renderer)
         frame = ax.get_window_extent(renderer)
         assert legend.y1 < frame.y0  # wholly below the axes: it covers no data
+
+
+class _FakeBackgroundSampler:
+    """nutpie's background sampler, as far as wait_reporting uses it."""
+
+    def __init__(self, polls: int, *, fail: bool = False):
+        self.polls, self.fail, self.n, self.cancelled = polls, fail, 0, False
+
+    @property
+    def is_finished(self):
+        self.n += 1
+        if self.fail and self.n > 2:
+            raise KeyboardInterrupt
+        if self.n == 1:
+            raise TimeoutError  # what nutpie answers while the chains are busy
+        return self.n > self.polls
+
+    def inspect(self):
+        import arviz as az
+        import numpy as np
+
+        diverging = np.zeros((2, 40), dtype=bool)
+        diverging[0, :3] = True
+        return az.from_dict(sample_stats={"diverging": diverging})
+
+    def wait(self):
+        return "trace"
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def test_nuts_progress_lines_when_piped():
+    from bayes_pairwise.progress import wait_reporting
+
+    lines: list[str] = []
+    fake = _FakeBackgroundSampler(12)
+    assert wait_reporting(fake, lines.append, draws=100, tune=100, chains=2, every=0.5) == "trace"
+    assert lines and lines[0].startswith("NUTS: 40/100 draws per chain, 3 divergences so far")
+    assert "s left" in lines[0]
+    interrupted = _FakeBackgroundSampler(100, fail=True)
+    with pytest.raises(KeyboardInterrupt):
+        wait_reporting(interrupted, lines.append, draws=100, tune=100, chains=2, every=0.5)
+    assert interrupted.cancelled
+
+
+@pytest.mark.slow  # two short NUTS fits
+def test_progress_lines_do_not_change_the_draws():
+    import numpy as np
+
+    import bayes_pairwise as bp
+
+    sim = bp.simulate_round_robin(12, eps=0.1, random_seed=0)
+    kw = dict(draws=300, tune=300, chains=2)
+    a = bp.UniformError(**kw).fit(sim.data, random_seed=3, on_progress=lambda line: None)
+    b = bp.UniformError(**kw).fit(sim.data, random_seed=3)
+    assert np.array_equal(a.idata_.posterior["eps"].values, b.idata_.posterior["eps"].values)

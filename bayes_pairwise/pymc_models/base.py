@@ -134,6 +134,7 @@ def _sample_nutpie(
     mass_matrix: str = "diag",
     on_step: Callable[[str], None] | None = None,
     direct: DirectSpec | None = None,
+    on_progress: Callable[[str], None] | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     import nutpie
@@ -153,6 +154,8 @@ def _sample_nutpie(
         **kwargs,
     }
     compiled = compiled.with_transform_adapt() if kw.pop("transform_adapt", False) else compiled
+    # no progress bar (piped, or not asked for) but someone listening: a line every few seconds
+    lines = on_progress is not None and not progress and "blocking" not in kw
     idata = nutpie.sample(
         compiled,
         draws=draws,
@@ -161,8 +164,13 @@ def _sample_nutpie(
         seed=random_seed,
         progress_bar=progress,
         target_accept=target_accept,
+        **({"blocking": False} if lines else {}),
         **kw,
     )
+    if lines:
+        from bayes_pairwise.progress import wait_reporting
+
+        idata = wait_reporting(idata, on_progress, draws=draws, tune=tune, chains=chains)
     coords, dims = coords_and_dims_for_inferencedata(model)
     if direct is not None:
         idata.posterior = _direct_posterior(direct, idata.posterior, model, coords, dims)
@@ -235,6 +243,7 @@ def sample_nuts(
     mass_matrix: str = "diag",
     on_step: Callable[[str], None] | None = None,
     direct: DirectSpec | None = None,
+    on_progress: Callable[[str], None] | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
     """Run NUTS on ``model`` (nutpie when installed and asked for, PyMC's NUTS otherwise).
@@ -264,6 +273,10 @@ def sample_nuts(
         The model's log-density written out (:mod:`bayes_pairwise.pymc_models.direct`): nutpie
         samples it instead of a compile of ``model``'s graph (the same density; no per-model
         compile). Ignored by PyMC's NUTS.
+    on_progress : callable, optional
+        Without a progress bar (``progress=False``), nutpie's run reports a line every few
+        seconds to it: draws so far, divergences so far, time left
+        (:func:`bayes_pairwise.progress.wait_reporting`). For stderr that is not a terminal.
     **kwargs
         Passed to :func:`nutpie.sample` or :func:`pymc.sample`.
 
@@ -287,6 +300,7 @@ def sample_nuts(
             mass_matrix=mass_matrix,
             on_step=on_step,
             direct=direct,
+            on_progress=on_progress,
             **kwargs,
         )
     if on_step is not None:
@@ -592,6 +606,7 @@ class BayesianPairwiseModel:
         progress: bool = False,
         on_step: Callable[[str], None] | None = None,
         log_likelihood: bool | None = None,
+        on_progress: Callable[[str], None] | None = None,
     ) -> BayesianPairwiseModel:
         """Fit the model to a comparison log.
 
@@ -621,6 +636,10 @@ class BayesianPairwiseModel:
             LOO). Default: yes, unless draws × observation rows exceeds
             :data:`LOG_LIKELIHOOD_MAX_VALUES` (a warning says so, and ``settings_`` records
             why); ``True`` computes it whatever its size, ``False`` never.
+        on_progress : callable, optional
+            NUTS without a progress bar (``progress=False``, e.g. stderr piped to a log):
+            called every few seconds with a line of draws so far, divergences so far and the
+            time left (nutpie; :func:`bayes_pairwise.progress.wait_reporting`).
 
         Returns
         -------
@@ -680,6 +699,7 @@ class BayesianPairwiseModel:
                 mass_matrix=sampler["mass_matrix"],
                 on_step=on_step,
                 direct=direct,
+                **({"on_progress": on_progress} if on_progress is not None else {}),
                 **dict(self.sampler_kwargs or {}),
             )
             idata = _tidy_posterior(idata, model)
