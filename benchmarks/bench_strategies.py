@@ -6,6 +6,11 @@ nine configurations: 24 pairwise rounds 12,000 calls rho 0.92; 3 listwise rounds
 1,500 calls rho 0.93; tail pruning (24 rounds, from round 8, 20 %) 4,759 calls rho 0.89 — all
 with BT rating. Per-configuration numbers are not given (Figure 2c only plots them).
 
+Issue 30: ``bayes`` reads ranked lists with Plackett–Luce (each list one observation) and the
+active strategy's posterior does too; ``bayes-pairs`` and ``posterior=pairs`` are the earlier
+reading (implied pairs as independent verdicts), so the table shows old against new; 1,275 is
+85 % of listwise's 1,500.
+
 Run: ``python benchmarks/bench_strategies.py [--reps 3] [--n-items 1000] [--list-model thurstone]
 [--out table.csv]``.
 """
@@ -17,7 +22,7 @@ import time
 
 import pandas as pd
 
-from bayes_pairwise.strategies import run_strategies
+from bayes_pairwise.strategies import RATINGS, run_strategies
 
 STRATEGIES = [
     "pairwise:rounds=24",
@@ -25,6 +30,9 @@ STRATEGIES = [
     "tail-prune:rounds=24,start=8,perc=0.2",
     "streak-prune:rounds=24,streak=3,distinct=3",
     "active:budget=1200",
+    "active:budget=1200,posterior=pairs",
+    "active:budget=1275",
+    "active:budget=1275,posterior=pairs",
     "active:budget=1200,score=bald",
     "active:budget=1000,k=20",
     "listwise:k=20,rounds=3",
@@ -57,6 +65,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                 reps=args.reps,
                 seed=args.seed,
                 strategies=STRATEGIES,
+                ratings=RATINGS,
                 list_model=args.list_model,
             )
             df.insert(0, "t_bias", tb)
@@ -77,14 +86,14 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     rows = []
     for s in STRATEGIES:
         row = {"strategy": s, "cost": pooled.loc[s, ("cost", "bt")]}
-        for r in ("bt", "elo", "trueskill", "bayes"):
+        for r in RATINGS:
             row[f"rho_{r}"] = pooled.loc[s, ("spearman", r)]
         row["paper_cost"], row["paper_rho_bt"] = PAPER.get(s, (None, None))
         rows.append(row)
     print(pd.DataFrame(rows).round(4).to_string(index=False))
     print(
         f"\ntotal {total:.0f} s for 9 configurations x {len(STRATEGIES)} strategies x "
-        f"{args.reps} reps x 4 ratings"
+        f"{args.reps} reps x {len(RATINGS)} ratings"
     )
     if args.out:
         allres.to_csv(args.out, index=False)

@@ -29,6 +29,7 @@ from bayes_pairwise.strategies import (
     pair_information,
     pairwise,
     parse_spec,
+    pl_gaussian_posterior,
     propose_lists,
     rank_variance_gain,
     rho_vs_cost_data,
@@ -626,12 +627,16 @@ def test_positional_rates_only_where_a_verdict_has_a_shown_order() -> None:
     ):
         run, _ = run_strategy(spec, world, np.random.default_rng(0), ["bt"])
         assert run.positional is positional, spec
-        _, rho = run_strategy(spec, world, np.random.default_rng(0), ["bayes"])
+        _, rho = run_strategy(spec, world, np.random.default_rng(0), ["bayes", "bayes-pairs"])
         eps = (0.05, 0.25) if positional else (0.0, 0.0)
         post = gaussian_posterior(
             run.first, run.second, run.outcome, 120, eps_plus=eps[0], eps_minus=eps[1]
         )
-        assert rho["bayes"] == pytest.approx(spearman_rho(post.mean, world.latent), abs=1e-12)
+        key = "bayes-pairs" if run.lists else "bayes"  # lists: bayes reads them with PL
+        assert rho[key] == pytest.approx(spearman_rho(post.mean, world.latent), abs=1e-12)
+        if run.lists:
+            pl = pl_gaussian_posterior(run.ranked(), 120).mean
+            assert rho["bayes"] == pytest.approx(spearman_rho(pl, world.latent), abs=1e-12)
 
 
 def test_cli_propose_lists(tmp_path, capsys) -> None:
@@ -651,3 +656,70 @@ def test_cli_propose_lists(tmp_path, capsys) -> None:
     assert text.count("\nlist ") == 2 and ", ".join(want.lists[0]) in text
     assert main(["propose", str(path), "--lists", "6", "--k", "8"]) == 2
     assert "need 48 texts; the data have 40" in capsys.readouterr().err
+
+
+# ------------------------------------------------------- Plackett–Luce posterior (issue 30)
+
+
+def test_pl_posterior_mode_is_the_plackett_luce_mle() -> None:
+    from pathlib import Path
+
+    from bayes_pairwise.classical.plackett_luce import pl_mm
+
+    gold = Path(__file__).resolve().parent / "data" / "pl_400x5.csv"
+    data = bp.load_rankings(gold)
+    post = pl_gaussian_posterior(data.ranked, data.n_items, prior_sd=1e4)
+    np.testing.assert_allclose(post.mean, pl_mm(np.asarray(data.ranked), 30).theta, atol=1e-6)
+
+
+def test_pl_posterior_counts_a_list_once() -> None:
+    """A list of k is one observation: its information is below that of its k(k−1)/2 implied
+    pairs read as independent verdicts (all orders of 4 texts, mode 0)."""
+    import itertools
+
+    perms = np.array(list(itertools.permutations(range(4))))
+    pl = pl_gaussian_posterior(perms, 4, prior_sd=1e6)
+    w, lo = implied_pairs(perms)
+    pairs = gaussian_posterior(w, lo, np.ones(w.size), 4, prior_sd=1e6)
+    np.testing.assert_allclose(pl.mean, 0.0, atol=1e-9)
+    # PL: 24 · 3/16 (stage 1) + 18 · 2/9 (stage 2) + 12 · 1/4 (stage 3) = 11.5 per text;
+    # implied pairs: 24 · 3 verdicts · 1/4 = 18
+    np.testing.assert_allclose(pl.precision.diagonal(), 11.5, rtol=1e-6)
+    np.testing.assert_allclose(pairs.precision.diagonal(), 18.0, rtol=1e-6)
+
+
+def test_active_posterior_pl_and_pairs_and_lists_recorded() -> None:
+    world = simulate_annotation(80, list_model="thurstone", random_seed=3)
+    new = active(world, np.random.default_rng(0), budget=100, k=8)
+    old = active(world, np.random.default_rng(0), budget=100, k=8, posterior="pairs")
+    assert sum(a.shape[0] for a in new.lists) == new.calls
+    np.testing.assert_allclose(
+        new.posterior_mean, pl_gaussian_posterior(new.ranked(), 80).mean, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        old.posterior_mean,
+        gaussian_posterior(old.first, old.second, old.outcome, 80).mean,
+        atol=1e-9,
+    )
+    with pytest.raises(ValueError, match="posterior"):
+        parse_spec("active:posterior=exact")
+    assert parse_spec("active:posterior=pairs").params == {"posterior": "pairs"}
+
+
+def test_propose_lists_reads_a_ranking_log() -> None:
+    world = simulate_annotation(40, list_model="thurstone", random_seed=4)
+    run = listwise(world, np.random.default_rng(1), k=5, rounds=2)
+    ranked = run.ranked()
+    frame = pd.DataFrame(
+        {
+            "list": np.repeat(np.arange(ranked.shape[0]), 5),
+            "item": [f"t{i:03d}" for i in ranked.ravel()],
+            "rank": np.tile(np.arange(1, 6), ranked.shape[0]),
+        }
+    )
+    data = bp.load_rankings(frame)
+    prop = propose_lists(data, 3, k=5, random_seed=0)
+    assert len(prop.lists) == 3 and all(len(x) == 5 for x in prop.lists)
+    expected = pl_gaussian_posterior(np.asarray(data.ranked), 40).mean
+    np.testing.assert_allclose(prop.posterior.mean, expected, atol=1e-9)
+    assert np.all(np.isfinite(prop.value))

@@ -35,10 +35,12 @@ from bayes_pairwise.strategies.rating import (
     disjoint_layers,
     elo_update,
     gaussian_posterior,
+    pl_gaussian_posterior,
     trueskill_1v1,
     trueskill_ratings,
 )
 from bayes_pairwise.strategies.run import (
+    DEFAULT_RATINGS,
     RATINGS,
     STRATEGIES,
     StrategySpec,
@@ -61,6 +63,7 @@ from bayes_pairwise.strategies.simulate import (
 
 __all__ = [
     "ALPHA",
+    "DEFAULT_RATINGS",
     "LIST_MODELS",
     "P_MAX",
     "RATINGS",
@@ -89,6 +92,7 @@ __all__ = [
     "pairwise",
     "pairwise_cost",
     "parse_spec",
+    "pl_gaussian_posterior",
     "plot_rho_vs_cost",
     "propose_lists",
     "rank_variance_gain",

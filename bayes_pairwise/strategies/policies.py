@@ -19,12 +19,14 @@ import numpy as np
 from scipy.special import expit
 
 from bayes_pairwise.data import Comparisons
+from bayes_pairwise.rankings import Rankings
 from bayes_pairwise.strategies.cost import listwise_cost
 from bayes_pairwise.strategies.rating import (
     ELO_START,
     GaussianPosterior,
     elo_update,
     gaussian_posterior,
+    pl_gaussian_posterior,
 )
 from bayes_pairwise.strategies.simulate import AnnotationWorld
 
@@ -70,6 +72,9 @@ class StrategyRun:
         True when every verdict is (shown first, shown second) of a pairwise call, so the
         judge's positional error rates apply to it; False for the implied pairs of ranked lists
         (better text first; a list shows no pair in an order).
+    lists : tuple of ndarray
+        The ranked lists themselves, one array (calls × k, best first) per batch of calls of
+        one size; empty for pairwise strategies. The Plackett–Luce posterior reads these.
     """
 
     first: np.ndarray
@@ -80,11 +85,24 @@ class StrategyRun:
     elo: np.ndarray
     posterior_mean: np.ndarray | None = None
     positional: bool = True
+    lists: tuple[np.ndarray, ...] = ()
 
     @property
     def n_pairs(self) -> int:
         """Number of (direct or implied) pairwise verdicts."""
         return int(self.first.size)
+
+    def ranked(self) -> np.ndarray:
+        """Every ranked list as one row, best first, padded with −1 (shape lists × longest)."""
+        return _pad_lists(self.lists)
+
+
+def _pad_lists(lists: tuple[np.ndarray, ...] | list[np.ndarray]) -> np.ndarray:
+    if not lists:
+        return np.zeros((0, 2), dtype=np.int64)
+    width = max(a.shape[1] for a in lists)
+    rows = [np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1) for a in lists]
+    return np.concatenate(rows).astype(np.int64)
 
 
 class _Log:
@@ -96,6 +114,7 @@ class _Log:
         self.calls = 0
         self.elo = np.full(n, ELO_START)
         self.positional = True
+        self.lists: list[np.ndarray] = []
 
     def add(
         self,
@@ -123,7 +142,15 @@ class _Log:
     def run(self, posterior_mean: np.ndarray | None = None) -> StrategyRun:
         f, s, o = self.arrays()
         return StrategyRun(
-            f, s, o, float(self.cost), int(self.calls), self.elo, posterior_mean, self.positional
+            f,
+            s,
+            o,
+            float(self.cost),
+            int(self.calls),
+            self.elo,
+            posterior_mean,
+            self.positional,
+            tuple(self.lists),
         )
 
 
@@ -362,6 +389,10 @@ def _rank_groups(
         for row, gi in zip(ranked, idx, strict=True):
             ranked_all[gi] = row
     sizes = [g.size for g in groups if g.size >= 2]
+    for k in sorted(by_size):
+        rows = [ranked_all[gi] for gi in by_size[k] if ranked_all[gi] is not None]
+        if rows:
+            log.lists.append(np.stack(rows).astype(np.int64))
     fs, ss = [], []
     for row in ranked_all:  # arrival order = group order, pairs (i, j) with i < j
         if row is None:
@@ -646,7 +677,7 @@ class ListProposal:
 
 
 def propose_lists(
-    data: Comparisons,
+    data: Comparisons | Rankings,
     n_lists: int,
     *,
     k: int = 10,
@@ -668,9 +699,12 @@ def propose_lists(
 
     Parameters
     ----------
-    data : Comparisons
-        The log so far (:func:`bayes_pairwise.load_comparisons`), one context; ties count half
-        each way, and the verdicts of several judges are pooled.
+    data : Comparisons or Rankings
+        The log so far, one context: pairwise verdicts (:func:`bayes_pairwise.load_comparisons`;
+        ties count half each way) or ranked lists (:func:`bayes_pairwise.load_rankings`: each
+        list is one Plackett–Luce observation, :func:`~bayes_pairwise.strategies.rating.
+        pl_gaussian_posterior`, and ``eps_plus``/``eps_minus`` do not apply). The verdicts of
+        several judges are pooled.
     n_lists : int
         How many lists to propose (at most ``n_items // k``: the lists are disjoint).
     k : int
@@ -701,9 +735,10 @@ def propose_lists(
     >>> len(prop.lists), len(prop.lists[0])
     (1, 3)
     """
-    if not isinstance(data, Comparisons):
+    if not isinstance(data, Comparisons | Rankings):
         raise TypeError(
-            "propose_lists expects a Comparisons object (bayes_pairwise.load_comparisons), "
+            "propose_lists expects a Comparisons or Rankings object "
+            "(bayes_pairwise.load_comparisons / load_rankings), "
             f"got {type(data).__name__}"
         )
     _check("k", k, 2)
@@ -721,13 +756,21 @@ def propose_lists(
             f"{n_lists} disjoint lists of {k} need {n_lists * k} texts; the data have {n}"
         )
     rng = np.random.default_rng(random_seed)
-    f = np.asarray(data.first, dtype=np.int64)
-    s = np.asarray(data.second, dtype=np.int64)
-    o = np.asarray(data.outcome, dtype=float)
-    post = gaussian_posterior(f, s, o, n, eps_plus=eps_plus, eps_minus=eps_minus, prior_sd=prior_sd)
     seen = np.zeros(n, dtype=bool)
-    seen[f] = True
-    seen[s] = True
+    if isinstance(data, Rankings):
+        ranked = np.asarray(data.ranked, dtype=np.int64)
+        post = pl_gaussian_posterior(ranked, n, prior_sd=prior_sd)
+        seen[ranked[ranked >= 0]] = True
+        eps_plus = eps_minus = 0.0  # a list shows no pair in an order
+    else:
+        f = np.asarray(data.first, dtype=np.int64)
+        s = np.asarray(data.second, dtype=np.int64)
+        o = np.asarray(data.outcome, dtype=float)
+        post = gaussian_posterior(
+            f, s, o, n, eps_plus=eps_plus, eps_minus=eps_minus, prior_sd=prior_sd
+        )
+        seen[f] = True
+        seen[s] = True
     unseen = rng.permutation(np.flatnonzero(~seen))
     fresh = [unseen[a : a + k] for a in range(0, unseen.size - k + 1, k)][:n_lists]
     used = np.zeros(n, dtype=bool)
@@ -753,6 +796,7 @@ def active(
     score: str = "rank",
     strides: tuple[int, ...] = (1, 2, 4, 8),
     prior_sd: float = 3.0,
+    posterior: str = "pl",
 ) -> StrategyRun:
     """Bayesian active annotation under a cost budget.
 
@@ -769,7 +813,13 @@ def active(
     implied verdicts (:func:`pair_information`), which spends more on the ends of the scale,
     where a strength error moves a text few ranks.
 
-    With ``k = 2`` the calls are pairwise (cost 1 each, positional errors apply).
+    ``posterior="pl"`` (default) reads each ranked list as one Plackett–Luce observation
+    (:func:`~bayes_pairwise.strategies.rating.pl_gaussian_posterior`); ``"pairs"`` is the
+    earlier reading, the k(k − 1)/2 implied pairs as independent verdicts, which overstates
+    what a coherent list tells (docs/src/rankings.md has both frontiers).
+
+    With ``k = 2`` the calls are pairwise (cost 1 each, positional errors apply) and the
+    posterior is the pairwise one whatever ``posterior`` says.
 
     Examples
     --------
@@ -783,6 +833,8 @@ def active(
     _check("batch", batch, 0.0)
     if score not in ("rank", "bald"):
         raise ValueError(f"score must be 'rank' or 'bald', got {score!r}")
+    if posterior not in ("pl", "pairs"):
+        raise ValueError(f"posterior must be 'pl' or 'pairs', got {posterior!r}")
     n = world.n_items
     if k > n:
         raise ValueError(f"k must be <= n_items ({n}), got {k}")
@@ -804,17 +856,22 @@ def active(
     run_groups([first[i * k : (i + 1) * k] for i in range(n_first)])
     mean = None
     per_batch = max(1, int(batch * n / k))
-    while log.cost + unit <= budget + 1e-9:
+    use_pl = posterior == "pl" and k > 2
+
+    def fit_posterior(init: np.ndarray | None) -> GaussianPosterior:
+        if use_pl:
+            return pl_gaussian_posterior(_pad_lists(log.lists), n, prior_sd=prior_sd, init=init)
         f, s, o = log.arrays()
-        post = gaussian_posterior(
-            f, s, o, n, eps_plus=eps_p, eps_minus=eps_m, prior_sd=prior_sd, init=mean
+        return gaussian_posterior(
+            f, s, o, n, eps_plus=eps_p, eps_minus=eps_m, prior_sd=prior_sd, init=init
         )
+
+    while log.cost + unit <= budget + 1e-9:
+        post = fit_posterior(mean)
         mean = post.mean
         left = int((budget - log.cost + 1e-9) // unit)
         chosen, _ = _choose_lists(post, k, min(per_batch, left), score, strides, eps_p, eps_m, rng)
         if not chosen:
             break
         run_groups(chosen)
-    f, s, o = log.arrays()
-    post = gaussian_posterior(f, s, o, n, eps_plus=eps_p, eps_minus=eps_m, prior_sd=prior_sd)
-    return log.run(posterior_mean=post.mean)
+    return log.run(posterior_mean=fit_posterior(None).mean)

@@ -30,6 +30,7 @@ __all__ = [
     "disjoint_layers",
     "elo_update",
     "gaussian_posterior",
+    "pl_gaussian_posterior",
     "trueskill_1v1",
     "trueskill_ratings",
 ]
@@ -320,5 +321,94 @@ def gaussian_posterior(
         if float(np.max(np.abs(step))) < tol:
             break
     # marginal variances: the diagonal approximation 1 / H_ii (fast; slightly optimistic)
+    sd = 1.0 / np.sqrt(prec.diagonal())
+    return GaussianPosterior(mean=theta - theta.mean(), sd=sd, precision=prec)
+
+
+def pl_gaussian_posterior(
+    ranked: np.ndarray,
+    n_items: int,
+    *,
+    prior_sd: float = 3.0,
+    init: np.ndarray | None = None,
+    max_iter: int = 50,
+    tol: float = 1e-6,
+) -> GaussianPosterior:
+    """Fast Gaussian posterior over strengths under Plackett–Luce: each list is one observation.
+
+    ``ranked`` holds one list per row, best first (−1 after a shorter list's end). A list's
+    log-likelihood is ``Σ_r u_σ(r) − log Σ_{s≥r} exp u_σ(s)``; its Hessian at stage r is
+    ``−(diag p − p pᵀ)`` over the items left, p their choice probabilities, so the precision is
+    exact (not Fisher scoring) and sparse (one block per stage). Prior θ ~ N(0, prior_sd²)
+    i.i.d.; the mode by Newton steps (sparse CG solves, steps capped at 2 per strength), and
+    the marginal sd from the diagonal of the precision, as :func:`gaussian_posterior` does.
+    Unlike the independent implied pairs, a list of k counts once: a coherent order of close
+    texts tells less than k(k − 1)/2 separate verdicts.
+
+    Examples
+    --------
+    >>> post = pl_gaussian_posterior(np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2]]), 3)
+    >>> bool(post.mean[0] > post.mean[1] > post.mean[2])
+    True
+
+    All six orders of three texts once: the mode is 0 and each text's information is
+    6 · 2/9 + 4 · 1/4 = 7/3 (12 implied pairs of 1/4 each would claim 3):
+
+    >>> import itertools
+    >>> perms = np.array(list(itertools.permutations(range(3))))
+    >>> post = pl_gaussian_posterior(perms, 3, prior_sd=1e6)
+    >>> np.round(post.precision.diagonal(), 6).tolist()
+    [2.333333, 2.333333, 2.333333]
+    """
+    r = np.asarray(ranked, dtype=np.int64)
+    if r.ndim != 2:
+        raise ValueError("ranked must be 2-D (lists × ranks)")
+    valid = r >= 0
+    safe = np.maximum(r, 0)
+    k = r.shape[1]
+    prior_prec = 1.0 / prior_sd**2
+    theta = np.zeros(n_items) if init is None else np.asarray(init, dtype=float).copy()
+    prior = sparse.identity(n_items, format="csr") * prior_prec
+    prec = prior
+    stages = []
+    for t in range(k - 1):
+        on = valid[:, t] & valid[:, t + 1]
+        if on.any():
+            items = safe[on, t:]
+            ok = valid[on, t:]
+            m = items.shape[1]
+            ia, ib = np.meshgrid(np.arange(m), np.arange(m), indexing="ij")
+            rows = items[:, ia.ravel()].ravel()
+            cols = items[:, ib.ravel()].ravel()
+            stages.append((items, ok, ia.ravel(), ib.ravel(), rows, cols))
+    win = np.bincount(np.concatenate([s[0][:, 0] for s in stages]), minlength=n_items)
+    for _ in range(max_iter):
+        grad = win - prior_prec * theta
+        vals_all, rows_all, cols_all = [], [], []
+        for items, ok, ia, ib, rows, cols in stages:
+            u = np.where(ok, theta[items], -np.inf)
+            u = u - u.max(axis=1, keepdims=True)
+            p = np.exp(u)
+            p /= p.sum(axis=1, keepdims=True)
+            grad = grad - np.bincount(items.ravel(), p.ravel(), n_items)
+            h = p[:, ia] * ((ia == ib)[None, :] - p[:, ib])
+            vals_all.append(h.ravel())
+            rows_all.append(rows)
+            cols_all.append(cols)
+        prec = (
+            sparse.csr_matrix(
+                (np.concatenate(vals_all), (np.concatenate(rows_all), np.concatenate(cols_all))),
+                shape=(n_items, n_items),
+            )
+            + prior
+        )
+        jacobi = sparse.diags(1.0 / prec.diagonal())
+        step, _ = splinalg.cg(prec, grad, M=jacobi, rtol=1e-10, maxiter=10 * n_items)
+        big = float(np.max(np.abs(step)))
+        if big > 2.0:
+            step = step * (2.0 / big)
+        theta = theta + step
+        if big < tol:
+            break
     sd = 1.0 / np.sqrt(prec.diagonal())
     return GaussianPosterior(mean=theta - theta.mean(), sd=sd, precision=prec)

@@ -8,7 +8,8 @@ A strategy is named by a SPEC string ``name:key=value,key=value``:
 ``tail-prune``      ``rounds`` (24), ``start`` (8), ``perc`` (0.2), ``match``, ``window``
 ``streak-prune``    ``rounds`` (24), ``streak`` (3), ``distinct`` (3), ``match``, ``window``
 ``swap-confirm``    ``rounds`` (12), ``match``, ``window``
-``active``          ``budget`` (1200), ``k`` (10), ``batch`` (0.5)
+``active``          ``budget`` (1200), ``k`` (10), ``batch`` (0.5), ``score`` (rank | bald),
+                    ``posterior`` (pl | pairs)
 ==================  ==========================================================================
 """
 
@@ -25,10 +26,16 @@ import pandas as pd
 from bayes_pairwise.classical.agreement import spearman_rho
 from bayes_pairwise.strategies import policies
 from bayes_pairwise.strategies.cost import alpha_scores
-from bayes_pairwise.strategies.rating import bt_scores, gaussian_posterior, trueskill_ratings
+from bayes_pairwise.strategies.rating import (
+    bt_scores,
+    gaussian_posterior,
+    pl_gaussian_posterior,
+    trueskill_ratings,
+)
 from bayes_pairwise.strategies.simulate import simulate_annotation
 
 __all__ = [
+    "DEFAULT_RATINGS",
     "RATINGS",
     "STRATEGIES",
     "StrategySpec",
@@ -39,7 +46,12 @@ __all__ = [
     "run_strategy",
 ]
 
-RATINGS = ("bt", "elo", "trueskill", "bayes")
+#: Every rating: ``bayes`` is the Gaussian posterior (Plackett–Luce on ranked lists, Bradley–Terry
+#: with the judge's ε on pairwise calls); ``bayes-pairs`` reads lists as independent implied pairs
+#: (the earlier ``bayes``, kept for comparison).
+RATINGS = ("bt", "elo", "trueskill", "bayes", "bayes-pairs")
+#: The ratings computed unless asked otherwise.
+DEFAULT_RATINGS = ("bt", "elo", "trueskill", "bayes")
 
 # name -> (policy function, {key: type}, {SPEC key: function argument})
 _INT, _FLOAT, _STR = int, float, str
@@ -60,7 +72,7 @@ STRATEGIES: dict[str, tuple[Any, dict[str, type]]] = {
     "swap-confirm": (policies.swap_confirm, {"rounds": _INT, "match": _STR, "window": _FLOAT}),
     "active": (
         policies.active,
-        {"budget": _FLOAT, "k": _INT, "batch": _FLOAT, "score": _STR},
+        {"budget": _FLOAT, "k": _INT, "batch": _FLOAT, "score": _STR, "posterior": _STR},
     ),
 }
 
@@ -139,6 +151,8 @@ def parse_spec(text: str) -> StrategySpec:
             raise ValueError(f"match must be 'similar' or 'random' in SPEC {text!r}, got {val!r}")
         if key == "score" and val not in ("rank", "bald"):
             raise ValueError(f"score must be 'rank' or 'bald' in SPEC {text!r}, got {val!r}")
+        if key == "posterior" and val not in ("pl", "pairs"):
+            raise ValueError(f"posterior must be 'pl' or 'pairs' in SPEC {text!r}, got {val!r}")
     return StrategySpec(text=text, name=name, params=params)
 
 
@@ -151,20 +165,28 @@ def _ratings(run: policies.StrategyRun, world: Any, which: Sequence[str]) -> dic
         out["elo"] = run.elo
     if "trueskill" in which:
         out["trueskill"] = trueskill_ratings(run.first, run.second, run.outcome, n)[0]
-    if "bayes" in which:
-        if run.posterior_mean is not None:
-            out["bayes"] = run.posterior_mean
-        else:
-            # the judge's error rates are known; they hit pairwise calls, not implied pairs
-            pos = run.positional
-            out["bayes"] = gaussian_posterior(
-                run.first,
-                run.second,
-                run.outcome,
-                n,
-                eps_plus=world.eps_plus if pos else 0.0,
-                eps_minus=world.eps_minus if pos else 0.0,
-            ).mean
+    if "bayes" in which and run.posterior_mean is not None:
+        out["bayes"] = run.posterior_mean
+    elif "bayes" in which and run.lists:
+        # ranked lists: each list one Plackett–Luce observation
+        out["bayes"] = pl_gaussian_posterior(run.ranked(), n).mean
+    if "bayes-pairs" in which:
+        out["bayes-pairs"] = (
+            run.posterior_mean
+            if run.posterior_mean is not None
+            else gaussian_posterior(run.first, run.second, run.outcome, n).mean
+        )
+    if "bayes" in which and "bayes" not in out:
+        # the judge's error rates are known; they hit pairwise calls, not implied pairs
+        pos = run.positional
+        out["bayes"] = gaussian_posterior(
+            run.first,
+            run.second,
+            run.outcome,
+            n,
+            eps_plus=world.eps_plus if pos else 0.0,
+            eps_minus=world.eps_minus if pos else 0.0,
+        ).mean
     return out
 
 
@@ -172,7 +194,7 @@ def run_strategy(
     spec: str | StrategySpec,
     world: Any,
     rng: np.random.Generator,
-    ratings: Sequence[str] = RATINGS,
+    ratings: Sequence[str] = DEFAULT_RATINGS,
 ) -> tuple[policies.StrategyRun, dict[str, float]]:
     """One strategy on one world: the run and Spearman ρ (against the latent scores) per rating.
 
@@ -197,7 +219,7 @@ def run_strategies(
     reps: int = 3,
     seed: int = 0,
     strategies: Sequence[str] = ("pairwise:rounds=24", "listwise:k=10,rounds=3"),
-    ratings: Sequence[str] = RATINGS,
+    ratings: Sequence[str] = DEFAULT_RATINGS,
     client: Any = None,
     **world_kwargs: Any,
 ) -> pd.DataFrame:
@@ -217,7 +239,7 @@ def run_strategies(
     strategies : sequence of str
         SPEC strings (:func:`parse_spec`), all parsed before anything runs.
     ratings : sequence of str
-        Any of ``bt``, ``elo``, ``trueskill``, ``bayes``.
+        Any of ``bt``, ``elo``, ``trueskill``, ``bayes``, ``bayes-pairs`` (:data:`RATINGS`).
     client : distributed.Client, optional
         Run the strategy × rep tasks on this Dask cluster (:mod:`bayes_pairwise.distributed`).
         Every task's streams are the seeds above, so the numbers are the same as without it
