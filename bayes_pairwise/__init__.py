@@ -127,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     "plot_rank_probabilities": "plots",
     "rank_probability_data": "leaderboard",
     "rank_statistics": "leaderboard",
+    "ranking_leaderboard": "leaderboard",
     # plots (each plot_* has a *_data twin returning its numbers)
     "bt_vs_posterior_data": "plots",
     "correct_score_data": "plots",

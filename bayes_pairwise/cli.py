@@ -241,6 +241,20 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--covariates", default="", help="comma-separated covariate columns")
     g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')
+    r = p.add_argument_group(
+        "reading a ranking log (one row per item per list; read as one when the file has "
+        "list/item/rank columns and no first/second columns, or when a flag below is given)"
+    )
+    r.add_argument("--list-column", default=None, help="column of the list id (default: list)")
+    r.add_argument("--item-column", default=None, help="column of the item (default: item)")
+    r.add_argument(
+        "--rank-column", default=None, help="column of the rank, 1 = best (default: rank)"
+    )
+    r.add_argument(
+        "--shown-column",
+        default=None,
+        help="column of the position the item was shown at, 1 = first (default: shown, if any)",
+    )
     p.add_argument(
         "--ties",
         choices=("model", "half", "drop", "error"),
@@ -258,6 +272,49 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
         help="data set option, e.g. --option benchmark=MTBench",
     )
     p.add_argument("--judge", default=None, help="restrict to one judge")
+
+
+_RANKING_FLAGS = ("list_column", "item_column", "rank_column", "shown_column")
+
+
+def _ranking_log(args: argparse.Namespace) -> Any:
+    """The command's file read as a ranking log (:func:`bayes_pairwise.load_rankings`), or None
+    when it is a comparison log or a bundled data set.
+
+    A file is a ranking log when a ranking flag is given, or when it has the columns ``list``,
+    ``item`` and ``rank`` and neither ``first`` nor ``second``; optional columns ``shown``,
+    ``judge`` and ``context`` are read by those names unless named by the flags.
+    """
+    from bayes_pairwise.data import read_columns
+    from bayes_pairwise.rankings import load_rankings
+
+    if _is_bundled(args.data):
+        if any(getattr(args, f, None) for f in _RANKING_FLAGS):
+            raise BayesPairwiseError("the ranking-log flags apply to files, not bundled data sets")
+        return None
+    flagged = any(getattr(args, f, None) for f in _RANKING_FLAGS)
+    cols = read_columns(args.data)
+    names = {
+        "list": args.list_column or "list",
+        "item": args.item_column or "item",
+        "rank": args.rank_column or "rank",
+    }
+    if not flagged and not (
+        set(names.values()) <= set(cols) and args.first not in cols and args.second not in cols
+    ):
+        return None
+    optional = {
+        "shown": args.shown_column or ("shown" if "shown" in cols else None),
+        "judge": args.judge_column or ("judge" if "judge" in cols else None),
+        "context": args.context_column or ("context" if "context" in cols else None),
+    }
+    ties = "drop" if args.ties == "drop" else "error"
+    data = load_rankings(args.data, **names, **optional, ties=ties)
+    read = ", ".join(f"{k}={v!r}" for k, v in {**names, **optional}.items() if v)
+    _info(f"read as a ranking log ({read}): {data!r}")
+    if args.judge is not None:
+        data = data.for_judge(args.judge)
+    return data
 
 
 def _load_data(args: argparse.Namespace):
@@ -599,6 +656,9 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if getattr(args, "verdicts", None):
         check_writable(args.verdicts, suffixes=(".csv",), what="--verdicts")
     _check_data_args(args)
+    rankings = _ranking_log(args)
+    if rankings is not None or args.model in RANKING_MODELS:
+        return _fit_rankings(args, rankings)
     import numpy as np
 
     from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
@@ -637,6 +697,87 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         _print_json(summary)
     else:
         print(_fit_text(summary))
+    return 0
+
+
+#: ``fit --model`` values that read ranking logs (the first is classical, not a model spec).
+RANKING_MODELS = ("plackett_luce", "noisy_plackett_luce")
+
+
+def _fit_rankings(args: argparse.Namespace, data: Any) -> int:
+    """``fit`` on a ranking log: classical Plackett–Luce or the NoisyPlackettLuce model."""
+    if data is None:
+        raise BayesPairwiseError(
+            f"--model {args.model} fits ranking logs (one row per item per list: columns "
+            "list, item, rank; or --list-column/--item-column/--rank-column); "
+            f"{args.data!r} is read as a comparison log"
+        )
+    if args.model not in RANKING_MODELS:
+        raise BayesPairwiseError(
+            f"{args.data!r} is a ranking log: fit it with --model plackett_luce (classical) or "
+            f"--model noisy_plackett_luce (the judge's position bias and lapses), not "
+            f"{args.model!r}"
+        )
+    if args.model == "plackett_luce":
+        from bayes_pairwise.classical.plackett_luce import PlackettLuce
+
+        if args.out:
+            raise BayesPairwiseError(
+                "--out saves a Bayesian fit (NetCDF); plackett_luce is classical: use --json"
+            )
+        pl = PlackettLuce().fit(data)
+        res = {
+            "model": "plackett_luce",
+            "method": "mm",
+            "n_lists": data.n_lists,
+            "n_items": data.n_items,
+            "converged": bool(pl.converged_),
+            "n_iter": int(pl.n_iter_),
+            "loglik": float(pl.loglik_),
+            "strengths": {k: float(v) for k, v in pl.strengths_.items()},
+        }
+        if args.json:
+            _print_json(res)
+        else:
+            print(f"Plackett–Luce (MM): {data.n_lists} lists, {data.n_items} items")
+            order = pl.strengths_.sort_values(ascending=False)
+            print(order.to_string(float_format=lambda v: f"{v:.4f}"))
+        return 0
+    from bayes_pairwise.pymc_models import fit_summary_dict, get_model
+
+    model = get_model(args.model, **_sampler_kwargs(args))
+    if not data.has_shown:
+        model.set_params(position="none")
+        _info("no shown order in the log: fitting without a position effect (--shown-column)")
+    method = _method(args)
+    _info(f"fitting {args.model} ({method}) to {data!r} …")
+    started = time.perf_counter()
+    model.fit(
+        data,
+        method=method,
+        random_seed=args.seed,
+        progress=sys.stderr.isatty(),
+        on_step=lambda line: _info(f"  {line} …"),
+    )
+    _info(f"{method} fit done in {time.perf_counter() - started:.1f} s")
+    if args.out:
+        model.save(args.out)
+        _info(f"saved to {args.out}")
+    summary = fit_summary_dict(model, per_item=args.all)
+    summary["caveats"] = []
+    if data.has_shown:
+        ppc = model.list_ppc(random_seed=args.seed)
+        summary["list_ppc"] = ppc.to_dict("records")
+    if args.json:
+        _print_json(summary)
+    else:
+        print(_fit_text(summary))
+        for rec in summary.get("list_ppc", []):
+            print(
+                f"{'ppc':>16}: {rec['judge']} {rec['statistic']}: observed "
+                f"{rec['observed']:.3f}, model {rec['replicated']:.3f} "
+                f"[{rec['lower']:.3f}, {rec['upper']:.3f}]"
+            )
     return 0
 
 
@@ -705,6 +846,26 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- leaderboard
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     _check_data_args(args)
+    rankings = _ranking_log(args)
+    if rankings is not None or args.model == "plackett_luce":
+        from bayes_pairwise.leaderboard import ranking_leaderboard
+
+        if rankings is None:
+            raise BayesPairwiseError(
+                f"--model plackett_luce ranks ranking logs; {args.data!r} is a comparison log"
+            )
+        if args.model not in ("bt", "plackett_luce") or args.agreement_with is not None:
+            raise BayesPairwiseError(
+                "a ranking log is ranked by Plackett–Luce with a bootstrap over the lists "
+                "(--model plackett_luce); the pairwise models and --agreement-with do not apply"
+            )
+        _info(f"ranking {rankings!r} by Plackett–Luce …")
+        lb = ranking_leaderboard(rankings, n_boot=args.n_boot, random_seed=args.seed)
+        if args.json:
+            _print_json(lb.to_dict())
+        else:
+            print(lb)
+        return 0
     data = _load_data(args)
     if args.agreement_with is not None:
         return _judge_agreement(args, data)
@@ -972,7 +1133,9 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     from bayes_pairwise.strategies.policies import propose_lists
 
     _check_data_args(args)
-    data = _load_data(args)
+    data = _ranking_log(args)
+    if data is None:
+        data = _load_data(args)
     if args.eps_plus + args.eps_minus >= 1.0:
         raise BayesPairwiseError("--eps-plus + --eps-minus must be below 1")
     _info(f"proposing {args.lists} list(s) of {args.k} from {data!r} …")
@@ -1003,7 +1166,8 @@ def _cmd_propose(args: argparse.Namespace) -> int:
         for n, (lst, v) in enumerate(zip(prop.lists, values, strict=True), start=1):
             tag = "new texts, not scored" if v is None else f"{what} {v:.4g}"
             print(f"list {n} ({tag}): {', '.join(lst)}")
-        print("each list best first by the current posterior; rank it, append its implied pairs")
+        how = "append its rows" if hasattr(data, "lists") else "append its implied pairs"
+        print(f"each list best first by the current posterior; rank it, {how}")
     return 0
 
 
@@ -1231,7 +1395,9 @@ def build_parser() -> argparse.ArgumentParser:
             "--model",
             default=default_model,
             metavar="MODEL",
-            help=f"model spec: {{{', '.join(model_names)}}} (default: {default_model})",
+            help=f"model spec: {{{', '.join(model_names)}}} (default: {default_model}); "
+            "a ranking log (list, item, rank columns) is fitted by plackett_luce (classical) "
+            "or noisy_plackett_luce",
         )
         how = p.add_mutually_exclusive_group()
         how.add_argument("--map", action="store_true", help="MAP instead of NUTS")
@@ -1306,10 +1472,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(p)
     p.add_argument(
         "--model",
-        choices=("bt", "uniform", "positional", "biased_bt"),
+        choices=("bt", "uniform", "positional", "biased_bt", "plackett_luce"),
         default="bt",
         help="bt: Bradley–Terry with a bootstrap (default); the others rank by the posterior "
-        "strengths of a judge-error model (the judge's error integrated out)",
+        "strengths of a judge-error model (the judge's error integrated out); plackett_luce: "
+        "a ranking log, bootstrap over the lists (the default for a ranking log)",
     )
     p.add_argument("--map", action="store_true", help="MAP instead of NUTS (no intervals)")
     sampler_args(p)

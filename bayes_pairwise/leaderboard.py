@@ -46,6 +46,7 @@ __all__ = [
     "leaderboard",
     "rank_probability_data",
     "rank_statistics",
+    "ranking_leaderboard",
 ]
 
 #: Models a leaderboard can be built from: classical Bradley–Terry and the Bayesian error models.
@@ -1100,3 +1101,138 @@ def rank_probability_data(
         out[f">{k}"] = probs.iloc[:, k:].sum(axis=1, min_count=1).to_numpy()
     out.columns.name = "rank"
     return out
+
+
+# --------------------------------------------------------------------------- ranking logs
+def ranking_leaderboard(
+    data: Any,
+    *,
+    judge: str | int | None = None,
+    n_boot: int = 1000,
+    hdi_prob: float = HDI_PROB,
+    ridge: float | None = None,
+    random_seed: int | np.random.Generator | None = None,
+) -> Leaderboard:
+    """Rank the items of a ranking log by Plackett–Luce, with a bootstrap over the lists.
+
+    The strengths are :class:`~bayes_pairwise.classical.plackett_luce.PlackettLuce` (MM; each
+    list one observation, not k(k − 1)/2 independent pairs); the interval and the rank
+    probabilities come from ``n_boot`` replicates that resample whole lists, as ``"bt"``
+    resamples verdicts.
+
+    Parameters
+    ----------
+    data : Rankings
+        From :func:`bayes_pairwise.load_rankings`, one context.
+    judge : str or int, optional
+        Required when the log holds several judges.
+    n_boot, hdi_prob, random_seed
+        As for :func:`leaderboard`.
+    ridge : float, optional
+        MM ridge λ. Default: 0 when the "ranked above" graph is strongly connected, else 0.1;
+        a replicate that loses strong connectivity is refitted with λ = 0.1 (counted in
+        ``settings["n_refit_with_ridge"]``).
+
+    Returns
+    -------
+    Leaderboard
+        ``model="plackett_luce"``, ``method="bootstrap"``.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.rankings import load_rankings
+    >>> df = pd.DataFrame({"list": [1, 1, 1, 2, 2, 2, 3, 3, 3] * 4,
+    ...                    "item": ["a", "b", "c"] * 12,
+    ...                    "rank": [1, 2, 3, 2, 1, 3, 1, 3, 2] * 4})
+    >>> df["list"] = df["list"].astype(str) + "-" + (df.index // 9).astype(str)
+    >>> lb = ranking_leaderboard(load_rankings(df), n_boot=50, random_seed=0)
+    >>> lb.table["item"].tolist(), lb.model
+    (['a', 'b', 'c'], 'plackett_luce')
+    """
+    from bayes_pairwise.classical.plackett_luce import PlackettLuce
+    from bayes_pairwise.rankings import Rankings
+
+    if not isinstance(data, Rankings):
+        raise TypeError(f"ranking_leaderboard expects a Rankings object, got {type(data).__name__}")
+    if judge is not None:
+        data = data.for_judge(judge)
+    elif data.n_judges > 1:
+        raise DesignError(
+            f"the log holds {data.n_judges} judges ({', '.join(data.judges[:5])}); rank one "
+            "(judge=…, CLI --judge)"
+        )
+    if data.has_contexts:
+        raise DesignError(
+            f"the items live in {data.n_contexts} contexts; rank one context at a time"
+        )
+    if n_boot < 2:
+        raise ValueError(f"n_boot must be at least 2, got {n_boot}")
+    notes: list[str] = []
+    lam = 0.0 if ridge is None else float(ridge)
+    try:
+        point = PlackettLuce(ridge=lam).fit(data).strengths_.to_numpy()
+    except DesignError:
+        if ridge is not None:
+            raise
+        lam = 0.1
+        point = PlackettLuce(ridge=lam).fit(data).strengths_.to_numpy()
+        notes.append("the 'ranked above' graph is not strongly connected: ridge λ = 0.1 used")
+    rng = np.random.default_rng(random_seed)
+    ranked = np.asarray(data.ranked)
+    draws = np.empty((int(n_boot), data.n_items))
+    refit = 0
+    from bayes_pairwise.classical.plackett_luce import pl_mm
+
+    for b in range(int(n_boot)):
+        rows = ranked[rng.integers(0, data.n_lists, data.n_lists)]
+        try:
+            draws[b] = pl_mm(rows, data.n_items, ridge=lam, tol=1e-8).theta
+        except DesignError:
+            refit += 1
+            draws[b] = pl_mm(rows, data.n_items, ridge=0.1, tol=1e-8).theta
+    if refit:
+        notes.append(f"{refit} bootstrap replicate(s) refitted with ridge λ = 0.1")
+    alpha = (1.0 - hdi_prob) / 2.0
+    lower = np.minimum(np.quantile(draws, alpha, axis=0), point)
+    upper = np.maximum(np.quantile(draws, 1.0 - alpha, axis=0), point)
+    probs, r_lo, r_hi = rank_statistics(draws, hdi_prob=hdi_prob)
+    order = np.argsort(-point, kind="stable")
+    items = np.asarray(data.items, dtype=object)
+    table = pd.DataFrame(
+        {
+            "item": items[order],
+            "rank": np.arange(1, data.n_items + 1),
+            "strength": point[order],
+            "lower": lower[order],
+            "upper": upper[order],
+            "p_rank_1": probs[order, 0],
+            "rank_lower": r_lo[order],
+            "rank_upper": r_hi[order],
+        }
+    )
+    rank_p = pd.DataFrame(
+        probs[order],
+        index=pd.Index(items[order], name="item"),
+        columns=list(range(1, data.n_items + 1)),
+    )
+    return Leaderboard(
+        table=table,
+        rank_probabilities=rank_p,
+        model="plackett_luce",
+        method="bootstrap",
+        judge=data.judges[0] if data.has_judge_column or judge is not None else None,
+        group_by=None,
+        hdi_prob=hdi_prob,
+        interval=f"{hdi_prob:.0%} bootstrap percentile interval (lists resampled)",
+        n_draws=int(n_boot),
+        notes=tuple(notes),
+        settings={
+            "ridge": lam,
+            "n_boot": int(n_boot),
+            "resampling_unit": "list",
+            "n_refit_with_ridge": refit,
+            "random_seed": None if isinstance(random_seed, np.random.Generator) else random_seed,
+        },
+        data_summary=data.settings(),
+        strength_draws=pd.DataFrame(draws[:, order], columns=list(items[order])),
+    )

@@ -134,3 +134,22 @@ def test_nuts_recovers_bonus_per_judge():
     first = m.idata_.posterior["first"].mean(("chain", "draw")).to_numpy()
     np.testing.assert_allclose(first, [1.0, 0.0], atol=0.3)
     assert float(m.idata_.posterior["first"].std()) > 0.02
+
+
+def test_cli_fit_noisy_plackett_luce_map(capsys, tmp_path, bonus_fit):
+    import json
+
+    from bayes_pairwise.cli import main
+
+    out = tmp_path / "fit.nc"
+    path = str(DATA / "pl_400x5_first_bonus.csv")
+    argv = ["fit", path, "--model", "noisy_plackett_luce", "--map", "--json", "--out", str(out)]
+    assert main(argv) == 0
+    res = json.loads(capsys.readouterr().out)
+    # same number through both doors
+    assert res["parameters"]["first"]["mean"] == pytest.approx(
+        float(bonus_fit[1].summary(strengths=False).loc["first", "mean"]), abs=1e-6
+    )
+    stats = {r["statistic"]: r for r in res["list_ppc"]}
+    assert stats["first_shown_ranked_first"]["observed"] == pytest.approx(0.42)
+    assert isinstance(load_model(out), NoisyPlackettLuce)

@@ -179,3 +179,55 @@ def test_ridge_fits_a_disconnected_log_and_zero_ridge_refuses_it():
 def test_pl_rejects_a_comparison_log():
     with pytest.raises(TypeError, match="Rankings"):
         PlackettLuce().fit(bp.simulate_round_robin(4, random_seed=0).data)
+
+
+# ------------------------------------------------------------------ command line
+
+
+def _cli(capsys, args):
+    from bayes_pairwise.cli import main
+
+    rc = main(args)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_cli_fit_plackett_luce_equals_python(capsys):
+    import json
+
+    path = str(DATA / "pl_400x5.csv")
+    rc, out, err = _cli(capsys, ["fit", path, "--model", "plackett_luce", "--json"])
+    assert rc == 0 and "read as a ranking log" in err
+    res = json.loads(out)
+    gold = pd.read_csv(DATA / "pl_400x5_choix.csv").set_index("item")["choix_pl_400x5"]
+    est = pd.Series(res["strengths"])[gold.index]
+    assert np.max(np.abs(est - gold)) < 1e-4 and res["n_lists"] == 400
+
+
+def test_cli_leaderboard_and_propose_on_a_ranking_log(capsys):
+    import json
+
+    path = str(DATA / "pl_400x5.csv")
+    rc, out, _ = _cli(capsys, ["leaderboard", path, "--n-boot", "40", "--json"])
+    assert rc == 0
+    res = json.loads(out)
+    top = PlackettLuce().fit(load_rankings(path)).strengths_.idxmax()
+    assert res["model"] == "plackett_luce" and res["items"][0]["item"] == top
+    rc, out, _ = _cli(capsys, ["propose", path, "--lists", "2", "--k", "5", "--json"])
+    assert rc == 0 and [len(x) for x in json.loads(out)["lists"]] == [5, 5]
+
+
+def test_cli_ranking_log_errors_are_one_line(capsys, tmp_path):
+    path = str(DATA / "pl_400x5.csv")
+    rc, _, err = _cli(capsys, ["fit", path])
+    assert rc == 2 and "ranking log" in err and "plackett_luce" in err
+    bad = pd.read_csv(path)
+    bad.loc[1, "rank"] = 1
+    bad_path = tmp_path / "bad.csv"
+    bad.to_csv(bad_path, index=False)
+    rc, _, err = _cli(capsys, ["fit", str(bad_path), "--model", "plackett_luce"])
+    assert rc == 2 and "tie in rank" in err and "rows 0, 1" in err
+    sim = tmp_path / "pairs.csv"
+    pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["first"]}).to_csv(sim, index=False)
+    rc, _, err = _cli(capsys, ["fit", str(sim), "--model", "plackett_luce"])
+    assert rc == 2 and "comparison log" in err
