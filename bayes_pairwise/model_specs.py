@@ -78,7 +78,10 @@ SAMPLER_KEYS: dict[str, type | tuple[type, ...]] = {
     "nuts_sampler": str,
     "mass_matrix": str,
 }
-NUTS_SAMPLERS = ("auto", "nutpie", "pymc")
+NUTS_SAMPLERS = ("auto", "nutpie", "pymc", "numpyro", "blackjax")
+#: PyMC's JAX samplers (the optional extra ``jax``): the model's graph, with the elementwise
+#: likelihood, compiled by JAX; for CPUs and GPUs (``docs/src/speed.md``).
+JAX_SAMPLERS = ("numpyro", "blackjax")
 #: Mass-matrix adaptations: nutpie's diagonal, its low-rank modified one (diagonal plus the few
 #: directions where the posterior is correlated, e.g. the scale σ_s against every z), or "auto":
 #: low-rank up to ``LOW_RANK_MAX_DIM`` unconstrained parameters, diagonal above. PyMC's NUTS

@@ -32,6 +32,7 @@ from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import ConvergenceWarning, NotFittedError, PriorError, user_stacklevel
 from bayes_pairwise.model_specs import (
+    JAX_SAMPLERS,
     LOW_RANK_MAX_DIM,
     ModelSpec,
     check_sampler_settings,
@@ -72,6 +73,15 @@ def _resolve_sampler(name: str) -> str:
         return "nutpie" if nutpie_available() else "pymc"
     if name == "nutpie" and not nutpie_available():
         raise ImportError("nuts_sampler='nutpie' but nutpie is not installed (pip install nutpie)")
+    if name in JAX_SAMPLERS:
+        import importlib.util
+
+        missing = [m for m in ("jax", name) if importlib.util.find_spec(m) is None]
+        if missing:
+            raise ImportError(
+                f"nuts_sampler={name!r} needs {' and '.join(missing)}: "
+                f"pip install 'bayes-pairwise[jax]'" + (" blackjax" if name == "blackjax" else "")
+            )
     return name
 
 
@@ -258,7 +268,7 @@ def sample_nuts(
     target_accept : float
     random_seed : int
         The same seed gives the same draws.
-    nuts_sampler : {"auto", "nutpie", "pymc"}
+    nuts_sampler : {"auto", "nutpie", "pymc", "numpyro", "blackjax"}
     progress : bool
     cache_key : str, optional
         Fingerprint of the model and its data: a nutpie model compiled for the same key in this
@@ -308,7 +318,10 @@ def sample_nuts(
             f"compiling and sampling: NUTS (PyMC), {chains} chains × ({tune} tune + {draws} draws)"
         )
     kw: dict[str, Any] = dict(kwargs)
-    kw.setdefault("cores", min(chains, os.cpu_count() or 1))
+    if sampler in JAX_SAMPLERS:  # PyMC's JAX path: one process, chains on the JAX devices
+        kw["nuts_sampler"] = sampler
+    else:
+        kw.setdefault("cores", min(chains, os.cpu_count() or 1))
     kw.setdefault("idata_kwargs", {"log_likelihood": False})
     kw.setdefault("compute_convergence_checks", False)
     return pm.sample(
@@ -395,8 +408,13 @@ class BayesianPairwiseModel:
         (:func:`~bayes_pairwise.model_specs.resolve_chains`); the fit's ``settings_`` store the
         number that ran.
     target_accept : float, optional
-    nuts_sampler : {"auto", "nutpie", "pymc"}, optional
-        ``"auto"`` uses nutpie when installed.
+    nuts_sampler : {"auto", "nutpie", "pymc", "numpyro", "blackjax"}, optional
+        ``"auto"`` uses nutpie when installed. ``"numpyro"``/``"blackjax"``: PyMC's JAX
+        samplers (``pip install 'bayes-pairwise[jax]'``) on the model's graph with the
+        elementwise likelihood, the planned path for logs of millions of verdicts and GPUs
+        (the uniform and positional models and their hierarchical variants; the
+        pair-difficulty mixtures and the biased Bradley–Terry model evaluate kernels JAX
+        cannot compile).
     sampler_kwargs : dict, optional
         Extra keyword arguments for :func:`nutpie.sample` (when nutpie samples) or
         :func:`pymc.sample`.
@@ -666,7 +684,13 @@ class BayesianPairwiseModel:
         self._check_data(data)
         seed = self._seed(random_seed)
         design = self._design_warnings(data)
-        model = self._build(data, priors, likelihood)
+        if method == "nuts" and _resolve_sampler(sampler["nuts_sampler"]) in JAX_SAMPLERS:
+            from bayes_pairwise.pymc_models.likelihoods import elementwise_likelihood
+
+            with elementwise_likelihood():  # JAX cannot compile the fused Op's numba kernel
+                model = self._build(data, priors, likelihood)
+        else:
+            model = self._build(data, priors, likelihood)
         frozen = _frozen(model)  # data as constants: faster compiled functions
         log_density = "graph"  # how the sampler evaluated the log-density (settings_)
         direct, why = self._direct(data, priors, likelihood)

@@ -50,7 +50,10 @@ constructor :func:`pair_counts_dist` that registers the observed node as a
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -59,10 +62,30 @@ import pytensor.tensor as pt
 
 from bayes_pairwise.pymc_models.fused import pair_logp_fused
 
+#: True inside :func:`elementwise_likelihood`: the default ``fused`` becomes False.
+_ELEMENTWISE: contextvars.ContextVar[bool] = contextvars.ContextVar("elementwise", default=False)
+
+
+@contextlib.contextmanager
+def elementwise_likelihood() -> Iterator[None]:
+    """Models built inside use the elementwise graph, not the fused Op (``fused=None``).
+
+    The fused Op evaluates its numba kernel, which PyTensor's JAX backend cannot compile; the
+    JAX samplers (``nuts_sampler="numpyro"`` or ``"blackjax"``) build the model inside this
+    context. Same density to rounding (``tests/test_fused_likelihood.py``).
+    """
+    token = _ELEMENTWISE.set(True)
+    try:
+        yield
+    finally:
+        _ELEMENTWISE.reset(token)
+
+
 __all__ = [
     "LIKELIHOODS",
     "bernoulli_logit_logp",
     "bernoulli_logit_random",
+    "elementwise_likelihood",
     "independent_logp",
     "independent_random",
     "marginal_logp",
@@ -437,7 +460,7 @@ def pair_counts_dist(
     if likelihood not in _LOGP:
         raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
     if fused is None:
-        fused = True
+        fused = not _ELEMENTWISE.get()
     use_fused = fused and likelihood == "marginal"
     if truth is not None:
         if likelihood != "marginal":
@@ -711,7 +734,7 @@ def tie_counts_dist(
     dims: tuple[str, str] = ("pair", "count"),
     n_judges: int | None = None,
     truth: Any = None,
-    fused: bool = True,
+    fused: bool | None = None,
 ) -> Any:
     """Register the observed ``(n1, n2, t1, t2)`` node of an error model with ties modelled.
 
@@ -726,6 +749,8 @@ def tie_counts_dist(
         A :class:`pymc.CustomDist` with pointwise ``logp`` (one term per pair row, so
         :func:`arviz.loo` works) and a ``random`` function that draws ties too.
     """
+    if fused is None:
+        fused = not _ELEMENTWISE.get()
     if likelihood not in _LOGP:
         raise ValueError(f"likelihood must be one of {LIKELIHOODS}, got {likelihood!r}")
     if positional_ties and likelihood != "marginal":

@@ -1,0 +1,135 @@
+"""NUTS on the real QLoRA GPT-4 log against the QLoRA-sized synthetic log (issue 27, item 1-2).
+
+    python benchmarks/bench_real_logs.py                # real log + synthetic reference
+    python benchmarks/bench_real_logs.py --only real    # the real log alone
+    python benchmarks/bench_real_logs.py --draws 300    # shorter (not the target's settings)
+
+What is timed, in this process, one after the other (the same machine, the same load):
+
+* ``synthetic`` (the reference, as in ``bench_speed.py --only qlora``): the positional model,
+  default settings, on 950 round robins of 7 with a soft truth (strengths N(0, 1.5)), 12% ties;
+* ``real``: the positional model with ties modelled, default settings, on the QLoRA GPT-4 log in
+  ``../shared/data/qlora_oa_gpt4/`` (38,544 verdicts, 953 round robins of 7 answers, 14.6% ties)
+  — the model and data of ``fit … --context-column context --judge-column judge --ties model
+  --model positional``.
+
+For each: wall time of the fit, leapfrog steps per draw, step size, tree-depth hits, divergences,
+the largest R-hat over every parameter, and ε₊, ε₋ with their 94% HDIs. The targets of issue 27:
+real log ≤ 60 s on two quiet cores, R-hat ≤ 1.01, no divergences, no tree-depth hits, ε₊ and ε₋
+within 0.01 of 0.0246 and 0.1384 (a long default run). The ratio real / synthetic is the
+portable number; the load average is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+QLORA = HERE.parent.parent / "shared" / "data" / "qlora_oa_gpt4" / "qlora_oa_gpt4_long.csv.gz"
+TARGET_S = 60.0
+EPS_REF = {"eps_plus": 0.0246, "eps_minus": 0.1384}
+
+
+def real_log():
+    from bayes_pairwise.data import load_comparisons
+
+    return load_comparisons(QLORA, context="context", judge="judge", ties="model")
+
+
+def synthetic_log():
+    sys.path.insert(0, str(HERE))
+    from bench_speed import _qlora_like
+
+    return _qlora_like()[0]
+
+
+def fit(data, ties: str, draws: int | None) -> dict:
+    import arviz as az
+
+    from bayes_pairwise.pymc_models import get_model
+
+    kw = {} if draws is None else {"draws": draws, "tune": draws}
+    model = get_model("positional", ties=ties, **kw)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(data, random_seed=1, log_likelihood=False)
+    wall = time.perf_counter() - t0
+    idata = model.idata_
+    ss = idata.sample_stats
+    steps = ss["n_steps"].values if "n_steps" in ss else 2 ** ss["tree_depth"].values - 1
+    depth_hits = (
+        int(ss["reached_max_treedepth"].values.sum())
+        if "reached_max_treedepth" in ss
+        else (int(ss["maxdepth_reached"].values.sum()) if "maxdepth_reached" in ss else -1)
+    )
+    rhat = az.rhat(idata.posterior)
+    out = {
+        "wall_s": wall,
+        "steps_per_draw": float(np.mean(steps)),
+        "step_size": float(np.mean(ss["step_size"].values)),
+        "depth_hits": depth_hits,
+        "divergences": int(ss["diverging"].values.sum()),
+        "max_rhat": float(max(float(rhat[v].max()) for v in rhat.data_vars)),
+    }
+    for name in ("eps_plus", "eps_minus"):
+        x = idata.posterior[name].values.ravel()
+        lo, hi = az.hdi(x, hdi_prob=0.94)
+        out[name] = (float(x.mean()), float(lo), float(hi))
+    return out
+
+
+def show(label: str, r: dict) -> None:
+    print(
+        f"{label:10s} fit {r['wall_s']:7.1f} s | {r['steps_per_draw']:6.1f} leapfrog steps/draw, "
+        f"step size {r['step_size']:.3f}, {r['depth_hits']} tree-depth hits, "
+        f"{r['divergences']} divergences, max R-hat {r['max_rhat']:.4f}"
+    )
+    for name in ("eps_plus", "eps_minus"):
+        m, lo, hi = r[name]
+        print(f"{'':10s} {name} {m:.4f} [{lo:.4f}, {hi:.4f}]")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", choices=("real", "synthetic"), action="append")
+    ap.add_argument("--draws", type=int, default=None, help="draws = tune (default: the spec's)")
+    args = ap.parse_args()
+    parts = args.only or ["synthetic", "real"]
+    print(f"cores {os.cpu_count()}, load average before {os.getloadavg()}", flush=True)
+    res = {}
+    if "synthetic" in parts:
+        res["synthetic"] = fit(synthetic_log(), "model", args.draws)
+        show("synthetic", res["synthetic"])
+    if "real" in parts:
+        res["real"] = fit(real_log(), "model", args.draws)
+        show("real", res["real"])
+        r = res["real"]
+        ok = (
+            r["wall_s"] <= TARGET_S
+            and r["max_rhat"] <= 1.01
+            and r["divergences"] == 0
+            and r["depth_hits"] == 0
+            and all(abs(r[k][0] - v) <= 0.01 for k, v in EPS_REF.items())
+        )
+        print(
+            f"real-log targets (≤ {TARGET_S:.0f} s, R-hat ≤ 1.01, 0 divergences, 0 depth hits, "
+            f"ε within 0.01): {'met' if ok else 'NOT met'} on this machine"
+        )
+    if len(res) == 2:
+        real, syn = res["real"], res["synthetic"]
+        wall = real["wall_s"] / syn["wall_s"]
+        steps = real["steps_per_draw"] / syn["steps_per_draw"]
+        print(f"real / synthetic: wall time {wall:.1f}x, leapfrog steps per draw {steps:.1f}x")
+    print(f"load average after {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
