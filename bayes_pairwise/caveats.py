@@ -38,6 +38,7 @@ __all__ = [
     "caveats_for",
     "caveats_from_idata",
     "has_repeats",
+    "identification_text",
     "record_caveats",
     "too_few_verdicts",
 ]
@@ -130,6 +131,30 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     )
 
 
+def identification_text(data: Comparisons, *, random_seed: int = 0) -> tuple[str, str]:
+    """The computed identification statement of a log (one sentence per judge, prefixed with
+    the judge's name when there are several) and the worst status among its judges
+    (:func:`bayes_pairwise.identification.identification`).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_hard_pairs
+    >>> sim = simulate_hard_pairs(2, n_contexts=50, labelled=0.0, random_seed=0)
+    >>> identification_text(sim.data)[1]
+    'not identified'
+    """
+    from bayes_pairwise.identification import identification
+
+    found = identification(data, random_seed=random_seed)
+    if not found:
+        return "", "not identified"
+    rank = ["not identified", "not assessed", "weakly identified", "identified"]
+    worst = min((r.status for r in found), key=rank.index)
+    if len(found) == 1:
+        return found[0].text, worst
+    return " ".join(f"[{r.judge}] {r.text}" for r in found), worst
+
+
 def caveats_for(
     data: Comparisons,
     *,
@@ -138,6 +163,7 @@ def caveats_for(
     test_correlation: bool = True,
     n_bootstrap: int = 99,
     random_seed: int = 0,
+    identified: tuple[str, str] | None = None,
 ) -> list[Caveat]:
     """The caveats that apply to an analysis of ``data``.
 
@@ -154,6 +180,9 @@ def caveats_for(
         Run the within-pair correlation test when the log has repeats in both orders.
     n_bootstrap, random_seed : int
         Passed to :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
+    identified : (str, str), optional
+        :func:`identification_text` of ``data`` when already computed (it is computed here
+        otherwise, where a caveat needs it).
 
     Returns
     -------
@@ -181,10 +210,17 @@ def caveats_for(
     few = too_few_verdicts(data)
     if few is not None:
         out.append(few)
+    needs_id = (model_kind in ("uniform", "positional", "classical") and not labelled) or (
+        model_kind == "difficulty" and not labelled and not repeats
+    )
+    if needs_id and identified is None:
+        identified = identification_text(data, random_seed=random_seed)
     if model_kind in ("uniform", "positional", "classical") and not (
         labelled and model_kind != "classical"
     ):
-        out.append(Caveat("correlated_errors", CORRELATED_ERRORS))
+        # the computed statement first (issue 25), then the fixed explanation
+        said = identified[0] + " " if identified and not labelled else ""
+        out.append(Caveat("correlated_errors", said + CORRELATED_ERRORS))
     if model_kind in ("uniform", "positional") and labelled:
         n_lab, n_rows = _labelled_pair_share(data)
         if n_lab < n_rows:
@@ -220,6 +256,14 @@ def caveats_for(
                     "consistently (every repeat, both orders) still look like reversed truths, "
                     "so the rates can remain biased low; gold labels on some pairs identify "
                     "them.",
+                )
+            )
+        elif identified is not None and identified[1] in ("identified", "weakly identified"):
+            out.append(
+                Caveat(
+                    "difficulty_identification",
+                    identified[0] + " Without gold labels the pair-difficulty model's rates "
+                    "rest on that and on its priors; read hard_share with its HDI.",
                 )
             )
         else:

@@ -76,8 +76,27 @@ def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
     m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
     assert [c.code for c in m.caveats_] == ["correlated_errors"]
     stored = json.loads(m.idata_.posterior.attrs["caveats"])
-    assert stored == [{"code": "correlated_errors", "text": CORRELATED_ERRORS}]
+    assert stored == [{"code": "correlated_errors", "text": m.caveats_[0].text}]
+    assert m.caveats_[0].text.endswith(CORRELATED_ERRORS)
+    assert m.caveats_[0].text.startswith("Pair difficulty:")  # computed from the log (issue 25)
     path = m.save(tmp_path / "fit.nc")
     assert caveats_from_idata(load_model(path).idata_) == m.caveats_
     u = UniformError().fit(sim.data, method="map", random_seed=0)
     assert [c.code for c in u.caveats_] == ["partial_labels"]
+
+
+def test_identification_is_computed_per_log() -> None:
+    """Issue 25: the caveat says what this design identifies, with its number."""
+    two = simulate_hard_pairs(2, n_contexts=200, labelled=0.0, random_seed=0).data
+    text = caveats_for(two, model_kind="positional")[0].text
+    assert text.startswith("Pair difficulty: NOT IDENTIFIED (0 of")
+    rr = simulate_hard_pairs(5, n_contexts=60, labelled=0.0, tie_rate=0.0, random_seed=0).data
+    text = caveats_for(rr, model_kind="positional")[0].text
+    assert "through transitivity (d′ = " in text
+    from bayes_pairwise.identification import identification
+
+    res = identification(rr)[0]
+    assert res.basis == "transitivity" and res.measure > 1.0
+    lab = simulate_hard_pairs(2, n_contexts=400, labelled=0.5, tie_rate=0.0, random_seed=0).data
+    res = identification(lab)[0]
+    assert res.status == "identified" and res.correlation["correlated"]

@@ -50,6 +50,7 @@ __all__ = [
     "ErrorBounds",
     "error_bounds",
     "pair_error_counts",
+    "sharp_lower_excess",
 ]
 
 #: Contexts of up to this many items have their orders enumerated (7! = 5,040 orders).
@@ -505,3 +506,26 @@ def error_bounds(
             )
         )
     return out
+
+
+def sharp_lower_excess(pair_errors: dict[str, np.ndarray]) -> float:
+    """Share of decided verdicts that must be wrong beyond the order-inconsistent ones.
+
+    The sharp lower bound of ε with transitivity minus the one with free pairs, for the pair
+    rows of :func:`pair_error_counts` (all rows, labels ignored): 0 in 2-item contexts, > 0 when
+    consistent verdicts form cycles that some pair reversal must break. The statistic of the
+    identification check (:mod:`bayes_pairwise.identification`).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(5, eps=0.2, n_contexts=20, random_seed=0)
+    >>> sharp_lower_excess(pair_error_counts(sim.data)) > 0
+    True
+    """
+    pe = dict(pair_errors)
+    pe["truth"] = np.full(pe["truth"].size, -1)
+    sel = pe["counts"][:, 0, [1, 3]].sum(axis=1) > 0
+    groups, _, _, _ = _groups(pe, sel, transitive=True, use_labels=False)
+    free, _, _, _ = _groups(pe, sel, transitive=False, use_labels=False)
+    return _sharp(groups, pe["counts"])["eps"][0] - _sharp(free, pe["counts"])["eps"][0]
