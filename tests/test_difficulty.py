@@ -189,7 +189,7 @@ def _map(cls, data, **kw):
 @pytest.mark.slow
 def test_map_with_labels_recovers_the_whole_log_rates(sim) -> None:
     real = np.array([sim.realised_eps_plus, sim.realised_eps_minus])
-    _, diff = _map(PositionalDifficulty, sim.data)
+    _, diff = _map(PositionalDifficulty, sim.data, allow_mode=True)
     _, pos = _map(PositionalBias, sim.data)
     _, free = _map(PositionalBias, sim.data_unlabelled)
     assert np.all(np.abs(diff - real) < 0.05)
@@ -199,7 +199,7 @@ def test_map_with_labels_recovers_the_whole_log_rates(sim) -> None:
 
 
 def test_unidentified_without_labels_or_repeats_warns_and_records(sim) -> None:
-    model = PositionalDifficulty()
+    model = PositionalDifficulty(allow_mode=True)
     assert model.identification(sim.data_unlabelled) == ["difficulty_not_identified"]
     with pytest.warns(DesignWarning, match="NOT IDENTIFIED"):
         m = model.fit(sim.data_unlabelled, method="map", random_seed=0)
@@ -207,7 +207,9 @@ def test_unidentified_without_labels_or_repeats_warns_and_records(sim) -> None:
     assert "prior-driven" in m.idata_.posterior.attrs["caveats"]
     assert any("NOT IDENTIFIED" in w for w in m.design_warnings_)
     with pytest.raises(DesignError, match="NOT IDENTIFIED"):
-        PositionalDifficulty(on_unidentified="raise").fit(sim.data_unlabelled, method="map")
+        PositionalDifficulty(on_unidentified="raise", allow_mode=True).fit(
+            sim.data_unlabelled, method="map"
+        )
     # labels: no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error", DesignWarning)
@@ -234,7 +236,7 @@ def test_spec_registry_and_tie_free_data(sim) -> None:
 
 @pytest.mark.slow
 def test_posterior_predictive_draws_ties(sim) -> None:
-    m, _ = _map(PositionalDifficulty, sim.data)
+    m, _ = _map(PositionalDifficulty, sim.data, allow_mode=True)
     idata = m.sample_posterior_predictive(random_seed=0, point_draws=50)
     rep = idata.posterior_predictive["wins"]
     assert rep.sizes["count"] == 4
@@ -252,3 +254,15 @@ def test_nuts_must_show_labels_cover_realised_rates(sim) -> None:
         lo, hi = s.loc[name].iloc[2], s.loc[name].iloc[3]
         assert abs(s.loc[name, "mean"] - value) < 0.05 and lo <= value <= hi
     assert "tie_rate" in s.index and m.n_comparisons_ == sim.data.n_comparisons
+
+
+def test_map_and_laplace_are_refused_with_a_reason_naming_nuts(sim) -> None:
+    """Issue 25 item 5: the mode of the mixture is not a reliable summary."""
+    from bayes_pairwise.pymc_models import UniformDifficulty
+    from bayes_pairwise.pymc_models.difficulty import MODE_REFUSED
+
+    for cls in (PositionalDifficulty, UniformDifficulty):
+        for method in ("map", "laplace"):
+            with pytest.raises(DesignError, match="NUTS"):
+                cls().fit(sim.data, method=method)
+    assert "\n" not in MODE_REFUSED

@@ -331,7 +331,7 @@ def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:
         (PositionalBias, {"tie_positional": True}, {"ties": "model", "judges": 2}),
         (UniformError, {}, {"ties": "drop", "contexts": 3}),
         (HierarchicalUniformError, {}, {"ties": "drop", "judges": 3}),
-        (PositionalDifficulty, {}, {"ties": "model", "labels": True}),
+        (PositionalDifficulty, {"allow_mode": True}, {"ties": "model", "labels": True}),
     ],
 )
 def test_map_on_the_written_out_density_is_the_graphs(monkeypatch, cls, kw, dkw) -> None:

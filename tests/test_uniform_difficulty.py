@@ -106,9 +106,10 @@ def sim():
 
 
 def _map_eps(cls, data):
+    kw = {"allow_mode": True} if issubclass(cls, PositionalDifficulty) else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DesignWarning)
-        m = cls().fit(data, method="map", random_seed=1)
+        m = cls(**kw).fit(data, method="map", random_seed=1)
     return m, float(m.idata_.posterior["eps"].values.ravel()[0])
 
 
@@ -165,9 +166,13 @@ def test_unidentified_without_labels_or_repeats_says_so(sim) -> None:
     assert model.identification(sim.data_unlabelled) == ["difficulty_not_identified"]
     assert model.identification(sim.data) == []
     with pytest.raises(DesignError, match="NOT IDENTIFIED") as uni:
-        UniformDifficulty(on_unidentified="raise").fit(sim.data_unlabelled, method="map")
+        UniformDifficulty(on_unidentified="raise", allow_mode=True).fit(
+            sim.data_unlabelled, method="map"
+        )
     with pytest.raises(DesignError) as pos:
-        PositionalDifficulty(on_unidentified="raise").fit(sim.data_unlabelled, method="map")
+        PositionalDifficulty(on_unidentified="raise", allow_mode=True).fit(
+            sim.data_unlabelled, method="map"
+        )
     assert str(uni.value) == str(pos.value)  # the same words as the positional variant
     rep = simulate_hard_pairs(8, repeats=2, labelled=0.0, random_seed=2)
     assert UniformDifficulty(on_unidentified="raise").identification(rep.data) == [
@@ -178,7 +183,7 @@ def test_unidentified_without_labels_or_repeats_says_so(sim) -> None:
 @pytest.mark.slow
 def test_unidentified_fit_warns_and_records_the_caveat(sim) -> None:
     with pytest.warns(DesignWarning, match="NOT IDENTIFIED"):
-        m = UniformDifficulty().fit(sim.data_unlabelled, method="map", random_seed=0)
+        m = UniformDifficulty(allow_mode=True).fit(sim.data_unlabelled, method="map", random_seed=0)
     assert [c.code for c in m.caveats_] == ["difficulty_not_identified"]
     assert "prior-driven" in m.idata_.posterior.attrs["caveats"]
 
