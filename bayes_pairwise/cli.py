@@ -693,6 +693,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     summary["caveats"] = [
         {"code": c.code, "text": c.text} for c in (getattr(model, "caveats_", None) or [])
     ]
+    summary.update(_what_it_shows(model, data, args.seed))
     if args.json:
         _print_json(summary)
     else:
@@ -781,6 +782,45 @@ def _fit_rankings(args: argparse.Namespace, data: Any) -> int:
     return 0
 
 
+def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
+    """``estimand``, ``bounds``, ``identification``, ``convergence`` and ``reads_as`` of a fit
+    (issue 25); ``bounds`` is the one judge's ``{"eps_plus": [lo, hi], …}`` or, with several
+    judges, one such object per judge."""
+    from bayes_pairwise.identification import (
+        fit_estimand,
+        rate_convergence,
+        reads_as,
+        what_the_log_shows,
+    )
+
+    est = fit_estimand(model)
+    shows = what_the_log_shows(data, random_seed=0 if seed is None else int(seed))
+    bounds = {j: b.to_dict() for j, b in shows["bounds"].items()}
+    ident = {j: r.to_dict() for j, r in shows["identification"].items()}
+    post = model.idata_.posterior
+    reads = {}
+    for j in data.judges:
+        vals = {}
+        for q in ("eps", "eps_plus", "eps_minus"):
+            if q in post:
+                da = post[q]
+                if "judge" in da.dims:
+                    da = da.sel(judge=j)
+                vals[q] = float(da.mean())
+        reads[j] = reads_as(vals, est)
+    one = len(bounds) == 1
+    return {
+        "estimand": est,
+        "reads_as": next(iter(reads.values())) if len(reads) == 1 else reads,
+        "bounds": next(iter(bounds.values()))["bounds"]
+        if one
+        else {j: b["bounds"] for j, b in bounds.items()},
+        "bounds_detail": bounds,
+        "identification": ident,
+        "convergence": rate_convergence(model),
+    }
+
+
 def _fit_text(summary: dict[str, Any]) -> str:
     """``fit``'s text output: the reported parameters, rounded, then a short diagnostics block.
 
@@ -817,9 +857,30 @@ def _fit_text(summary: dict[str, Any]) -> str:
         lines.append(f"{key:>16}: {text}")
     for msg in diag.get("messages", []):
         lines.append(f"{'note':>16}: {msg}")
+    conv = (summary.get("convergence") or {}).get("text")
+    head = []
+    if conv:
+        head.append(conv)
+    reads = summary.get("reads_as")
+    if isinstance(reads, dict):
+        head.extend(f"{j}: {t}" for j, t in reads.items())
+    elif reads:
+        head.append(reads)
+    for j, b in (summary.get("bounds_detail") or {}).items():
+        who = f"{j}: " if len(summary["bounds_detail"]) > 1 else ""
+        head.append(who + _bounds_line(b))
     for c in summary.get("caveats", []):
         lines.append(f"caveat: {c['text']}")
-    return "\n".join(lines)
+    return "\n".join([*head, "", *lines] if head else lines)
+
+
+def _bounds_line(b: dict[str, Any]) -> str:
+    """One line of sharp bounds from :meth:`ErrorBounds.to_dict`."""
+    sym = {"eps_plus": "ε₊", "eps_minus": "ε₋", "eps": "ε"}
+    parts = ", ".join(f"{sym[q]} ∈ [{lo:.3f}, {hi:.3f}]" for q, (lo, hi) in b["bounds"].items())
+    what = "with labels" if b.get("n_labelled") else "without labels"
+    tail = "; transitivity tightened them" if b.get("transitivity_tightened") else ""
+    return f"sharp bounds {what} ({b['interval']}): {parts}{tail}"
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -21,8 +21,12 @@ import math
 __all__ = [
     "AGREEMENT_TOLERANCE",
     "CLASSICAL_TIE_RULE",
+    "ESTIMAND_ERROR",
+    "ESTIMAND_ORDER_INCONSISTENT",
     "HDI_PROB",
+    "LOWER_BOUND_NOTE",
     "decided_error_rate",
+    "estimand",
     "interval_label",
     "z_value",
 ]
@@ -103,3 +107,25 @@ def decided_error_rate(
 #: Fewer pairs seen in both orders than this, per judge, and the error rates are not reported
 #: as findings: a log of two verdicts gives ε₊ = 0 and ε₋ = 1 exactly, which says nothing yet.
 MIN_PAIRS_TO_SAY = 10
+
+
+# ------------------------------------------------------------------------ estimand (issue 25)
+#: Estimand of a rate fitted without gold labels: the order-inconsistent error rate, a lower
+#: bound on the judge's error (a pair wrong in both orders looks like a reversed truth).
+ESTIMAND_ORDER_INCONSISTENT: str = "order_inconsistent_error"
+#: Estimand of a rate that gold labels inform: the judge's error rate.
+ESTIMAND_ERROR: str = "error"
+#: What the reader must not miss next to an order-inconsistent rate.
+LOWER_BOUND_NOTE: str = "lower bound: errors repeated in both orders are invisible without labels"
+
+
+def estimand(labelled: bool) -> str:
+    """The estimand of an error rate: :data:`ESTIMAND_ERROR` when gold labels inform it, else
+    :data:`ESTIMAND_ORDER_INCONSISTENT`.
+
+    Examples
+    --------
+    >>> estimand(False)
+    'order_inconsistent_error'
+    """
+    return ESTIMAND_ERROR if labelled else ESTIMAND_ORDER_INCONSISTENT

@@ -38,8 +38,12 @@ __all__ = [
     "REFERENCE_HARD_SHARE",
     "WEAKLY_AT",
     "Identification",
+    "fit_estimand",
     "identification",
     "labelled_pair_correlation",
+    "rate_convergence",
+    "reads_as",
+    "what_the_log_shows",
 ]
 
 #: The correlated-error alternative the simulation check must detect: 25% hard pairs …
@@ -319,3 +323,116 @@ def identification(
         )
         out.append(Identification(j, status, d, "d′ (simulation check)", "transitivity", text))
     return out
+
+
+# ------------------------------------------------------------------------ for every door
+#: The error-rate variables whose estimand and convergence the outputs state.
+RATE_NAMES = ("eps", "eps_plus", "eps_minus")
+_SYMBOL = {"eps": "ε", "eps_plus": "ε₊", "eps_minus": "ε₋"}
+
+
+def fit_estimand(model: Any) -> str:
+    """:func:`~bayes_pairwise.conventions.estimand` of a fitted model: ``"error"`` when gold
+    labels informed it (labelled data and a latent true outcome per pair), else
+    ``"order_inconsistent_error"``.
+
+    Examples
+    --------
+    >>> fit_estimand(object())
+    'order_inconsistent_error'
+    """
+    from bayes_pairwise.conventions import estimand
+
+    settings = getattr(model, "settings_", None) or {}
+    n_lab = int((settings.get("data") or {}).get("n_labelled", 0) or 0)
+    latent = getattr(model, "resolved_likelihood", lambda: "")() == "marginal"
+    return estimand(n_lab > 0 and latent)
+
+
+def rate_convergence(model: Any) -> dict[str, Any]:
+    """Largest R-hat of the reported error rates of a NUTS fit, and whether it passes
+    :data:`~bayes_pairwise.pymc_models.diagnostics.RHAT_MAX`.
+
+    Returns ``{"max_r_hat", "converged", "text"}``; ``converged`` is None (and ``max_r_hat``
+    NaN) for fits without several chains (MAP, Laplace). ``text`` is empty when converged,
+    else the line the headline prints.
+
+    Examples
+    --------
+    >>> rate_convergence(object())["converged"] is None
+    True
+    """
+    post = getattr(getattr(model, "idata_", None), "posterior", None)
+    if post is None or post.sizes.get("chain", 1) < 2:
+        return {"max_r_hat": float("nan"), "converged": None, "text": ""}
+    import arviz as az
+
+    from bayes_pairwise.pymc_models.diagnostics import RHAT_MAX
+
+    names = [v for v in RATE_NAMES if v in post]
+    if not names:
+        return {"max_r_hat": float("nan"), "converged": None, "text": ""}
+    rhat = az.rhat(post[names])
+    worst, where = 0.0, ""
+    for v in names:
+        vals = np.atleast_1d(np.asarray(rhat[v]))
+        if vals.size and np.nanmax(vals) > worst:
+            worst, where = float(np.nanmax(vals)), _SYMBOL[v]
+    ok = worst <= RHAT_MAX
+    text = (
+        ""
+        if ok
+        else f"NOT CONVERGED: R-hat {worst:.3f} on {where} (> {RHAT_MAX}); do not read these "
+        "rates — run longer chains (--draws, --tune) or reparametrise"
+    )
+    return {"max_r_hat": worst, "converged": bool(ok), "text": text}
+
+
+def reads_as(estimates: dict[str, float], estimand_: str) -> str:
+    """How to read the rates, in words a reader cannot miss.
+
+    Examples
+    --------
+    >>> reads_as({"eps_plus": 0.078}, "order_inconsistent_error")
+    'ε₊ ≥ 0.078 — lower bound: errors repeated in both orders are invisible without labels'
+    >>> reads_as({"eps_plus": 0.2}, "error")
+    'ε₊ = 0.200 — the error rate: gold labels inform it'
+    """
+    from bayes_pairwise.conventions import ESTIMAND_ORDER_INCONSISTENT, LOWER_BOUND_NOTE
+
+    low = estimand_ == ESTIMAND_ORDER_INCONSISTENT
+    parts = [
+        f"{_SYMBOL.get(q, q)} {'≥' if low else '='} {v:.3f}"
+        for q, v in estimates.items()
+        if np.isfinite(v)
+    ]
+    tail = LOWER_BOUND_NOTE if low else "the error rate: gold labels inform it"
+    return ", ".join(parts) + " — " + tail if parts else tail
+
+
+def what_the_log_shows(
+    data: Comparisons, *, use_labels: bool = True, random_seed: int = 0
+) -> dict[str, dict[str, Any]]:
+    """The sharp bounds and the identification statement of every judge: the block that
+    ``fit --json``, ``compare --json`` and the report's headline carry.
+
+    Returns
+    -------
+    dict
+        ``{"bounds": {judge: ErrorBounds}, "identification": {judge: Identification}}``.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_hard_pairs
+    >>> sim = simulate_hard_pairs(2, n_contexts=100, labelled=0.0, random_seed=0)
+    >>> out = what_the_log_shows(sim.data)
+    >>> sorted(out["bounds"]["judge"].bounds)
+    ['eps', 'eps_minus', 'eps_plus']
+    """
+    from bayes_pairwise.classical.bounds import error_bounds
+
+    bounds = {
+        b.judge: b for b in error_bounds(data, use_labels=use_labels, random_seed=random_seed)
+    }
+    ident = {r.judge: r for r in identification(data, random_seed=random_seed)}
+    return {"bounds": bounds, "identification": ident}
