@@ -110,6 +110,16 @@ PRIMARY = {
     ("eps_sum", METHOD_GRID_SUM),
     ("tie_rate", METHOD_TIES),
 }
+#: With gold labels the labelled rates are the verdict's basis (issue 25): the ground-truth-free
+#: estimators measure order-inconsistent errors only, so they become reference rows.
+PRIMARY_LABELLED = {
+    ("eps", METHOD_LABELS),
+    ("eps_plus", METHOD_LABELS),
+    ("eps_minus", METHOD_LABELS),
+    ("tie_rate", METHOD_TIES),
+}
+#: The model the verdict rests on when labelled pairs show within-pair correlation.
+DIFFICULTY_MODELS = ("positional_difficulty", "uniform_difficulty")
 
 
 # =============================================================================== posterior access
@@ -376,6 +386,20 @@ class CrossCheck:
         (``likely_errors_note`` says why).
     likely_errors_note : str
         Which fit the probabilities come from, or why there are none.
+    bounds : dict
+        Per judge: :class:`~bayes_pairwise.classical.bounds.ErrorBounds`, the sharp interval of
+        ε₊, ε₋, ε compatible with the verdicts (and labels), 94% sampling interval at each end.
+    identification : dict
+        Per judge: :class:`~bayes_pairwise.identification.Identification` — is pair difficulty
+        identified by this log, and its number.
+    estimand : dict
+        Per fit name: ``"order_inconsistent_error"`` (no labels inform it: a lower bound) or
+        ``"error"`` (:func:`~bayes_pairwise.conventions.estimand`).
+    convergence : dict
+        Per fit name: :func:`~bayes_pairwise.identification.rate_convergence`.
+    verdict_model : str or None
+        The fit the verdict rests on when not all fits do (the pair-difficulty model when the
+        labelled pairs show within-pair correlation); ``verdict_model_note`` says why.
     """
 
     data: Comparisons
@@ -402,6 +426,12 @@ class CrossCheck:
     model_comparison_note: str = ""
     likely_errors: pd.DataFrame | None = None
     likely_errors_note: str = ""
+    bounds: Mapping[str, Any] = field(default_factory=dict)
+    identification: Mapping[str, Any] = field(default_factory=dict)
+    estimand: Mapping[str, str] = field(default_factory=dict)
+    convergence: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    verdict_model: str | None = None
+    verdict_model_note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -436,9 +466,73 @@ class CrossCheck:
                 )
             row["verdict"] = v.verdict
             row["gap"] = v.gap
+            shows = self.what_it_shows(v.judge)
+            row["estimand"] = shows["estimand"]
+            row["reads as"] = shows["reads_as"]
+            if shows["bounds"]:
+                row["sharp bounds"] = ", ".join(
+                    f"{SYMBOLS[q]} [{lo:.3f}, {hi:.3f}]" for q, (lo, hi) in shows["bounds"].items()
+                ) + (" (transitivity)" if shows["transitivity_tightened"] else "")
+            if shows["identification"]:
+                idf = shows["identification"]
+                num = idf["measure"]
+                row["pair difficulty"] = idf["status"] + (
+                    f" ({idf['measure_name']} {num:.2f})"
+                    if isinstance(num, float) and np.isfinite(num) and idf["measure_name"]
+                    else ""
+                )
+            if shows["convergence"]:
+                row["convergence"] = shows["convergence"]
             row["caveats"] = self.caveat_refs(v.caveats)
             rows.append(row)
         return pd.DataFrame(rows)
+
+    def verdict_fit_name(self) -> str | None:
+        """The fit the verdict rests on: :attr:`verdict_model`, else the first fit."""
+        if self.verdict_model is not None:
+            return self.verdict_model
+        return next(iter(self.fits), None)
+
+    def what_it_shows(self, judge: str) -> dict[str, Any]:
+        """Per judge, what the log can show (issue 25): the verdict fit's ``estimand``, the
+        sentence it ``reads_as`` ("ε₊ ≥ 0.078 — lower bound: …" without labels), the sharp
+        ``bounds`` ({"eps_plus": [lo, hi], …}), the ``identification`` of pair difficulty and
+        the ``convergence`` line of the rates (empty when converged).
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_hard_pairs(2, n_contexts=100, labelled=0.0, random_seed=0)
+        >>> cc = bp.crosscheck(sim.data, models=["positional"], method="map",
+        ...                    leaderboard=False, delta_s=False, delta_s_2d=False)
+        >>> cc.what_it_shows("judge")["estimand"]
+        'order_inconsistent_error'
+        """
+        from bayes_pairwise.conventions import estimand
+        from bayes_pairwise.identification import reads_as
+
+        name = self.verdict_fit_name()
+        fit = self.fits.get(name) if name is not None else None
+        est = self.estimand.get(name, estimand(False)) if name else estimand(False)
+        values = {}
+        if fit is not None:
+            for q in ("eps", "eps_plus", "eps_minus"):
+                st = posterior_stats(fit, q, judge=judge)
+                if st is not None:
+                    values[q] = st[0]
+        b = self.bounds.get(judge)
+        idf = self.identification.get(judge)
+        conv = self.convergence.get(name, {}) if name else {}
+        return {
+            "estimand": est,
+            "reads_as": reads_as(values, est) if values else "",
+            "bounds": {q: tuple(b.bounds[q]) for q in ("eps_plus", "eps_minus", "eps")}
+            if b is not None
+            else {},
+            "transitivity_tightened": bool(b.tightened) if b is not None else False,
+            "identification": idf.to_dict() if idf is not None else {},
+            "convergence": conv.get("text", ""),
+        }
 
     def estimate_column(self, symbol: str) -> str:
         """The headline's column of the model's estimate of ``symbol``, named for what it holds:
@@ -503,6 +597,23 @@ class CrossCheck:
             if self.likely_errors is None
             else json.loads(self.likely_errors.to_json(orient="records")),
             "likely_errors_note": self.likely_errors_note,
+            "headline": [
+                {
+                    "judge": str(v.judge),
+                    "verdict": v.verdict,
+                    **{
+                        k: ({q: list(iv) for q, iv in val.items()} if k == "bounds" else val)
+                        for k, val in self.what_it_shows(v.judge).items()
+                    },
+                }
+                for v in self.verdicts.itertuples(index=False)
+            ],
+            "bounds": {j: b.to_dict() for j, b in self.bounds.items()},
+            "identification": {j: r.to_dict() for j, r in self.identification.items()},
+            "estimand": dict(self.estimand),
+            "convergence": {k: dict(v) for k, v in self.convergence.items()},
+            "verdict_model": self.verdict_model,
+            "verdict_model_note": self.verdict_model_note,
         }
 
     def pivot(self) -> pd.DataFrame:
@@ -788,6 +899,26 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                             "labelled decided verdicts",
                         )
                     )
+        if cf.labelled is not None and j in cf.labelled.index:
+            r = cf.labelled.loc[j]
+            k_err = int(r["errors_plus"] + r["errors_minus"])
+            n_dec = int(r["n_plus"] + r["n_minus"])
+            if n_dec:
+                from bayes_pairwise.classical.descriptive import wilson_interval
+
+                lo, hi = wilson_interval(k_err, n_dec, level=HDI_PROB)
+                rows.append(
+                    _row(
+                        "eps",
+                        j,
+                        METHOD_LABELS,
+                        k_err / n_dec,
+                        float(lo),
+                        float(hi),
+                        f"{lab} Wilson",
+                        note=f"{k_err} errors in {n_dec} labelled decided verdicts",
+                    )
+                )
         if j in cf.spread:
             s = cf.spread[j]
             rows.append(
@@ -1160,6 +1291,17 @@ def crosscheck(
     rng = np.random.default_rng(random_seed)
     judges = tuple(data.judges)
 
+    # ---------------------------------------------------------------- what the log can show
+    from bayes_pairwise.identification import what_the_log_shows
+
+    steps("what the log can show: sharp bounds, identification")
+    shows = what_the_log_shows(data, random_seed=0 if random_seed is None else int(random_seed))
+    correlated = {
+        j: r.correlation
+        for j, r in shows["identification"].items()
+        if r.correlation is not None and r.correlation.get("correlated")
+    }
+
     # ---------------------------------------------------------------- models
     if fits:
         fitted = {getattr(f, "name", None) or f"fit{k}": f for k, f in enumerate(fits)}
@@ -1168,6 +1310,8 @@ def crosscheck(
         names = list(models or ())
         if model and model not in names:
             names.append(model)
+        if correlated and names and not any(n in DIFFICULTY_MODELS for n in names):
+            names.append(DIFFICULTY_MODELS[0])  # the verdict's model (see below)
         fitted, fit_errors = _fit_models(
             data, names, method, random_seed, sink, steps, sampler_kwargs
         )
@@ -1257,6 +1401,8 @@ def crosscheck(
     table = pd.DataFrame(rows, columns=COLUMNS)
     ags = _agreements(table, fitted, rng)
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
+    verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
+    agreement = _primary_rows(agreement, cf, fitted, verdict_model)
     general, per_judge = _caveats(data, fitted, random_seed)
     if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
         general.insert(0, LAPLACE_CAVEAT)
@@ -1266,6 +1412,13 @@ def crosscheck(
         [asdict(v) for v in _verdicts(agreement, judges, per_judge)],
         columns=list(JudgeVerdict.__dataclass_fields__),
     )
+    from bayes_pairwise.identification import fit_estimand, rate_convergence
+
+    estimands = {name: fit_estimand(f) for name, f in fitted.items()}
+    convergence = {name: rate_convergence(f) for name, f in fitted.items()}
+    verdicts = _say_basis(verdicts, cf, verdict_model, verdict_note, convergence, fitted)
+    if verdict_note:
+        notes.append(verdict_note)
     for name, t in ties.items():
         if t.get("handling") == "model":
             notes.append(
@@ -1317,7 +1470,94 @@ def crosscheck(
         model_comparison_note=comparison_note,
         likely_errors=likely,
         likely_errors_note=likely_note,
+        bounds=shows["bounds"],
+        identification=shows["identification"],
+        estimand=estimands,
+        convergence=convergence,
+        verdict_model=verdict_model,
+        verdict_model_note=verdict_note,
     )
+
+
+# =============================================================================== labels decide
+def _verdict_model(
+    fitted: Mapping[str, Any],
+    fit_errors: Mapping[str, str],
+    correlated: Mapping[str, Any],
+    method: str,
+) -> tuple[str | None, str]:
+    """The fit the verdict rests on when the labelled pairs show within-pair correlation: the
+    pair-difficulty one (independent-error models read the labelled pairs' hard share into the
+    unlabelled pairs wrongly). None when every fit counts."""
+    if not correlated:
+        return None, ""
+    c = next(iter(correlated.values()))
+    why = (
+        f"the labelled pairs show within-pair correlation (both orders wrong on "
+        f"{c['both_wrong']} of {c['n_pairs']} labelled pairs vs {c['expected']:.1f} expected "
+        f"under independent errors, one-sided Fisher p = {c['p_value']:.3g})"
+    )
+    name = next((n for n in fitted if n in DIFFICULTY_MODELS), None)
+    if name is not None:
+        return name, f"Verdict rests on {name}: {why}; the other fits are shown for reference."
+    reason = next((fit_errors[n] for n in DIFFICULTY_MODELS if n in fit_errors), "")
+    return None, (
+        f"The verdict should rest on a pair-difficulty model: {why}; none was fitted"
+        + (f" ({reason})" if reason else f" (method {method!r})")
+        + ", so the verdict compares every fit with the labelled rates."
+    )
+
+
+def _primary_rows(
+    agreement: pd.DataFrame, cf: ClassicalFits, fitted: Mapping[str, Any], verdict_model: str | None
+) -> pd.DataFrame:
+    """With labels, the labelled rates are the verdict's basis (issue 25); with a verdict model
+    only its rows count. Other rows stay, as reference."""
+    if not len(agreement):
+        return agreement
+    out = agreement.copy()
+    if cf.labelled is not None:
+        lab = out.judge.isin([str(j) for j in cf.labelled.index])
+        keys = list(zip(out.quantity, out.classical, strict=True))
+        in_lab = np.array([k in PRIMARY_LABELLED for k in keys])
+        has_lab_rows = out.groupby("judge")["classical"].transform(
+            lambda c: bool((c == METHOD_LABELS).any())
+        )
+        use = lab & has_lab_rows.astype(bool)
+        out.loc[use, "primary"] = in_lab[use.to_numpy()]
+    if verdict_model is not None and verdict_model in fitted:
+        label = _fit_label(fitted[verdict_model])
+        out.loc[out.model != label, "primary"] = False
+    return out
+
+
+def _say_basis(
+    verdicts: pd.DataFrame,
+    cf: ClassicalFits,
+    verdict_model: str | None,
+    note: str,
+    convergence: Mapping[str, Mapping[str, Any]],
+    fitted: Mapping[str, Any],
+) -> pd.DataFrame:
+    """Verdict sentences say what they rest on: the labelled rates, the verdict's model, and a
+    failed convergence of the rates (issue 25)."""
+    if not len(verdicts):
+        return verdicts
+    out = verdicts.copy()
+    texts = []
+    name = verdict_model if verdict_model is not None else next(iter(fitted), None)
+    conv = (convergence.get(name) or {}).get("text", "") if name else ""
+    for v in out.itertuples(index=False):
+        t = str(v.text)
+        if cf.labelled is not None and str(v.judge) in {str(j) for j in cf.labelled.index}:
+            t += " Basis: the labelled error rates (gold labels settle it)."
+        if note:
+            t += " " + note
+        if conv:
+            t = f"{conv}. " + t
+        texts.append(t)
+    out["text"] = texts
+    return out
 
 
 def _model_comparison(

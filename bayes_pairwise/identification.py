@@ -274,7 +274,12 @@ def identification(
             )
             out.append(
                 Identification(
-                    j, "not identified", 0.0, "contexts of ≥ 3 items", "two-item contexts", text
+                    j,
+                    "not identified",
+                    0.0,
+                    "share of contexts with ≥ 3 items",
+                    "two-item contexts",
+                    text,
                 )
             )
             continue
