@@ -29,6 +29,7 @@ import numpy as np
 from bayes_pairwise.classical.correlation import within_pair_correlation
 from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY
 from bayes_pairwise.data import Comparisons
+from bayes_pairwise.identification import has_repeats
 from bayes_pairwise.matrices import pair_counts
 
 __all__ = [
@@ -75,23 +76,6 @@ class Caveat:
     def to_dict(self) -> dict[str, str]:
         """``{"code": …, "text": …}`` (for JSON output)."""
         return asdict(self)
-
-
-def has_repeats(data: Comparisons) -> bool:
-    """True when some (judge, pair) row has ≥ 2 non-tie verdicts in each order.
-
-    Examples
-    --------
-    >>> from bayes_pairwise.simulate import simulate_round_robin
-    >>> has_repeats(simulate_round_robin(5, repeats=2, random_seed=0).data)
-    True
-    >>> has_repeats(simulate_round_robin(5, random_seed=0).data)
-    False
-    """
-    pc = pair_counts(data)
-    m1 = np.asarray(pc.k_plus - pc.t1)
-    m2 = np.asarray(pc.k_minus - pc.t2)
-    return bool(np.any((m1 >= 2) & (m2 >= 2)))
 
 
 def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:

@@ -39,6 +39,7 @@ __all__ = [
     "WEAKLY_AT",
     "Identification",
     "fit_estimand",
+    "has_repeats",
     "identification",
     "labelled_pair_correlation",
     "rate_convergence",
@@ -89,6 +90,25 @@ class Identification:
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return asdict(self)
+
+
+def has_repeats(data: Comparisons) -> bool:
+    """True when some (judge, pair) row has ≥ 2 non-tie verdicts in each order.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> has_repeats(simulate_round_robin(5, repeats=2, random_seed=0).data)
+    True
+    >>> has_repeats(simulate_round_robin(5, random_seed=0).data)
+    False
+    """
+    from bayes_pairwise.matrices import pair_counts
+
+    pc = pair_counts(data)
+    m1 = np.asarray(pc.k_plus - pc.t1)
+    m2 = np.asarray(pc.k_minus - pc.t2)
+    return bool(np.any((m1 >= 2) & (m2 >= 2)))
 
 
 def labelled_pair_correlation(data: Comparisons) -> dict[str, Any] | None:
@@ -209,7 +229,6 @@ def identification(
     >>> identification(sim.data)[0].status
     'not identified'
     """
-    from bayes_pairwise.caveats import has_repeats
     from bayes_pairwise.classical.bounds import MAX_ENUMERATED_ITEMS, pair_error_counts
 
     rng = np.random.default_rng(random_seed)

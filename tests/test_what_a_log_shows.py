@@ -1,0 +1,147 @@
+"""Issue 25 through the cross-check and the CLI: estimand, bounds, labels as the verdict's basis,
+convergence said in the headline."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import arviz as az
+import numpy as np
+import pytest
+
+import bayes_pairwise as bp
+from bayes_pairwise.cli import main
+from bayes_pairwise.identification import rate_convergence
+
+DESIGN = dict(
+    n_items=2,
+    n_contexts=400,
+    eps_plus=0.10,
+    eps_minus=0.20,
+    hard_share=0.25,
+    eps_hard=0.6,
+    tie_rate=0.1,
+    labelled=0.3,
+    random_seed=1,
+)
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return bp.simulate_hard_pairs(**DESIGN)
+
+
+def _cc(data):
+    return bp.crosscheck(
+        data,
+        models=["positional"],
+        method="map",
+        leaderboard=False,
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+    )
+
+
+def test_unlabelled_headline_names_the_estimand_and_bounds_contain_the_truth(sim):
+    cc = _cc(sim.data_unlabelled)
+    row = cc.to_dict()["headline"][0]
+    assert row["estimand"] == "order_inconsistent_error"
+    assert "≥" in row["reads_as"] and "lower bound" in row["reads_as"]
+    for q, real in (("eps_plus", sim.realised_eps_plus), ("eps_minus", sim.realised_eps_minus)):
+        lo, hi = row["bounds"][q]
+        assert lo <= real <= hi
+    assert row["identification"]["status"] == "not identified"
+    head = cc.headline()
+    assert {"estimand", "reads as", "sharp bounds", "pair difficulty"} <= set(head.columns)
+
+
+def test_labels_are_the_primary_basis_and_correlation_is_said(sim):
+    cc = _cc(sim.data)
+    prim = cc.agreement[cc.agreement.primary]
+    assert set(prim.classical) <= {"labelled verdicts (gold)", "observed share of ties"}
+    assert (prim.classical == "labelled verdicts (gold)").any()
+    # ground-truth-free rows stay, as reference
+    assert (~cc.agreement.primary & (cc.agreement.classical == "moments (S_com, r₁)")).any()
+    text = cc.verdicts.iloc[0]["text"]
+    assert "Basis: the labelled error rates" in text
+    assert "within-pair correlation" in text and "positional_difficulty" not in cc.fits
+    assert cc.to_dict()["headline"][0]["estimand"] == "error"
+    # the positional MAP with 30% labels misses the labelled rates: DISAGREE, not AGREE
+    assert cc.verdicts.iloc[0]["verdict"] == "DISAGREE"
+
+
+def test_poor_convergence_of_the_rates_is_said():
+    rng = np.random.default_rng(0)
+    draws = np.stack([rng.normal(0.1, 0.01, 200), rng.normal(0.2, 0.01, 200)])
+    fake = SimpleNamespace(idata_=az.from_dict(posterior={"eps_plus": draws}))
+    conv = rate_convergence(fake)
+    assert conv["converged"] is False and conv["text"].startswith("NOT CONVERGED: R-hat")
+    good = SimpleNamespace(idata_=az.from_dict(posterior={"eps_plus": rng.normal(0, 1, (2, 200))}))
+    assert rate_convergence(good)["converged"] is True
+
+
+def test_fit_json_carries_estimand_and_bounds(sim, tmp_path, capsys):
+    path = tmp_path / "log.csv"
+    sim.frame.drop(columns="truth").to_csv(path, index=False)
+    code = main(
+        [
+            "fit",
+            str(path),
+            "--context",
+            "context",
+            "--ties",
+            "model",
+            "--model",
+            "positional",
+            "--map",
+            "--json",
+        ]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["estimand"] == "order_inconsistent_error"
+    assert out["bounds"]["eps_plus"][0] <= sim.realised_eps_plus <= out["bounds"]["eps_plus"][1]
+    assert out["identification"]["judge"]["status"] == "not identified"
+    code = main(
+        [
+            "fit",
+            str(path),
+            "--context",
+            "context",
+            "--ties",
+            "model",
+            "--model",
+            "positional_difficulty",
+            "--map",
+        ]
+    )
+    assert code == 2
+    assert "NUTS" in capsys.readouterr().err
+
+
+def test_plan_labels_cli_returns_budget_pairs_of_the_log(sim, tmp_path, capsys):
+    path = tmp_path / "log.csv"
+    sim.frame.drop(columns="truth").to_csv(path, index=False)
+    code = main(
+        [
+            "plan-labels",
+            str(path),
+            "--context",
+            "context",
+            "--ties",
+            "model",
+            "--budget",
+            "50",
+            "--width",
+            "0.1",
+            "--json",
+        ]
+    )
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["pairs"]) == 50
+    ctx = set(sim.frame["context"])
+    assert all(p["context"] in ctx for p in out["pairs"])
+    assert out["labels_for_width"]["labels"] > 50
