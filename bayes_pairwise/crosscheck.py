@@ -58,8 +58,10 @@ __all__ = [
     "Agreement",
     "ClassicalFits",
     "CrossCheck",
+    "FitFigures",
     "JudgeVerdict",
     "compare",
+    "copeland_summary",
     "crosscheck",
     "posterior_draws",
     "posterior_stats",
@@ -400,6 +402,15 @@ class CrossCheck:
     verdict_model : str or None
         The fit the verdict rests on when not all fits do (the pair-difficulty model when the
         labelled pairs show within-pair correlation); ``verdict_model_note`` says why.
+    copeland : DataFrame or None
+        Every judge's Copeland ranking (:func:`copeland_summary`).
+    correct_score : dict
+        Per judge (the first :data:`CORRECT_SCORE_JUDGES`): P(R_m, TO) vs N at the judge's
+        classical error rates (:func:`~bayes_pairwise.plot_data.correct_score_data`, exact and
+        the paper's form; ``attrs["source"]`` names the estimate used).
+    figures : dict
+        Per fit name: the numbers of its tables and figures (:class:`FitFigures`: parameter
+        summary, judges' forest, strengths, posterior panels, predictive-check summary).
     """
 
     data: Comparisons
@@ -432,6 +443,9 @@ class CrossCheck:
     convergence: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     verdict_model: str | None = None
     verdict_model_note: str = ""
+    copeland: pd.DataFrame | None = None
+    correct_score: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    figures: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -442,6 +456,28 @@ class CrossCheck:
     def primary_fit(self) -> Any:
         """The first fitted model (the report's main fit), or None."""
         return next(iter(self.fits.values()), None)
+
+    @property
+    def fit_seconds(self) -> float:
+        """Seconds spent fitting the models (the ``Bayesian: fitting`` steps)."""
+        return float(sum(v for k, v in self.timings.items() if k.startswith("Bayesian: fitting")))
+
+    def inference_data(self, name: str | None = None) -> Any:
+        """The :class:`arviz.InferenceData` of a fit (default: the primary fit), or None.
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_round_robin(6, eps=0.1, random_seed=0)
+        >>> cc = bp.crosscheck(sim.data, models=("uniform",), method="map", leaderboard=False,
+        ...                    delta_s=False, delta_s_2d=False, grid_kwargs={"n_subsets": 10})
+        >>> cc.inference_data().posterior.sizes["draw"]
+        1
+        """
+        from bayes_pairwise.plot_data import as_inference_data
+
+        fit = self.primary_fit if name is None else self.fits.get(name)
+        return None if fit is None else as_inference_data(fit)
 
     def headline(self) -> pd.DataFrame:
         """One row per judge: the model's error rates with intervals, the classical estimates
@@ -1384,6 +1420,12 @@ def crosscheck(
     # ---------------------------------------------------------------- model checking
     comparison, comparison_note = _model_comparison(fitted, sink, steps)
     likely, likely_note = _likely_errors(data, fitted, sink, steps)
+    copeland = None
+    with sink.capture("Copeland: "):
+        try:
+            copeland = copeland_summary(data)
+        except (BayesPairwiseError, ValueError) as exc:
+            sink.other.append(f"Copeland ranking not computed: {exc}")
 
     # ---------------------------------------------------------------- table and agreement
     steps("cross-check: agreement and verdicts")
@@ -1399,6 +1441,24 @@ def crosscheck(
     if truth is not None:
         rows.extend(_truth_rows(truth, judges))
     table = pd.DataFrame(rows, columns=COLUMNS)
+    correct_score = _correct_score_curves(table, judges)
+    figures = {}
+    for name, f in fitted.items():
+        if hasattr(f, "idata_") or hasattr(f, "to_inference_data"):
+            steps(f"figures: {name}")
+            with sink.capture(f"figures ({name}): "):
+                try:
+                    figures[name] = _fit_figures(
+                        f,
+                        data=data,
+                        table=table,
+                        diag=diag.get(name),
+                        ppcs=ppcs.get(name, {}),
+                        mm=cf.mm,
+                        truth=truth,
+                    )
+                except (BayesPairwiseError, ValueError, KeyError, TypeError) as exc:
+                    sink.other.append(f"figures of {name} not computed: {exc}")
     ags = _agreements(table, fitted, rng)
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
@@ -1476,6 +1536,9 @@ def crosscheck(
         convergence=convergence,
         verdict_model=verdict_model,
         verdict_model_note=verdict_note,
+        copeland=copeland,
+        correct_score=correct_score,
+        figures=figures,
     )
 
 
@@ -1789,3 +1852,293 @@ def _truth_rows(truth: Any, judges: Sequence[str]) -> list[dict[str, Any]]:
                     )
                 )
     return rows
+
+
+# =============================================================================== figure numbers
+# The numbers of the report's tables and figures, computed here (through
+# :mod:`bayes_pairwise.plot_data`) so that the report and the plots only draw them.
+#: Judges whose P(R_m, TO) curves the cross-check computes (the report draws these).
+CORRECT_SCORE_JUDGES = 6
+#: True ranks m and the largest N of the P(R_m, TO) curves (the paper's Figure 1).
+CORRECT_SCORE_RANKS = tuple(range(1, 9))
+CORRECT_SCORE_N_MAX = 100
+#: Which estimate of a judge's error rates the P(R_m, TO) curves use, first available wins.
+CORRECT_SCORE_SOURCES = (
+    (("eps_plus", "eps_minus"), METHOD_MOMENTS, "moments"),
+    (("eps",), METHOD_GRID, "Δ_S grid"),
+    (("eps",), METHOD_SCOM, "S_com"),
+)
+#: Model variables the headline's forest sets against a classical method.
+FOREST_CLASSICAL = {"eps_plus": METHOD_MOMENTS, "eps_minus": METHOD_MOMENTS, "eps": METHOD_SCOM}
+
+
+@dataclass(frozen=True)
+class FitFigures:
+    """The numbers of one fit's tables and figures in the report (renderers only draw them).
+
+    Attributes
+    ----------
+    parameters : DataFrame or None
+        The :func:`~bayes_pairwise.pymc_models.diagnostics.diagnose` table with the per-item
+        rows (``strength[…]``, ``z[…]``) collapsed to their worst R-hat / ESS.
+    judge_forest : DataFrame or None
+        :func:`~bayes_pairwise.plot_data.judge_forest_data` of every error variable per judge,
+        with the classical estimates of :data:`FOREST_CLASSICAL` (two judges or more).
+    strengths : DataFrame or None
+        :func:`~bayes_pairwise.plot_data.strength_forest_data` of every item (unsorted), with
+        the MM strengths.
+    bt_vs_posterior : DataFrame or None
+        :func:`~bayes_pairwise.plot_data.bt_vs_posterior_data` (MM strengths available).
+    posterior : dict
+        :func:`~bayes_pairwise.plot_data.posterior_vs_grid_data` per judge, and under ``""``
+        the parameters shared by all judges, with the cross-check's classical (and synthetic)
+        values.
+    ppc : DataFrame or None
+        Per judge and statistic: observed value, mean and sd of the replicates, the p-value
+        P(rep > obs) + ½P(rep = obs) and ``extreme`` (p < 0.025 or p > 0.975 with 20
+        replicates or more).
+    notes : dict
+        Why a figure has no numbers (by its attribute name).
+    """
+
+    parameters: pd.DataFrame | None = None
+    judge_forest: pd.DataFrame | None = None
+    strengths: pd.DataFrame | None = None
+    bt_vs_posterior: pd.DataFrame | None = None
+    posterior: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    ppc: pd.DataFrame | None = None
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+
+def copeland_summary(data: Comparisons) -> pd.DataFrame:
+    """Every judge's Copeland ranking, summarised for the report.
+
+    Without contexts: the Copeland scores S_i = Σ_j w_ij per judge and their ``mean``, sorted
+    by the mean (best first). With contexts: per item name and judge, the ``"<judge>: mean
+    rank"`` (1 = best) over the contexts and ``"<judge>: ranked 1st"`` (the number of contexts
+    where it ranked first), sorted by the first column. ``attrs["by"]`` is ``"item"`` or
+    ``"name"``.
+
+    Parameters
+    ----------
+    data : Comparisons
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(4, eps=0.0, random_seed=1)
+    >>> t = copeland_summary(sim.data)
+    >>> t.index[0] == sim.true_order[0], t.attrs["by"]
+    (True, 'item')
+    """
+    from bayes_pairwise.classical.descriptive import copeland_ranking
+
+    per = {j: copeland_ranking(block) for j, block in data.by_judge()}
+    if data.has_contexts:
+        cols = {}
+        for j, r in per.items():
+            g = r.reset_index(drop=True).groupby("item", sort=False)
+            cols[(j, "mean rank")] = g["rank"].mean()
+            cols[(j, "ranked 1st")] = g["rank"].apply(lambda x: int((x == 1).sum()))
+        df = pd.DataFrame(cols)
+        df.columns = [f"{a}: {b}" for a, b in df.columns]
+        df = df.sort_values(df.columns[0])
+        df.index.name = "item name"
+        df.attrs["by"] = "name"
+        return df
+    scores = pd.DataFrame({j: r["score"] for j, r in per.items()})
+    scores["mean"] = scores.mean(axis=1)
+    scores = scores.sort_values("mean", ascending=False)
+    scores.index.name = "item"
+    scores.attrs["by"] = "item"
+    return scores
+
+
+def _correct_score_curves(table: pd.DataFrame, judges: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """P(R_m, TO) vs N (exact and the paper's form) at each judge's classical error rates (the
+    first of :data:`CORRECT_SCORE_SOURCES` available), for the first
+    :data:`CORRECT_SCORE_JUDGES` judges that have one; ``attrs`` hold the rates (clipped to
+    [0, 1]), ``source`` and ``estimates`` (the unclipped values)."""
+    from bayes_pairwise.plot_data import correct_score_data
+
+    out: dict[str, pd.DataFrame] = {}
+    classical = table[table.role == "classical"]
+    for j in judges:
+        if len(out) >= CORRECT_SCORE_JUDGES:
+            break
+        for qs, method, src in CORRECT_SCORE_SOURCES:
+            t = classical[(classical.judge == j) & (classical.method == method)]
+            t = t.set_index("quantity")["estimate"]
+            if all(q in t.index and np.isfinite(t[q]) for q in qs):
+                est = {q: float(t[q]) for q in qs}
+                rates = {q: min(max(v, 0.0), 1.0) for q, v in est.items()}
+                df = correct_score_data(
+                    **({"eps": None} if "eps" not in rates else {}),
+                    **rates,
+                    ranks=CORRECT_SCORE_RANKS,
+                    n_max=CORRECT_SCORE_N_MAX,
+                    methods=("exact", "paper"),
+                )
+                df.attrs["source"] = src
+                df.attrs["estimates"] = est
+                out[j] = df
+                break
+    return out
+
+
+def _parameter_table(diag: Any) -> pd.DataFrame | None:
+    """The diagnostics table with per-item rows (strength, z) collapsed to their worst."""
+    t = getattr(diag, "table", None)
+    if not isinstance(t, pd.DataFrame):
+        return None
+    idx = pd.Series(t.index.astype(str), index=t.index)
+    # eps_simplex rows repeat eps_plus / eps_minus (and 1 minus both): shown once
+    hidden = idx.str.match(r"^(strength|z)\[")
+    if idx.str.match(r"^eps_plus(\[|$)").any():
+        hidden |= idx.str.startswith("eps_simplex")
+    shown = t[~hidden.to_numpy()].copy()
+    for c in shown.columns:  # boolean flags may become NA in the collapsed rows
+        if shown[c].dtype == bool:
+            shown[c] = shown[c].astype(object)
+    for name in ("strength", "z"):
+        sel = t[idx.str.startswith(f"{name}[").to_numpy()]
+        if not len(sel):
+            continue
+        row = {c: np.nan for c in t.columns}
+        for c in ("ess_bulk", "ess_tail"):
+            if c in sel:
+                row[c] = sel[c].min()
+        if "r_hat" in sel:
+            row["r_hat"] = sel["r_hat"].max()
+        for c in ("rhat_ok", "ess_ok", "ok"):
+            if c in sel:
+                vals = sel[c]
+                row[c] = pd.NA if vals.isna().all() else bool(vals.fillna(False).all())
+        shown.loc[f"{name} (worst of {len(sel)} items)"] = row
+    return shown
+
+
+def _ppc_summary(ppcs: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """One row per judge and statistic of the :func:`~bayes_pairwise.plot_data.ppc_data`
+    tables: observed, mean and sd of the replicates, the p-value and whether it is extreme."""
+    rows = []
+    for judge, df in ppcs.items():
+        stats: dict[str, tuple[float, np.ndarray]] = {}
+        for name in ("s_com", "first_position_rate"):
+            sub = df[df["statistic"] == name]
+            if len(sub):
+                stats[name] = (float(sub["observed"].iloc[0]), sub["replicated"].to_numpy(float))
+        curve = df[df["statistic"] == "delta_s"]
+        if len(curve):
+            area = curve.groupby("draw")["replicated"].sum().to_numpy(float)
+            obs = float(curve[curve["draw"] == curve["draw"].iloc[0]]["observed"].sum())
+            stats["delta_s_area"] = (obs, area)
+        given = df.attrs.get("p_value", {})  # ppc_data's own p-values where it has them
+        for name, (obs, rep) in stats.items():
+            p = float(given.get(name, np.mean(rep > obs) + 0.5 * np.mean(rep == obs)))
+            rows.append(
+                {
+                    "judge": judge,
+                    "statistic": name,
+                    "observed": obs,
+                    "replicated_mean": float(rep.mean()),
+                    "replicated_sd": float(rep.std(ddof=1)) if rep.size > 1 else float("nan"),
+                    "p_value": p,
+                    "replicates": int(rep.size),
+                    "extreme": bool(rep.size >= 20 and (p < 0.025 or p > 0.975)),
+                }
+            )
+    return pd.DataFrame(rows) if rows else None
+
+
+def _classical_lines(table: pd.DataFrame) -> list[tuple[str, dict[str, dict[str, float]]]]:
+    """The classical and synthetic-truth estimates of the error variables, one
+    ``(label, {judge: {variable: value}})`` per method, for the posterior density panels."""
+    from bayes_pairwise.plot_data import ERROR_VARIABLES
+
+    t = table[
+        (table.role.isin(["classical", "truth"]))
+        & table.quantity.isin([q for q in ERROR_VARIABLES if q != "gamma"])
+        & (table.method != METHOD_TIES)
+        & np.isfinite(table.estimate.astype(float))
+    ]
+    out = []
+    for method, rows in t.groupby("method", sort=False):
+        vals: dict[str, dict[str, float]] = {}
+        for r in rows.itertuples(index=False):
+            vals.setdefault(str(r.judge), {})[str(r.quantity)] = float(r.estimate)
+        out.append((str(method), vals))
+    return out
+
+
+def _fit_figures(
+    fit: Any,
+    *,
+    data: Comparisons,
+    table: pd.DataFrame,
+    diag: Any,
+    ppcs: Mapping[str, pd.DataFrame],
+    mm: Any,
+    truth: Any,
+) -> FitFigures:
+    """The numbers of one fit's figures (see :class:`FitFigures`)."""
+    from bayes_pairwise import plot_data as pd_
+
+    notes: dict[str, str] = {}
+    idata = pd_.as_inference_data(fit)
+    post = idata.posterior
+    judges = tuple(data.judges)
+    in_fit = [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else []
+    err_vars = [v for v in pd_.ERROR_VARIABLES if v in post.data_vars]
+    per_judge = [v for v in err_vars if "judge" in post[v].dims]
+    shared = [v for v in err_vars if "judge" not in post[v].dims]
+    forest = None
+    if len(in_fit) > 1 and per_judge:
+        cols = {}
+        for v, method in FOREST_CLASSICAL.items():
+            keep = (table.role == "classical") & (table.quantity == v) & (table.method == method)
+            t = table[keep]
+            if len(t):
+                cols[v] = t.set_index("judge")["estimate"].astype(float)
+        classical = pd.DataFrame(cols).reindex([str(j) for j in judges]) if cols else None
+        try:
+            forest = pd_.judge_forest_data(idata, var_names=per_judge, classical=classical)
+        except ValueError as exc:
+            notes["judge_forest"] = str(exc)
+    strengths = bt = None
+    if "strength" in post.data_vars:
+        try:
+            strengths = pd_.strength_forest_data(idata, mm, sort=False)
+            if mm is not None:
+                bt = pd_.bt_vs_posterior_data(idata, mm, strengths=strengths)
+        except (ValueError, KeyError) as exc:
+            notes["strengths"] = str(exc)
+    lines = _classical_lines(table)
+    panels: dict[str, pd.DataFrame] = {}
+    if shared:
+        nominal = [truth] if truth is not None and {"w", "gamma"} & set(shared) else []
+        try:
+            panels[""] = pd_.posterior_vs_grid_data(idata, *lines, *nominal, var_names=shared)
+        except ValueError as exc:
+            notes["posterior"] = str(exc)
+    for j in judges:
+        by_judge = j in in_fit
+        try:
+            panels[j] = pd_.posterior_vs_grid_data(
+                idata, *lines, var_names=per_judge or None, judge=j if by_judge else None
+            )
+        except ValueError as exc:
+            notes[f"posterior {j}"] = str(exc)
+    return FitFigures(
+        parameters=_parameter_table(diag) if diag is not None else None,
+        judge_forest=forest,
+        strengths=strengths,
+        bt_vs_posterior=bt,
+        posterior=panels,
+        ppc=_ppc_summary(ppcs),
+        notes=notes,
+    )

@@ -38,14 +38,12 @@ Long steps print progress lines on stderr (``progress=True``).
 from __future__ import annotations
 
 import contextlib
-import inspect
 import math
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +51,9 @@ import pandas as pd
 from bayes_pairwise._html import HtmlPage
 from bayes_pairwise.errors import WarningSink, quiet_third_party
 from bayes_pairwise.progress import Steps
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bayes_pairwise.crosscheck import CrossCheck, FitFigures
 
 __all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
 
@@ -106,17 +107,6 @@ def _rows(cc: Any, *, role: str, quantity: str | None = None, method: str | None
     if method is not None:
         keep &= t.method == method
     return t[keep]
-
-
-def _call_with_supported(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call ``fn`` with only the keyword arguments its signature accepts."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return fn(*args, **kwargs)
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return fn(*args, **kwargs)
-    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
 
 
 def _resolve_data(data: Any, sink: WarningSink) -> tuple[Any, Any, str | None]:
@@ -192,62 +182,48 @@ def _table(
 
 
 # ============================================================================ the report
-@dataclass
-class _State:
-    """The renderer's view of a :class:`~bayes_pairwise.crosscheck.CrossCheck` (read only)."""
-
-    data: Any
-    truth: Any
-    judges: tuple[str, ...]
-    blocks: dict[str, Any]
-    desc: pd.DataFrame | None = None
-    scom: Mapping[str, Any] = field(default_factory=dict)
-    moments: Mapping[str, Any] = field(default_factory=dict)
-    delta: Mapping[str, Any] = field(default_factory=dict)
-    delta2d: Mapping[str, Any] = field(default_factory=dict)
-    delta_errors: dict[str, str] = field(default_factory=dict)
-    mm: Any = None
-    mm_note: str = ""
-    ties: Mapping[str, Any] = field(default_factory=dict)
-    fit: Any = None
-    fit_name: str | None = None
-    fit_error: str | None = None
-    fit_seconds: float = float("nan")
-    diag: Any = None
-    ppc: Mapping[str, pd.DataFrame] = field(default_factory=dict)
-    crosscheck: Any = None
+def _judges(cc: CrossCheck) -> tuple[str, ...]:
+    return tuple(cc.data.judges)
 
 
-def _state(cc: Any) -> _State:
-    cf = cc.classical
-    name = next(iter(cc.fits), None)
-    fit_seconds = sum(v for k, v in cc.timings.items() if k.startswith("Bayesian: fitting"))
-    return _State(
-        data=cc.data,
-        truth=cc.truth,
-        judges=tuple(cc.data.judges),
-        blocks=dict(cc.data.by_judge()),
-        desc=cf.desc,
-        scom=cf.scom,
-        moments=cf.moments,
-        delta=cf.delta,
-        delta2d=cf.delta2d,
-        delta_errors={
-            j: "; ".join(f"{k}: {v}" for k, v in why.items() if k.startswith("Δ_S"))
-            for j, why in cf.skipped.items()
-            if any(k.startswith("Δ_S") for k in why)
-        },
-        mm=cf.mm,
-        mm_note=cf.mm_note,
-        ties=cc.tie_handling.get(name, {}) if name else {},
-        fit=cc.fits.get(name) if name else None,
-        fit_name=name,
-        fit_error="; ".join(cc.fit_errors.values()) or None,
-        fit_seconds=fit_seconds,
-        diag=cc.diagnostics.get(name) if name else None,
-        ppc=cc.ppc.get(name, {}) if name else {},
-        crosscheck=cc,
-    )
+def _primary_name(cc: CrossCheck) -> str | None:
+    return next(iter(cc.fits), None)
+
+
+def _fit_error(cc: CrossCheck) -> str | None:
+    return "; ".join(cc.fit_errors.values()) or None
+
+
+def _ties(cc: CrossCheck) -> Mapping[str, Any]:
+    name = _primary_name(cc)
+    return cc.tie_handling.get(name, {}) if name else {}
+
+
+def _diagnostics(cc: CrossCheck) -> Any:
+    name = _primary_name(cc)
+    return cc.diagnostics.get(name) if name else None
+
+
+def _ppc(cc: CrossCheck) -> Mapping[str, pd.DataFrame]:
+    name = _primary_name(cc)
+    return cc.ppc.get(name, {}) if name else {}
+
+
+def _figures(cc: CrossCheck) -> FitFigures:
+    """The primary fit's figure numbers (empty when the cross-check has none)."""
+    from bayes_pairwise.crosscheck import FitFigures
+
+    name = _primary_name(cc)
+    return cc.figures.get(name) or FitFigures() if name else FitFigures()
+
+
+def _delta_errors(cc: CrossCheck) -> dict[str, str]:
+    """Per judge, why the Δ_S fits were skipped."""
+    return {
+        j: "; ".join(f"{k}: {v}" for k, v in why.items() if k.startswith("Δ_S"))
+        for j, why in cc.classical.skipped.items()
+        if any(k.startswith("Δ_S") for k in why)
+    }
 
 
 #: How each fitting method is named on the page.
@@ -366,8 +342,7 @@ def build_report(
         if judge is not None:
             comp = comp.for_judge(judge)
         prog(f"cross-check: classical estimates and {model} ({method.upper()})")
-        cc = _call_with_supported(
-            crosscheck,
+        cc = crosscheck(
             comp,
             models=(model,),
             method=method,
@@ -388,9 +363,8 @@ def build_report(
     for kind in ("design", "convergence", "other"):
         seen = getattr(sink, kind)
         seen.extend(m for m in cc.warnings.get(kind, ()) if m not in seen)
-    st = _state(cc)
     comp = cc.data
-    judges = st.judges
+    judges = _judges(cc)
 
     name = dataset_name or loaded_name or comp.source
     page = HtmlPage(
@@ -403,34 +377,34 @@ def build_report(
     )
     page.source = cc  # the CLI prints the same headline on stdout
     prog("rendering: headline")
-    _section_headline(page, st, model)
+    _section_headline(page, cc, model)
     prog("rendering: leaderboard")
-    _section_leaderboard(page, st)
+    _section_leaderboard(page, cc)
     prog("rendering: model comparison and likely errors")
-    _section_model_comparison(page, st)
-    _section_likely_errors(page, st)
+    _section_model_comparison(page, cc)
+    _section_likely_errors(page, cc)
     page.open_details("Data and design warnings")
     prog("rendering: data")
-    _section_data(page, st, sink)
+    _section_data(page, cc, sink)
     page.close_details()
     page.open_details("Classical estimates")
     prog("rendering: classical estimates")
-    _section_classical(page, st)
+    _section_classical(page, cc)
     page.close_details()
     page.open_details("Bayesian fit: diagnostics, strengths, predictive checks")
     prog("rendering: Bayesian fits")
     _section_bayesian(
-        page, st, sink, model, method, sampler, random_seed, max_forest_items, prog, ppc_draws
+        page, cc, sink, model, method, sampler, random_seed, max_forest_items, prog, ppc_draws
     )
     page.close_details()
     page.open_details("Cross-check: every estimate side by side")
     prog("rendering: cross-check")
-    _section_crosscheck(page, st)
+    _section_crosscheck(page, cc)
     page.close_details()
     total = prog.finish()
     page.open_details("Settings and run time")
     _section_settings(
-        page, st, prog, total, model, method, sampler, random_seed, gkw, name, ppc_draws
+        page, cc, prog, total, model, method, sampler, random_seed, gkw, name, ppc_draws
     )
     page.close_details()
     return page
@@ -471,15 +445,13 @@ def write_report(data: Any, *, out: str | os.PathLike[str] = "report.html", **kw
     return path
 
 
-def _idata(fit: Any) -> Any:
-    from bayes_pairwise.pymc_models.diagnostics import as_inference_data
-
-    return as_inference_data(fit)
+def _idata(cc: CrossCheck) -> Any:
+    return cc.inference_data()
 
 
 # ============================================================================ sections
-def _section_data(page: HtmlPage, st: _State, sink: WarningSink) -> None:
-    d = st.data
+def _section_data(page: HtmlPage, cc: CrossCheck, sink: WarningSink) -> None:
+    d = cc.data
     s = d.summary()
     page.paragraph(f"Source: {d.source}")
     facts = [
@@ -501,8 +473,8 @@ def _section_data(page: HtmlPage, st: _State, sink: WarningSink) -> None:
     ]
     if d.covariate_names:
         facts.append(f"covariates: {', '.join(d.covariate_names)}")
-    if st.truth is not None:
-        facts.append("SYNTHETIC data: " + st.truth.describe())
+    if cc.truth is not None:
+        facts.append("SYNTHETIC data: " + cc.truth.describe())
     page.bullets(facts)
     tbl = s.table.rename(
         columns={
@@ -547,43 +519,28 @@ def _section_data(page: HtmlPage, st: _State, sink: WarningSink) -> None:
         page.box("No design warnings were raised.", kind="ok")
 
 
-def _copeland_table(st: _State) -> tuple[pd.DataFrame, str]:
-    from bayes_pairwise.classical.descriptive import copeland_ranking
-
-    per = {}
-    for j, block in st.blocks.items():
-        per[j] = copeland_ranking(block)
-    if st.data.has_contexts:
-        cols = {}
-        for j, r in per.items():
-            g = r.reset_index(drop=True).groupby("item", sort=False)
-            cols[(j, "mean rank")] = g["rank"].mean()
-            cols[(j, "ranked 1st")] = g["rank"].apply(lambda x: int((x == 1).sum()))
-        df = pd.DataFrame(cols)
-        df.columns = [f"{a}: {b}" for a, b in df.columns]
-        first = df.columns[0]
-        df = df.sort_values(first)
-        df.index.name = "item name"
+def _copeland_table(cc: CrossCheck) -> tuple[pd.DataFrame | None, str]:
+    """The cross-check's Copeland summary as shown (at most 30 rows) and its caption."""
+    df = cc.copeland
+    if df is None:
+        return None, "No Copeland ranking: see the warnings."
+    if df.attrs.get("by") == "name":
         cap = (
-            f"Copeland ranking within each of the {st.data.n_contexts} contexts, summarised per "
+            f"Copeland ranking within each of the {cc.data.n_contexts} contexts, summarised per "
             "item name: mean rank (1 = best) and the number of contexts where it ranked first."
         )
         if len(df) > 30:
             df = df.iloc[:30]
             cap += " First 30 names shown."
         return df, cap
-    scores = pd.DataFrame({j: r["score"] for j, r in per.items()})
-    scores["mean"] = scores.mean(axis=1)
-    scores = scores.sort_values("mean", ascending=False)
     cap = "Copeland scores S_i = Σ_j w_ij per judge, sorted by their mean over judges."
-    if len(scores) > 30:
-        scores = pd.concat([scores.iloc[:20], scores.iloc[-10:]])
+    if len(df) > 30:
+        df = pd.concat([df.iloc[:20], df.iloc[-10:]])
         cap += " Top 20 and bottom 10 items shown."
-    scores.index.name = "item"
-    return scores, cap
+    return df, cap
 
 
-def _section_classical(page: HtmlPage, st: _State) -> None:
+def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
@@ -601,10 +558,9 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
         "decided verdicts (rescaled with the judge's tie share): the same numbers as in the "
         "answer above and the cross-check below."
     )
-    if st.desc is not None:
-        cc = st.crosscheck
+    if cc.classical.desc is not None:
         cols = ["n_verdicts", "n_pairs_both_orders", "s_com", "s_com_se", "r1"]
-        table = st.desc[[c for c in cols if c in st.desc.columns]].copy()
+        table = cc.classical.desc[[c for c in cols if c in cc.classical.desc.columns]].copy()
         for name, q, method in (
             ("tie rate", "tie_rate", METHOD_TIES),
             ("ε (S_com)", "eps", METHOD_SCOM),
@@ -623,8 +579,8 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
                     index=table.index,
                     dtype=object,
                 )
-        if "moments_at_boundary" in st.desc.columns:
-            table["moments_at_boundary"] = st.desc["moments_at_boundary"]
+        if "moments_at_boundary" in cc.classical.desc.columns:
+            table["moments_at_boundary"] = cc.classical.desc["moments_at_boundary"]
         _table(
             page,
             table,
@@ -632,9 +588,12 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             f"estimates per judge with their {lab} intervals, among decided verdicts (ε (S_com) "
             "is empty when S_com > 1/2: a position-biased judge).",
         )
-    df, cap = _copeland_table(st)
+    df, cap = _copeland_table(cc)
     page.heading("Copeland ranking", level=3)
-    _table(page, df, caption=cap, float_format="{:.2f}")
+    if df is None:
+        page.box(cap, kind="warn")
+    else:
+        _table(page, df, caption=cap, float_format="{:.2f}")
 
     page.heading("Δ_S grid fit (the paper's estimator)", level=3)
     page.paragraph(
@@ -643,19 +602,19 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
         "simulated on a grid of ε; the best-matching ε is the estimate. With many small "
         "round-robins (contexts) the curves are averaged over contexts."
     )
-    for j in st.judges:
-        if j in st.delta_errors or j not in st.delta:
+    for j in _judges(cc):
+        if j in _delta_errors(cc) or j not in cc.classical.delta:
             page.box(
-                f"{j}: no Δ_S fit — {st.delta_errors.get(j, 'no complete round-robin')}",
+                f"{j}: no Δ_S fit — {_delta_errors(cc).get(j, 'no complete round-robin')}",
                 kind="warn",
             )
             continue
-        fit = st.delta[j]
+        fit = cc.classical.delta[j]
         fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
         plots.plot_delta_s_curve(fit, ax=axes[0])
         marks = {}
-        if j in st.scom:
-            marks["S_com closed form"] = st.scom[j].eps
+        if j in cc.classical.scom:
+            marks["S_com closed form"] = cc.classical.scom[j].eps
         plots.plot_misfit_curve(fit, ax=axes[1], mark=marks)
         page.figure(
             fig,
@@ -663,16 +622,16 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             f"({fit.n_contexts_} complete round-robin(s) of up to {fit.n_} items), and the "
             "misfit over the grid.",
         )
-    if st.delta2d:
+    if cc.classical.delta2d:
         page.box(
-            str(next(iter(st.delta2d.values())).caveat_),
+            str(next(iter(cc.classical.delta2d.values())).caveat_),
             kind="warn",
             title="What the 2-D Δ_S fit can and cannot identify",
         )
-    for j in st.judges:
-        if j not in st.delta2d:
+    for j in _judges(cc):
+        if j not in cc.classical.delta2d:
             continue
-        f2 = st.delta2d[j]
+        f2 = cc.classical.delta2d[j]
         fig, ax = plt.subplots(figsize=(6.2, 5.0), layout="constrained")
         plots.plot_misfit_heatmap(f2, ax=ax)
         ep, em, split = plots.delta2d_split(f2)
@@ -685,26 +644,13 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             + (f"; split by the first-position rate: ({ep:.3f}, {em:.3f})" if split else "")
             + " (see the caveat above).",
         )
-    # P(R_m, TO) vs N at each judge's estimated error rates: the cross-check's own values
-    from bayes_pairwise.crosscheck import METHOD_GRID
-
-    cc = st.crosscheck
-    rates: dict[str, tuple[dict[str, float], str]] = {}
-    for j in st.judges:
-        for qs, method, src in (
-            (("eps_plus", "eps_minus"), METHOD_MOMENTS, "moments"),
-            (("eps",), METHOD_GRID, "Δ_S grid"),
-            (("eps",), METHOD_SCOM, "S_com"),
-        ):
-            t = _rows(cc, role="classical", method=method)
-            t = t[t.judge == j].set_index("quantity")["estimate"]
-            if all(q in t.index and np.isfinite(t[q]) for q in qs):
-                rates[j] = ({q: float(t[q]) for q in qs}, src)
-                break
+    # P(R_m, TO) vs N at each judge's estimated error rates: the cross-check's own curves
+    curves = dict(cc.correct_score)
     page.heading("Probability that a text gets its correct Copeland score", level=3)
-    if not rates:
+    if not curves:
         page.paragraph("No error-rate estimate is available for P(R_m, TO).")
         return
+    rates = {j: (dict(df.attrs["estimates"]), str(df.attrs["source"])) for j, df in curves.items()}
     shown = list(rates.items())[:6]
     nc = min(len(shown), 3)
     nr = math.ceil(len(shown) / 3)
@@ -713,15 +659,14 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
     )
     for a in axes.ravel()[len(shown) :]:
         a.set_visible(False)
-    for a, (j, (r, src)) in zip(axes.ravel(), shown, strict=False):
-        r = {k: min(max(float(v), 0.0), 1.0) for k, v in r.items()}
+    for a, (j, (_r, src)) in zip(axes.ravel(), shown, strict=False):
+        df = curves[j]
         what = ", ".join(
-            f"{'ε' if k == 'eps' else ('ε₊' if k == 'eps_plus' else 'ε₋')} = {v:.3f}"
-            for k, v in r.items()
+            f"{SYMBOLS.get(k, k)} = {df.attrs[k]:.3f}"
+            for k in ("eps", "eps_plus", "eps_minus")
+            if df.attrs.get(k) is not None
         )
-        plots.plot_correct_score(
-            ax=a, methods=("exact", "paper"), title=f"{plots.short_label(j)}: {what} ({src})", **r
-        )
+        plots.plot_correct_score(data=df, ax=a, title=f"{plots.short_label(j)}: {what} ({src})")
     page.figure(
         fig,
         "P(R_m, TO) against the number of texts N for true ranks m = 1..8, at each judge's "
@@ -736,132 +681,17 @@ def _section_classical(page: HtmlPage, st: _State) -> None:
             for j, (r, src) in shown
         )
         + "."
-        + (f" First {len(shown)} judges shown." if len(rates) > len(shown) else ""),
+        + (f" First {len(shown)} judges shown." if len(cc.data.judges) > len(shown) else ""),
     )
 
 
-def _summary_table(fit: Any, idata: Any, method: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """ArviZ summary of the error parameters with pass/fail flags, plus sampler statistics."""
-    import arviz as az
-
-    from bayes_pairwise.pymc_models.diagnostics import parameter_summary
-
-    post = idata.posterior
-    names = [v for v in post.data_vars if v != "strength"]
-    info: dict[str, Any] = {}
-    if method == "map" or post.sizes.get("chain", 1) * post.sizes.get("draw", 1) == 1:
-        rows = []
-        for v in names:
-            vals = np.asarray(post[v].values).reshape(-1)
-            if vals.size <= 12:
-                for k, x in enumerate(vals):
-                    rows.append({"parameter": v if vals.size == 1 else f"{v}[{k}]", "MAP": x})
-        return pd.DataFrame(rows).set_index("parameter") if rows else pd.DataFrame(), info
-    # unrounded, tidy labels; one chain (Laplace): R-hat NaN, without ArviZ's log line
-    summ = parameter_summary(idata, names, hdi_prob=0.94)
-    full = None
-    if "strength" in post.data_vars:
-        strength = post[["strength"]]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            full = pd.DataFrame(
-                {
-                    "ess_bulk": np.ravel(az.ess(strength, method="bulk")["strength"]),
-                    "ess_tail": np.ravel(az.ess(strength, method="tail")["strength"]),
-                    # R-hat needs two chains (ArviZ logs a warning per call otherwise)
-                    "r_hat": np.ravel(az.rhat(strength)["strength"])
-                    if post.sizes.get("chain", 1) >= 2
-                    else np.nan,
-                }
-            )
-    summ = summ[
-        [
-            c
-            for c in summ.columns
-            if c
-            in ("mean", "sd", "hdi_3%", "hdi_97%", "ess_bulk", "ess_tail", "r_hat", "mcse_mean")
-        ]
-    ]
-    if full is not None and len(full):
-        agg = pd.DataFrame(
-            {
-                "mean": [np.nan],
-                "sd": [np.nan],
-                "ess_bulk": [full["ess_bulk"].min()],
-                "ess_tail": [full["ess_tail"].min()],
-                "r_hat": [full["r_hat"].max()],
-            },
-            index=[f"strength (worst of {len(full)})"],
-        )
-        summ = pd.concat([summ, agg])
-    summ["pass"] = (
-        (summ["r_hat"] <= RHAT_MAX) & (summ["ess_bulk"] >= ESS_MIN) & (summ["ess_tail"] >= ESS_MIN)
-    )
-    for c in ("ess_bulk", "ess_tail"):  # whole numbers
-        summ[c] = pd.Series(
-            [str(round(v)) if np.isfinite(v) else "–" for v in summ[c].astype(float)],
-            index=summ.index,
-            dtype=object,
-        )
-    ss = idata.get("sample_stats") if hasattr(idata, "get") else None
-    ss = getattr(idata, "sample_stats", None) if ss is None else ss
-    if ss is not None:
-        if "diverging" in ss:
-            info["divergences"] = int(np.asarray(ss["diverging"]).sum())
-        if "reached_max_treedepth" in ss:
-            info["tree-depth hits"] = int(np.asarray(ss["reached_max_treedepth"]).sum())
-        if "energy" in ss:
-            with contextlib.suppress(ValueError, TypeError):
-                info["min E-BFMI"] = float(np.min(az.bfmi(idata)))
-    return summ, info
-
-
-def _diagnostics_table(diag: Any) -> pd.DataFrame:
-    """The diagnostics table with per-item rows (strength, z) collapsed to their worst."""
-    t = diag.table
-    idx = pd.Series(t.index.astype(str), index=t.index)
-    # eps_simplex rows repeat eps_plus / eps_minus (and 1 minus both): shown once
-    hidden = idx.str.match(r"^(strength|z)\[")
-    if idx.str.match(r"^eps_plus(\[|$)").any():
-        hidden |= idx.str.startswith("eps_simplex")
-    shown = t[~hidden.to_numpy()].copy()
-    for c in shown.columns:  # boolean flags may become NA in the collapsed rows
-        if shown[c].dtype == bool:
-            shown[c] = shown[c].astype(object)
-    for name in ("strength", "z"):
-        sel = t[idx.str.startswith(f"{name}[").to_numpy()]
-        if not len(sel):
-            continue
-        row = {c: np.nan for c in t.columns}
-        for c in ("ess_bulk", "ess_tail"):
-            if c in sel:
-                row[c] = sel[c].min()
-        if "r_hat" in sel:
-            row["r_hat"] = sel["r_hat"].max()
-        for c in ("rhat_ok", "ess_ok", "ok"):
-            if c in sel:
-                vals = sel[c]
-                row[c] = pd.NA if vals.isna().all() else bool(vals.fillna(False).all())
-        shown.loc[f"{name} (worst of {len(sel)} items)"] = row
-    for c in ("ess_bulk", "ess_tail"):  # whole numbers
-        if c in shown:
-            shown[c] = pd.Series(
-                [str(round(float(v))) if pd.notna(v) else "–" for v in shown[c]],
-                index=shown.index,
-                dtype=object,
-            )
-    return shown
-
-
-def _forest_items(st: _State, idata: Any, max_items: int) -> list[str] | None:
+def _forest_items(cc: CrossCheck, strengths: pd.DataFrame, max_items: int) -> list[str] | None:
     """Items for the strengths forest: whole contexts up to ``max_items`` rows, or (no contexts)
-    the strongest and weakest halves."""
-    da = idata.posterior["strength"]
-    dim = next(d for d in da.dims if d not in ("chain", "draw"))
-    labels = [str(x) for x in da.coords[dim].values]
+    the strongest and weakest halves (by the cross-check's posterior means)."""
+    labels = [str(x) for x in strengths.index]
     if len(labels) <= max_items:
         return None
-    d = st.data
+    d = cc.data
     present = set(labels)
     if d.has_contexts:
         ctx = np.asarray(d.item_context)
@@ -872,15 +702,14 @@ def _forest_items(st: _State, idata: Any, max_items: int) -> list[str] | None:
                 break
             keep.extend(its)
         return keep
-    means = da.mean(("chain", "draw")).to_numpy()
-    order = [labels[k] for k in np.argsort(-means, kind="stable")]
+    order = list(strengths["mean"].sort_values(ascending=False, kind="stable").index.astype(str))
     half = max(1, max_items // 2)
     return order[:half] + order[-(max_items - half) :]
 
 
 def _section_bayesian(
     page: HtmlPage,
-    st: _State,
+    cc: CrossCheck,
     sink: WarningSink,
     model: str,
     method: str,
@@ -907,7 +736,7 @@ def _section_bayesian(
         )
     else:
         how = "MAP point estimate (a one-draw posterior: no intervals, no convergence diagnostics)"
-    n = len(st.judges)
+    n = len(_judges(cc))
     page.paragraph(
         f"Model '{model}': {how}; random_seed={seed}. "
         + (
@@ -921,20 +750,20 @@ def _section_bayesian(
         "(METHODS §7.4, docs/src/methods.md). σ_s is not identified under a hard truth and is "
         "not a finding."
     )
-    if st.fit is None:
-        page.box(f"No Bayesian fit is available: {st.fit_error}", kind="bad")
+    if cc.primary_fit is None:
+        page.box(f"No Bayesian fit is available: {_fit_error(cc)}", kind="bad")
         return
-    page.paragraph(f"Fit time: {st.fit_seconds:.1f} s.")
-    if st.ties.get("handling") == "dropped" and st.data.n_ties:
+    page.paragraph(f"Fit time: {cc.fit_seconds:.1f} s.")
+    if _ties(cc).get("handling") == "dropped" and cc.data.n_ties:
         page.box(
-            f"This fit drops ties (ties='drop'): {st.ties.get('n_ties_dropped', 0)} tie(s) were "
+            f"This fit drops ties (ties='drop'): {_ties(cc).get('n_ties_dropped', 0)} tie(s) were "
             "left out of its likelihood; its error rates are rates among decided verdicts, the "
             "scale of the classical estimates.",
             kind="note",
         )
-    elif st.ties.get("handling") == "model":
+    elif _ties(cc).get("handling") == "model":
         page.box(
-            f"Ties are an outcome of this model: {st.ties['n_ties_modelled']} tie(s) modelled, "
+            f"Ties are an outcome of this model: {_ties(cc)['n_ties_modelled']} tie(s) modelled, "
             "nothing dropped; the fitted tie rate (tie_rate) is reported with the error rates. "
             "The classical estimates read the same verdicts (ties counted half, then rescaled "
             "to rates among decided verdicts).",
@@ -942,16 +771,18 @@ def _section_bayesian(
         )
     if sink.convergence:
         page.box("; ".join(sink.convergence), kind="bad", title="Convergence warnings")
-    idata = _idata(st.fit)
+    idata = _idata(cc)
     post = idata.posterior
     n_samples = post.sizes.get("chain", 1) * post.sizes.get("draw", 1)
     judges_in_fit = (
-        [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else list(st.judges)
+        [str(v) for v in post.coords["judge"].values]
+        if "judge" in post.coords
+        else list(_judges(cc))
     )
 
     # ---------------------------------------------------------------- convergence
     page.heading("Convergence diagnostics", level=3)
-    diag = st.diag
+    diag = _diagnostics(cc)
     if diag is not None and isinstance(getattr(diag, "table", None), pd.DataFrame):
         ok = getattr(diag, "ok", None)
         if ok is None:
@@ -975,7 +806,15 @@ def _section_bayesian(
                 + (", ".join(_fmt(v, 2) for v in ebfmi) if ebfmi.size else "–")
                 + "."
             )
-        table = _diagnostics_table(diag)
+        table = _figures(cc).parameters
+        table = table.copy() if table is not None else pd.DataFrame()
+        for c in ("ess_bulk", "ess_tail"):  # whole numbers
+            if c in table:
+                table[c] = pd.Series(
+                    [str(round(float(v))) if pd.notna(v) else "–" for v in table[c]],
+                    index=table.index,
+                    dtype=object,
+                )
         flag = "ok" if ok is not None and "ok" in table.columns else None
         if flag is None:
             table = table[[c for c in table.columns if table[c].notna().any()]]
@@ -991,32 +830,33 @@ def _section_bayesian(
             flag_column=flag,
         )
     else:
-        summ, info = _summary_table(st.fit, idata, method)
-        if len(summ):
-            flag = "pass" if "pass" in summ.columns else None
-            _table(page, summ, caption="ArviZ summary of the error parameters.", flag_column=flag)
-        if info:
-            page.paragraph("Sampler: " + ", ".join(f"{k} = {_fmt(v, 2)}" for k, v in info.items()))
+        why = [m for m in sink.other if m.startswith(f"diagnostics of {_primary_name(cc)}")]
+        page.box(
+            "; ".join(why) or "The cross-check computed no convergence diagnostics.", kind="warn"
+        )
 
     # ---------------------------------------------------------------- strengths
+    figs = _figures(cc)
     if "strength" in post.data_vars:
         page.heading("Item strengths", level=3)
-        items = _forest_items(st, idata, max_items)
         try:
+            if figs.strengths is None:
+                raise ValueError(figs.notes.get("strengths", "the cross-check has no strengths"))
+            items = _forest_items(cc, figs.strengths, max_items)
             ax = plots.plot_strength_forest(
-                idata, st.mm, items=items, max_items=max_items, title="Item strengths"
+                data=figs.strengths, items=items, max_items=max_items, title="Item strengths"
             )
-            n_all = int(np.prod([post["strength"].sizes[d] for d in post["strength"].dims][2:]))
+            n_all = len(figs.strengths)
             n_shown = len(ax.get_yticks())
             page.figure(
                 ax.figure,
                 "Item strengths: posterior mean and 94% HDI, centred within each context; "
                 "diamonds: Bradley–Terry MM strengths rescaled onto the posterior scale "
-                f"({st.mm_note or 'no MM'})."
+                f"({cc.classical.mm_note or 'no MM'})."
                 + (
                     (
                         f" The first {n_shown} of {n_all} items (whole contexts) are shown."
-                        if st.data.has_contexts
+                        if cc.data.has_contexts
                         else f" The {n_shown // 2} strongest and {n_shown - n_shown // 2} "
                         f"weakest of {n_all} items are shown."
                     )
@@ -1024,8 +864,8 @@ def _section_bayesian(
                     else ""
                 ),
             )
-            if st.mm is not None:
-                ax = plots.plot_bt_vs_posterior(idata, st.mm)
+            if figs.bt_vs_posterior is not None:
+                ax = plots.plot_bt_vs_posterior(data=figs.bt_vs_posterior)
                 page.figure(
                     ax.figure,
                     "MM strengths against posterior mean strengths (both centred within "
@@ -1037,30 +877,23 @@ def _section_bayesian(
             page.box(f"Strength plots not drawn: {exc}", kind="warn")
 
     # ---------------------------------------------------------------- shared parameters
-    classical_all: list[Any] = list(_classical_lines(st.crosscheck))
-    err_vars = [v for v in plots.ERROR_VARIABLES if v in post.data_vars]
-    per_judge_vars = [v for v in err_vars if "judge" in post[v].dims]
-    shared_vars = [v for v in err_vars if "judge" not in post[v].dims]
-    if shared_vars:
+    if "" in figs.posterior or "posterior" in figs.notes:
         try:
-            nominal = (  # covariate effects / γ: the synthetic draw's nominal values
-                [st.truth] if st.truth is not None and {"w", "gamma"} & set(shared_vars) else []
-            )
-            axes = plots.plot_posterior_vs_grid(
-                idata, *classical_all, *nominal, var_names=shared_vars
-            )
+            if "" not in figs.posterior:
+                raise ValueError(figs.notes["posterior"])
+            axes = plots.plot_posterior_vs_grid(idata, data=figs.posterior[""])
             page.figure(
                 axes[0].figure,
                 "Parameters shared by all judges (e.g. covariate effects w): "
                 + ("posterior (shaded: 94% HDI)" if n_samples > 1 else "MAP estimate")
-                + (" with the nominal values of the synthetic draw." if st.truth else "."),
+                + (" with the nominal values of the synthetic draw." if cc.truth else "."),
             )
         except ValueError as exc:
             page.box(f"Shared parameters not drawn: {exc}", kind="warn")
 
     # ---------------------------------------------------------------- per judge
     ppc_rows: list[dict[str, Any]] = []
-    for j in st.judges:
+    for j in _judges(cc):
         page.heading(f"Judge {j}", level=3)
         prog(f"rendering: Bayesian fit, judge {j}")
         coords = {"judge": [j]} if j in judges_in_fit and "judge" in post.coords else None
@@ -1075,12 +908,9 @@ def _section_bayesian(
             except (ValueError, TypeError, KeyError) as exc:
                 page.box(f"Trace plot not drawn: {exc}", kind="warn")
         try:
-            axes = plots.plot_posterior_vs_grid(
-                idata,
-                *classical_all,
-                var_names=per_judge_vars or None,
-                judge=j if coords else None,
-            )
+            if j not in figs.posterior:
+                raise ValueError(figs.notes.get(f"posterior {j}", "no posterior panel"))
+            axes = plots.plot_posterior_vs_grid(idata, data=figs.posterior[j])
             page.figure(
                 axes[0].figure,
                 f"Judge {j}: "
@@ -1090,7 +920,7 @@ def _section_bayesian(
                     else "MAP estimate of each error parameter"
                 )
                 + " with the classical estimates as vertical lines"
-                + (" and the realised error rates of the synthetic draw" if st.truth else "")
+                + (" and the realised error rates of the synthetic draw" if cc.truth else "")
                 + ". The 2-D Δ_S values are its fitted sum ε₊ + ε₋ split by the first-position "
                 "rate: the grid alone cannot tell ε₊ from ε₋.",
             )
@@ -1098,11 +928,12 @@ def _section_bayesian(
             page.box(f"Posterior densities not drawn: {exc}", kind="warn")
         prog(f"rendering: posterior predictive checks, judge {j}")
         try:
-            df = st.ppc.get(j)
+            df = _ppc(cc).get(j)
             if df is None:
                 raise ValueError("the cross-check drew no predictive replicates for this judge")
-            axes = plots.plot_ppc(idata, st.blocks[j], ppc=df)
-            rows = _ppc_summary(df, j)
+            axes = plots.plot_ppc(idata, ppc=df)
+            summary = figs.ppc if figs.ppc is not None else pd.DataFrame(columns=["judge"])
+            rows = summary[summary["judge"] == j].to_dict(orient="records")
             ppc_rows.extend(rows)
             page.figure(
                 axes[0].figure,
@@ -1143,39 +974,7 @@ def _section_bayesian(
         )
 
 
-def _ppc_summary(df: pd.DataFrame, judge: str) -> list[dict[str, Any]]:
-    """One row per statistic of a :func:`bayes_pairwise.plots.ppc_data` result."""
-    rows = []
-    stats: dict[str, tuple[float, np.ndarray]] = {}
-    for name in ("s_com", "first_position_rate"):
-        sub = df[df["statistic"] == name]
-        if len(sub):
-            stats[name] = (float(sub["observed"].iloc[0]), sub["replicated"].to_numpy(float))
-    curve = df[df["statistic"] == "delta_s"]
-    if len(curve):
-        area = curve.groupby("draw")["replicated"].sum().to_numpy(float)
-        obs = float(curve[curve["draw"] == curve["draw"].iloc[0]]["observed"].sum())
-        stats["delta_s_area"] = (obs, area)
-    given = df.attrs.get("p_value", {})  # the cross-check's own p-values where it has them
-    for name, (obs, rep) in stats.items():
-        p = float(given.get(name, np.mean(rep > obs) + 0.5 * np.mean(rep == obs)))
-        rows.append(
-            {
-                "judge": judge,
-                "statistic": name,
-                "observed": obs,
-                "replicated_mean": float(rep.mean()),
-                "replicated_sd": float(rep.std(ddof=1)) if rep.size > 1 else float("nan"),
-                "p_value": p,
-                "replicates": int(rep.size),
-                "extreme": bool(rep.size >= 20 and (p < 0.025 or p > 0.975)),
-            }
-        )
-    return rows
-
-
-def _section_crosscheck(page: HtmlPage, st: _State) -> None:
-    cc = st.crosscheck
+def _section_crosscheck(page: HtmlPage, cc: CrossCheck) -> None:
     page.paragraph(
         "Agreement rows: every model estimate against every classical estimate of the same "
         "quantity. 'overlap' is True when the two intervals overlap; the difference is posterior "
@@ -1203,17 +1002,16 @@ def _section_crosscheck(page: HtmlPage, st: _State) -> None:
         page.bullets([str(n) for n in cc.notes[:40]])
 
 
-def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
+def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
     """The answer first: one row per judge, the verdicts, the caveats, the judges compared."""
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
     from bayes_pairwise.conventions import interval_label
 
-    cc = st.crosscheck
     page.heading("Answer: each judge's error rates, and do the two methods agree?")
-    if st.fit is None:
-        page.box(f"No Bayesian fit is available: {st.fit_error}", kind="bad")
+    if cc.primary_fit is None:
+        page.box(f"No Bayesian fit is available: {_fit_error(cc)}", kind="bad")
     head = cc.headline()
     if len(head):
         _table(
@@ -1236,36 +1034,33 @@ def _section_headline(page: HtmlPage, st: _State, model: str) -> None:
             kind="warn",
             title="What these data cannot show (numbered as in the table's caveats column)",
         )
-    if st.fit is None:
+    if cc.primary_fit is None:
         return
-    idata = _idata(st.fit)
-    post = idata.posterior
-    judges_in_fit = (
-        [str(v) for v in post.coords["judge"].values] if "judge" in post.coords else list(st.judges)
-    )
-    var_names = _MODEL_VARS.get(model, ("eps_plus", "eps_minus"))
-    var_names = tuple(v for v in var_names if v in post.data_vars) or tuple(
-        v for v in plots.ERROR_VARIABLES if v in post.data_vars
-    )
-    if len(judges_in_fit) > 1 and var_names:
-        classical = _headline_classical(cc, var_names, st.judges)
+    figs = _figures(cc)
+    forest = figs.judge_forest
+    if forest is not None:
+        present = list(dict.fromkeys(forest["variable"]))
+        var_names = tuple(
+            v for v in _MODEL_VARS.get(model, ("eps_plus", "eps_minus")) if v in present
+        ) or tuple(present)
+        classical = forest["variable"].isin(var_names) & (forest["source"] == "classical")
         try:
-            ax = plots.plot_judge_forest(
-                idata, var_names=var_names, classical=classical, title="Judges compared"
-            )
+            ax = plots.plot_judge_forest(data=forest, var_names=var_names, title="Judges compared")
             page.figure(
                 ax.figure,
                 "One row per judge: posterior mean and 94% HDI of "
                 + " and ".join(var_names)
                 + (
                     " (hollow squares: the classical estimates of the table above)"
-                    if classical is not None
+                    if classical.any()
                     else ""
                 )
                 + ".",
             )
         except ValueError as exc:
             page.box(f"Judge comparison not drawn: {exc}", kind="warn")
+    elif "judge_forest" in figs.notes:
+        page.box(f"Judge comparison not drawn: {figs.notes['judge_forest']}", kind="warn")
 
     plt.close("all")
 
@@ -1296,14 +1091,13 @@ def _leaderboard_table(lb: Any, top: int) -> pd.DataFrame:
     )
 
 
-def _section_leaderboard(page: HtmlPage, st: _State) -> None:
+def _section_leaderboard(page: HtmlPage, cc: CrossCheck) -> None:
     """The pooled leaderboard with its rank-probability map, then the judges' Kendall τ."""
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
     from bayes_pairwise.conventions import interval_label
 
-    cc = st.crosscheck
     lb, tau = cc.leaderboard, cc.judge_agreement
     notes = [str(n) for n in cc.ranking_notes]
     if lb is None and tau is None and not notes:
@@ -1315,7 +1109,7 @@ def _section_leaderboard(page: HtmlPage, st: _State) -> None:
         return
     top = min(LEADERBOARD_ROWS, lb.n_items)
     hidden = lb.n_items - top
-    who = "all judges' verdicts pooled" if st.data.n_judges > 1 else f"judge {st.judges[0]}"
+    who = "all judges' verdicts pooled" if cc.data.n_judges > 1 else f"judge {_judges(cc)[0]}"
     _table(
         page,
         _leaderboard_table(lb, top),
@@ -1365,16 +1159,15 @@ def _section_leaderboard(page: HtmlPage, st: _State) -> None:
             ),
             index=False,
         )
-    elif st.data.n_judges < 2:
+    elif cc.data.n_judges < 2:
         page.paragraph("One judge: no judges' rankings to compare (Kendall τ needs two).")
     rest = [n for n in notes if tau is None or n != tau.attrs.get("reference_note")]
     if rest:
         page.bullets(rest)
 
 
-def _section_model_comparison(page: HtmlPage, st: _State) -> None:
+def _section_model_comparison(page: HtmlPage, cc: CrossCheck) -> None:
     """The cross-check's PSIS-LOO table and its verdict sentence (more than one model fitted)."""
-    cc = st.crosscheck
     table = getattr(cc, "model_comparison", None)
     note = str(getattr(cc, "model_comparison_note", ""))
     if table is None and len(cc.settings.get("models", cc.fits)) < 2:
@@ -1425,14 +1218,13 @@ def _display_id(value: Any) -> str:
     return s[1:] if str(value).startswith("_") and s.startswith(" ") else s
 
 
-def _section_likely_errors(page: HtmlPage, st: _State) -> None:
+def _section_likely_errors(page: HtmlPage, cc: CrossCheck) -> None:
     """Per judge, the verdicts the primary fit finds most likely wrong, with their items."""
     from bayes_pairwise import plots
 
-    cc = st.crosscheck
     table = getattr(cc, "likely_errors", None)
     note = str(getattr(cc, "likely_errors_note", ""))
-    if table is None and st.fit is None:
+    if table is None and cc.primary_fit is None:
         return
     page.open_details("Verdicts most likely wrong, per judge")
     if table is None or not len(table):
@@ -1472,50 +1264,9 @@ def _section_likely_errors(page: HtmlPage, st: _State) -> None:
     page.close_details()
 
 
-def _headline_classical(
-    cc: Any, var_names: Sequence[str], judges: Sequence[str]
-) -> pd.DataFrame | None:
-    """Per judge, the classical estimate the headline sets against each model variable (the
-    moments for ε₊ / ε₋, S_com for ε): the cross-check's values, judges as the index."""
-    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_SCOM
-
-    method = {"eps_plus": METHOD_MOMENTS, "eps_minus": METHOD_MOMENTS, "eps": METHOD_SCOM}
-    cols = {}
-    for v in var_names:
-        if v in method:
-            t = _rows(cc, role="classical", quantity=v, method=method[v])
-            if len(t):
-                cols[v] = t.set_index("judge")["estimate"].astype(float)
-    if not cols:
-        return None
-    return pd.DataFrame(cols).reindex([str(j) for j in judges])
-
-
-def _classical_lines(cc: Any) -> list[tuple[str, dict[str, dict[str, float]]]]:
-    """The cross-check's classical and synthetic-truth estimates of the error variables, one
-    ``(label, {judge: {variable: value}})`` per method, for the posterior density plots."""
-    from bayes_pairwise import plots
-    from bayes_pairwise.crosscheck import METHOD_TIES
-
-    t = cc.table
-    t = t[
-        (t.role.isin(["classical", "truth"]))
-        & t.quantity.isin([q for q in plots.ERROR_VARIABLES if q != "gamma"])
-        & (t.method != METHOD_TIES)
-        & np.isfinite(t.estimate.astype(float))
-    ]
-    out = []
-    for method, rows in t.groupby("method", sort=False):
-        vals: dict[str, dict[str, float]] = {}
-        for r in rows.itertuples(index=False):
-            vals.setdefault(str(r.judge), {})[str(r.quantity)] = float(r.estimate)
-        out.append((str(method), vals))
-    return out
-
-
 def _section_settings(
     page: HtmlPage,
-    st: _State,
+    cc: CrossCheck,
     prog: Steps,
     total: float,
     model: str,
@@ -1534,7 +1285,7 @@ def _section_settings(
 
     settings = {
         "data": name,
-        "judges": ", ".join(st.judges),
+        "judges": ", ".join(_judges(cc)),
         "model": model,
         "method": method,
         "draws / tune / chains": (
@@ -1547,7 +1298,7 @@ def _section_settings(
         "random_seed": seed,
         "Δ_S grid settings": ", ".join(f"{k}={v}" for k, v in gkw.items()) or "defaults",
         "posterior predictive replicates": ppc_draws,
-        "tie policy": st.data.tie_policy,
+        "tie policy": cc.data.tie_policy,
         "versions": (
             f"bayes_pairwise {__version__}, pymc {pymc.__version__}, arviz {az.__version__}, "
             f"numpy {np.__version__}, pandas {pd.__version__}, matplotlib {matplotlib.__version__}"

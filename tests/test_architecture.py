@@ -162,3 +162,127 @@ def test_private_name_detector_can_fail(snippet: str, expect: bool) -> None:
     assert isinstance(node, ast.ImportFrom)
     flagged = any(a.name.startswith("_") and not a.name.startswith("__") for a in node.names)
     assert flagged is expect
+
+
+# ------------------------------------------------------------------------- renderers only render
+#: What the renderers may import from the package, executed imports (lazy ones inside functions
+#: included): the cross-check (every number), the rules (``conventions``, ``output``), the HTML
+#: page (``_html``) and the data types (``data``: Comparisons and its loader, ``datasets``: the
+#: bundled logs, ``errors``: exceptions and the warning sink, ``progress``: the step lines,
+#: ``_version``). The plots get their numbers from ``plot_data``, the compute side of the plots
+#: (the cross-check calls it too); the report draws through ``plots``. Imports under
+#: ``if TYPE_CHECKING:`` name types only and are never executed.
+RENDERER_IMPORTS = {
+    "bayes_pairwise.report": {
+        "bayes_pairwise._html",
+        "bayes_pairwise._version",
+        "bayes_pairwise.conventions",
+        "bayes_pairwise.crosscheck",
+        "bayes_pairwise.data",
+        "bayes_pairwise.datasets",
+        "bayes_pairwise.errors",
+        "bayes_pairwise.output",
+        "bayes_pairwise.plots",
+        "bayes_pairwise.progress",
+    },
+    "bayes_pairwise.plots": {
+        "bayes_pairwise._html",
+        "bayes_pairwise.conventions",
+        "bayes_pairwise.errors",
+        "bayes_pairwise.plot_data",
+    },
+}
+#: Never imported by a renderer, not even for a type: the computing layers.
+COMPUTING = ("classical", "pymc_models", "matrices", "simulate")
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """Line numbers of the statements under ``if TYPE_CHECKING:``."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name | ast.Attribute)
+            and "TYPE_CHECKING" in ast.unparse(node.test)
+        ):
+            for sub in node.body:
+                for n in ast.walk(sub):
+                    if hasattr(n, "lineno"):
+                        lines.add(n.lineno)
+    return lines
+
+
+def _layer_violations(mods: dict[str, Path]) -> list[str]:
+    bad = []
+    type_only = {
+        m: _type_checking_lines(ast.parse(mods[m].read_text(encoding="utf-8")))
+        for m in RENDERER_IMPORTS
+    }
+    for src, dst, name, line in _imports(mods):
+        if src not in RENDERER_IMPORTS:
+            continue
+        where = f"{mods[src].relative_to(PKG.parent)}:{line}"
+        what = dst + (f".{name}" if name else "")
+        parts = what.split(".")
+        if len(parts) > 1 and parts[1] in COMPUTING:
+            bad.append(f"{where} imports {what} (a computing layer)")
+            continue
+        if line in type_only[src]:
+            continue
+        if dst == "bayes_pairwise" and name is not None:
+            bad.append(f"{where} imports {name} from the package namespace")
+        elif dst not in RENDERER_IMPORTS[src]:
+            bad.append(f"{where} imports {what}")
+    return bad
+
+
+def test_renderers_only_render() -> None:
+    """Issue 26: ``report`` and ``plots`` compute nothing. They import only the cross-check,
+    the rules, the HTML page and the data types, never ``classical``, ``pymc_models``,
+    ``matrices`` or ``simulate`` (lazy imports inside functions included)."""
+    bad = _layer_violations(_modules())
+    assert not bad, "renderers import computing modules:\n" + "\n".join(bad)
+
+
+def test_layer_contract_can_fail(tmp_path: Path) -> None:
+    """The contract flags a lazy import of a computing module inside a function, an import of
+    a module outside the allowed set, and a type-only import of a computing module; it lets a
+    type-only import of a data type pass."""
+    pkg = tmp_path / "bayes_pairwise"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for m in ("crosscheck", "leaderboard", "data"):
+        (pkg / f"{m}.py").write_text("X = 1\n")
+    (pkg / "classical").mkdir()
+    (pkg / "classical" / "__init__.py").write_text("")
+    (pkg / "classical" / "descriptive.py").write_text("def copeland_ranking(d): ...\n")
+    (pkg / "report.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from bayes_pairwise.crosscheck import X\n"
+        "if TYPE_CHECKING:\n"
+        "    from bayes_pairwise.data import X\n"
+        "    from bayes_pairwise.classical import descriptive\n"
+        "def f():\n"
+        "    from bayes_pairwise.classical.descriptive import copeland_ranking\n"
+        "    from bayes_pairwise import leaderboard\n"
+    )
+    (pkg / "plots.py").write_text("")
+    mods = {
+        (
+            ".".join(p.relative_to(tmp_path).with_suffix("").parts[:-1])
+            if p.name == "__init__.py"
+            else ".".join(p.relative_to(tmp_path).with_suffix("").parts)
+        ): p
+        for p in pkg.rglob("*.py")
+    }
+    global PKG
+    saved, PKG = PKG, pkg
+    try:
+        bad = _layer_violations(mods)
+    finally:
+        PKG = saved
+    text = "\n".join(bad)
+    assert "report.py:5 imports bayes_pairwise.classical.descriptive" in text
+    assert "report.py:7 imports bayes_pairwise.classical.descriptive.copeland_ranking" in text
+    assert "report.py:8 imports bayes_pairwise.leaderboard" in text
+    assert len(bad) == 3, text
