@@ -456,6 +456,8 @@ def inconsistencies(html: str, cc: Any, drawn: dict[str, list[Any]] | None = Non
 
 
 def _drawn_inconsistencies(cc: Any, drawn: dict[str, list[Any]]) -> list[str]:
+    """The tables the report handed to the plotting functions (``data=``: the cross-check's
+    own numbers) against the headline's."""
     bad = []
     judges = list(cc.verdicts.judge)
     # the headline's judge forest: hollow squares at the headline's classical estimates
@@ -463,22 +465,25 @@ def _drawn_inconsistencies(cc: Any, drawn: dict[str, list[Any]]) -> list[str]:
     if len(forests) != 1:
         bad.append(f"judge forest drawn {len(forests)} times")
     for kw in forests:
-        cl = kw.get("classical")
+        cl = kw["data"]
+        cl = cl[cl.source == "classical"]
         for j in judges:
             for q in ("eps_plus", "eps_minus"):
                 want = f3(_row(cc, q, j, METHOD_MOMENTS).estimate)
-                got = f3(cl.loc[j, q]) if cl is not None and q in cl.columns else None
-                if got != want:
+                got = [f3(x) for x in cl[(cl.judge == j) & (cl.variable == q)]["mean"]]
+                if got != [want]:
                     bad.append(f"judge forest classical {q} {j}: drawn {got}, expected {want}")
     # the per-judge densities: the dashed lines at the cross-check's classical values
     for j in judges:
-        calls = [kw for kw in drawn.get("plot_posterior_vs_grid", []) if kw.get("judge") == j]
+        calls = [
+            kw
+            for kw in drawn.get("plot_posterior_vs_grid", [])
+            if set(kw["data"].judge.dropna().astype(str)) == {j}
+        ]
         if len(calls) != 1:
             bad.append(f"densities of {j} drawn {len(calls)} times")
             continue
-        df = plots.posterior_vs_grid_data(
-            cc.primary_fit, *calls[0]["classical"], judge=j, var_names=calls[0]["var_names"]
-        )
+        df = calls[0]["data"]
         df = df[df.kind == "classical"]
         for q in ("eps_plus", "eps_minus"):
             for method in (METHOD_MOMENTS,):
@@ -491,7 +496,7 @@ def _drawn_inconsistencies(cc: Any, drawn: dict[str, list[Any]]) -> list[str]:
     for j in judges:
         want = {q: f3(_row(cc, q, j, METHOD_MOMENTS).estimate) for q in ("eps_plus", "eps_minus")}
         got = [
-            {q: f3(kw[q]) for q in want}
+            {q: f3(kw["data"].attrs[q]) for q in want}
             for kw in panels
             if str(kw.get("title", "")).startswith(plots.short_label(j) + ":")
         ]
