@@ -111,6 +111,27 @@ def _float_type(
 _SEED = _int_type(0, MAX_SEED)
 _RATE = _float_type(0.0, 1.0)
 
+_SIZE_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+MAX_INPUT_SIZE = 2**50  # the largest --max-input-size accepted (1 PiB)
+
+
+def _size_type(text: str) -> int:
+    """An argparse ``type=``: a byte count such as ``500M``, ``8G`` or ``1000000``."""
+    t = text.strip().lower().removesuffix("ib").removesuffix("b")
+    unit = t[-1:] if t[-1:] in _SIZE_UNITS and t[-1:] else ""
+    try:
+        value = float(t[: len(t) - len(unit)]) * _SIZE_UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a size such as 500M or 8G, got {text!r}"
+        ) from None
+    if not math.isfinite(value) or value < 1 or value > MAX_INPUT_SIZE:
+        raise argparse.ArgumentTypeError(f"must be between 1 byte and 1024T, got {text!r}")
+    return int(value)
+
+
+_size_type.__name__ = "size"
+
 
 class _UsageError(Exception):
     """A bad command line (raised by the parser instead of printing usage and exiting)."""
@@ -241,6 +262,14 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--covariates", default="", help="comma-separated covariate columns")
     g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')
+    g.add_argument(
+        "--max-input-size",
+        type=_size_type,
+        default=None,
+        metavar="SIZE",
+        help="refuse a file holding more text than this (e.g. 500M, 16G; default 4G, after "
+        "decompression of .gz)",
+    )
     r = p.add_argument_group(
         "reading a ranking log (one row per item per list; read as one when the file has "
         "list/item/rank columns and no first/second columns, or when a flag below is given)"
@@ -293,7 +322,8 @@ def _ranking_log(args: argparse.Namespace) -> Any:
             raise BayesPairwiseError("the ranking-log flags apply to files, not bundled data sets")
         return None
     flagged = any(getattr(args, f, None) for f in _RANKING_FLAGS)
-    cols = read_columns(args.data)
+    with _sigterm_default():  # reading: SIGTERM ends the process at once
+        cols = read_columns(args.data, max_bytes=args.max_input_size)
     names = {
         "list": args.list_column or "list",
         "item": args.item_column or "item",
@@ -309,7 +339,8 @@ def _ranking_log(args: argparse.Namespace) -> Any:
         "context": args.context_column or ("context" if "context" in cols else None),
     }
     ties = "drop" if args.ties == "drop" else "error"
-    data = load_rankings(args.data, **names, **optional, ties=ties)
+    with _sigterm_default():
+        data = load_rankings(args.data, **names, **optional, ties=ties)
     read = ", ".join(f"{k}={v!r}" for k, v in {**names, **optional}.items() if v)
     _info(f"read as a ranking log ({read}): {data!r}")
     if args.judge is not None:
@@ -367,11 +398,13 @@ def _load_data(args: argparse.Namespace):
             covariates=covs,
             outcome_map=_parse_map(args.outcome_map),
             truth=getattr(args, "truth_column", None),
+            max_bytes=args.max_input_size,
         )
         # a layout whose tool writes ties (MT-Bench, AlpacaEval, Arena) keeps them by default
-        data = load_comparisons(name, ties="model" if args.ties is None else ties, **read)
-        if args.ties is None and data.n_ties and data.layout not in TIE_LAYOUTS:
-            data = load_comparisons(name, ties=ties, **read)  # the default's own rule
+        with _sigterm_default():  # reading: SIGTERM ends the process at once (nothing to clean)
+            data = load_comparisons(name, ties="model" if args.ties is None else ties, **read)
+            if args.ties is None and data.n_ties and data.layout not in TIE_LAYOUTS:
+                data = load_comparisons(name, ties=ties, **read)  # the default's own rule
         for line in data.recognised:
             _info(line)
         if args.ties is None and data.n_ties and data.tie_policy == "model" and not model_ties:
@@ -1743,6 +1776,28 @@ def _one_line_warnings() -> Iterator[None]:
         yield
     finally:
         warnings.showwarning = previous
+
+
+@contextlib.contextmanager
+def _sigterm_default():
+    """SIGTERM's default action (the process ends at once) while a log is read.
+
+    A read runs in library code that may not return to Python for long (pyarrow's CSV reader),
+    so a handler that raises would wait for it; reading writes nothing, so nothing needs
+    cleaning up.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    try:
+        previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _fail(message: str, status: int = 2) -> int:

@@ -674,16 +674,91 @@ def _file_kind(path: Path) -> str:
     )
 
 
-def _check_path(source: str | PathLike[str]) -> Path:
+#: The largest comparison log read by default: 4 GiB of text (after decompression for ``.gz``)
+#: or of Parquet. A larger file is refused with a :class:`DataError` before it fills the memory;
+#: raise the limit with ``load_comparisons(max_bytes=…)`` or the CLI's ``--max-input-size``.
+MAX_INPUT_BYTES = 4 * 2**30
+
+_READ_BLOCK = 1 << 24  # bytes per read: SIGTERM and Ctrl-C are honoured between blocks
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.4g} {unit}"
+    return f"{n} bytes"
+
+
+def _too_big(name: str, limit: int, size: int | None = None) -> DataError:
+    cap = _size_text(limit) + (f" ({limit} bytes)" if limit >= 1024 else "")
+    what = (
+        f"is {_size_text(size)}, above the input size limit of {cap}"
+        if size is not None
+        else f"holds more than the input size limit of {cap} of text"
+    )
+    return DataError(
+        f"{name!r} {what}: raise the limit with --max-input-size "
+        "(Python: load_comparisons(max_bytes=...))"
+    )
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of this ``st_mode`` is, when it is not a regular file."""
+    import stat
+
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    for test, what in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _check_path(source: str | PathLike[str], max_bytes: int | None = None) -> Path:
+    """The path of a comparison log: an existing regular file within the size limit.
+
+    A FIFO, a device (also through a symbolic link, e.g. to ``/dev/zero``) or a socket is
+    refused without being opened: reading one may never end.
+    """
+    import os
+
     try:
         path = Path(source)
     except TypeError as exc:
         raise DataError(f"not a DataFrame or a file path: {type(source).__name__}") from exc
-    if path.is_dir():
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise DataError(f"no such file: {str(path)!r}") from None
+    except (OSError, ValueError) as exc:
+        raise _read_error(str(path), exc) from None
+    what = _not_regular(st.st_mode)
+    if what == "a directory":
         raise DataError(f"{str(path)!r} is a directory, not a comparison log file")
-    if not path.exists():
-        raise DataError(f"no such file: {str(path)!r}")
+    if what is not None:
+        raise DataError(
+            f"{str(path)!r} is {what}, not a regular file: save the comparison log to a file "
+            "and pass that"
+        )
+    limit = _limit(max_bytes)
+    if st.st_size > limit and not path.name.lower().endswith(".gz"):
+        raise _too_big(path.name, limit, st.st_size)
     return path
+
+
+def _limit(max_bytes: int | None) -> int:
+    if max_bytes is None:
+        return MAX_INPUT_BYTES
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int | np.integer) or max_bytes < 1:
+        raise DataError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+    return int(max_bytes)
 
 
 def _open_binary(path: Path):
@@ -692,6 +767,47 @@ def _open_binary(path: Path):
     if path.name.lower().endswith(".gz"):
         return gzip.open(path, "rb")
     return open(path, "rb")
+
+
+class _Limited(io.RawIOBase):
+    """A binary reader that raises :class:`DataError` once more than ``limit`` bytes were read."""
+
+    def __init__(self, raw: Any, limit: int, name: str) -> None:
+        self._raw, self._limit, self._name, self._n = raw, limit, name, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        view = memoryview(b)
+        if len(view) > _READ_BLOCK:
+            view = view[:_READ_BLOCK]
+        n = self._raw.readinto(view)
+        self._n += n or 0
+        if self._n > self._limit:
+            raise _too_big(self._name, self._limit)
+        return n
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._raw.close()
+        super().close()
+
+
+def _read_bytes(fh: Any, limit: int, name: str, size: int = -1) -> bytes:
+    """Up to ``size`` bytes (all when -1) in blocks, refusing more than ``limit``."""
+    parts: list[bytes] = []
+    total = 0
+    while size < 0 or total < size:
+        want = _READ_BLOCK if size < 0 else min(_READ_BLOCK, size - total)
+        block = fh.read(want)
+        if not block:
+            break
+        total += len(block)
+        if total > limit:
+            raise _too_big(name, limit)
+        parts.append(block)
+    return b"".join(parts)
 
 
 def _read_error(name: str, exc: BaseException) -> DataError:
@@ -723,12 +839,12 @@ def _decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, limit: int = MAX_INPUT_BYTES) -> str:
     import zlib
 
     try:
         with _open_binary(path) as fh:
-            data = fh.read()
+            data = _read_bytes(fh, limit, path.name)
     except (OSError, EOFError, zlib.error) as exc:
         raise _read_error(path.name, exc) from None
     _check_bytes(data, path.name)
@@ -822,7 +938,7 @@ def _parse_csv(text: str, sep: str, name: str) -> pd.DataFrame:
     return body
 
 
-def _read_csv_arrow(path: Path, sep: str) -> pd.DataFrame | None:
+def _read_csv_arrow(path: Path, sep: str, limit: int = MAX_INPUT_BYTES) -> pd.DataFrame | None:
     """A plain CSV/TSV file as a frame of categorical text columns, or None.
 
     The fast, compact reader: pyarrow parses the file straight into dictionary-encoded strings
@@ -858,7 +974,9 @@ def _read_csv_arrow(path: Path, sep: str) -> pd.DataFrame | None:
     text = pa.dictionary(pa.int32(), pa.string())
     gz = path.name.lower().endswith(".gz")
     try:
-        with pa.input_stream(str(path), compression="gzip" if gz else None) as stream:
+        # a .gz file is decompressed through a counting reader: the limit holds for its text
+        src: Any = _Limited(_open_binary(path), limit, path.name) if gz else str(path)
+        with pa.input_stream(src) as stream:
             table = pacsv.read_csv(
                 stream,
                 read_options=pacsv.ReadOptions(column_names=placeholder, skip_rows=1),
@@ -872,7 +990,11 @@ def _read_csv_arrow(path: Path, sep: str) -> pd.DataFrame | None:
                 ),
             )
         frame = table.to_pandas(self_destruct=True, split_blocks=True)
-    except Exception:  # a file pyarrow cannot read: the general reader decides and words it
+    except DataError:  # over the size limit
+        raise
+    except Exception as exc:  # a file pyarrow cannot read: the general reader decides, words it
+        if isinstance(exc.__context__, DataError):  # over the limit, raised inside pyarrow
+            raise exc.__context__ from None
         return None
     del table
     frame.columns = pd.Index(names, dtype=object)
@@ -882,6 +1004,47 @@ def _read_csv_arrow(path: Path, sep: str) -> pd.DataFrame | None:
 
 class _DupKeyError(ValueError):
     pass
+
+
+class _JsonNumber:
+    """A number of a JSON file, kept as the text written: ``1.10`` and ``1.1`` stay apart.
+
+    Ids are read as the text written in every format, so ``1e400`` is not ``inf`` and ``-0.0``
+    is not ``0``; where a number is meant (covariates, repeats, outcome codes) ``float()``
+    reads it. It is not a ``str``: a number and the string of its text (``1`` and ``"1"``) are
+    values of different types, refused as in a DataFrame.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __hash__(self) -> int:
+        return hash((_JsonNumber, self.text))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JsonNumber) and other.text == self.text
+
+    def __float__(self) -> float:
+        return float(self.text)
+
+
+def _json_loads(text: str) -> Any:
+    """``json.loads`` keeping numbers as their text and refusing keys that appear twice."""
+    return json.loads(
+        text,
+        object_pairs_hook=_no_duplicate_keys,
+        parse_int=_JsonNumber,
+        parse_float=_JsonNumber,
+        parse_constant=_JsonNumber,
+    )
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -915,12 +1078,12 @@ def _records_frame(records: Sequence[Any], name: str) -> pd.DataFrame:
 def _json_lines(text: str, name: str) -> list[Any]:
     lines = [ln for ln in text.split("\n") if ln.strip()]
     try:
-        return json.loads("[" + ",".join(lines) + "]", object_pairs_hook=_no_duplicate_keys)
+        return _json_loads("[" + ",".join(lines) + "]")
     except (json.JSONDecodeError, _DupKeyError, RecursionError):
         pass
     for r, ln in enumerate(lines):  # find the culprit line (slow path, errors only)
         try:
-            json.loads(ln, object_pairs_hook=_no_duplicate_keys)
+            _json_loads(ln)
         except _DupKeyError as exc:
             raise DataError(
                 f"malformed {name!r}: key {exc.args[0]!r} appears twice in one record", rows=[r]
@@ -938,7 +1101,7 @@ def _parse_json(text: str, name: str, lines: bool) -> pd.DataFrame:
     if lines:
         return _records_frame(_json_lines(text, name), name)
     try:
-        obj = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        obj = _json_loads(text)
     except _DupKeyError as exc:
         raise DataError(f"malformed {name!r}: key {exc.args[0]!r} appears twice") from None
     except (json.JSONDecodeError, RecursionError):
@@ -966,7 +1129,7 @@ def _parse_json(text: str, name: str, lines: bool) -> pd.DataFrame:
     )
 
 
-def _read_parquet(path: Path) -> pd.DataFrame:
+def _read_parquet(path: Path, limit: int = MAX_INPUT_BYTES) -> pd.DataFrame:
     try:
         with open(path, "rb") as fh:
             head = fh.read(4)
@@ -987,26 +1150,29 @@ class _Source:
     ragged: Any = None  # callable returning a DataError for a ragged CSV, or None
 
 
-def _read(source: pd.DataFrame | str | PathLike[str]) -> _Source:
+def _read(source: pd.DataFrame | str | PathLike[str], max_bytes: int | None = None) -> _Source:
     if isinstance(source, pd.DataFrame):
         return _Source(source, "DataFrame")
-    path = _check_path(source)
+    limit = _limit(max_bytes)
+    path = _check_path(source, limit)
     kind = _file_kind(path)
     name = path.name
     if kind == "parquet":
-        return _Source(_read_parquet(path), name)
+        return _Source(_read_parquet(path, limit), name)
     if kind in ("csv", "tsv"):
         sep = "\t" if kind == "tsv" else ","
-        frame = _read_csv_arrow(path, sep)
+        frame = _read_csv_arrow(path, sep, limit)
         if frame is not None:
-            return _Source(frame, name, lambda: _ragged_row(_read_text(path), sep, name))
-        text = _read_text(path)
+            return _Source(frame, name, lambda: _ragged_row(_read_text(path, limit), sep, name))
+        text = _read_text(path, limit)
         return _Source(_parse_csv(text, sep, name), name, lambda: _ragged_row(text, sep, name))
-    text = _read_text(path)
+    text = _read_text(path, limit)
     return _Source(_parse_json(text, name, lines=kind == "jsonl"), name)
 
 
-def read_table(source: pd.DataFrame | str | PathLike[str]) -> tuple[pd.DataFrame, str]:
+def read_table(
+    source: pd.DataFrame | str | PathLike[str], *, max_bytes: int | None = None
+) -> tuple[pd.DataFrame, str]:
     """A log file read as :func:`load_comparisons` reads it, and the name to record.
 
     The same readers and checks (UTF-8 text, no duplicated column, ``.csv``/``.tsv``/
@@ -1021,11 +1187,13 @@ def read_table(source: pd.DataFrame | str | PathLike[str]) -> tuple[pd.DataFrame
     >>> name, list(frame.columns)
     ('DataFrame', ['a'])
     """
-    src = _read(source)
+    src = _read(source, max_bytes)
     return src.frame, src.name
 
 
-def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
+def read_columns(
+    source: pd.DataFrame | str | PathLike[str], *, max_bytes: int | None = None
+) -> list[str]:
     """Column names of a comparison log, reading only the header of a CSV/TSV file.
 
     The same rules as :func:`load_comparisons` apply (UTF-8 text, no duplicated column name,
@@ -1035,6 +1203,8 @@ def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
     ----------
     source : DataFrame or path
         A DataFrame or a ``.csv``/``.tsv``/``.parquet``/``.jsonl`` file.
+    max_bytes : int, optional
+        The input size limit, as in :func:`load_comparisons` (default :data:`MAX_INPUT_BYTES`).
 
     Returns
     -------
@@ -1043,8 +1213,9 @@ def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
     Raises
     ------
     DataError
-        Missing, empty, binary, undecodable or unreadable file, a directory, an unsupported
-        file type or a duplicated column name; the message is one line naming the file.
+        Missing, empty, binary, undecodable or unreadable file, a directory or another file
+        that is not a regular file, a file above ``max_bytes``, an unsupported file type or a
+        duplicated column name; the message is one line naming the file.
 
     Examples
     --------
@@ -1058,10 +1229,11 @@ def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
 
     if isinstance(source, pd.DataFrame):
         return [str(c) for c in source.columns]
-    path = _check_path(source)
+    limit = _limit(max_bytes)
+    path = _check_path(source, limit)
     kind = _file_kind(path)
     if kind not in ("csv", "tsv"):
-        return [str(c) for c in _read(path).frame.columns]
+        return [str(c) for c in _read(path, limit).frame.columns]
     name = path.name
     try:
         with _open_binary(path) as fh:
@@ -1069,7 +1241,7 @@ def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
             _check_bytes(head, name)
             rest = b""
             if b"\n" not in head:  # one header line longer than the first block
-                rest = fh.read()
+                rest = _read_bytes(fh, limit, name)
     except (OSError, EOFError, zlib.error) as exc:
         raise _read_error(name, exc) from None
     data = head + rest
@@ -1088,6 +1260,8 @@ def read_columns(source: pd.DataFrame | str | PathLike[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- ids as text
 def _kind(v: object) -> str:
+    if isinstance(v, _JsonNumber):
+        return "number"
     if isinstance(v, str):
         return "str"
     if isinstance(v, bool | np.bool_):
@@ -1150,6 +1324,9 @@ def _encode(s: pd.Series, col: str) -> _Encoded:
     else:
         vals = s.to_numpy(dtype=object)
         inferred = pd.api.types.infer_dtype(vals, skipna=True)
+        if inferred == "bytes" or inferred in _MIXED_KINDS:
+            vals = _decode_bytes(vals, col)
+            inferred = pd.api.types.infer_dtype(vals, skipna=True)
         kind = _KIND_OF_INFERRED.get(inferred, inferred)
         if inferred in _MIXED_KINDS:
             return _encode_mixed(vals, col)
@@ -1172,6 +1349,28 @@ def _encode(s: pd.Series, col: str) -> _Encoded:
         uniq_obj = uniq_obj[first]
     kinds = np.full(len(labels), kind, dtype=object)
     return _Encoded(codes, labels, kinds, uniq_obj)
+
+
+def _decode_bytes(vals: np.ndarray, col: str) -> np.ndarray:
+    """Bytes ids decoded as UTF-8 text (``b"a"`` is the item ``"a"``); undecodable ones refused."""
+    is_bytes = np.fromiter((isinstance(v, bytes) for v in vals), dtype=bool, count=len(vals))
+    if not is_bytes.any():
+        return vals
+    out = vals.copy()
+    bad = []
+    for k in np.flatnonzero(is_bytes):
+        try:
+            out[k] = vals[k].decode("utf-8")
+        except UnicodeDecodeError:
+            bad.append(k)
+    if bad:
+        raise DataError(
+            "an id given as bytes is not UTF-8 text: decode the column to text first "
+            "(e.g. df[col].str.decode('latin-1'))",
+            rows=bad,
+            column=col,
+        )
+    return out
 
 
 def _first_seen(codes: np.ndarray, n_codes: int) -> np.ndarray:
@@ -1223,7 +1422,10 @@ def _encode_mixed(vals: np.ndarray, col: str) -> _Encoded:
     miss = np.asarray(pd.isna(vals), dtype=bool)
     # pd.isna on lists/arrays inside an object array is elementwise-False, so lists reach here
     nonscalar = np.array(
-        [not m and not pd.api.types.is_scalar(v) for v, m in zip(vals, miss, strict=True)],
+        [
+            not m and not (pd.api.types.is_scalar(v) or isinstance(v, _JsonNumber))
+            for v, m in zip(vals, miss, strict=True)
+        ],
         dtype=bool,
     )
     if nonscalar.any():
@@ -1270,6 +1472,10 @@ def _to_float(s: pd.Series) -> np.ndarray:
     if isinstance(s.dtype, pd.CategoricalDtype):  # each category read once
         num = np.append(_to_float(pd.Series(s.cat.categories)), np.nan)
         return num[s.cat.codes.to_numpy()]  # code -1 (missing) reads the final NaN
+    if s.dtype == object:  # numbers of a JSON file are kept as text: read them as numbers
+        vals = s.to_numpy(dtype=object)
+        if any(isinstance(v, _JsonNumber) for v in vals):
+            s = pd.Series([str(v) if isinstance(v, _JsonNumber) else v for v in vals])
     try:
         return np.asarray(pd.to_numeric(s, errors="coerce"), dtype=float)
     except (TypeError, ValueError):
@@ -1308,6 +1514,7 @@ def load_comparisons(
     source_name: str | None = None,
     truth: str | None = None,
     detect: bool = True,
+    max_bytes: int | None = None,
 ) -> Comparisons:
     """Load and validate a comparison log (one row per verdict).
 
@@ -1364,6 +1571,11 @@ def load_comparisons(
         verdict (:mod:`bayes_pairwise.layouts`); error messages then name the input's rows.
         Each choice is a line of ``Comparisons.recognised``. ``False`` reads
         only the columns named.
+    max_bytes : int, optional
+        The input size limit in bytes (of text, after decompression of a ``.gz`` file):
+        default :data:`MAX_INPUT_BYTES` (4 GiB). A larger file is refused before it is read
+        whole. A path that is not a regular file (a FIFO, a device such as ``/dev/zero``, also
+        through a symbolic link, or a socket) is refused without being opened.
 
     Returns
     -------
@@ -1372,7 +1584,8 @@ def load_comparisons(
     Raises
     ------
     DataError
-        Unreadable, empty, binary or malformed file (duplicated column, a row with the wrong
+        Unreadable, empty, binary or malformed file, not a regular file, above ``max_bytes``
+        (duplicated column, a row with the wrong
         number of fields), missing or duplicated column, empty log, missing values, ids of
         different types that would merge, self-comparison, unknown or ambiguous outcome label,
         non-numeric covariate, ties under ``ties="error"``, a gold label naming an item not in
@@ -1437,7 +1650,7 @@ def load_comparisons(
     """
     if ties not in _TIE_POLICIES:
         raise DataError(f"ties must be one of {_TIE_POLICIES}, got {ties!r}")
-    src = _read(source)
+    src = _read(source, max_bytes)
     cov_list = [str(c) for c in covariates]
     layout = _Layout(first, second, outcome, judge, context, repeat, outcome_map)
     reshaped = None
@@ -1549,6 +1762,42 @@ def _arena_map(values: pd.Series) -> dict[Any, str]:
     return out
 
 
+def _arena_ambiguity(df: pd.DataFrame, arena_map: Mapping[Any, str]) -> None:
+    """Refuse rows whose winner word is also the name of one of the row's models.
+
+    A row with ``model_a`` named ``"model_b"`` and winner ``"model_b"`` could mean the model
+    or the position, as an item named ``"second"`` with outcome ``"second"`` in the
+    first/second/tie layout, which refuses it too; an ``outcome_map`` settles the reading.
+    """
+    cols = {c: df.loc[:, df.columns == c] for c in _ARENA}
+    if any(v.shape[1] != 1 for v in cols.values()):
+        return  # a duplicated column: load_comparisons names it
+    winner = cols["winner"].iloc[:, 0].reset_index(drop=True)
+    words = {k for k in arena_map if isinstance(k, str)}
+    is_word = winner.isin(list(words)).to_numpy(dtype=bool)
+    if not is_word.any():
+        return
+
+    def key(v: Any) -> str:
+        return v.strip().lower() if isinstance(v, str) else ""
+
+    rows = np.flatnonzero(is_word)
+    w = winner.to_numpy(dtype=object)
+    a = cols["model_a"].iloc[:, 0].to_numpy(dtype=object)
+    b = cols["model_b"].iloc[:, 0].to_numpy(dtype=object)
+    bad = [r for r in rows if key(w[r]) in (key(a[r]), key(b[r]))]
+    if bad:
+        raise DataError(
+            f"ambiguous winner {w[bad[0]]!r}: a model of the row is itself named "
+            f"{w[bad[0]]!r}, so the winner could be that model or the position; pass "
+            "outcome_map (e.g. {'model_a': 'first', 'model_b': 'second', 'tie': 'tie'}; CLI "
+            "--outcome-map model_a=first,model_b=second,tie=tie) to read it as a position, or "
+            "rename the models",
+            rows=bad,
+            column="winner",
+        )
+
+
 def _recognise(
     df: pd.DataFrame, layout: _Layout, *, covariates: Sequence[str], truth: str | None
 ) -> _Layout:
@@ -1567,6 +1816,7 @@ def _recognise(
         if outcome_map is None:
             winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
             outcome_map = _arena_map(winner)
+            _arena_ambiguity(df, outcome_map)
             how = "winner 'model_a'/'model_b', values starting with 'tie' are ties"
         notes.append(
             "columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout "
@@ -1683,7 +1933,7 @@ def _map_outcome(v: Any, label: str, lookup: dict[Any, str]) -> str | None:
         hit = None
     if hit is None:
         hit = lookup.get(label)
-    if hit is None and isinstance(v, str):  # "1" or "1.0" from a text file, map keyed 1
+    if hit is None and isinstance(v, str | _JsonNumber):  # "1" or "1.0" from a file, map keyed 1
         try:
             num = float(v)
             hit = lookup.get(num)

