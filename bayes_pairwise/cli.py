@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import html
 import json
 import math
@@ -44,7 +45,13 @@ from typing import Any
 from bayes_pairwise._version import __version__
 from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
 from bayes_pairwise.model_specs import available_models
-from bayes_pairwise.output import atomic_write, check_writable, markdown_table, write_text
+from bayes_pairwise.output import (
+    atomic_write,
+    atomic_write_many,
+    check_writable,
+    markdown_table,
+    write_text,
+)
 
 __all__ = ["main"]
 
@@ -442,34 +449,38 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     )
     frame = sim.frame
     suffix = out.suffix.lower()
-    if suffix == ".parquet":
-        atomic_write(out, lambda tmp: frame.to_parquet(tmp, index=False))
-    elif suffix in (".jsonl", ".ndjson"):
-        atomic_write(out, lambda tmp: frame.to_json(tmp, orient="records", lines=True))
-    elif suffix == ".tsv":
-        atomic_write(out, lambda tmp: frame.to_csv(tmp, sep="\t", index=False))
-    else:
-        atomic_write(out, lambda tmp: frame.to_csv(tmp, index=False))
-    write_text(
-        truth,
-        json.dumps(
-            _jsonable(
-                {
-                    "synthetic": True,
-                    "generator": sim.generator,
-                    "true_order": list(sim.true_order),
-                    "eps": sim.eps,
-                    "eps_plus": sim.eps_plus,
-                    "eps_minus": sim.eps_minus,
-                    "realised_eps": sim.realised_eps,
-                    "realised_eps_plus": sim.realised_eps_plus,
-                    "realised_eps_minus": sim.realised_eps_minus,
-                    "settings": dict(sim.settings),
-                }
-            ),
-            indent=2,
-        ),
-    )
+
+    def write_log(tmp: Path) -> str:
+        if suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        elif suffix in (".jsonl", ".ndjson"):
+            frame.to_json(tmp, orient="records", lines=True)
+        elif suffix == ".tsv":
+            frame.to_csv(tmp, sep="\t", index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+        return hashlib.sha256(tmp.read_bytes()).hexdigest()
+
+    def write_truth(tmp: Path) -> None:
+        record = {
+            "synthetic": True,
+            "generator": sim.generator,
+            "true_order": list(sim.true_order),
+            "eps": sim.eps,
+            "eps_plus": sim.eps_plus,
+            "eps_minus": sim.eps_minus,
+            "realised_eps": sim.realised_eps,
+            "realised_eps_plus": sim.realised_eps_plus,
+            "realised_eps_minus": sim.realised_eps_minus,
+            "settings": dict(sim.settings),
+            "log": out.name,
+            "log_sha256": digest[0],
+        }
+        tmp.write_text(json.dumps(_jsonable(record), indent=2), encoding="utf-8")
+
+    digest: list[str] = []
+    # the log and its truth are one unit: both new files or both old ones, even after a kill
+    atomic_write_many([(out, lambda tmp: digest.append(write_log(tmp))), (truth, write_truth)])
     _info(f"wrote {len(frame)} synthetic verdicts to {out} (truth in {truth.name})")
     if args.json:
         _print_json(
@@ -684,9 +695,10 @@ def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    if args.out:  # before importing PyMC, loading data or sampling
+    # before importing PyMC, loading data or sampling; an empty path is refused, not skipped
+    if args.out is not None:
         check_writable(args.out, suffixes=FIT_SUFFIXES, what="--out")
-    if getattr(args, "verdicts", None):
+    if getattr(args, "verdicts", None) is not None:
         check_writable(args.verdicts, suffixes=(".csv",), what="--verdicts")
     _check_data_args(args)
     rankings = _ranking_log(args)
@@ -717,10 +729,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         on_progress=lambda line: _info(f"    {line}"),  # piped: a line every few seconds
     )
     _info(f"{method} fit done in {time.perf_counter() - started:.1f} s")
-    if args.out:
+    if args.out is not None:
         model.save(args.out)
         _info(f"saved to {args.out}")
-    if getattr(args, "verdicts", None):
+    if getattr(args, "verdicts", None) is not None:
         _write_verdicts(args.verdicts, model, data)
     summary = fit_summary_dict(model, per_item=args.all)
     summary["caveats"] = [
@@ -1339,11 +1351,11 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
     from bayes_pairwise.distributed import scheduler_client
     from bayes_pairwise.plots import plot_sbc_ranks
 
-    if args.plot:
+    if args.plot is not None:
         check_writable(args.plot, suffixes=(".png", ".svg", ".pdf"), what="--plot")
     with scheduler_client(args.scheduler, n_workers=args.jobs) as client:
         res = _run_sbc(args, client)
-    if args.plot:
+    if args.plot is not None:
         fig = plot_sbc_ranks(res)[0].figure
         atomic_write(Path(args.plot), lambda tmp: fig.savefig(tmp, dpi=120))
         _info(f"rank histograms written to {args.plot}")

@@ -11,16 +11,25 @@ Every file the package writes on the user's behalf (``fit --out``, ``report --ou
   in the target's folder, flushes and fsyncs it, then :func:`os.replace` s it onto the target.
   A crash, a ``SIGKILL``, a full disk or ``Ctrl-C`` leaves either the old file or the complete
   new one, never a truncated file; on a failure the temporary is removed and an
-  :class:`OutputError` names the file.
+  :class:`OutputError` names the file;
+* :func:`atomic_write_many` writes several files as one unit (``simulate``'s log and its
+  ``*.truth.json``): all of them or none, also across a ``SIGKILL`` (see below).
+
+Temporary files are named ``.NAME.tmp-PID-XXXXXXXX.SUFFIX`` after the process that writes them.
+One left behind by a process that was killed is removed by the next :func:`check_writable` or
+:func:`atomic_write` in its folder (:func:`remove_stale_temporaries`); a unit of several files
+killed between its renames is completed from its journal (``….commit``) the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import re
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,8 +38,10 @@ from bayes_pairwise.errors import BayesPairwiseError
 __all__ = [
     "OutputError",
     "atomic_write",
+    "atomic_write_many",
     "check_writable",
     "markdown_table",
+    "remove_stale_temporaries",
     "write_bytes",
     "write_text",
 ]
@@ -38,7 +49,11 @@ __all__ = [
 T = TypeVar("T")
 
 TEMP_MARK = ".tmp-"
-"""Marker in the names of the temporary files (``.NAME.tmp-XXXXXXXX.SUFFIX``)."""
+"""Marker in the names of the temporary files (``.NAME.tmp-PID-XXXXXXXX.SUFFIX``)."""
+
+#: a temporary of this module: the PID of its writer after the marker, mkstemp's 8 characters
+_TEMP_NAME = re.compile(r"^\..*" + re.escape(TEMP_MARK) + r"(\d+)-[a-z0-9_]{8}(\..*)?$")
+_JOURNAL_SUFFIX = ".commit"
 
 
 class OutputError(BayesPairwiseError, OSError):
@@ -137,11 +152,73 @@ def check_writable(
             )
         if p.exists() and not os.access(p, os.W_OK):
             raise OutputError(f"cannot write {what} {str(p)!r}: the file is read-only")
+        remove_stale_temporaries(parent)
+        # the proof: create and remove a file there (permissions alone do not tell, e.g. /proc)
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=_temp_prefix(p), suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:  # e.g. a path component that is a file, a name too long
         if isinstance(exc, OutputError):
             raise
-        raise OutputError(f"cannot write {what} {str(p)!r}: {exc.strerror or exc}") from exc
+        raise OutputError(f"cannot write {what} {str(p)!r}: {_describe(exc)}") from exc
     return p
+
+
+def _temp_prefix(target: Path) -> str:
+    return f".{target.name[:64]}{TEMP_MARK}{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # another user's process, or cannot tell: leave its files alone
+    return True
+
+
+def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporaries that killed writers left in ``folder``; return what was removed.
+
+    A temporary (``.NAME.tmp-PID-XXXXXXXX.SUFFIX``) whose process no longer runs is removed.
+    A journal of :func:`atomic_write_many` whose process no longer runs is completed first:
+    each of its temporaries still there is renamed onto its target, so the unit is whole.
+    Files of running processes are left alone; errors are ignored (best effort).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / ".log.csv.tmp-999999999-abcdefgh.csv").write_text("half a log")
+    >>> [p.name for p in remove_stale_temporaries(d)], sorted(os.listdir(d))
+    (['.log.csv.tmp-999999999-abcdefgh.csv'], [])
+    """
+    removed: list[Path] = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return removed
+    stale = []
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m and not _alive(int(m.group(1))):
+            stale.append(Path(folder) / name)
+    for journal in [p for p in stale if p.name.endswith(_JOURNAL_SUFFIX)]:
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            for tmp, target in json.loads(journal.read_text(encoding="utf-8")):
+                tmp_p, target_p = Path(folder) / tmp, Path(folder) / target
+                if tmp_p.exists():
+                    os.replace(tmp_p, target_p)
+            _fsync_dir(Path(folder))
+    for p in stale:
+        with contextlib.suppress(OSError):
+            p.unlink()
+            removed.append(p)
+    return removed
 
 
 def _umask() -> int:
@@ -213,25 +290,11 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], T]) -> T
     """
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    suffix = "".join(target.suffixes[-2:]) if len(target.suffixes) > 1 else target.suffix
-    try:
-        fd, tmp_name = tempfile.mkstemp(
-            dir=folder, prefix=f".{target.stem[:64]}{TEMP_MARK}", suffix=suffix
-        )
-    except OSError as exc:
-        raise OutputError(f"cannot write {str(target)!r}: {_describe(exc)}") from exc
-    os.close(fd)
-    tmp = Path(tmp_name)
+    remove_stale_temporaries(folder)
+    tmp = _new_temp(target)
     try:
         result = writer(tmp)
-        with open(tmp, "rb+") as fh:
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            mode = target.stat().st_mode & 0o7777
-        except OSError:
-            mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
+        _finish_temp(tmp, target)
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -241,6 +304,118 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], T]) -> T
         raise
     _fsync_dir(folder)
     return result
+
+
+def _new_temp(target: Path, suffix: str | None = None) -> Path:
+    """An empty temporary beside ``target``, ending with its suffixes (or ``suffix``)."""
+    folder = target.parent if str(target.parent) else Path(".")
+    if suffix is None:
+        suffix = "".join(target.suffixes[-2:]) if len(target.suffixes) > 1 else target.suffix
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(target), suffix=suffix)
+    except OSError as exc:
+        raise OutputError(f"cannot write {str(target)!r}: {_describe(exc)}") from exc
+    os.close(fd)
+    return Path(tmp_name)
+
+
+def _finish_temp(tmp: Path, target: Path) -> None:
+    """Make a written temporary durable, with the permissions ``target`` has or would get."""
+    with open(tmp, "rb+") as fh:
+        fh.flush()
+        os.fsync(fh.fileno())
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()
+    os.chmod(tmp, mode)
+
+
+def atomic_write_many(
+    items: Sequence[tuple[str | os.PathLike[str], Callable[[Path], Any]]],
+) -> list[Any]:
+    """Write several files in one folder as one unit: all of them, or none of them.
+
+    Each ``writer(tmp)`` writes its temporary; only when all succeeded is a journal (the list
+    of renames, fsynced) written and the temporaries renamed onto their targets. A failure or
+    a signal before the journal leaves every old file untouched; once the journal exists the
+    renames are completed, by this call (also on ``Ctrl-C`` or ``SIGTERM`` between renames) or,
+    after a ``SIGKILL``, by the next :func:`check_writable` or :func:`atomic_write` in that
+    folder (:func:`remove_stale_temporaries`).
+
+    Parameters
+    ----------
+    items : sequence of (path, writer)
+        The targets (in one folder) and their writers, as for :func:`atomic_write`.
+
+    Returns
+    -------
+    list
+        What each writer returned.
+
+    Raises
+    ------
+    OutputError
+        The targets are not in one folder, or writing failed (every temporary removed).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = atomic_write_many([(d / "log.csv", lambda t: t.write_text("a,b")),
+    ...                        (d / "log.truth.json", lambda t: t.write_text("{}"))])
+    >>> sorted(os.listdir(d))
+    ['log.csv', 'log.truth.json']
+    """
+    targets = [Path(p) for p, _ in items]
+    folders = {(t.parent if str(t.parent) else Path(".")).resolve() for t in targets}
+    if len(folders) != 1:
+        raise OutputError(f"files written as one unit must share a folder: {targets}")
+    folder = targets[0].parent if str(targets[0].parent) else Path(".")
+    remove_stale_temporaries(folder)
+    temps: list[Path] = []
+    journal: Path | None = None
+    try:
+        results = []
+        for target, (_, writer) in zip(targets, items, strict=True):
+            temps.append(_new_temp(target))
+            results.append(writer(temps[-1]))
+            _finish_temp(temps[-1], target)
+        journal = _new_temp(targets[0], suffix=_JOURNAL_SUFFIX)
+        pairs = [[t.name, g.name] for t, g in zip(temps, targets, strict=True)]
+        with open(journal, "w", encoding="utf-8") as fh:
+            json.dump(pairs, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        _fsync_dir(folder)
+    except BaseException as exc:
+        for t in [*temps, *([journal] if journal is not None else [])]:
+            with contextlib.suppress(OSError):
+                t.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise OutputError(
+                f"cannot write {', '.join(repr(str(t)) for t in targets)}: {_describe(exc)}"
+            ) from exc
+        raise
+    # committed: every rename is done, whatever interrupts (a signal raises between them)
+    interrupted: BaseException | None = None
+    for tmp, target in zip(temps, targets, strict=True):
+        while True:
+            try:
+                if tmp.exists():
+                    os.replace(tmp, target)
+                break
+            except OSError as exc:  # pragma: no cover - the folder vanished or turned read-only
+                raise OutputError(f"cannot write {str(target)!r}: {_describe(exc)}") from exc
+            except BaseException as exc:  # Ctrl-C / SIGTERM: finish the unit first
+                interrupted = exc
+    _fsync_dir(folder)
+    with contextlib.suppress(OSError):
+        journal.unlink()
+    if interrupted is not None:
+        raise interrupted
+    return results
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:

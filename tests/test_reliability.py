@@ -259,3 +259,142 @@ def test_arena_model_named_like_the_other_position_is_ambiguous(tmp_path, capsys
     df.to_csv(log, index=False)
     line = one_error_line(capsys, ["estimate", str(log), "--method", "scom"])
     assert "ambiguous" in line and "--outcome-map" in line
+
+
+# --------------------------------------------------------------------------- outputs
+KILL_AFTER_FIRST_RENAME = """
+import os, signal, sys
+import bayes_pairwise.output as output
+from bayes_pairwise.cli import main
+
+real = os.replace
+def replace_then_die(src, dst):
+    real(src, dst)
+    os.kill(os.getpid(), signal.SIGKILL)  # between the log's rename and the truth's
+
+output.os.replace = replace_then_die
+sys.exit(main(sys.argv[1:]))
+"""
+
+KILL_WHILE_WRITING = """
+import os, signal, sys
+import pandas as pd
+from bayes_pairwise.cli import main
+
+def die(self, path, *a, **k):
+    open(path, "w").write("half a log")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+pd.DataFrame.to_csv = die
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def run_script(script: str, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def truth_matches_log(folder: Path) -> bool:
+    import hashlib
+    import json
+
+    truth = json.loads((folder / "s.truth.json").read_text())
+    return truth["log_sha256"] == hashlib.sha256((folder / "s.csv").read_bytes()).hexdigest()
+
+
+def test_simulate_log_and_truth_are_one_unit_across_a_kill(tmp_path):
+    from bayes_pairwise.output import remove_stale_temporaries
+
+    argv = ["simulate", "--n-items", "4", "--eps", "0.1", "--out", "s.csv"]
+    assert main([*argv[:-1], str(tmp_path / "s.csv"), "--seed", "1"]) == 0
+    old_log = (tmp_path / "s.csv").read_bytes()
+    assert truth_matches_log(tmp_path)
+    res = run_script(KILL_AFTER_FIRST_RENAME, [*argv, "--seed", "2"], tmp_path)
+    assert res.returncode == -signal.SIGKILL
+    assert (tmp_path / "s.csv").read_bytes() != old_log  # the log was renamed, then the kill
+    assert any(p.name.endswith(".commit") for p in tmp_path.iterdir())  # the journal stayed
+    # the next run in that folder completes the unit from the journal
+    removed = remove_stale_temporaries(tmp_path)
+    assert removed and truth_matches_log(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv", "s.truth.json"]
+
+
+def test_simulate_killed_while_writing_keeps_the_old_unit_and_the_next_run_cleans_up(tmp_path):
+    argv = ["simulate", "--n-items", "4", "--eps", "0.1", "--out", "s.csv"]
+    assert main([*argv[:-1], str(tmp_path / "s.csv"), "--seed", "1"]) == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    res = run_script(KILL_WHILE_WRITING, [*argv, "--seed", "2"], tmp_path)
+    assert res.returncode == -signal.SIGKILL
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 3 and ".tmp-" in names[0]  # a temporary left behind by the kill
+    assert {n: (tmp_path / n).read_bytes() for n in before} == before  # old unit untouched
+    # the next run removes it (its writer is gone) and writes a whole new unit
+    assert main([*argv[:-1], str(tmp_path / "s.csv"), "--seed", "3"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv", "s.truth.json"]
+    assert truth_matches_log(tmp_path)
+
+
+def test_temporaries_of_a_running_process_are_left_alone(tmp_path):
+    from bayes_pairwise.output import remove_stale_temporaries
+
+    mine = tmp_path / f".x.csv.tmp-{os.getpid()}-abcdefgh.csv"
+    dead = tmp_path / ".x.csv.tmp-999999999-abcdefgh.csv"
+    other = tmp_path / ".x.csv.tmp-notapid.csv"
+    for p in (mine, dead, other):
+        p.write_text("x")
+    assert remove_stale_temporaries(tmp_path) == [dead]
+    assert mine.exists() and other.exists() and not dead.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fit", "{log}", "--model", "uniform", "--map", "--out", ""],
+        ["fit", "{log}", "--model", "uniform", "--map", "--verdicts", ""],
+        ["report", "{log}", "--out", ""],
+        ["simulate", "--eps", "0.1", "--out", ""],
+        ["sbc", "--sims", "1", "--plot", ""],
+    ],
+)
+def test_empty_output_paths_are_refused(tmp_path, capsys, monkeypatch, argv):
+    import bayes_pairwise.cli as cli
+
+    def boom(*a, **k):
+        raise AssertionError("work started before the output path was checked")
+
+    monkeypatch.setattr(cli, "_load_data", boom)
+    log = tmp_path / "log.csv"
+    log.write_text("first,second,outcome\na,b,first\n")
+    line = one_error_line(capsys, [a.format(log=log) for a in argv])
+    assert "empty path" in line
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="no /proc")
+def test_report_out_in_proc_fails_before_any_work(tmp_path, capsys, monkeypatch):
+    import bayes_pairwise.cli as cli
+
+    def boom(*a, **k):
+        raise AssertionError("work started before the output path was checked")
+
+    monkeypatch.setattr(cli, "_load_data", boom)
+    log = tmp_path / "log.csv"
+    log.write_text("first,second,outcome\na,b,first\n")
+    line = one_error_line(capsys, ["report", str(log), "--out", "/proc/x.html"])
+    assert "/proc/x.html" in line
+    line = one_error_line(capsys, ["fit", str(log), "--out", "/proc/x.nc"])
+    assert "/proc/x.nc" in line
+
+
+def test_the_writability_probe_leaves_nothing_behind(tmp_path):
+    from bayes_pairwise.output import check_writable
+
+    check_writable(tmp_path / "r.html", suffixes=(".html",))
+    assert list(tmp_path.iterdir()) == []
