@@ -61,6 +61,10 @@ FIT_SUFFIXES = (".nc", ".nc4", ".netcdf")
 REPORT_SUFFIXES = (".html", ".htm")
 EXPORT_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".parquet", ".jsonl", ".ndjson", ".json")
 MAX_SEED = 2**32 - 1
+#: the most verdicts ``simulate`` writes (contexts × n(n−1) × repeats), checked before work
+MAX_SIMULATED_VERDICTS = 10_000_000
+#: the most worker processes ``sbc --jobs`` starts
+MAX_JOBS = 256
 
 ESTIMATE_METHODS = (
     "scom",
@@ -75,7 +79,7 @@ ESTIMATE_METHODS = (
 
 
 # --------------------------------------------------------------------------- argument types
-def _int_type(lo: int, hi: int | None = None) -> Callable[[str], int]:
+def _int_type(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse ``type=``: an integer in ``[lo, hi]``."""
 
     def parse(text: str) -> int:
@@ -83,18 +87,15 @@ def _int_type(lo: int, hi: int | None = None) -> Callable[[str], int]:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < lo or (hi is not None and value > hi):
-            bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        if value < lo or value > hi:
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {text}")
         return value
 
     parse.__name__ = "integer"  # argparse names the type in its messages
     return parse
 
 
-def _float_type(
-    lo: float, hi: float | None = None, *, open_hi: bool = False
-) -> Callable[[str], float]:
+def _float_type(lo: float, hi: float, *, open_hi: bool = False) -> Callable[[str], float]:
     """An argparse ``type=``: a finite number in ``[lo, hi]`` (``[lo, hi)`` with ``open_hi``)."""
 
     def parse(text: str) -> float:
@@ -102,12 +103,9 @@ def _float_type(
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        too_high = hi is not None and (value >= hi if open_hi else value > hi)
+        too_high = value >= hi if open_hi else value > hi
         if not math.isfinite(value) or value < lo or too_high:
-            if hi is None:
-                bound = f"a finite number >= {lo:g}"
-            else:
-                bound = f"in [{lo:g}, {hi:g}{')' if open_hi else ']'}"
+            bound = f"in [{lo:g}, {hi:g}{')' if open_hi else ']'}"
             raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
         return value
 
@@ -437,6 +435,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise BayesPairwiseError("give --eps, or both --eps-plus and --eps-minus")
     if args.eps is not None and (args.eps_plus is not None or args.eps_minus is not None):
         raise BayesPairwiseError("give either --eps or --eps-plus/--eps-minus, not both")
+    n_verdicts = args.n_contexts * args.n_items * (args.n_items - 1) * args.repeats
+    if n_verdicts > MAX_SIMULATED_VERDICTS:
+        raise BayesPairwiseError(
+            f"--n-items {args.n_items}, --repeats {args.repeats} and --n-contexts "
+            f"{args.n_contexts} ask for {n_verdicts:,} verdicts (n-contexts × n-items × "
+            f"(n-items − 1) × repeats); at most {MAX_SIMULATED_VERDICTS:,}"
+        )
     sim = simulate_round_robin(
         args.n_items,
         eps=args.eps,
@@ -1454,27 +1459,28 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("simulate", help="write a synthetic round-robin comparison log")
-    p.add_argument("--n-items", type=_int_type(2), default=100)
+    p.add_argument("--n-items", type=_int_type(2, 10_000), default=100, help="2 … 10000")
     p.add_argument("--eps", type=_RATE, default=None, help="uniform error rate, in [0, 1]")
     p.add_argument("--eps-plus", type=_RATE, default=None, help="error when better shown first")
     p.add_argument("--eps-minus", type=_RATE, default=None, help="error when better shown second")
     p.add_argument(
         "--repeats",
-        type=_int_type(1),
+        type=_int_type(1, 1000),
         default=1,
-        help="verdicts per ordered pair",
+        help="verdicts per ordered pair, 1 … 1000",
     )
     p.add_argument(
         "--soft-sigma",
-        type=_float_type(0.0),
+        type=_float_type(0.0, 100.0),
         default=None,
-        help="soft truth: BT strength sd",
+        help="soft truth: BT strength sd, in [0, 100]",
     )
     p.add_argument(
         "--n-contexts",
-        type=_int_type(1),
+        type=_int_type(1, 100_000),
         default=1,
-        help="independent round-robins",
+        help=f"independent round-robins, 1 … 100000 (at most {MAX_SIMULATED_VERDICTS:,} "
+        "verdicts in all)",
     )
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
     p.add_argument("--out", required=True, help=f"output file ({', '.join(SIMULATE_SUFFIXES)})")
@@ -1485,7 +1491,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(p)
     p.add_argument("--method", choices=ESTIMATE_METHODS, required=True)
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
-    p.add_argument("--ridge", type=_float_type(0.0), default=0.0, help="ridge λ for bt-mm")
+    p.add_argument(
+        "--ridge", type=_float_type(0.0, 1e6), default=0.0, help="ridge λ for bt-mm, in [0, 1e6]"
+    )
     p.add_argument(
         "--skip-incomplete",
         action="store_true",
@@ -1530,19 +1538,19 @@ def build_parser() -> argparse.ArgumentParser:
     def sampler_args(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--draws",
-            type=_int_type(1),
+            type=_int_type(1, 1_000_000),
             default=None,
             help="posterior draws per chain (default: the model spec's, 1000)",
         )
         p.add_argument(
             "--tune",
-            type=_int_type(0),
+            type=_int_type(0, 1_000_000),
             default=None,
             help="tuning steps per chain (default: the model spec's, 1000)",
         )
         p.add_argument(
             "--chains",
-            type=_int_type(1),
+            type=_int_type(1, 64),
             default=None,
             help="chains (default: the model spec's, 'auto': one per CPU core, 2 to 4)",
         )
@@ -1587,7 +1595,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--map", action="store_true", help="MAP instead of NUTS (no intervals)")
     sampler_args(p)
     p.add_argument(
-        "--n-boot", type=_int_type(2), default=1000, help="bootstrap replicates (bt; default 1000)"
+        "--n-boot",
+        type=_int_type(2, 100_000),
+        default=1000,
+        help="bootstrap replicates (bt; 2 … 100000, default 1000)",
     )
     p.add_argument(
         "--group-by",
@@ -1643,18 +1654,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--model", default="uniform", help="model spec name (uniform, positional, biased_bt …)"
     )
-    p.add_argument("--n-items", type=_int_type(2), default=8)
-    p.add_argument("--n-judges", type=_int_type(1), default=1)
-    p.add_argument("--repeats", type=_int_type(1), default=1, help="verdicts per order")
-    p.add_argument("--sims", type=_int_type(1), default=100)
-    p.add_argument("--draws", type=_int_type(1), default=500)
-    p.add_argument("--tune", type=_int_type(0), default=500)
-    p.add_argument("--chains", type=_int_type(1), default=2)
+    p.add_argument("--n-items", type=_int_type(2, 1000), default=8, help="2 … 1000")
+    p.add_argument("--n-judges", type=_int_type(1, 100), default=1, help="1 … 100")
+    p.add_argument(
+        "--repeats", type=_int_type(1, 100), default=1, help="verdicts per order, 1 … 100"
+    )
+    p.add_argument("--sims", type=_int_type(1, 100_000), default=100, help="1 … 100000")
+    p.add_argument("--draws", type=_int_type(1, 100_000), default=500, help="1 … 100000")
+    p.add_argument("--tune", type=_int_type(0, 100_000), default=500, help="0 … 100000")
+    p.add_argument("--chains", type=_int_type(1, 64), default=2, help="1 … 64")
     p.add_argument(
         "--jobs",
-        type=_int_type(1),
+        type=_int_type(1, MAX_JOBS),
         default=2,
-        help="worker processes of a local Dask cluster (1: in this process)",
+        help=f"worker processes of a local Dask cluster (1: in this process), 1 … {MAX_JOBS}",
     )
     scheduler_arg(p)
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
@@ -1681,8 +1694,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the next lists of texts to rank, chosen from your log by the active strategy",
     )
     _add_data_args(p)
-    p.add_argument("--lists", type=_int_type(1), default=10, help="how many lists (default 10)")
-    p.add_argument("--k", type=_int_type(2), default=10, help="texts per list (default 10)")
+    p.add_argument(
+        "--lists", type=_int_type(1, 10_000), default=10, help="how many lists, 1 … 10000 (10)"
+    )
+    p.add_argument(
+        "--k", type=_int_type(2, 1000), default=10, help="texts per list, 2 … 1000 (default 10)"
+    )
     p.add_argument(
         "--score",
         choices=("rank", "bald"),
@@ -1701,10 +1718,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the pairs whose gold labels narrow the judge's error intervals most",
     )
     _add_data_args(p)
-    p.add_argument("--budget", type=_int_type(0), required=True, help="pairs to label")
+    p.add_argument(
+        "--budget", type=_int_type(0, 10_000_000), required=True, help="pairs to label, 0 … 1e7"
+    )
     p.add_argument(
         "--width",
-        type=_float_type(0.0),
+        type=_float_type(0.0, 1.0),
         default=None,
         help="also say how many labels bring the ε₊ and ε₋ interval widths to this",
     )
@@ -1715,11 +1734,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "strategies", help="simulate cost-aware annotation strategies (rho against cost)"
     )
-    p.add_argument("--n-items", type=_int_type(2), default=1000)
+    p.add_argument("--n-items", type=_int_type(2, 100_000), default=1000, help="2 … 100000")
     p.add_argument("--distribution", choices=("linear", "bimodal", "normal"), default="linear")
-    p.add_argument("--bias-items", type=_int_type(0), default=0, help="t_bias: biased texts")
     p.add_argument(
-        "--bias-shift", type=_float_type(0.0), default=200.0, help="Δ_bias on the 1..1000 scale"
+        "--bias-items",
+        type=_int_type(0, 100_000),
+        default=0,
+        help="t_bias: biased texts, 0 … --n-items",
+    )
+    p.add_argument(
+        "--bias-shift",
+        type=_float_type(0.0, 1000.0),
+        default=200.0,
+        help="Δ_bias on the 1..1000 scale, in [0, 1000]",
     )
     p.add_argument(
         "--list-model",
@@ -1729,7 +1756,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default) or one noisy score per text and call (coherent orders); both keep the "
         "pairwise curve",
     )
-    p.add_argument("--reps", type=_int_type(1), default=3)
+    p.add_argument("--reps", type=_int_type(1, 1000), default=3, help="1 … 1000")
     p.add_argument("--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED}")
     p.add_argument(
         "--strategy",

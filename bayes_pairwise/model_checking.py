@@ -579,6 +579,8 @@ def _read_results(path: Path, settings: dict[str, Any]) -> dict[int, dict[str, A
     done: dict[int, dict[str, Any]] = {}
     if not path.exists():
         return done
+    if not path.is_file():  # a FIFO or a device would block or never end
+        raise DesignError(f"the SBC results file {path} is not a regular file")
     with open(path, encoding="utf-8") as fh:
         lines = [ln for ln in fh.read().splitlines() if ln.strip()]
     if not lines:

@@ -398,3 +398,168 @@ def test_the_writability_probe_leaves_nothing_behind(tmp_path):
 
     check_writable(tmp_path / "r.html", suffixes=(".html",))
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- arguments
+def numeric_options() -> list[tuple[str, str, list[str]]]:
+    """(command, flag, the command's other required arguments) for every numeric flag."""
+    import argparse
+
+    from bayes_pairwise.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    out = []
+    for cmd, p in sub.choices.items():
+        required: list[str] = []
+        for a in p._actions:
+            if not a.option_strings and a.dest not in ("help",) and a.nargs is None:
+                required.append("log.csv")
+            elif a.required:
+                value = a.choices[0] if a.choices else ("1" if a.type else "x.csv")
+                required += [a.option_strings[0], str(value)]
+        for a in p._actions:
+            if a.option_strings and getattr(a.type, "__name__", "") in (
+                "integer",
+                "number",
+                "size",
+            ):
+                out.append((cmd, a.option_strings[0], required))
+    return out
+
+
+NUMERIC = numeric_options()
+
+
+def test_the_numeric_flags_are_found():
+    flags = {(c, f) for c, f, _ in NUMERIC}
+    for want in [
+        ("simulate", "--n-items"),
+        ("simulate", "--repeats"),
+        ("sbc", "--sims"),
+        ("sbc", "--draws"),
+        ("sbc", "--jobs"),
+        ("strategies", "--reps"),
+        ("fit", "--draws"),
+    ]:
+        assert want in flags
+    assert len(NUMERIC) >= 30
+
+
+@pytest.mark.parametrize(
+    ("cmd", "flag", "required"), NUMERIC, ids=[f"{c} {f}" for c, f, _ in NUMERIC]
+)
+def test_every_numeric_flag_has_a_range_checked_before_work(capsys, cmd, flag, required):
+    from bayes_pairwise.cli import _UsageError, build_parser
+
+    for absurd in ["99999999999999999999", "-99999999999999999999", "1e400", "nan"]:
+        argv = [cmd, *[r for r in required if r != flag], f"{flag}={absurd}"]
+        with pytest.raises(_UsageError) as err:
+            build_parser().parse_args(argv)
+        msg = str(err.value)
+        assert flag in msg, msg
+        assert "between" in msg or "in [" in msg or "expected" in msg, msg
+    # through main: one error line naming the flag, exit 2
+    line = one_error_line(capsys, [cmd, *required, f"{flag}=99999999999999999999"])
+    assert flag in line
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--n-items", "100000000", "--eps", "0.1", "--out", "s.csv"],
+        ["simulate", "--repeats", "99999999999", "--eps", "0.1", "--out", "s.csv"],
+        ["simulate", "--n-items", "99999999999999999999", "--eps", "0.1", "--out", "s.csv"],
+        ["sbc", "--sims", "1000000000"],
+        ["sbc", "--reps", "5"],  # no such flag: a usage error, one line
+        ["sbc", "--draws", "1000000000"],
+        ["sbc", "--jobs", "100000"],
+        ["strategies", "--reps", "1000000000"],
+    ],
+)
+def test_issue_reproducers_for_oversized_values_exit_2_naming_the_flag(tmp_path, argv):
+    res = run_cli(argv, tmp_path)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), res.stderr
+    assert argv[1] in lines[0]
+    assert not list(tmp_path.iterdir())
+
+
+def test_simulate_refuses_too_many_verdicts_in_all_before_work(tmp_path, capsys, monkeypatch):
+    import bayes_pairwise.simulate as simulate
+
+    def boom(*a, **k):
+        raise AssertionError("simulated before the size was checked")
+
+    monkeypatch.setattr(simulate, "simulate_round_robin", boom)
+    argv = ["simulate", "--n-items", "5000", "--repeats", "1000", "--eps", "0.1"]
+    line = one_error_line(capsys, [*argv, "--out", str(tmp_path / "s.csv")])
+    assert "--n-items" in line and "--repeats" in line and "10,000,000" in line
+
+
+def _sigterm_after(
+    argv: list[str], cwd: Path, wait_for: str, settle: float
+) -> tuple[int, float, list[str]]:
+    """Start the CLI, wait for a stderr line containing ``wait_for`` and ``settle`` seconds,
+    send SIGTERM; return (exit status, seconds to stop, child PIDs seen before)."""
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bayes_pairwise.cli", *argv],
+        cwd=cwd,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        while wait_for not in proc.stderr.readline():
+            assert proc.poll() is None, "ended before the signal"
+        time.sleep(settle)
+        kids = subprocess.run(
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+        ).stdout.split()
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=30)
+        return rc, time.monotonic() - t0, kids
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pgrep and fork workers: Linux")
+def test_sbc_workers_stop_within_5_s_of_sigterm(tmp_path):
+    argv = ["sbc", "--sims", "50", "--jobs", "2", "--draws", "300", "--tune", "300"]
+    rc, seconds, kids = _sigterm_after(argv, tmp_path, "simulations", settle=3.0)
+    assert rc == 143
+    assert seconds < 5.0  # the workers are terminated, not waited for (it took 2 minutes)
+    assert kids and not [k for k in kids if os.path.exists(f"/proc/{k}")]
+
+
+def test_strategies_stops_within_5_s_of_sigterm(tmp_path):
+    argv = ["strategies", "--n-items", "3000", "--reps", "50", "--strategy", "pairwise:rounds=24"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bayes_pairwise.cli", *argv],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(4.0)
+        assert proc.poll() is None
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=30)
+        assert rc == 143 and time.monotonic() - t0 < 5.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
