@@ -1178,7 +1178,8 @@ def read_table(
     The same readers and checks (UTF-8 text, no duplicated column, ``.csv``/``.tsv``/
     ``.parquet``/``.jsonl``, ``.gz`` text); a DataFrame is returned as is (never modified), with
     the name ``"DataFrame"``. Other loaders (:func:`bayes_pairwise.rankings.load_rankings`)
-    start from it.
+    start from it. The numbers of a JSON file are the text written (``"1.10"``), and the size
+    limit ``max_bytes`` is :func:`load_comparisons`'.
 
     Examples
     --------
@@ -1188,7 +1189,14 @@ def read_table(
     ('DataFrame', ['a'])
     """
     src = _read(source, max_bytes)
-    return src.frame, src.name
+    frame = src.frame
+    if src.name != "DataFrame":  # JSON numbers as the text written (ids keep "1.10")
+        for k in range(frame.shape[1]):
+            vals = frame.iloc[:, k].to_numpy(dtype=object)
+            if any(isinstance(v, _JsonNumber) for v in vals):
+                text = [str(v) if isinstance(v, _JsonNumber) else v for v in vals]
+                frame.isetitem(k, pd.Series(text, index=frame.index, dtype=object))
+    return frame, src.name
 
 
 def read_columns(

@@ -48,19 +48,34 @@ def local_cluster_client(n_workers: int = 2, *, processes: bool = True) -> Itera
     ------
     distributed.Client
     """
+    import multiprocessing
+
     distributed = _distributed()
-    cluster = distributed.LocalCluster(
-        n_workers=int(n_workers),
-        threads_per_worker=1,
-        processes=processes,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,  # not the nanny's notes on stopping its workers
-    )
+    before = set(multiprocessing.active_children())
+    cluster = client = None
     try:
-        with distributed.Client(cluster) as client:
-            yield client
-    finally:
-        cluster.close()
+        cluster = distributed.LocalCluster(
+            n_workers=int(n_workers),
+            threads_per_worker=1,
+            processes=processes,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,  # not the nanny's notes on stopping its workers
+        )
+        client = distributed.Client(cluster)
+        yield client
+    except BaseException:
+        # Ctrl-C, SIGTERM or an error, also while the cluster starts: end the workers now (a
+        # graceful close waits for their running fits), then close the rest without waiting
+        for proc in set(multiprocessing.active_children()) - before:
+            with contextlib.suppress(Exception):
+                proc.kill()
+        for part in (client, cluster):
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    part.close(timeout=1)
+        raise
+    client.close()
+    cluster.close()
 
 
 @contextlib.contextmanager
