@@ -15,6 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -278,6 +279,7 @@ sys.exit(main(sys.argv[1:]))
 
 KILL_WHILE_WRITING = """
 import os, signal, sys
+import numpy as np
 import pandas as pd
 from bayes_pairwise.cli import main
 
@@ -568,3 +570,40 @@ def test_strategies_stops_within_5_s_of_sigterm(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+# --------------------------------------------------------------------------- caches
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_delta_s_cache_file_is_skipped_not_opened(tmp_path):
+    import warnings
+
+    from bayes_pairwise.classical.deltas import synthetic_table
+    from bayes_pairwise.errors import CacheWarning
+
+    first = synthetic_table(6, grid_step=0.05, n_synthetic=3, cache_dir=tmp_path, random_seed=0)
+    cached = first.cache_file
+    assert cached is not None and cached.exists()
+    cached.unlink()
+    os.mkfifo(cached)  # a plain open() of it would block forever: nobody writes
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again = synthetic_table(6, grid_step=0.05, n_synthetic=3, cache_dir=tmp_path, random_seed=0)
+    assert any(
+        issubclass(w.category, CacheWarning) and "not a regular file" in str(w.message)
+        for w in caught
+    )
+    assert not again.from_cache and np.array_equal(again.values, first.values)
+    assert cached.is_file()  # rewritten as a regular file
+    assert synthetic_table(
+        6, grid_step=0.05, n_synthetic=3, cache_dir=tmp_path, random_seed=0
+    ).from_cache
+
+
+def test_a_temporary_left_in_the_cache_by_a_killed_run_is_removed_by_the_next_write(tmp_path):
+    from bayes_pairwise.classical.deltas import synthetic_table
+
+    stale = tmp_path / ".x-n6.npz.tmp-999999999-abcdefgh.npz"
+    stale.write_bytes(b"half a table")
+    synthetic_table(6, grid_step=0.05, n_synthetic=3, cache_dir=tmp_path, random_seed=0)
+    assert not stale.exists()
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]

@@ -27,7 +27,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -583,18 +582,39 @@ def _table_checksum(values: np.ndarray, meta_json: str) -> str:
 
 
 def _atomic_save(path: Path, **arrays: Any) -> None:
-    """Write an ``.npz`` to a temporary file in the same directory, fsync, then rename."""
+    """Write an ``.npz`` atomically (:func:`bayes_pairwise.output.atomic_write`).
+
+    The temporary is named after this process, so one left by a killed run is removed by the
+    next write into the cache folder.
+    """
+    from bayes_pairwise.output import atomic_write
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+
+    atomic_write(path, write)
+
+
+def _open_regular(path: Path) -> Any:
+    """``path`` opened for reading if it is a regular file; OSError naming it otherwise.
+
+    Opened without blocking (a FIFO in the cache folder would block a plain ``open``), then
+    checked with ``fstat``, so what is read is what was checked.
+    """
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        os.close(fd)
         raise
 
 
@@ -611,7 +631,7 @@ def _save_table(path: Path, values: np.ndarray, meta: dict) -> None:
 def _read_table(path: Path, meta: dict, n_file: int) -> np.ndarray:
     """The full table stored in ``path``; ValueError naming the problem when it is not valid."""
     meta_json = json.dumps(meta, sort_keys=True)
-    with np.load(path, allow_pickle=False) as z:
+    with _open_regular(path) as fh, np.load(fh, allow_pickle=False) as z:
         if set(z.files) != {"values", "meta", "checksum"}:
             raise ValueError(f"unexpected arrays {sorted(z.files)}")
         stored_meta = str(z["meta"][()])
