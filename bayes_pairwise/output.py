@@ -52,7 +52,9 @@ TEMP_MARK = ".tmp-"
 """Marker in the names of the temporary files (``.NAME.tmp-PID-XXXXXXXX.SUFFIX``)."""
 
 #: a temporary of this module: the PID of its writer after the marker, mkstemp's 8 characters
-_TEMP_NAME = re.compile(r"^\..*" + re.escape(TEMP_MARK) + r"(\d+)-[a-z0-9_]{8}(\..*)?$")
+_TEMP_NAME = re.compile(r"^\..*\.(?:tmp|probe)-(\d+)-[a-z0-9_]{8}(\..*)?$")
+#: marker of check_writable's probe (created and removed at once; not a temporary output)
+_PROBE_MARK = ".probe-"
 _JOURNAL_SUFFIX = ".commit"
 
 
@@ -154,7 +156,8 @@ def check_writable(
             raise OutputError(f"cannot write {what} {str(p)!r}: the file is read-only")
         remove_stale_temporaries(parent)
         # the proof: create and remove a file there (permissions alone do not tell, e.g. /proc)
-        fd, probe = tempfile.mkstemp(dir=parent, prefix=_temp_prefix(p), suffix=".probe")
+        prefix = f".{p.name[:64]}{_PROBE_MARK}{os.getpid()}-"
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=prefix)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:  # e.g. a path component that is a file, a name too long

@@ -349,11 +349,12 @@ def test_temporaries_of_a_running_process_are_left_alone(tmp_path):
 
     mine = tmp_path / f".x.csv.tmp-{os.getpid()}-abcdefgh.csv"
     dead = tmp_path / ".x.csv.tmp-999999999-abcdefgh.csv"
+    probe = tmp_path / ".x.csv.probe-999999999-abcdefgh"  # check_writable's, killed at once
     other = tmp_path / ".x.csv.tmp-notapid.csv"
-    for p in (mine, dead, other):
+    for p in (mine, dead, probe, other):
         p.write_text("x")
-    assert remove_stale_temporaries(tmp_path) == [dead]
-    assert mine.exists() and other.exists() and not dead.exists()
+    assert set(remove_stale_temporaries(tmp_path)) == {dead, probe}
+    assert mine.exists() and other.exists() and not dead.exists() and not probe.exists()
 
 
 @pytest.mark.parametrize(
