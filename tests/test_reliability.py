@@ -36,7 +36,8 @@ def one_error_line(capsys, argv: list[str]) -> str:
     return lines[0]
 
 
-def run_cli(argv: list[str], cwd: Path, timeout: float = 15.0) -> subprocess.CompletedProcess:
+def run_cli(argv: list[str], cwd: Path, timeout: float = 60.0) -> subprocess.CompletedProcess:
+    """The CLI in a new process (``timeout``: a guard against a hang, not a speed claim)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "bayes_pairwise.cli", *argv],
@@ -151,7 +152,7 @@ def test_sigterm_while_reading_ends_the_process(tmp_path):
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "reading"
         proc.send_signal(signal.SIGTERM)
-        rc = proc.wait(timeout=5)
+        rc = proc.wait(timeout=30)  # a guard: without the default action it sleeps 60 s
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -534,6 +535,7 @@ def _sigterm_after(
             proc.kill()
 
 
+@pytest.mark.slow  # a clock: out of the default suite (the behaviour is tested below)
 @pytest.mark.skipif(sys.platform != "linux", reason="pgrep and fork workers: Linux")
 def test_sbc_workers_stop_within_5_s_of_sigterm(tmp_path):
     argv = ["sbc", "--sims", "50", "--jobs", "2", "--draws", "300", "--tune", "300"]
@@ -548,6 +550,7 @@ def test_sbc_workers_stop_within_5_s_of_sigterm(tmp_path):
     assert kids and not [k for k in kids if os.path.exists(f"/proc/{k}")]
 
 
+@pytest.mark.slow  # a clock: out of the default suite
 def test_strategies_stops_within_5_s_of_sigterm(tmp_path):
     argv = ["strategies", "--n-items", "3000", "--reps", "50", "--strategy", "pairwise:rounds=24"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -608,3 +611,28 @@ def test_a_temporary_left_in_the_cache_by_a_killed_run_is_removed_by_the_next_wr
     synthetic_table(6, grid_step=0.05, n_synthetic=3, cache_dir=tmp_path, random_seed=0)
     assert not stale.exists()
     assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+def test_local_cluster_workers_are_killed_not_waited_for_on_an_interrupt():
+    # the behaviour behind "sbc stops within seconds of SIGTERM": the workers are killed while
+    # their task runs (a graceful close would wait for it)
+    pytest.importorskip("distributed")
+    import multiprocessing
+    import time
+
+    from bayes_pairwise.distributed import local_cluster_client
+
+    before = set(multiprocessing.active_children())
+    workers: list = []
+    with pytest.raises(KeyboardInterrupt), local_cluster_client(1) as client:
+        fut = client.submit(time.sleep, 600, pure=False)
+        deadline = time.monotonic() + 120
+        while not client.processing().get(next(iter(client.scheduler_info()["workers"]))):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        workers = list(set(multiprocessing.active_children()) - before)
+        assert workers and fut.status == "pending"
+        raise KeyboardInterrupt
+    for proc in workers:
+        proc.join(10)
+        assert proc.exitcode == -signal.SIGKILL
