@@ -425,3 +425,55 @@ def test_ppc_uses_model_replicates_when_judge_saw_fewer_items() -> None:
     m.sample_posterior_predictive(random_seed=0, point_draws=30)
     df = plots.ppc_data(m, data, judge="b", n_draws=20, n_draws_curve=2, statistics=("s_com",))
     assert df.attrs["replicates"] == "model posterior_predictive"
+
+
+# ------------------------------------------------------------------- data= (the report's path)
+def _drawn(ax):
+    """What an Axes shows: line data, collection offsets, tick labels, title."""
+    lines = [np.asarray(line.get_xydata()) for line in ax.lines]
+    offsets = [np.asarray(c.get_offsets()) for c in ax.collections]
+    return lines, offsets, [t.get_text() for t in ax.get_yticklabels()], ax.get_title()
+
+
+def _same(a, b):
+    la, oa, ta, ha = _drawn(a)
+    lb, ob, tb, hb = _drawn(b)
+    assert ta == tb and ha == hb and len(la) == len(lb) and len(oa) == len(ob)
+    for x, y in zip(la + oa, lb + ob, strict=True):
+        np.testing.assert_allclose(x, y)
+
+
+def test_plots_draw_a_given_table_as_they_draw_their_own():
+    """Given the *_data table (as the cross-check stores it), a plot draws exactly what it draws
+    from the raw posterior: the report's figures are the standalone figures."""
+    items = [f"t{k}" for k in range(12)]
+    idata = _positional_idata(items, judges=["x", "y"])
+    mm = pd.Series(np.linspace(1, -1, 12), index=items)
+    classical = pd.DataFrame({"eps_plus": [0.1, 0.2], "eps_minus": [0.3, 0.2]}, index=["x", "y"])
+
+    table = plots.strength_forest_data(idata, mm, sort=False)
+    _same(
+        plots.plot_strength_forest(idata, mm, max_items=8),
+        plots.plot_strength_forest(data=table, max_items=8),
+    )
+    _same(
+        plots.plot_bt_vs_posterior(idata, mm),
+        plots.plot_bt_vs_posterior(data=plots.bt_vs_posterior_data(idata, mm, strengths=table)),
+    )
+    forest = plots.judge_forest_data(idata, classical=classical)
+    _same(
+        plots.plot_judge_forest(idata, classical=classical),
+        plots.plot_judge_forest(data=forest),
+    )
+    panels = plots.posterior_vs_grid_data(idata, ("moments", {"x": {"eps_plus": 0.1}}), judge="x")
+    a = plots.plot_posterior_vs_grid(idata, ("moments", {"x": {"eps_plus": 0.1}}), judge="x")
+    b = plots.plot_posterior_vs_grid(idata, data=panels)
+    for pa, pb in zip(a, b, strict=True):
+        _same(pa, pb)
+    curves = plots.correct_score_data(eps_plus=0.1, eps_minus=0.2, ranks=[1, 2], n_max=20)
+    _same(
+        plots.plot_correct_score(eps_plus=0.1, eps_minus=0.2, ranks=[1, 2], n_max=20),
+        plots.plot_correct_score(data=curves),
+    )
+    with pytest.raises(ValueError, match="precomputed"):
+        plots.plot_ppc(idata)
