@@ -388,8 +388,7 @@ def plot_delta_s_curve(
     >>> import tempfile
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from bayes_pairwise.classical.deltas import DeltaSFit
-    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> from bayes_pairwise import DeltaSFit, simulate_round_robin
     >>> sim = simulate_round_robin(12, eps=0.2, random_seed=0)
     >>> with tempfile.TemporaryDirectory() as d:
     ...     fit = DeltaSFit(n_subsets=50, random_seed=0, cache_dir=d).fit(sim.data)
@@ -451,8 +450,7 @@ def plot_misfit_curve(
     >>> import tempfile
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from bayes_pairwise.classical.deltas import DeltaSFit
-    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> from bayes_pairwise import DeltaSFit, simulate_round_robin
     >>> sim = simulate_round_robin(12, eps=0.2, random_seed=0)
     >>> with tempfile.TemporaryDirectory() as d:
     ...     fit = DeltaSFit(n_subsets=50, random_seed=0, cache_dir=d).fit(sim.data)
@@ -502,8 +500,7 @@ def plot_misfit_heatmap(
     >>> import tempfile
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from bayes_pairwise.classical.deltas import DeltaS2DFit
-    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> from bayes_pairwise import DeltaS2DFit, simulate_round_robin
     >>> sim = simulate_round_robin(10, eps_plus=0.05, eps_minus=0.25, random_seed=0)
     >>> with tempfile.TemporaryDirectory() as d:
     ...     fit = DeltaS2DFit(grid_step=0.05, n_subsets=30, cache_dir=d).fit(sim.data)
@@ -1187,8 +1184,8 @@ def plot_ppc(
     --------
     >>> import arviz as az, numpy as np, matplotlib
     >>> matplotlib.use("Agg")
-    >>> from bayes_pairwise.simulate import simulate_round_robin
-    >>> sim = simulate_round_robin(6, eps=0.2, random_seed=0)
+    >>> import bayes_pairwise as bp
+    >>> sim = bp.simulate_round_robin(6, eps=0.2, random_seed=0)
     >>> rng = np.random.default_rng(1)
     >>> s = sim.true_strengths.reindex(list(sim.data.items)).to_numpy()
     >>> idata = az.from_dict(

@@ -301,8 +301,8 @@ def build_report(
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from bayes_pairwise.simulate import simulate_round_robin
-    >>> sim = simulate_round_robin(6, eps=0.15, random_seed=0)
+    >>> import bayes_pairwise as bp
+    >>> sim = bp.simulate_round_robin(6, eps=0.15, random_seed=0)
     >>> page = build_report(sim, model="uniform", method="map", progress=False,
     ...                     grid_kwargs={"n_subsets": 20}, ppc_draws=50)
     >>> html = page.render()
