@@ -1227,10 +1227,17 @@ def _caveats(
     seed = 0 if seed is None else int(seed)
     for j, block in data.by_judge():
         per[j] = []
+        said: dict[str, Any] = {}  # the identification statement: once per judge, not per kind
         for kind in dict.fromkeys(kinds):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                found = caveats_for(block, model_kind=kind, random_seed=seed)
+                if not said and not block.has_truth:
+                    from bayes_pairwise.caveats import identification_text
+
+                    said["text"] = identification_text(block, random_seed=seed)
+                found = caveats_for(
+                    block, model_kind=kind, random_seed=seed, identified=said.get("text")
+                )
             for c in found:
                 if c.text not in per[j]:
                     per[j].append(c.text)
