@@ -62,7 +62,7 @@ pd.set_option("display.max_columns", 20)
 plt.rcParams["figure.dpi"] = 80
 # warnings as one line (category and message), without the source file's path
 warnings.formatwarning = lambda message, category, *args, **kwargs: (
-    f"{category.__name__}: {message}\n"
+    f"{category.__name__}: {message}\\n"
 )
 print(f"bayes_pairwise {bp.__version__}; quick mode: {QUICK}; sampler: {SAMPLER}")
 if QUICK:
