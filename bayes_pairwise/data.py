@@ -149,6 +149,7 @@ class Comparisons:
     truth: np.ndarray | None = None
     recognised: tuple[str, ...] = ()
     layout: str | None = None
+    weight: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.truth is None:
@@ -223,6 +224,7 @@ class Comparisons:
             row=_readonly(self.row[idx]),
             truth=_readonly(np.asarray(self.truth)[idx]),
             covariates=cov,
+            **({} if self.weight is None else {"weight": _readonly(self.weight[idx])}),
             **changes,
         )
 
@@ -484,6 +486,35 @@ class Comparisons:
             cov[str(name)] = _readonly(arr)
         return replace(self, covariates=MappingProxyType(cov))
 
+    @property
+    def has_weights(self) -> bool:
+        """True when the log carries per-verdict weights (``load_comparisons(weights=…)``)."""
+        return self.weight is not None
+
+    def with_weights(self, values: Sequence[float] | np.ndarray) -> Comparisons:
+        """A copy with a weight per kept verdict (evalica / arena style), used by the win-count
+        estimators: a verdict of weight w counts w times in the win matrix.
+
+        Raises
+        ------
+        DataError
+            Wrong length, or a weight that is not a finite number ≥ 0 (rows named).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"first": ["a", "a"], "second": ["b", "b"],
+        ...                    "outcome": ["first", "second"]})
+        >>> load_comparisons(df).with_weights([3.0, 1.0]).weight.tolist()
+        [3.0, 1.0]
+        """
+        arr = np.asarray(values, dtype=float)
+        if arr.shape != (self.n_comparisons,):
+            raise DataError(f"weights need {self.n_comparisons} values, got shape {arr.shape}")
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+        if bad.size:
+            raise DataError("a weight must be a finite number >= 0", rows=self.row[bad])
+        return replace(self, weight=_readonly(arr))
+
     # ------------------------------------------------------------ conversion
     def to_frame(self) -> pd.DataFrame:
         """The log as a tidy DataFrame (one row per kept verdict).
@@ -518,6 +549,8 @@ class Comparisons:
         if self.has_truth:
             names = np.asarray([*self.item_names, None], dtype=object)
             out["truth"] = names[np.where(self.truth >= 0, self.truth, len(self.item_names))]
+        if self.weight is not None:
+            out["weight"] = self.weight
         out["row"] = self.row
         return out
 
@@ -591,6 +624,7 @@ class Comparisons:
             "covariates": list(self.covariate_names),
             **({"n_labelled": self.n_labelled} if self.has_truth else {}),
             **({"recognised": list(self.recognised)} if self.recognised else {}),
+            **({"weighted": True} if self.weight is not None else {}),
         }
 
 
@@ -1523,6 +1557,7 @@ def load_comparisons(
     truth: str | None = None,
     detect: bool = True,
     max_bytes: int | None = None,
+    weights: str | None = None,
 ) -> Comparisons:
     """Load and validate a comparison log (one row per verdict).
 
@@ -1584,6 +1619,10 @@ def load_comparisons(
         default :data:`MAX_INPUT_BYTES` (4 GiB). A larger file is refused before it is read
         whole. A path that is not a regular file (a FIFO, a device such as ``/dev/zero``, also
         through a symbolic link, or a socket) is refused without being opened.
+    weights : str, optional
+        Column of per-row weights (finite, ≥ 0; evalica / arena style): the win-count
+        estimators (Bradley–Terry, Elo, via the win matrix) count a verdict ``w`` times
+        (``Comparisons.weight``). The Bayesian models refuse a weighted log.
 
     Returns
     -------
@@ -1703,6 +1742,16 @@ def load_comparisons(
             rows = sorted({int(r) for r in reshaped.source_rows[np.asarray(exc.rows)]})
             raise DataError(exc.message, rows=rows, column=exc.column) from None
         raise
+    if weights is not None:  # rows of src.frame: read before they are mapped to the input's
+        if weights not in src.frame.columns:
+            raise DataError("column not found (weights=…)", column=weights)
+        w = _to_float(src.frame[weights].reset_index(drop=True))[np.asarray(data.row)]
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if bad.size:
+            raise DataError(
+                "a weight must be a finite number >= 0", rows=data.row[bad], column=weights
+            )
+        data = data.with_weights(w)
     name = reshaped.name if reshaped is not None else layout.name
     order_recorded = reshaped.order_recorded if reshaped is not None else layout.name is None
     changes: dict[str, Any] = {}

@@ -410,8 +410,9 @@ def win_matrix(data: Comparisons, *, judge: str | int | None = None) -> pd.DataF
         data = data.for_judge(judge)
     n = data.n_items
     x = np.zeros((n, n))
-    np.add.at(x, (data.first, data.second), data.outcome)
-    np.add.at(x, (data.second, data.first), 1.0 - data.outcome)
+    w = 1.0 if getattr(data, "weight", None) is None else np.asarray(data.weight)  # per verdict
+    np.add.at(x, (data.first, data.second), w * data.outcome)
+    np.add.at(x, (data.second, data.first), w * (1.0 - data.outcome))
     return pd.DataFrame(x, index=list(data.items), columns=list(data.items))
 
 

@@ -682,6 +682,14 @@ class BayesianPairwiseModel:
         sampler = self.resolved_sampler()
         map_settings = self.resolved_map()
         self._check_data(data)
+        if getattr(data, "weight", None) is not None:
+            from bayes_pairwise.errors import DesignError
+
+            raise DesignError(
+                f"{type(self).__name__} counts verdicts, and the log carries per-row weights: "
+                "weights are read by the win-count estimators (Bradley–Terry, Elo); load the "
+                "log without weights= to fit a Bayesian model"
+            )
         seed = self._seed(random_seed)
         design = self._design_warnings(data)
         if method == "nuts" and _resolve_sampler(sampler["nuts_sampler"]) in JAX_SAMPLERS:
