@@ -565,7 +565,7 @@ def rendered() -> tuple[str, Any, dict[str, list[Any]], float]:
 
 
 def test_the_report_covers_what_is_checked(rendered):
-    _, cc, _, seconds = rendered
+    _, cc, _, _ = rendered  # (its wall time is not asserted: no clocks in the default suite)
     assert cc.data.n_judges == 2 and cc.data.n_ties > 0
     assert cc.tie_handling["positional"]["handling"] == "model"
     head = cc.headline()
@@ -575,7 +575,6 @@ def test_the_report_covers_what_is_checked(rendered):
     assert cc.estimate_column("ε₊") == "ε₊ MAP"
     assert len(cc.agreement[cc.agreement.primary]) == 6
     assert "Δ_S grid (2-D) sum split by r₁, ties half" in set(cc.table.method)
-    assert seconds < 120, f"the report took {seconds:.0f} s"
 
 
 def test_every_number_shown_twice_is_the_same(rendered):
