@@ -32,7 +32,12 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-QLORA = HERE.parent.parent / "shared" / "data" / "qlora_oa_gpt4" / "qlora_oa_gpt4_long.csv.gz"
+LOG = Path("data") / "qlora_oa_gpt4" / "qlora_oa_gpt4_long.csv.gz"
+# ``../shared`` beside the repository (CI), or further up (a git worktree in a subfolder)
+QLORA = next(
+    (p / "shared" / LOG for p in HERE.parents[1:4] if (p / "shared" / LOG).is_file()),
+    HERE.parents[1] / "shared" / LOG,
+)
 TARGET_S = 60.0
 EPS_REF = {"eps_plus": 0.0246, "eps_minus": 0.1384}
 
