@@ -157,8 +157,7 @@ def available_models() -> list[str]:
     --------
     >>> available_models()  # doctest: +NORMALIZE_WHITESPACE
     ['biased_bt', 'noisy_plackett_luce', 'positional', 'positional_difficulty',
-     'positional_hierarchical', 'positional_independent', 'uniform', 'uniform_difficulty',
-     'uniform_hierarchical', 'uniform_independent']
+     'positional_hierarchical', 'uniform', 'uniform_difficulty', 'uniform_hierarchical']
     """
     return sorted(p.stem for p in spec_dir().glob("*.toml") if not p.stem.startswith("_"))
 
@@ -174,7 +173,7 @@ class ModelSpec:
     model_class : str
         Name of the class in :mod:`bayes_pairwise.pymc_models` that implements it.
     likelihood : str
-        ``"marginal"``, ``"independent"`` (error models) or ``"bernoulli"`` (biased BT).
+        ``"marginal"`` (error models) or ``"bernoulli"`` (biased BT).
     priors : dict
         Parameter name → prior table (``dist`` plus its parameters).
     sampler : dict

@@ -7,9 +7,11 @@
 
 Reference (measured in the same run): a hand-written numba loop computing the marginal pair
 log-likelihood and its gradient with respect to d and ε per pair (two softplus, a logaddexp),
-timed interleaved with the package's compiled logp + gradient (fused Op) and with the previous
-elementwise PyTensor graph (``fused=False``). The machine's cores and load average are printed
-before and after: with other processes on the same cores all timings stretch.
+timed interleaved with the package's compiled logp + gradient of three models (the PyMC graph
+compiled with numba, and the written-out log-density nutpie samples). It uses public APIs
+only, so the same script times an older checkout (``PYTHONPATH=<checkout>``) for a before /
+after ratio. The machine's cores and load average are printed before and after: with other
+processes on the same cores all timings stretch.
 """
 
 from __future__ import annotations
@@ -86,99 +88,90 @@ def _reference_loop():
     return ref
 
 
-def _compiled_logp_grad(data, fused: bool):
+def _compiled_logp_grad(model_obj, data):
+    """The PyMC model's logp + gradient compiled with PyTensor's numba backend (what nutpie's
+    graph compile runs), at a point away from the start (there every d = 0, which flatters
+    branchy code)."""
     import pytensor
-
-    import bayes_pairwise.pymc_models.error_models as em
-    from bayes_pairwise.pymc_models import UniformError
-    from bayes_pairwise.pymc_models.likelihoods import pair_counts_dist
-
-    original = em.pair_counts_dist
-    em.pair_counts_dist = lambda *a, **kw: pair_counts_dist(*a, **kw, fused=fused)
-    try:
-        model = UniformError().build_model(data)
-    finally:
-        em.pair_counts_dist = original
     from pymc.model.transform.optimization import freeze_dims_and_data
 
-    model = freeze_dims_and_data(model)
+    model = freeze_dims_and_data(model_obj.build_model(data))
     logp = model.logp()
     grads = pytensor.grad(logp, model.value_vars)
     fn = pytensor.function(model.value_vars, [logp, *grads], mode="NUMBA")
     fn.trust_input = True
-    # a point away from the start (there every d = 0, which flatters branchy code)
     rng = np.random.default_rng(0)
     point = model.initial_point()
     args = [
         np.asarray(point[v.name] + rng.normal(0.0, 1.0, np.shape(point[v.name])))
         for v in model.value_vars
     ]
-    return fn, args
+    return (lambda: fn(*args)), args
 
 
-def _written_out_logp_grad(data, point):
+def _written_out_logp_grad(model_obj, data, point):
     """What nutpie calls for the default fit: the written-out log-density's numba entry."""
-    from bayes_pairwise.pymc_models import UniformError
     from bayes_pairwise.pymc_models.direct import direct_logp_grad, entry
 
-    spec, _ = UniformError().written_out_density(data)
+    spec, _ = model_obj.written_out_density(data)
     x = np.concatenate([np.ravel(a) for a in point])
     _, grad = direct_logp_grad(spec, x)
     fn = entry(spec.form)
     # the spec stays referenced by the closure: the user-data block points into it
-    return (lambda: fn(x, grad, spec.user_data)), ()
+    return lambda: fn(x, grad, spec.user_data)
 
 
 def bench_gradient() -> None:
-    from bayes_pairwise.matrices import pair_counts
-    from bayes_pairwise.simulate import simulate_round_robin
+    """logp + gradient per pair row of three models on a 100-item round robin (4,950 pairs):
+    the uniform model, and on a log with ties and gold labels the positional model with
+    position-dependent tie rates and the pair-difficulty mixture, each as the compiled PyMC
+    graph and as the written-out density, against a hand-written numba loop of the uniform
+    marginal rows (the reference)."""
+    import warnings
 
+    from bayes_pairwise.matrices import pair_counts
+    from bayes_pairwise.pymc_models import PositionalBias, PositionalDifficulty, UniformError
+    from bayes_pairwise.simulate import simulate_hard_pairs, simulate_round_robin
+
+    warnings.simplefilter("ignore")  # the difficulty model's identification warning
     sim = simulate_round_robin(100, eps=0.15, random_seed=0)
+    ties = simulate_hard_pairs(100, random_seed=0).data  # 15% ties, 30% of the pairs labelled
     pc = pair_counts(sim.data)
     n_pairs = len(pc.i)
     rng = np.random.default_rng(0)
     d = rng.normal(0.0, 1.0, n_pairs)
     cols = [np.asarray(c, dtype=float) for c in (pc.n1, pc.n2, pc.k_plus, pc.k_minus)]
     ref = _reference_loop()
-    fused, fused_args = _compiled_logp_grad(sim.data, True)
-    graph, graph_args = _compiled_logp_grad(sim.data, False)
-    written, _ = _written_out_logp_grad(sim.data, fused_args)
-    calls = {
-        "reference": lambda: ref(d, *cols, 0.15, 0.15),
-        "fused": lambda: fused(*fused_args),
-        "graph": lambda: graph(*graph_args),
-        "written": written,
+    cases = {
+        "uniform": (UniformError(), sim.data),
+        "positional, ties per position": (PositionalBias(tie_positional=True), ties),
+        "pair difficulty, ties": (PositionalDifficulty(), ties),
     }
+    calls = {"reference": lambda: ref(d, *cols, 0.15, 0.15)}
+    for name, (obj, data) in cases.items():
+        calls[f"{name}: graph"], point = _compiled_logp_grad(obj, data)
+        calls[f"{name}: written out"] = _written_out_logp_grad(obj, data, point)
     for f in calls.values():
         f()
     best = dict.fromkeys(calls, math.inf)
-    for _ in range(15):  # interleaved rounds: the load hits all three alike
+    for _ in range(15):  # interleaved rounds: the load hits all alike
         for name, f in calls.items():
             start = time.perf_counter()
             for _ in range(100):
                 f()
             best[name] = min(best[name], (time.perf_counter() - start) / 100)
     per = {k: v / n_pairs * 1e9 for k, v in best.items()}
-    print(
-        f"  logp + gradient, N = 100 ({n_pairs:,} pairs), best of 15 x 100 calls: reference loop "
-        f"{best['reference'] * 1e6:.0f} µs ({per['reference']:.1f} ns/pair); fused model "
-        f"{best['fused'] * 1e6:.0f} µs ({per['fused']:.1f} ns/pair, whole model incl. priors); "
-        f"graph form (fused=False) {best['graph'] * 1e6:.0f} µs ({per['graph']:.1f} ns/pair); "
-        f"written out (what nutpie samples) {best['written'] * 1e6:.0f} µs "
-        f"({per['written']:.1f} ns/pair)"
-    )
-    _row(
-        "logp+grad per pair: fused / hand-written loop",
-        per["fused"] / per["reference"],
-        GRAD_RATIO_TARGET,
-        "x",
-    )
-    _row(
-        "logp+grad per pair: written out / hand-written loop",
-        per["written"] / per["reference"],
-        GRAD_RATIO_TARGET,
-        "x",
-    )
+    print(f"  logp + gradient, N = 100 ({n_pairs:,} pairs), best of 15 x 100 calls:")
+    for name in calls:
+        print(f"    {name:48s} {best[name] * 1e6:8.0f} µs  {per[name]:6.1f} ns/pair", flush=True)
+    for name in calls:
+        if name != "reference":
+            _row(
+                f"logp+grad per pair: {name} / loop",
+                per[name] / per["reference"],
+                GRAD_RATIO_TARGET,
+                "x",
+            )
 
 
 _UNIFORM_CHILD = """

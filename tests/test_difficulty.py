@@ -6,13 +6,14 @@ import warnings
 
 import numpy as np
 import pytest
+from likelihood_oracles import pair_rows_logp
 from scipy.special import expit, logit
 from scipy.stats import binom
 
 from bayes_pairwise.errors import DesignError, DesignWarning
 from bayes_pairwise.pymc_models import PositionalBias, PositionalDifficulty, get_model
-from bayes_pairwise.pymc_models.difficulty import difficulty_logp, difficulty_random
-from bayes_pairwise.pymc_models.likelihoods import tie_marginal_logp
+from bayes_pairwise.pymc_models.difficulty import difficulty_random
+from bayes_pairwise.pymc_models.fused import difficulty_logp_fused
 from bayes_pairwise.simulate import simulate_hard_pairs
 
 EP, EM, EH, PI = 0.1, 0.25, 0.6, 0.3
@@ -46,47 +47,39 @@ def test_logp_equals_the_mixture_written_out(truth: int) -> None:
     val = np.array([[2.0, 1.0, 1.0, 1.0]])
     k = np.array([[4.0, 3.0, 4.0, 3.0]])
     d = np.array([0.7])
-    lp = difficulty_logp(
-        val,
+    lp = difficulty_logp_fused(
+        val.astype(int),
         d,
-        np.array([0]),
         np.array([EP]),
         np.array([EM]),
         np.array([EH]),
         np.array([PI]),
-        np.array([logit(TP)]),
-        np.array([logit(TM)]),
-        k,
-        np.array([truth]),
-        ties=True,
+        np.array([0]),
+        k.astype(int),
+        truth=np.array([truth]),
+        eta_plus=np.array([logit(TP)]),
+        eta_minus=np.array([logit(TM)]),
     ).eval()
     assert lp[0] == pytest.approx(_row_by_hand(2, 1, 1, 1, 4, 3, 0.7, truth), rel=1e-10)
 
 
 def test_without_hard_pairs_it_is_the_positional_tie_model() -> None:
-    val = np.array([[2.0, 1.0, 1.0, 0.0], [0.0, 2.0, 0.0, 1.0]])
-    k = np.array([[3.0, 2.0], [2.0, 3.0]])
+    val = np.array([[2, 1, 1, 0], [0, 2, 0, 1]])
+    k = np.array([[3, 2], [2, 3]])
     d = np.array([0.4, -1.2])
     eta = np.array([logit(0.15)] * 2)
     args = (d, np.array([0, 0]), np.array([EP]), np.array([EM]))
-    want = tie_marginal_logp(val, *args, eta, eta, k).eval()
-    got = difficulty_logp(
-        val,
-        *args,
-        np.array([EH]),
-        np.array([1e-15]),
-        eta,
-        eta,
-        np.hstack([k, k]),
-        np.array([-1, -1]),
-        ties=True,
+    want = pair_rows_logp(val, *args, k, eta_plus=eta)
+    d_, judge, ep, em = args
+    got = difficulty_logp_fused(
+        val, d_, ep, em, np.array([EH]), np.array([1e-15]), judge, k, eta_plus=eta
     ).eval()
     np.testing.assert_allclose(got, want, rtol=1e-9)
 
 
 def test_model_pointwise_loglik_is_one_term_per_row() -> None:
-    """The observed node gives one log-likelihood per pair row, equal to difficulty_logp at the
-    model's own parameter values (a broadcast bug once made it P copies of the vector)."""
+    """The observed node gives one log-likelihood per pair row, equal to the textbook mixture at
+    the model's own parameter values (a broadcast bug once made it P copies of the vector)."""
     sim = simulate_hard_pairs(6, random_seed=1)
     m = PositionalDifficulty().build_model(sim.data)
     point = m.initial_point()
@@ -110,17 +103,18 @@ def test_model_pointwise_loglik_is_one_term_per_row() -> None:
     d = vals["strength"][m["pair_i"].get_value()] - vals["strength"][m["pair_j"].get_value()]
     eta = np.full(n_rows, logit(vals["tie_rate"][0]))
     k = m["k"].get_value()
-    want = difficulty_logp(
+    want = pair_rows_logp(
         sim_obs(m),
         d,
         np.zeros(n_rows, int),
-        *(vals[v] for v in names[:4]),
-        eta,
-        eta,
-        np.hstack([k, k]),
-        m["pair_truth"].get_value(),
-        ties=True,
-    ).eval()
+        vals["eps_plus_easy"],
+        vals["eps_minus_easy"],
+        k,
+        truth=m["pair_truth"].get_value(),
+        eta_plus=eta,
+        eps_hard=vals["eps_hard"],
+        hard_share=vals["hard_share"],
+    )
     np.testing.assert_allclose(ll, want, rtol=1e-8)
 
 

@@ -217,7 +217,6 @@ def test_unjittered_start_is_the_pymc_models_initial_point(cls, kw, dkw) -> None
         ),
         (UniformError, {"priors": {"eps": {"dist": "Beta", "alpha": 2.0, "beta": 5.0}}}, "eps"),
         (UniformError, {"priors": {"sigma_s": {"dist": "Exponential", "lam": 0.1}}}, "sigma_s"),
-        (UniformError, {"likelihood": "independent"}, "independent"),
     ],
 )
 def test_unsupported_variants_fall_back_and_say_why(cls, kw, reason) -> None:

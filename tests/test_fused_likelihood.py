@@ -1,4 +1,5 @@
-"""The fused pair log-likelihood Op against the PyTensor graph and finite differences."""
+"""The pair kernels' Ops (pair rows and the pair-difficulty mixture) against the textbook
+likelihood (``tests/likelihood_oracles.py``) and finite differences."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
+from likelihood_oracles import pair_rows_logp
 
-from bayes_pairwise.pymc_models.fused import pair_logp_fused, pair_logp_numpy
-from bayes_pairwise.pymc_models.likelihoods import marginal_logp, tie_marginal_logp
+from bayes_pairwise.pymc_models.fused import (
+    difficulty_logp_fused,
+    pair_logp_fused,
+    pair_logp_numpy,
+)
 
 P, J = 240, 3
 
@@ -33,69 +38,74 @@ def rows():
             rng.uniform(0.02, 0.45, J),
             rng.normal(-1.5, 1.0, P),
             rng.normal(-1.0, 1.0, P),
+            rng.uniform(0.5, 0.9, J),
+            rng.uniform(0.05, 0.45, J),
         ],
     }
 
 
 def _pair(case: str, r: dict):
-    d, ep, em, etp, etm = (pt.vector(n) for n in ("d", "ep", "em", "etp", "etm"))
-    ins = [d, ep, em, etp, etm]
+    """The inputs, the Op's rows and the oracle's rows (a function of the point) of a case."""
+    names = ("d", "ep", "em", "etp", "etm", "eh", "pi")
+    d, ep, em, etp, etm, eh, pi = ins = [pt.vector(n) for n in names]
     truth = r["truth"] if case.endswith("truth") else None
     judge = r["judge"]
-    if case.startswith("binom"):
-        fused = pair_logp_fused(r["val2"], d, ep, em, judge, r["k2"], truth=truth)
-        graph = marginal_logp(r["val2"], d, judge, ep, em, r["k2"], n_judges=J, truth=truth)
-    elif case.startswith("tie_pos"):
-        fused = pair_logp_fused(
-            r["val4"], d, ep, em, judge, r["k4"], truth=truth, eta_plus=etp, eta_minus=etm
-        )
-        graph = tie_marginal_logp(
-            r["val4"],
-            d,
-            judge,
-            ep,
-            em,
-            etp,
-            etm,
-            r["k4"],
-            n_judges=J,
-            positional_ties=True,
-            truth=truth,
-        )
+    mix = case.startswith("mix")
+    rates = (ep, em, eh, pi) if mix else (ep, em)
+    op = difficulty_logp_fused if mix else pair_logp_fused
+    form = case.removeprefix("mix_").removesuffix("_truth")
+    if form == "binom":
+        value, k, eta = r["val2"], r["k2"], {}
+    elif form == "tie_pos":
+        value, k, eta = r["val4"], r["k4"], {"eta_plus": etp, "eta_minus": etm}
     else:
-        fused = pair_logp_fused(r["val4"], d, ep, em, judge, r["k4"], truth=truth, eta_plus=etp)
-        graph = tie_marginal_logp(
-            r["val4"], d, judge, ep, em, etp, etp, r["k4"], n_judges=J, truth=truth
+        value, k, eta = r["val4"], r["k4"], {"eta_plus": etp}
+    fused = op(value, d, *rates, judge, k, truth=truth, **eta)
+
+    def oracle(point):
+        kw = dict(zip(names, point, strict=True))
+        ties = {n: kw[{"eta_plus": "etp", "eta_minus": "etm"}[n]] for n in eta}
+        hard = {"eps_hard": kw["eh"], "hard_share": kw["pi"]} if mix else {}
+        return pair_rows_logp(
+            value, kw["d"], judge, kw["ep"], kw["em"], k, truth=truth, **ties, **hard
         )
-    return ins, fused, graph
+
+    return ins, fused, oracle
 
 
-CASES = ["binom", "binom_truth", "tie", "tie_truth", "tie_pos", "tie_pos_truth"]
-
-
-@pytest.mark.parametrize("case", CASES)
-def test_fused_matches_graph(case, rows):
-    ins, fused, graph = _pair(case, rows)
-    kw = {"disconnected_inputs": "ignore"}
-    fn = pytensor.function(
-        ins,
-        [
-            fused,
-            graph,
-            *pytensor.grad(fused.sum(), ins, **kw),
-            *pytensor.grad(graph.sum(), ins, **kw),
-        ],
-        on_unused_input="ignore",
-    )
-    out = fn(*rows["point"])
-    np.testing.assert_allclose(out[0], out[1], rtol=0, atol=1e-8)
-    assert np.all(np.isfinite(out[0]))
-    for a, b in zip(out[2:7], out[7:12], strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-8)
+FORMS = ["binom", "binom_truth", "tie", "tie_truth", "tie_pos", "tie_pos_truth"]
+CASES = FORMS + [f"mix_{f}" for f in FORMS]
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_fused_gradient_finite_differences(case, rows):
+def test_kernels_match_the_textbook_likelihood(case, rows):
+    ins, fused, oracle = _pair(case, rows)
+    fn = pytensor.function(ins, fused, on_unused_input="ignore")
+    got = fn(*rows["point"])
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, oracle(rows["point"]), rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_elementwise_graph_for_jax_matches_the_textbook_likelihood(case, rows):
+    """The elementwise graph the JAX samplers use is the same likelihood as the kernels."""
+    from bayes_pairwise.pymc_models.likelihoods import elementwise_rows_logp
+
+    ins, fused, oracle = _pair(case, rows)
+    node = fused.owner
+    nf = node.op.n_float
+    value_k = {"binom": ("val2", "k2")}.get(case.removeprefix("mix_").removesuffix("_truth"))
+    val, k = (rows[n] for n in (value_k or ("val4", "k4")))
+    rates = tuple(node.inputs[1 : 1 + node.op.n_rates])
+    etas = [*node.inputs[1 + node.op.n_rates : nf], None, None]
+    judge, truth = node.inputs[nf], node.inputs[nf + 1]
+    graph = elementwise_rows_logp(val, ins[0], judge, rates, k, truth, etas[0], etas[1])
+    got = pytensor.function(ins, graph, on_unused_input="ignore")(*rows["point"])
+    np.testing.assert_allclose(got, oracle(rows["point"]), rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("case", [*FORMS, "mix_binom", "mix_tie_truth", "mix_tie_pos_truth"])
+def test_kernel_gradients_finite_differences(case, rows):
     ins, fused, _ = _pair(case, rows)
     w = np.random.default_rng(3).normal(size=P)  # a random contraction of the row vector
     total = (fused * w).sum()
@@ -104,14 +114,28 @@ def test_fused_gradient_finite_differences(case, rows):
     point = [np.array(x, dtype=float) for x in rows["point"]]
     analytic = fn(*point)[1:]
     h = 1e-6
-    for arg in range(5):
-        for idx in (0, 1, 2) if arg in (1, 2) else (0, 7, 101, 239):
+    for arg in range(len(ins)):
+        per_judge = arg in (1, 2, 5, 6)
+        for idx in (0, 1, 2) if per_judge else (0, 7, 101, 239):
             up = [x.copy() for x in point]
             down = [x.copy() for x in point]
             up[arg][idx] += h
             down[arg][idx] -= h
             num = (fn(*up)[0] - fn(*down)[0]) / (2 * h)
             assert analytic[arg][idx] == pytest.approx(num, rel=1e-5, abs=1e-6), (arg, idx)
+
+
+@pytest.mark.parametrize("case", ["binom_truth", "tie_pos", "mix_tie_pos_truth"])
+def test_numba_backend_equals_the_c_backend(case, rows):
+    """The graph nutpie compiles (numba) and ``perform`` (MAP, log-likelihood) agree."""
+    ins, fused, _ = _pair(case, rows)
+    grads = pytensor.grad(fused.sum(), ins, disconnected_inputs="ignore")
+    by_c = pytensor.function(ins, [fused, *grads], on_unused_input="ignore")(*rows["point"])
+    by_numba = pytensor.function(ins, [fused, *grads], on_unused_input="ignore", mode="NUMBA")(
+        *rows["point"]
+    )
+    for a, b in zip(by_c, by_numba, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
 def test_extreme_values_stay_finite():
@@ -121,19 +145,20 @@ def test_extreme_values_stay_finite():
     for d in (np.array([60.0, -60.0, 0.0]), np.array([-700.0, 700.0, 3.0])):
         for e in (1e-9, 0.4999):
             lp, g_d, g_ep, g_em, *_ = pair_logp_numpy(val, d, [e], [e], np.zeros(3), k)
-            ref = marginal_logp(val, d, np.zeros(3, int), np.array([e]), np.array([e]), k).eval()
+            ref = pair_rows_logp(val, d, np.zeros(3, int), [e], [e], k)
             assert all(np.all(np.isfinite(x)) for x in (lp, g_d, g_ep, g_em))
-            np.testing.assert_allclose(lp, ref, rtol=1e-10, atol=1e-8)
+            # SciPy's binomial loses digits at p = 1e-9 (a relative 1.5e-9 at k = 300)
+            np.testing.assert_allclose(lp, ref, rtol=1e-8, atol=1e-8)
 
 
-def test_dists_choose_fused_by_default(rows):
-    """Every marginal form uses the fused Op by default; ``fused=False`` keeps the graph."""
+def test_dists_evaluate_with_the_kernel(rows):
+    """Every form of the observed node is the kernel's Op, with the oracle's values."""
     import pymc as pm
 
     from bayes_pairwise.pymc_models.fused import PairLogp
     from bayes_pairwise.pymc_models.likelihoods import pair_counts_dist, tie_counts_dist
 
-    def uses_fused(model):
+    def uses_kernel(model):
         nodes = pytensor.graph.basic.io_toposort(model.value_vars, [model.logp()])
         return any(isinstance(n.op, PairLogp) for n in nodes)
 
@@ -143,10 +168,6 @@ def test_dists_choose_fused_by_default(rows):
     c4 = {"pair": np.arange(P), "count": ["n1", "n2", "t1", "t2"]}
     with pm.Model(coords=c2) as plain:
         pair_counts_dist("w", d, rows["judge"], eps, eps, rows["k2"], observed=rows["val2"])
-    with pm.Model(coords=c2) as graph:
-        pair_counts_dist(
-            "w", d, rows["judge"], eps, eps, rows["k2"], observed=rows["val2"], fused=False
-        )
     with pm.Model(coords=c2) as gold:
         pair_counts_dist(
             "w",
@@ -158,26 +179,21 @@ def test_dists_choose_fused_by_default(rows):
             observed=rows["val2"],
             truth=rows["truth"],
         )
+    eta = np.full(P, -1.0)
     with pm.Model(coords=c4) as ties:
-        eta = np.full(P, -1.0)
         tie_counts_dist(
             "w", d, rows["judge"], eps, eps, eta, eta, rows["k2"], observed=rows["val4"]
         )
-    assert uses_fused(plain)
-    assert not uses_fused(graph)
-    assert uses_fused(gold)
-    assert uses_fused(ties)
-    # and the values agree with the graph forms
-    pairs = (("plain", plain), ("graph", graph), ("gold", gold), ("ties", ties))
+    pairs = (("plain", plain), ("gold", gold), ("ties", ties))
+    assert all(uses_kernel(m) for _, m in pairs)
     lp = {n: m.compile_logp(sum=False)({})[0] for n, m in pairs}
-    np.testing.assert_allclose(lp["plain"], lp["graph"], rtol=0, atol=1e-8)
-    ref_gold = marginal_logp(
-        rows["val2"], d, rows["judge"], eps, eps, rows["k2"], n_judges=J, truth=rows["truth"]
-    ).eval()
+    args = (d, rows["judge"], eps, eps)
+    np.testing.assert_allclose(
+        lp["plain"], pair_rows_logp(rows["val2"], *args, rows["k2"]), rtol=0, atol=1e-8
+    )
+    ref_gold = pair_rows_logp(rows["val2"], *args, rows["k2"], truth=rows["truth"])
     np.testing.assert_allclose(lp["gold"], ref_gold, rtol=0, atol=1e-8)
-    ref_ties = tie_marginal_logp(
-        rows["val4"], d, rows["judge"], eps, eps, eta, eta, rows["k4"], n_judges=J
-    ).eval()
+    ref_ties = pair_rows_logp(rows["val4"], *args, rows["k4"], eta_plus=eta)
     np.testing.assert_allclose(lp["ties"], ref_ties, rtol=0, atol=1e-8)
 
 
@@ -235,20 +251,26 @@ def test_count_rows_match_their_graph_and_the_binomial_coefficients(rows):
     np.testing.assert_allclose(np.exp(coef), comb(kp, n1) * comb(km, n2), rtol=1e-10)
 
 
-def test_both_backends_share_one_compiled_kernel(rows):
+@pytest.mark.parametrize("mix", [False, True])
+def test_both_backends_share_one_compiled_kernel(rows, mix):
     """nutpie's numba graph and ``perform`` (MAP, pointwise log-likelihood) call the kernel with
-    the same argument types, so a process compiles it once (1.5 s), not once per backend."""
-    from bayes_pairwise.pymc_models.fused import _pair_logp_ties0
+    the same argument types, so a process compiles it once (1.5 s), not once per backend; also
+    for a label-free model, whose all-unknown ``truth`` the numba graph computes at run time."""
+    from bayes_pairwise.pymc_models.fused import _difficulty_ties0, _pair_logp_ties0
 
-    d, ep, em = pt.vector("d"), pt.vector("ep"), pt.vector("em")
-    out = pair_logp_fused(rows["val2"], d, ep, em, rows["judge"], rows["k2"])
+    entry = _difficulty_ties0 if mix else _pair_logp_ties0
+    d, ep, em, eh, pi = (pt.vector(n) for n in ("d", "ep", "em", "eh", "pi"))
+    ins = [d, ep, em, eh, pi] if mix else [d, ep, em]
+    op = difficulty_logp_fused if mix else pair_logp_fused
+    out = op(rows["val2"], *ins, rows["judge"], rows["k2"])
     args = [np.asarray(x, dtype=float) for x in rows["point"][:3]]
-    before = set(_pair_logp_ties0.signatures)  # other tests of this worker may have added some
-    by_c = pytensor.function([d, ep, em], out)(*args)
-    by_numba = pytensor.function([d, ep, em], out, mode="NUMBA")(*args)
+    args += [np.asarray(x, dtype=float) for x in rows["point"][5:]] if mix else []
+    before = set(entry.signatures)  # other tests of this worker may have added some
+    by_c = pytensor.function(ins, out)(*args)
+    by_numba = pytensor.function(ins, out, mode="NUMBA")(*args)
     np.testing.assert_allclose(by_c, by_numba, rtol=0, atol=1e-12)
     # the entry both call: one compiled signature, the data read-only, the parameters not
-    used = {s for s in _pair_logp_ties0.signatures if s not in before} or before
-    read_only = (False, False, False, True, True, True, True)
+    used = {s for s in entry.signatures if s not in before} or before
+    read_only = (False,) * len(ins) + (True, True, True, True)
     assert any(tuple(not a.mutable for a in s) == read_only for s in used), used
-    assert len(set(_pair_logp_ties0.signatures) - before) <= 1
+    assert len(set(entry.signatures) - before) <= 1

@@ -18,8 +18,8 @@ from bayes_pairwise.classical.descriptive import (
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.errors import DataError, DesignError
 from bayes_pairwise.matrices import pair_counts, win_matrix
-from bayes_pairwise.pymc_models.error_models import PositionalBias, UniformError
-from bayes_pairwise.pymc_models.likelihoods import marginal_logp, tie_marginal_logp
+from bayes_pairwise.pymc_models.error_models import PositionalBias
+from bayes_pairwise.pymc_models.fused import pair_logp_fused
 
 
 # ----------------------------------------------------------------------------- item 5
@@ -223,8 +223,8 @@ def test_labelled_error_rates_match_hand_counts() -> None:
 
 
 # ----------------------------------------------------------------------------- likelihoods
-VAL = np.array([[2.0, 1.0]] * 3)
-K = np.array([[3.0, 2.0]] * 3)
+VAL = np.array([[2, 1]] * 3)
+K = np.array([[3, 2]] * 3)
 D = np.array([0.4, -0.7, 0.4])
 
 
@@ -235,34 +235,32 @@ def _branches(d: float, ep: float, em: float) -> tuple[float, float]:
 
 
 def test_marginal_logp_observes_the_labelled_truth() -> None:
-    lp = marginal_logp(
-        VAL, D, np.zeros(3, int), np.array([0.1]), np.array([0.3]), K, truth=np.array([1, 0, -1])
-    ).eval()
+    args = (VAL, D, np.array([0.1]), np.array([0.3]), np.zeros(3, int), K)
+    lp = pair_logp_fused(*args, truth=np.array([1, 0, -1])).eval()
     a0, _ = _branches(0.4, 0.1, 0.3)
     _, b1 = _branches(-0.7, 0.1, 0.3)
     a2, b2 = _branches(0.4, 0.1, 0.3)
     assert lp == pytest.approx([a0, b1, np.logaddexp(a2, b2)], rel=1e-10)
-    unlabelled = marginal_logp(VAL, D, np.zeros(3, int), np.array([0.1]), np.array([0.3]), K).eval()
+    unlabelled = pair_logp_fused(*args).eval()
     assert unlabelled[2] == pytest.approx(lp[2], rel=1e-12)
 
 
 @pytest.mark.parametrize("positional", [False, True])
 def test_tie_logp_observes_the_labelled_truth(positional: bool) -> None:
-    val = np.array([[2.0, 1.0, 1.0, 1.0]] * 3)
-    k = np.array([[4.0, 3.0]] * 3)
+    val = np.array([[2, 1, 1, 1]] * 3)
+    k = np.array([[4, 3]] * 3)
     tp, tm = 0.2, (0.35 if positional else 0.2)
     eta_p, eta_m = np.full(3, logit(tp)), np.full(3, logit(tm))
-    lp = tie_marginal_logp(
+    lp = pair_logp_fused(
         val,
         D,
-        np.zeros(3, int),
         np.array([0.1]),
         np.array([0.3]),
-        eta_p,
-        eta_m,
+        np.zeros(3, int),
         k,
-        positional_ties=positional,
         truth=np.array([1, 0, -1]),
+        eta_plus=eta_p,
+        eta_minus=eta_m if positional else None,
     ).eval()
 
     def branch(d: float, better_first: bool) -> float:
@@ -280,14 +278,12 @@ def test_tie_logp_observes_the_labelled_truth(positional: bool) -> None:
     assert lp == pytest.approx(want, rel=1e-10)
 
 
-def test_error_models_store_truth_and_refuse_the_independent_likelihood() -> None:
+def test_error_models_store_truth() -> None:
     data = load_comparisons(_labelled(), judge="judge", ties="model", truth="truth")
     model = PositionalBias().build_model(data)
     assert model["pair_truth"].get_value().tolist() == [1, 0, 1, -1]
     plain = load_comparisons(_labelled(), judge="judge", ties="model")
     assert "pair_truth" not in PositionalBias().build_model(plain).named_vars
-    with pytest.raises(DesignError, match="independent"):
-        UniformError(likelihood="independent").fit(data.drop_ties(), method="map")
 
 
 # ----------------------------------------------------------------------------- recovery

@@ -22,9 +22,7 @@ from bayes_pairwise.pymc_models import (
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 EXPECTED = {
     "uniform": ("UniformError", "marginal"),
-    "uniform_independent": ("UniformError", "independent"),
     "positional": ("PositionalBias", "marginal"),
-    "positional_independent": ("PositionalBias", "independent"),
     "biased_bt": ("BiasedBradleyTerry", "bernoulli"),
     "uniform_hierarchical": ("HierarchicalUniformError", "marginal"),
     "positional_hierarchical": ("HierarchicalPositionalBias", "marginal"),

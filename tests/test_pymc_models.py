@@ -74,14 +74,6 @@ def _hand_marginal(pc, s, ep, em):
     return np.log(expit(d) * a + expit(-d) * b)
 
 
-def _hand_independent(pc, s, ep, em):
-    d = s[pc.i] - s[pc.j]
-    c = 1 - ep - em
-    return binom.logpmf(pc.n1, pc.k_plus, em + c * expit(d)) + binom.logpmf(
-        pc.n2, pc.k_minus, ep + c * expit(d)
-    )
-
-
 def _obs_logp(model, name, values):
     rv = model[name]
     return pm.logp(rv, model.rvs_to_values[rv]).eval({model[k]: v for k, v in values.items()})
@@ -109,17 +101,6 @@ class TestHandComputedLogp:
         got = _obs_logp(model, "wins", {"strength": S_TINY, "eps_simplex": simplex})
         np.testing.assert_allclose(got, _hand_marginal(pc, S_TINY, 0.25, 0.10), rtol=1e-10)
 
-    @pytest.mark.parametrize("cls", [UniformError, PositionalBias])
-    def test_independent(self, tiny, cls):
-        pc = pair_counts(tiny)
-        model = cls(likelihood="independent").build_model(tiny)
-        if cls is UniformError:
-            values, ep, em = {"eps": np.array([0.2])}, 0.2, 0.2
-        else:
-            values, ep, em = {"eps_simplex": np.array([[0.25, 0.1, 0.65]])}, 0.25, 0.1
-        got = _obs_logp(model, "wins", {"strength": S_TINY, **values})
-        np.testing.assert_allclose(got, _hand_independent(pc, S_TINY, ep, em), rtol=1e-10)
-
     def test_per_judge_rates(self, two_judges_contexts):
         data = two_judges_contexts
         pc = pair_counts(data)
@@ -131,12 +112,12 @@ class TestHandComputedLogp:
         np.testing.assert_allclose(got, _hand_marginal(pc, s, ep, em), rtol=1e-10)
 
     def test_marginal_extreme_values_are_finite(self):
-        from bayes_pairwise.pymc_models.likelihoods import marginal_logp
+        from bayes_pairwise.pymc_models.fused import pair_logp_fused
 
-        val = np.array([[40.0, 0.0], [0.0, 40.0], [20.0, 20.0]])
-        k = np.array([[40.0, 40.0]] * 3)
+        val = np.array([[40, 0], [0, 40], [20, 20]])
+        k = np.array([[40, 40]] * 3)
         d = np.array([30.0, -30.0, 0.0])
-        got = marginal_logp(val, d, np.zeros(3, int), np.array([0.01]), np.array([0.4]), k).eval()
+        got = pair_logp_fused(val, d, np.array([0.01]), np.array([0.4]), np.zeros(3, int), k).eval()
         assert np.isfinite(got).all()
 
     def test_biased_bt(self, bt_sim):
@@ -175,12 +156,9 @@ class TestHandComputedLogp:
         assert obs == pytest.approx(_hand_marginal(pc, np.zeros(3), 0.25, 0.25).sum())
 
 
-@pytest.mark.parametrize(
-    ("cls", "likelihood"),
-    [(PositionalBias, "marginal"), (UniformError, "independent")],
-)
-def test_gradients_finite_at_initial_point(cls, likelihood, two_judges_contexts):
-    model = _frozen(cls(likelihood=likelihood).build_model(two_judges_contexts))
+@pytest.mark.parametrize("cls", [PositionalBias, UniformError])
+def test_gradients_finite_at_initial_point(cls, two_judges_contexts):
+    model = _frozen(cls().build_model(two_judges_contexts))
     grad = model.compile_dlogp()(model.initial_point())
     assert np.isfinite(grad).all() and np.abs(grad).sum() > 0
 
@@ -437,8 +415,6 @@ class TestSettings:
         assert set(available_models()) == {
             "uniform",
             "positional",
-            "uniform_independent",
-            "positional_independent",
             "biased_bt",
             "uniform_hierarchical",
             "positional_hierarchical",
@@ -446,11 +422,14 @@ class TestSettings:
             "uniform_difficulty",
             "noisy_plackett_luce",
         }
-        m = get_model("positional_independent", chains=2)
-        assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "independent"
-        assert m.name == "positional_independent" and m.resolved_sampler()["chains"] == 2
+        m = get_model("positional", chains=2)
+        assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "marginal"
+        assert m.name == "positional" and m.resolved_sampler()["chains"] == 2
         assert get_model("biased_bt").resolved_priors()["gamma"]["sigma"] == 1.5
-        assert UniformError(likelihood="independent").name == "uniform_independent"
+        with pytest.raises(PriorError, match="unknown model"):  # the biased per-verdict variant
+            get_model("uniform_independent")
+        with pytest.raises(PriorError, match="no likelihood"):
+            UniformError(likelihood="independent").resolved_likelihood()
         with pytest.raises(PriorError, match="unknown model"):
             get_model("nonsense")
         with pytest.raises(PriorError, match="is for PositionalBias"):

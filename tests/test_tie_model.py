@@ -12,12 +12,8 @@ from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import pair_counts
 from bayes_pairwise.pymc_models import PositionalBias, UniformError
-from bayes_pairwise.pymc_models.likelihoods import (
-    independent_logp,
-    marginal_logp,
-    tie_marginal_logp,
-    tie_marginal_random,
-)
+from bayes_pairwise.pymc_models.fused import pair_logp_fused
+from bayes_pairwise.pymc_models.likelihoods import tie_marginal_random
 
 
 # --------------------------------------------------------------------------- simulation
@@ -101,16 +97,15 @@ class TestLikelihood:
     d, ep, em = 0.7, 0.1, 0.25
 
     def _lp(self, tp: float, tm: float, positional: bool) -> float:
-        out = tie_marginal_logp(
-            self.val,
+        out = pair_logp_fused(
+            self.val.astype(int),
             np.array([self.d]),
-            np.array([0]),
             np.array([self.ep]),
             np.array([self.em]),
-            np.array([logit(tp)]),
-            np.array([logit(tm)]),
-            self.k,
-            positional_ties=positional,
+            np.array([0]),
+            self.k.astype(int),
+            eta_plus=np.array([logit(tp)]),
+            eta_minus=np.array([logit(tm)]) if positional else None,
         ).eval()
         return float(out[0])
 
@@ -152,10 +147,7 @@ class TestLikelihood:
         )
 
     @pytest.mark.parametrize("positional", [False, True])
-    @pytest.mark.parametrize("likelihood", ["marginal", "independent"])
-    def test_no_ties_reduces_to_existing_plus_no_tie_term(self, positional, likelihood):
-        if positional and likelihood == "independent":
-            pytest.skip("position-dependent ties need the marginal likelihood")
+    def test_no_ties_reduces_to_existing_plus_no_tie_term(self, positional):
         rng = np.random.default_rng(5)
         n_rows = 30
         k = rng.integers(0, 4, size=(n_rows, 2)).astype(float)
@@ -167,12 +159,12 @@ class TestLikelihood:
         d = rng.normal(0, 1.5, n_rows)
         ep, em = np.array([0.1, 0.3]), np.array([0.2, 0.05])
         eta = rng.normal(-1.5, 0.5, n_rows)  # per-row tie logits (closeness model)
-        val = np.concatenate([n, np.zeros_like(n)], axis=1).astype(float)
-        lp_tie = tie_marginal_logp(
-            val, d, judge, ep, em, eta, eta, k, positional_ties=positional, likelihood=likelihood
+        val = np.concatenate([n, np.zeros_like(n)], axis=1)
+        k = k.astype(int)
+        lp_tie = pair_logp_fused(
+            val, d, ep, em, judge, k, eta_plus=eta, eta_minus=eta if positional else None
         ).eval()
-        base = {"marginal": marginal_logp, "independent": independent_logp}[likelihood]
-        lp_old = base(n.astype(float), d, judge, ep, em, k).eval()
+        lp_old = pair_logp_fused(n, d, ep, em, judge, k).eval()
         no_tie = (k[:, 0] + k[:, 1]) * np.log(1 - expit(eta))
         np.testing.assert_allclose(lp_tie, lp_old + no_tie, rtol=1e-10, atol=1e-10)
 

@@ -13,7 +13,6 @@ from bayes_pairwise.pymc_models import PositionalBias, UniformError
 from bayes_pairwise.pymc_models.verdicts import (
     most_likely_errors,
     pair_truth_probability,
-    verdict_error_probabilities,
 )
 
 
@@ -109,17 +108,6 @@ def test_ties_get_nan_and_gold_labels_fix_the_truth(mock_sampler):
     assert 0.0 < v["p_error"].iloc[2] < 1.0
     # both a-c verdicts are for c: the same probability of contradicting the pair's truth
     assert v["p_error"].iloc[2] == pytest.approx(v["p_error"].iloc[3], rel=1e-12)
-
-
-def test_independent_likelihood_per_verdict(two_items):
-    m = UniformError(likelihood="independent").fit(two_items, method="map", random_seed=0)
-    eps = float(m.idata_.posterior["eps"].values.ravel()[0])
-    s = m.idata_.posterior["strength"].values.reshape(-1)
-    d = s[0] - s[1]
-    # verdict 0: a first, a wins; P(a better | verdict) = σ(d)(1-ε) / (σ(d)(1-ε) + σ(-d)ε)
-    p = expit(d) * (1 - eps) / (expit(d) * (1 - eps) + expit(-d) * eps)
-    v = verdict_error_probabilities(m, two_items)
-    assert v["p_error"].iloc[0] == pytest.approx(1 - p, rel=1e-10)
 
 
 def test_errors(two_items):

@@ -92,8 +92,8 @@ def get_model(name: str, **settings: Any) -> BayesianPairwiseModel:
     --------
     >>> get_model("positional", draws=500)
     PositionalBias(spec='positional', draws=500)
-    >>> get_model("uniform_independent").name
-    'uniform_independent'
+    >>> get_model("uniform_hierarchical").name
+    'uniform_hierarchical'
     """
     spec = load_spec(name)
     cls = MODEL_CLASSES[spec.model_class]

@@ -563,13 +563,9 @@ class BayesianPairwiseModel:
 
     @property
     def name(self) -> str:
-        """Name of the model variant (``"uniform"``, ``"positional_independent"`` …)."""
-        spec = self.get_spec()
-        lik = self.resolved_likelihood()
-        if lik == spec.likelihood:
-            return spec.name
-        base = spec.name.removesuffix("_independent")
-        return base if lik == "marginal" else f"{base}_{lik}"
+        """Name of the model variant (``"uniform"``, ``"positional_hierarchical"`` …)."""
+        self.resolved_likelihood()  # one likelihood per class: this only checks the setting
+        return self.get_spec().name
 
     # ------------------------------------------------------------------ model building
     def build_model(self, data: Comparisons) -> pm.Model:
@@ -820,8 +816,9 @@ class BayesianPairwiseModel:
         >>> spec, why = UniformError().written_out_density(sim.data)
         >>> spec.n_dim, why
         (7, '')
-        >>> UniformError(likelihood="independent").written_out_density(sim.data)[1]
-        "the 'independent' likelihood"
+        >>> UniformError(priors={"sigma_s": {"dist": "Exponential", "lam": 0.1}}
+        ...              ).written_out_density(sim.data)[1]
+        'sigma_s prior Exponential (written out: HalfNormal)'
         """
         return self._direct(data, self.resolved_priors(), self.resolved_likelihood())
 

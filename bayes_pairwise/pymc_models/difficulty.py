@@ -42,13 +42,13 @@ from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
 from bayes_pairwise.matrices import pair_counts
 from bayes_pairwise.pymc_models.base import make_prior
 from bayes_pairwise.pymc_models.error_models import TIE_REPORTED, PositionalBias, pair_labels
+from bayes_pairwise.pymc_models.likelihoods import rows_logp_function
 
 __all__ = [
     "MODE_REFUSED",
     "UNIDENTIFIED_SETTINGS",
     "PositionalDifficulty",
     "UniformDifficulty",
-    "difficulty_logp",
     "difficulty_random",
 ]
 
@@ -60,122 +60,6 @@ MODE_REFUSED = (
     "two-state mixture is not a reliable summary (MAP 0.125 against NUTS 0.42 was measured); "
     "fit them with NUTS (drop --map / --fast)"
 )
-
-
-def _lchoose(n: Any, k: Any) -> Any:
-    return pt.gammaln(n + 1) - pt.gammaln(k + 1) - pt.gammaln(n - k + 1)
-
-
-def _per_judge(x: Any) -> Any:
-    """A per-judge vector (J,), without the leading broadcast dims PyMC may add."""
-    x = pt.as_tensor(x)
-    return x.reshape((x.shape[-1],)) if x.type.ndim else x.reshape((1,))
-
-
-def _lsig(x: Any) -> tuple[Any, Any]:
-    """log σ(x), log σ(−x)."""
-    return -pt.softplus(-x), -pt.softplus(x)
-
-
-def difficulty_logp(
-    value: Any,
-    d: Any,
-    judge: Any,
-    eps_plus: Any,
-    eps_minus: Any,
-    eps_hard: Any,
-    hard_share: Any,
-    eta_plus: Any,
-    eta_minus: Any,
-    k: Any,
-    truth: Any,
-    *,
-    ties: bool,
-) -> Any:
-    """Log-probability per pair row of the pair-difficulty model.
-
-    Parameters
-    ----------
-    value : tensor, shape (P, 4) with ties, (P, 2) without
-        ``(n1, n2[, t1, t2])``: non-tie wins of ``i`` with ``i`` first / ``j`` first, ties.
-    d : tensor (P,)
-        ``s_i − s_j``.
-    judge : int tensor (P,)
-    eps_plus, eps_minus, eps_hard, hard_share : tensor (J,)
-        Easy rates, hard rate and hard share per judge.
-    eta_plus, eta_minus : tensor (P,)
-        Tie logits when the better item is shown first / second (ignored without ties).
-    k : tensor (P, ≥2)
-        ``(k_plus, k_minus, …)``: all verdicts, ties included.
-    truth : int tensor (P,)
-        1: i≻j known, 0: j≻i known, −1 unknown (summed out).
-    ties : bool
-        Whether ``value`` holds tie counts.
-
-    Returns
-    -------
-    tensor (P,)
-
-    Examples
-    --------
-    With no hard pairs (π → 0) it is the positional model:
-
-    >>> import numpy as np
-    >>> from scipy.stats import binom
-    >>> from scipy.special import expit
-    >>> val = np.array([[2.0, 1.0]]); k = np.array([[3.0, 2.0]]); z = np.zeros(1)
-    >>> lp = difficulty_logp(val, np.array([0.4]), np.array([0]), np.array([0.1]),
-    ...                      np.array([0.3]), np.array([0.6]), np.array([1e-12]), z, z, k,
-    ...                      np.array([-1]), ties=False).eval()
-    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
-    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
-    >>> bool(np.isclose(lp[0], by_hand))
-    True
-    """
-    value, k = pt.as_tensor(value), pt.as_tensor(k)
-    judge = pt.as_tensor(judge).astype("int64")
-    d = pt.as_tensor(d)
-    truth = pt.as_tensor(truth)
-
-    def column(x: Any, c: int) -> Any:
-        # slice, then cast: with frozen (integer) data the cast folds into a fresh contiguous
-        # constant; a column of a folded float table would be a strided view, which numba
-        # embeds by address, so the compiled log-density could not be cached on disk
-        return x[..., c].astype("float64")
-
-    n1, n2 = column(value, 0), column(value, 1)
-    kp, km = column(k, 0), column(k, 1)
-    if ties:
-        t1, t2 = column(value, 2), column(value, 3)
-    else:
-        t1 = t2 = pt.zeros_like(n1)
-    m1, m2 = kp - t1, km - t2
-    ep, em, eh, pi = (_per_judge(x)[judge] for x in (eps_plus, eps_minus, eps_hard, hard_share))
-    lp_, l1p = pt.log(ep), pt.log1p(-ep)
-    lm, l1m = pt.log(em), pt.log1p(-em)
-    lh, l1h = pt.log(eh), pt.log1p(-eh)
-    # easy, T = i≻j: i first shows the better item first
-    a_e = n1 * l1p + (m1 - n1) * lp_ + n2 * l1m + (m2 - n2) * lm
-    b_e = n1 * lm + (m1 - n1) * l1m + n2 * lp_ + (m2 - n2) * l1p
-    right_i = n1 + n2
-    wrong_i = (m1 - n1) + (m2 - n2)
-    a_h = right_i * l1h + wrong_i * lh
-    b_h = right_i * lh + wrong_i * l1h
-    l_easy, l_hard = pt.log1p(-pi), pt.log(pi)
-    a = pt.logaddexp(l_easy + a_e, l_hard + a_h)
-    b = pt.logaddexp(l_easy + b_e, l_hard + b_h)
-    coef = _lchoose(m1, n1) + _lchoose(m2, n2)
-    if ties:
-        ltp, l1tp = _lsig(pt.as_tensor(eta_plus))
-        ltm, l1tm = _lsig(pt.as_tensor(eta_minus))
-        a = a + t1 * ltp + m1 * l1tp + t2 * ltm + m2 * l1tm
-        b = b + t1 * ltm + m1 * l1tm + t2 * ltp + m2 * l1tp
-        coef = coef + _lchoose(kp, t1) + _lchoose(km, t2)
-    ls, lsn = _lsig(d)
-    branch_a, branch_b = ls + a, lsn + b
-    summed = pt.logaddexp(branch_a, branch_b)
-    out = pt.switch(pt.eq(truth, 1), branch_a, pt.switch(pt.eq(truth, 0), branch_b, summed))
-    return coef + out
 
 
 def difficulty_random(
@@ -466,6 +350,7 @@ class PositionalDifficulty(PositionalBias):
                 eta_plus = eta_minus = pt.zeros(len(pc.i))
                 k_full = k
             truth_t = truth if truth is not None else pt.as_tensor(np.full(len(pc.i), -1))
+            tie_form = (2 if self.tie_positional else 1) if tie_model else 0
             pm.CustomDist(
                 "wins",
                 d,
@@ -478,7 +363,7 @@ class PositionalDifficulty(PositionalBias):
                 eta_minus,
                 k_full,
                 truth_t,
-                logp=functools.partial(difficulty_logp, ties=tie_model),
+                logp=rows_logp_function(ties=tie_form, mixture=True),
                 random=functools.partial(difficulty_random, ties=tie_model),
                 signature="(),(),(j),(j),(j),(j),(),(),(o),()->(o)",
                 dtype="int64",
@@ -494,7 +379,8 @@ class UniformDifficulty(PositionalDifficulty):
 
     A (judge, pair) row is hard with probability π (``hard_share``) and then errs with η
     (``eps_hard``) in both orders; an easy row errs with ε (``eps_easy``) in either order. The
-    likelihood is :func:`difficulty_logp` with ε₊ = ε₋ = ε; η = ε + (1 − ε) σ(``hard_logit``).
+    likelihood is :func:`~bayes_pairwise.pymc_models.fused.difficulty_kernel` with ε₊ = ε₋ = ε;
+    η = ε + (1 − ε) σ(``hard_logit``).
     The reported ``eps`` is the rate of the whole log, (1 − π) ε + π η, so compare and report
     read it like :class:`~bayes_pairwise.pymc_models.UniformError`'s ``eps``.
 

@@ -25,7 +25,8 @@ families (``sigma_s`` HalfNormal, ``eps`` Uniform or Dirichlet, ``tie_logit`` Lo
 through ``0.5 σ(·)`` or the softmax against 0); and the pair-difficulty mixture of
 :class:`~bayes_pairwise.pymc_models.PositionalDifficulty` and
 :class:`~bayes_pairwise.pymc_models.UniformDifficulty` (``hard_share`` Uniform, ``hard_logit``
-Logistic; its rows through :func:`difficulty_rows`, a numba kernel of its own). Any other prior
+Logistic; its rows through the same mixture kernel as the PyMC model,
+:data:`~bayes_pairwise.pymc_models.fused.DIFFICULTY_ENTRIES`). Any other prior
 falls back to nutpie's compile of the PyMC model; :func:`direct_spec` returns the reason.
 
 The same code gives the constrained-space density without the transforms' Jacobians
@@ -46,9 +47,12 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from bayes_pairwise.pymc_models.fused import (
+    DIFFICULTY_ENTRIES,
     PAIR_LOGP_ENTRIES,
     count_rows,
     kernel_version,
+    read_only,
+    run_difficulty_kernel,
     run_kernel,
 )
 from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode, maximise
@@ -57,7 +61,6 @@ __all__ = [
     "USER_DATA_SIZE",
     "DirectSpec",
     "constrained_draws",
-    "difficulty_rows",
     "direct_logp_grad",
     "direct_spec",
     "entry",
@@ -70,6 +73,7 @@ __all__ = [
 ]
 
 _K0, _K1, _K2 = PAIR_LOGP_ENTRIES
+_D0, _D1, _D2 = DIFFICULTY_ENTRIES
 _JIT = {"cache": True, "error_model": "numpy"}
 #: Reductions only: 'reassoc' lets LLVM keep several partial sums (a serial float sum over the
 #: pair rows is bound by the add latency, a few µs on a 100-item round robin).
@@ -313,18 +317,6 @@ def direct_spec(
 
 def _data(x: Any, dtype: Any) -> np.ndarray:
     return np.array(x, dtype=dtype, order="C", copy=True)
-
-
-@intrinsic
-def _as_readonly(typingctx: Any, arr: Any) -> Any:
-    """The same array, typed read-only (the kernel's compiled signature takes data so)."""
-    sig = arr.copy(readonly=True)(arr)
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        context.nrt.incref(builder, signature.args[0], args[0])
-        return args[0]
-
-    return sig, codegen
 
 
 @intrinsic
@@ -703,7 +695,7 @@ def _after(
 def _logp_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0, None, None)
-    out = _K0(*inputs[:3], *_read_only(q, t, n, c))
+    out = _K0(*inputs[:3], *read_only(q, t, n, c))
     e = out[0][:0]
     return _after(
         x, grad, sh, pr, i, j, q, cx, cs, 0, None, None, lp, (*out, e, e, e, e), fwd, rows
@@ -714,7 +706,7 @@ def _logp_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
 def _logp_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1, None, None)
-    out = _K1(*inputs[:4], *_read_only(q, t, n, c))
+    out = _K1(*inputs[:4], *read_only(q, t, n, c))
     e = out[0][:0]
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, None, None, lp, (*out, e, e, e), fwd, rows)
 
@@ -723,7 +715,7 @@ def _logp_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
 def _logp_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2, None, None)
-    out = _K2(*inputs[:5], *_read_only(q, t, n, c))
+    out = _K2(*inputs[:5], *read_only(q, t, n, c))
     e = out[0][:0]
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, None, None, lp, (*out, e, e), fwd, rows)
 
@@ -732,7 +724,7 @@ def _logp_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
 def _logp_hier_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0, 1, None)
-    out = _K0(*inputs[:3], *_read_only(q, t, n, c))
+    out = _K0(*inputs[:3], *read_only(q, t, n, c))
     e = out[0][:0]
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, 1, None, lp, (*out, e, e, e, e), fwd, rows)
 
@@ -741,7 +733,7 @@ def _logp_hier_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
 def _logp_hier_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1, 1, None)
-    out = _K1(*inputs[:4], *_read_only(q, t, n, c))
+    out = _K1(*inputs[:4], *read_only(q, t, n, c))
     e = out[0][:0]
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, 1, None, lp, (*out, e, e, e), fwd, rows)
 
@@ -750,183 +742,40 @@ def _logp_hier_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
 def _logp_hier_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
     lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2, 1, None)
-    out = _K2(*inputs[:5], *_read_only(q, t, n, c))
+    out = _K2(*inputs[:5], *read_only(q, t, n, c))
     e = out[0][:0]
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, 1, None, lp, (*out, e, e), fwd, rows)
-
-
-@numba.njit(inline="always", **_JIT)
-def _logaddexp(a: float, b: float) -> tuple:
-    """log(e^a + e^b) and the weight of b, e^b / (e^a + e^b)."""
-    if a >= b:
-        e = math.exp(b - a)
-        return a + math.log1p(e), e / (1.0 + e)
-    e = math.exp(a - b)
-    return b + math.log1p(e), 1.0 / (1.0 + e)
-
-
-@numba.njit(**_JIT)
-def difficulty_rows(
-    d: np.ndarray,
-    ep: np.ndarray,
-    em: np.ndarray,
-    eh: np.ndarray,
-    pi: np.ndarray,
-    eta_p: np.ndarray,
-    eta_m: np.ndarray,
-    judge: np.ndarray,
-    truth: np.ndarray,
-    counts: np.ndarray,
-    coef: np.ndarray,
-    ties: int,
-) -> tuple:
-    """Log-probability of every pair row of the pair-difficulty mixture and its partials.
-
-    :func:`~bayes_pairwise.pymc_models.difficulty.difficulty_logp` per row, written out: given
-    T the counts are easy (ε₊, ε₋) with probability 1 − π and hard (η in both orders) with
-    probability π; the ties do not depend on the difficulty; T is summed out (or known). Same
-    count rows and coefficients as :func:`~bayes_pairwise.pymc_models.fused.pair_logp_kernel`.
-
-    Returns
-    -------
-    logp, d_d, d_ep, d_em, d_eta_p, d_eta_m, d_eh, d_pi : float arrays (P,)
-        The tie partials are empty without ties (``d_eta_m`` unless ``ties == 2``).
-
-    Examples
-    --------
-    With no hard pairs (π → 0) it is the positional model's row:
-
-    >>> from scipy.stats import binom
-    >>> from scipy.special import expit
-    >>> counts, coef = count_rows(np.array([[2, 1]]), np.array([[3, 2]]))
-    >>> one = lambda v: np.array([v])
-    >>> out = difficulty_rows(one(0.4), one(0.1), one(0.3), one(0.6), one(1e-12), np.zeros(0),
-    ...                       np.zeros(0), one(0), one(-1), counts, coef, 0)
-    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
-    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
-    >>> bool(np.isclose(out[0][0], by_hand))
-    True
-    """
-    n_rows = d.shape[0]
-    logp = np.empty(n_rows)
-    g_d = np.empty(n_rows)
-    g_ep = np.empty(n_rows)
-    g_em = np.empty(n_rows)
-    g_eh = np.empty(n_rows)
-    g_pi = np.empty(n_rows)
-    g_tp = np.empty(n_rows if ties else 0)
-    g_tm = np.empty(n_rows if ties == 2 else 0)
-    for r in range(n_rows):
-        q = judge[r]
-        n1 = counts[0, r]
-        f1 = counts[1, r]
-        n2 = counts[2, r]
-        f2 = counts[3, r]
-        p_ = ep[q]
-        m_ = em[q]
-        h_ = eh[q]
-        l1p, lp_ = math.log1p(-p_), math.log(p_)
-        l1m, lm = math.log1p(-m_), math.log(m_)
-        l1h, lh = math.log1p(-h_), math.log(h_)
-        l1pi, lpi = math.log1p(-pi[q]), math.log(pi[q])
-        right = n1 + n2
-        wrong = f1 + f2
-        a_e = n1 * l1p + f1 * lp_ + n2 * l1m + f2 * lm
-        b_e = n1 * lm + f1 * l1m + n2 * lp_ + f2 * l1p
-        a_mix, ra = _logaddexp(l1pi + a_e, lpi + right * l1h + wrong * lh)
-        b_mix, rb = _logaddexp(l1pi + b_e, lpi + right * lh + wrong * l1h)
-        a_t = 0.0
-        b_t = 0.0
-        tp = 0.0
-        tm = 0.0
-        t1 = counts[4, r] if ties else 0.0
-        t2 = counts[5, r] if ties else 0.0
-        kp = n1 + f1 + t1
-        km = n2 + f2 + t2
-        if ties:
-            xp = eta_p[r]
-            spp = _softplus(xp)
-            tp = _sigmoid(xp)
-            if ties == 2:
-                xm = eta_m[r]
-                spm = _softplus(xm)
-                tm = _sigmoid(xm)
-                a_t = t1 * xp + t2 * xm - kp * spp - km * spm
-                b_t = t1 * xm + t2 * xp - kp * spm - km * spp
-            else:
-                a_t = (t1 + t2) * xp - (kp + km) * spp
-                b_t = a_t
-        big_a = a_mix + a_t
-        big_b = b_mix + b_t
-        dr = d[r]
-        code = truth[r]
-        ls = -_softplus(-dr)  # log sigma(d)
-        lsn = -_softplus(dr)
-        if code == 1:
-            logp[r] = coef[r] + ls + big_a
-            w = 1.0
-        elif code == 0:
-            logp[r] = coef[r] + lsn + big_b
-            w = 0.0
-        else:
-            tot, wb = _logaddexp(ls + big_a, lsn + big_b)
-            logp[r] = coef[r] + tot
-            w = 1.0 - wb
-        v = 1.0 - w
-        g_d[r] = w - _sigmoid(dr)
-        wa = w * (1.0 - ra)
-        vb = v * (1.0 - rb)
-        g_ep[r] = wa * (f1 / p_ - n1 / (1.0 - p_)) + vb * (n2 / p_ - f2 / (1.0 - p_))
-        g_em[r] = wa * (f2 / m_ - n2 / (1.0 - m_)) + vb * (n1 / m_ - f1 / (1.0 - m_))
-        g_eh[r] = w * ra * (wrong / h_ - right / (1.0 - h_)) + v * rb * (
-            right / h_ - wrong / (1.0 - h_)
-        )
-        g_pi[r] = w * (ra / pi[q] - (1.0 - ra) / (1.0 - pi[q])) + v * (
-            rb / pi[q] - (1.0 - rb) / (1.0 - pi[q])
-        )
-        if ties:
-            if ties == 2:
-                g_tp[r] = w * (t1 - kp * tp) + v * (t2 - km * tp)
-                g_tm[r] = w * (t2 - km * tm) + v * (t1 - kp * tm)
-            else:
-                g_tp[r] = (t1 + t2) - (kp + km) * tp
-    return logp, g_d, g_ep, g_em, g_tp, g_tm, g_eh, g_pi
 
 
 @numba.njit(**_JIT)
 def _logp_diff_ties0(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(
-        x, grad, sh, pr, i, j, q, cx, cs, 0, None, 1
-    )
-    out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 0)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 0, None, 1)
+    d, ep, em, _, _, eh, pi = inputs
+    o = _D0(d, ep, em, eh, pi, *read_only(q, t, n, c))
+    e = o[0][:0]
+    out = (o[0], o[1], o[2], o[3], e, e, o[4], o[5])
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 0, None, 1, lp, out, fwd, rows)
 
 
 @numba.njit(**_JIT)
 def _logp_diff_ties1(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(
-        x, grad, sh, pr, i, j, q, cx, cs, 1, None, 1
-    )
-    out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 1)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 1, None, 1)
+    d, ep, em, eta_p, _, eh, pi = inputs
+    o = _D1(d, ep, em, eh, pi, eta_p, *read_only(q, t, n, c))
+    out = (o[0], o[1], o[2], o[3], o[6], o[0][:0], o[4], o[5])
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 1, None, 1, lp, out, fwd, rows)
 
 
 @numba.njit(**_JIT)
 def _logp_diff_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     sh, pr, i, j, q, t, n, c, cx, cs, rows = _unpack(ud)
-    lp, (d, ep, em, eta_p, eta_m, eh, pi), fwd = _before(
-        x, grad, sh, pr, i, j, q, cx, cs, 2, None, 1
-    )
-    out = difficulty_rows(d, ep, em, eh, pi, eta_p, eta_m, q, t, n, c, 2)
+    lp, inputs, fwd = _before(x, grad, sh, pr, i, j, q, cx, cs, 2, None, 1)
+    d, ep, em, eta_p, eta_m, eh, pi = inputs
+    o = _D2(d, ep, em, eh, pi, eta_p, eta_m, *read_only(q, t, n, c))
+    out = (o[0], o[1], o[2], o[3], o[6], o[7], o[4], o[5])
     return _after(x, grad, sh, pr, i, j, q, cx, cs, 2, None, 1, lp, out, fwd, rows)
-
-
-@numba.njit(inline="always", **_JIT)
-def _read_only(judge: np.ndarray, truth: np.ndarray, counts: np.ndarray, coef: np.ndarray) -> tuple:
-    """The kernel's data arguments typed read-only, as PyTensor passes its constants."""
-    return _as_readonly(judge), _as_readonly(truth), _as_readonly(counts), _as_readonly(coef)
 
 
 @numba.njit(inline="always", **_JIT)
@@ -1392,20 +1241,10 @@ def pointwise_log_likelihood(
             tp = empty if eta_p is None else eta_p[k]
             tm = empty if eta_m is None or spec.ties < 2 else eta_m[k]
             if diff:
-                out[lo + k] = difficulty_rows(
-                    d[k],
-                    ep[lo + k],
-                    em[lo + k],
-                    eh[lo + k],
-                    pi[lo + k],
-                    tp,
-                    tm,
-                    spec.judge,
-                    spec.truth,
-                    spec.counts,
-                    spec.coef,
-                    spec.ties,
-                )[0]
+                out[lo + k] = run_difficulty_kernel(
+                    spec.ties, d[k], ep[lo + k], em[lo + k], eh[lo + k], pi[lo + k], tp, tm,
+                    spec.judge, spec.truth, spec.counts, spec.coef,
+                )[0]  # fmt: skip
                 continue
             out[lo + k] = run_kernel(
                 spec.ties, d[k], ep[lo + k], em[lo + k], tp, tm,

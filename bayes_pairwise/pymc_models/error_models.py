@@ -15,7 +15,7 @@ then holds ``(n1, n2, t1, t2)`` (non-tie wins of ``i`` per order, ties per order
 Gold labels (``docs/src/gold_labels.md``): when the data carry them
 (``load_comparisons(..., truth=…)``) the latent truth of a labelled pair is observed: its row's
 log-likelihood is log σ(±d) plus the matching branch instead of the sum over T (both the
-binomial and the tie forms; needs the marginal likelihood). The truth code per pair row is
+binomial and the tie forms). The truth code per pair row is
 stored as ``pair_truth`` (1: i≻j, 0: j≻i, −1 unknown) in ``constant_data``.
 """
 
@@ -186,12 +186,6 @@ class _ErrorModel(BayesianPairwiseModel):
             )
         if data.n_comparisons == 0:
             raise DesignError("the data hold no verdicts")
-        if data.has_truth and self.resolved_likelihood() != "marginal":
-            raise DesignError(
-                f"the data carry gold labels ({data.n_labelled} labelled verdict(s)), which fix "
-                "the latent truth of their pairs; the 'independent' likelihood has no latent "
-                "truth to condition on. Use likelihood='marginal'."
-            )
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
         pc = pair_counts(self._prepared(data))
@@ -221,8 +215,6 @@ class _ErrorModel(BayesianPairwiseModel):
         rates = type(self).__dict__.get("direct_rates")
         if rates is None:  # a subclass builds another model
             return super()._direct(data, priors, likelihood)
-        if likelihood != "marginal":
-            return None, f"the {likelihood!r} likelihood"
         tie_model = self.models_ties(data)
         data = self._prepared(data)
         pc = pair_counts(data)
@@ -332,10 +324,8 @@ class _ErrorModel(BayesianPairwiseModel):
                     eta_plus,
                     eta_minus,
                     k,
-                    likelihood=likelihood,
                     positional_ties=self.tie_positional,
                     observed=observed,
-                    n_judges=data.n_judges,
                     truth=truth,
                 )
             else:
@@ -346,9 +336,7 @@ class _ErrorModel(BayesianPairwiseModel):
                     eps_plus,
                     eps_minus,
                     k,
-                    likelihood=likelihood,
                     observed=observed,
-                    n_judges=data.n_judges,
                     truth=truth,
                 )
         return model
@@ -363,16 +351,15 @@ class UniformError(_ErrorModel):
     Parameters
     ----------
     spec : str or path, optional
-        ``"uniform"`` (default) or ``"uniform_independent"``, or a TOML file.
+        ``"uniform"`` (default), or a TOML file.
     priors : dict, optional
         Overrides for ``sigma_s`` (HalfNormal, …) and ``eps`` (Uniform on [lower, upper] ⊂
         [0, 0.5], or Beta(alpha, beta) placed on eps / 0.5), ``tie_logit`` (a real-valued prior
         on logit τ; default Logistic(0, 1), i.e. τ ~ Uniform(0, 1)) and ``tie_closeness``
         (positive; default HalfNormal(2)). Precedence: user > spec > ``models/_base.toml``;
         unknown names raise :class:`~bayes_pairwise.errors.PriorError`.
-    likelihood : {"marginal", "independent"}, optional
-        ``"independent"`` treats every verdict as an independent Bernoulli (biased when verdicts
-        repeat, METHODS §7.1; for comparison only).
+    likelihood : {"marginal"}, optional
+        The only likelihood: one latent truth per pair row, summed out (METHODS §7.1).
     ties : {"auto", "model", "drop"}
         Ties (outcome 0.5) as a third outcome (METHODS §7.5). ``"auto"`` (default): modelled
         when the data's ``tie_policy`` is ``"model"`` or the data keep ties counted half;
@@ -381,7 +368,7 @@ class UniformError(_ErrorModel):
         applies; ``wins`` holds ``(n1, n2, t1, t2)`` and ``tie_rate`` [judge] is reported.
     tie_positional : bool
         One tie rate per position: ``tie_rate_plus`` when the truly better item is shown first,
-        ``tie_rate_minus`` when second (needs ``likelihood="marginal"``).
+        ``tie_rate_minus`` when second.
     tie_closeness : bool
         logit τ = ``tie_logit`` − ``tie_closeness`` · |s_i − s_j| with ``tie_closeness`` ≥ 0:
         ties more likely on close pairs. Reports ``tie_closeness``, ``tie_rate_equal`` (τ at
@@ -436,12 +423,12 @@ class PositionalBias(_ErrorModel):
     Parameters
     ----------
     spec : str or path, optional
-        ``"positional"`` (default) or ``"positional_independent"``, or a TOML file.
+        ``"positional"`` (default), or a TOML file.
     priors : dict, optional
         Overrides for ``sigma_s`` and ``eps`` (``{"dist": "Dirichlet", "a": [a₊, a₋, a_ok]}``).
         Precedence: user > spec > ``models/_base.toml``. Tie priors: ``tie_logit`` (on logit τ;
         default Logistic(0, 1), i.e. τ ~ Uniform(0, 1)) and ``tie_closeness`` (HalfNormal(2)).
-    likelihood : {"marginal", "independent"}, optional
+    likelihood : {"marginal"}, optional
     ties : {"auto", "model", "drop"}
         Ties (outcome 0.5) as a third outcome (METHODS §7.5). ``"auto"`` (default): modelled
         when the data's ``tie_policy`` is ``"model"`` or the data keep ties counted half;
@@ -450,7 +437,7 @@ class PositionalBias(_ErrorModel):
         applies; ``wins`` holds ``(n1, n2, t1, t2)`` and ``tie_rate`` [judge] is reported.
     tie_positional : bool
         One tie rate per position: ``tie_rate_plus`` when the truly better item is shown first,
-        ``tie_rate_minus`` when second (needs ``likelihood="marginal"``).
+        ``tie_rate_minus`` when second.
     tie_closeness : bool
         logit τ = ``tie_logit`` − ``tie_closeness`` · |s_i − s_j| with ``tie_closeness`` ≥ 0:
         ties more likely on close pairs. Reports ``tie_closeness``, ``tie_rate_equal`` (τ at

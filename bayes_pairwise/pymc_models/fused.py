@@ -45,13 +45,19 @@ from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
 __all__ = [
+    "DIFFICULTY_ENTRIES",
     "PAIR_LOGP_ENTRIES",
+    "DifficultyLogp",
     "PairLogp",
     "count_rows",
+    "difficulty_kernel",
+    "difficulty_logp_fused",
     "kernel_version",
     "pair_logp_fused",
     "pair_logp_kernel",
     "pair_logp_numpy",
+    "read_only",
+    "run_difficulty_kernel",
     "run_kernel",
 ]
 
@@ -427,26 +433,251 @@ def _pair_logp_ties2(
 #: compiled signature serves them all.
 PAIR_LOGP_ENTRIES = (_pair_logp_ties0, _pair_logp_ties1, _pair_logp_ties2)
 
+#: numba settings of the pair-difficulty kernel: libm's exp and log, no fast-math (its loop has
+#: a branch per row and does not vectorise anyway).
+_JIT_EXACT = {"cache": True, "error_model": "numpy"}
 
-def _readonly(x: Any, dtype: Any) -> np.ndarray:
-    """A C-contiguous, read-only view (the type PyTensor's numba backend gives constants)."""
-    out = np.ascontiguousarray(x, dtype=dtype).view()
-    out.flags.writeable = False
+
+@numba.njit(inline="always", **_JIT_EXACT)
+def _softplus(x: float) -> float:
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+@numba.njit(inline="always", **_JIT_EXACT)
+def _sigmoid(x: float) -> float:
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@numba.njit(inline="always", **_JIT_EXACT)
+def _logaddexp(a: float, b: float) -> tuple:
+    """log(e^a + e^b) and the weight of b, e^b / (e^a + e^b)."""
+    if a >= b:
+        e = math.exp(b - a)
+        return a + math.log1p(e), e / (1.0 + e)
+    e = math.exp(a - b)
+    return b + math.log1p(e), 1.0 / (1.0 + e)
+
+
+@numba.njit(**_JIT_EXACT)
+def difficulty_kernel(
+    d: np.ndarray,
+    ep: np.ndarray,
+    em: np.ndarray,
+    eh: np.ndarray,
+    pi: np.ndarray,
+    eta_p: np.ndarray,
+    eta_m: np.ndarray,
+    judge: np.ndarray,
+    truth: np.ndarray,
+    counts: np.ndarray,
+    coef: np.ndarray,
+    ties: int,
+) -> tuple:
+    """Log-probability of every pair row of the pair-difficulty mixture and its partials (numba).
+
+    Given T the counts are easy (ε₊, ε₋ as in :func:`pair_logp_kernel`) with probability
+    1 − π and hard (η in both orders) with probability π; the ties do not depend on the
+    difficulty; T is summed out (or known). Same count rows and coefficients as
+    :func:`pair_logp_kernel` (:func:`count_rows`); ``eh`` (η) and ``pi`` (π) per judge.
+
+    Returns
+    -------
+    logp, d_d, d_ep, d_em, d_eh, d_pi, d_eta_p, d_eta_m : float arrays (P,)
+        The tie partials are empty without ties (``d_eta_m`` unless ``ties == 2``).
+
+    Examples
+    --------
+    With no hard pairs (π → 0) it is the positional model's row:
+
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit
+    >>> counts, coef = count_rows(np.array([[2, 1]]), np.array([[3, 2]]))
+    >>> one = lambda v: np.array([v])
+    >>> out = difficulty_kernel(one(0.4), one(0.1), one(0.3), one(0.6), one(1e-12), np.zeros(0),
+    ...                         np.zeros(0), one(0), one(-1), counts, coef, 0)
+    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
+    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
+    >>> bool(np.isclose(out[0][0], by_hand))
+    True
+    """
+    n_rows = d.shape[0]
+    logp = np.empty(n_rows)
+    g_d = np.empty(n_rows)
+    g_ep = np.empty(n_rows)
+    g_em = np.empty(n_rows)
+    g_eh = np.empty(n_rows)
+    g_pi = np.empty(n_rows)
+    g_tp = np.empty(n_rows if ties else 0)
+    g_tm = np.empty(n_rows if ties == 2 else 0)
+    for r in range(n_rows):
+        q = judge[r]
+        n1 = counts[0, r]
+        f1 = counts[1, r]
+        n2 = counts[2, r]
+        f2 = counts[3, r]
+        p_ = ep[q]
+        m_ = em[q]
+        h_ = eh[q]
+        l1p, lp_ = math.log1p(-p_), math.log(p_)
+        l1m, lm = math.log1p(-m_), math.log(m_)
+        l1h, lh = math.log1p(-h_), math.log(h_)
+        l1pi, lpi = math.log1p(-pi[q]), math.log(pi[q])
+        right = n1 + n2
+        wrong = f1 + f2
+        a_e = n1 * l1p + f1 * lp_ + n2 * l1m + f2 * lm
+        b_e = n1 * lm + f1 * l1m + n2 * lp_ + f2 * l1p
+        a_mix, ra = _logaddexp(l1pi + a_e, lpi + right * l1h + wrong * lh)
+        b_mix, rb = _logaddexp(l1pi + b_e, lpi + right * lh + wrong * l1h)
+        a_t = 0.0
+        b_t = 0.0
+        tp = 0.0
+        tm = 0.0
+        t1 = counts[4, r] if ties else 0.0
+        t2 = counts[5, r] if ties else 0.0
+        kp = n1 + f1 + t1
+        km = n2 + f2 + t2
+        if ties:
+            xp = eta_p[r]
+            spp = _softplus(xp)
+            tp = _sigmoid(xp)
+            if ties == 2:
+                xm = eta_m[r]
+                spm = _softplus(xm)
+                tm = _sigmoid(xm)
+                a_t = t1 * xp + t2 * xm - kp * spp - km * spm
+                b_t = t1 * xm + t2 * xp - kp * spm - km * spp
+            else:
+                a_t = (t1 + t2) * xp - (kp + km) * spp
+                b_t = a_t
+        big_a = a_mix + a_t
+        big_b = b_mix + b_t
+        dr = d[r]
+        code = truth[r]
+        ls = -_softplus(-dr)  # log sigma(d)
+        lsn = -_softplus(dr)
+        if code == 1:
+            logp[r] = coef[r] + ls + big_a
+            w = 1.0
+        elif code == 0:
+            logp[r] = coef[r] + lsn + big_b
+            w = 0.0
+        else:
+            tot, wb = _logaddexp(ls + big_a, lsn + big_b)
+            logp[r] = coef[r] + tot
+            w = 1.0 - wb
+        v = 1.0 - w
+        g_d[r] = w - _sigmoid(dr)
+        wa = w * (1.0 - ra)
+        vb = v * (1.0 - rb)
+        g_ep[r] = wa * (f1 / p_ - n1 / (1.0 - p_)) + vb * (n2 / p_ - f2 / (1.0 - p_))
+        g_em[r] = wa * (f2 / m_ - n2 / (1.0 - m_)) + vb * (n1 / m_ - f1 / (1.0 - m_))
+        g_eh[r] = w * ra * (wrong / h_ - right / (1.0 - h_)) + v * rb * (
+            right / h_ - wrong / (1.0 - h_)
+        )
+        g_pi[r] = w * (ra / pi[q] - (1.0 - ra) / (1.0 - pi[q])) + v * (
+            rb / pi[q] - (1.0 - rb) / (1.0 - pi[q])
+        )
+        if ties:
+            if ties == 2:
+                g_tp[r] = w * (t1 - kp * tp) + v * (t2 - km * tp)
+                g_tm[r] = w * (t2 - km * tm) + v * (t1 - kp * tm)
+            else:
+                g_tp[r] = (t1 + t2) - (kp + km) * tp
+    return logp, g_d, g_ep, g_em, g_eh, g_pi, g_tp, g_tm
+
+
+# The mixture's entries by tie form, as for the pair kernel: (d, ep, em, eh, pi[, eta_p[,
+# eta_m]], judge, truth, counts, coef) -> (logp, d_d, d_ep, d_em, d_eh, d_pi[, d_eta_p[, …]]).
+@numba.njit(**_JIT_EXACT)
+def _difficulty_ties0(
+    d: _Arr, ep: _Arr, em: _Arr, eh: _Arr, pi: _Arr, judge: _Arr, truth: _Arr, counts: _Arr,
+    coef: _Arr,
+) -> tuple[_Arr, ...]:  # fmt: skip
+    out = difficulty_kernel(d, ep, em, eh, pi, d[:0], d[:0], judge, truth, counts, coef, 0)
+    return out[0], out[1], out[2], out[3], out[4], out[5]
+
+
+@numba.njit(**_JIT_EXACT)
+def _difficulty_ties1(
+    d: _Arr, ep: _Arr, em: _Arr, eh: _Arr, pi: _Arr, tp: _Arr, judge: _Arr, truth: _Arr,
+    counts: _Arr, coef: _Arr,
+) -> tuple[_Arr, ...]:  # fmt: skip
+    out = difficulty_kernel(d, ep, em, eh, pi, tp, d[:0], judge, truth, counts, coef, 1)
+    return out[0], out[1], out[2], out[3], out[4], out[5], out[6]
+
+
+@numba.njit(**_JIT_EXACT)
+def _difficulty_ties2(
+    d: _Arr, ep: _Arr, em: _Arr, eh: _Arr, pi: _Arr, tp: _Arr, tm: _Arr, judge: _Arr,
+    truth: _Arr, counts: _Arr, coef: _Arr,
+) -> tuple[_Arr, ...]:  # fmt: skip
+    return difficulty_kernel(d, ep, em, eh, pi, tp, tm, judge, truth, counts, coef, 2)
+
+
+#: The pair-difficulty kernel's compiled entries by tie form, called like
+#: :data:`PAIR_LOGP_ENTRIES` (the data read-only) by the graph's Op and the written-out density.
+DIFFICULTY_ENTRIES = (_difficulty_ties0, _difficulty_ties1, _difficulty_ties2)
+
+
+@intrinsic
+def _as_readonly(typingctx: Any, arr: Any) -> Any:
+    """The same array, typed read-only (the kernels' compiled signatures take data so)."""
+    sig = arr.copy(readonly=True)(arr)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        context.nrt.incref(builder, signature.args[0], args[0])
+        return args[0]
+
+    return sig, codegen
+
+
+@numba.njit(inline="always", **_JIT_EXACT)
+def read_only(judge: _Arr, truth: _Arr, counts: _Arr, coef: _Arr) -> tuple:
+    """The kernels' data arguments typed read-only, inside numba code (as PyTensor passes its
+    constants, and as :func:`run_kernel` passes them from Python).
+
+    Whatever a backend holds (a folded constant, a shared variable, the all-unknown ``truth``
+    computed at run time), the entries receive the same argument types and compile once.
+    """
+    return _as_readonly(judge), _as_readonly(truth), _as_readonly(counts), _as_readonly(coef)
+
+
+def _readonly_data(judge: Any, truth: Any, counts: Any, coef: Any) -> list[np.ndarray]:
+    """The kernels' data arguments as C-contiguous, read-only views (the type PyTensor's numba
+    backend gives constants)."""
+    out = []
+    types_ = (np.int64, np.int64, np.float64, np.float64)
+    for x, dtype in zip((judge, truth, counts, coef), types_, strict=True):
+        view = np.ascontiguousarray(x, dtype=dtype).view()
+        view.flags.writeable = False
+        out.append(view)
     return out
 
 
 def run_kernel(ties: int, *args: Any) -> tuple[np.ndarray, ...]:
-    """Call the kernel from Python as the numba graph does: the same entry, the same types.
+    """Call the pair kernel from Python as the numba graph does: the same entry, the same types.
 
     ``args``: ``d, ep, em, eta_p, eta_m, judge, truth, counts, coef`` (the unused tie logits
     may be empty). Returns the kernel's six outputs (the tie partials empty without ties).
     """
-    d, ep, em, tp, tm, judge, truth, counts, coef = args
+    d, ep, em, tp, tm, *data = args
     floats = [np.ascontiguousarray(x, dtype=np.float64) for x in (d, ep, em, tp, tm)]
-    data = [_readonly(judge, np.int64), _readonly(truth, np.int64)]
-    data += [_readonly(counts, np.float64), _readonly(coef, np.float64)]
-    outs = PAIR_LOGP_ENTRIES[ties](*floats[: 3 + ties], *data)
+    outs = PAIR_LOGP_ENTRIES[ties](*floats[: 3 + ties], *_readonly_data(*data))
     return (*outs, *[np.zeros(0)] * (6 - len(outs)))
+
+
+def run_difficulty_kernel(ties: int, *args: Any) -> tuple[np.ndarray, ...]:
+    """Call the pair-difficulty kernel from Python as the numba graph does.
+
+    ``args``: ``d, ep, em, eh, pi, eta_p, eta_m, judge, truth, counts, coef`` (the unused tie
+    logits may be empty). Returns ``logp, d_d, d_ep, d_em, d_eh, d_pi`` and the tie partials.
+    """
+    d, ep, em, eh, pi, tp, tm, *data = args
+    floats = [np.ascontiguousarray(x, dtype=np.float64) for x in (d, ep, em, eh, pi, tp, tm)]
+    return DIFFICULTY_ENTRIES[ties](*floats[: 5 + ties], *_readonly_data(*data))
 
 
 class PairLogp(Op):
@@ -460,6 +691,9 @@ class PairLogp(Op):
     """
 
     __props__ = ("ties",)
+    #: Per-judge rate inputs after ``d`` (ε₊, ε₋).
+    n_rates: int = 2
+    entries: tuple[Any, ...] = PAIR_LOGP_ENTRIES
 
     def __init__(self, ties: int = 0) -> None:
         if ties not in (0, 1, 2):
@@ -469,8 +703,8 @@ class PairLogp(Op):
 
     @property
     def n_float(self) -> int:
-        """Number of differentiable (float) inputs."""
-        return 3 + self.ties
+        """Number of differentiable (float) inputs: d, the rates, the tie logits."""
+        return 1 + self.n_rates + self.ties
 
     def make_node(self, *inputs: Any) -> Apply:
         inputs = [pt.as_tensor(x) for x in inputs]
@@ -481,20 +715,10 @@ class PairLogp(Op):
         row = pt.vector(dtype="float64", shape=(floats[0].type.shape[0],))
         return Apply(self, [*floats, *ints, *data], [row.type() for _ in range(1 + nf)])
 
-    def _split(self, inputs: list[Any]) -> tuple[Any, ...]:
-        empty = np.zeros(0)
-        if self.ties == 2:
-            d, ep, em, tp, tm, judge, truth, counts, coef = inputs
-        elif self.ties == 1:
-            d, ep, em, tp, judge, truth, counts, coef = inputs
-            tm = empty
-        else:
-            d, ep, em, judge, truth, counts, coef = inputs
-            tp = tm = empty
-        return d, ep, em, tp, tm, judge, truth, counts, coef
-
     def perform(self, node: Apply, inputs: list[np.ndarray], output_storage: list[Any]) -> None:
-        outs = run_kernel(self.ties, *self._split(inputs))
+        nf = self.n_float
+        floats = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs[:nf]]
+        outs = self.entries[self.ties](*floats, *_readonly_data(*inputs[nf:]))
         for c in range(len(node.outputs)):
             output_storage[c][0] = outs[c]
 
@@ -510,24 +734,35 @@ class PairLogp(Op):
         if isinstance(g.type, DisconnectedType):  # pragma: no cover - only partials used
             g = pt.zeros_like(outputs[0])
         nf = self.n_float
-        ep, em, judge = inputs[1], inputs[2], inputs[nf]
+        judge = inputs[nf]
         grads = [g * outputs[1]]
-        for rate, part in ((ep, outputs[2]), (em, outputs[3])):
-            contrib = g * part
+        for c in range(1, 1 + self.n_rates):  # per judge: summed over the judge's rows
+            rate, contrib = inputs[c], g * outputs[1 + c]
             if rate.type.shape[0] == 1:
                 grads.append(contrib.sum(keepdims=True))
             else:
                 grads.append(pt.zeros_like(rate)[judge].inc(contrib))
-        grads += [g * outputs[4 + c] for c in range(self.ties)]
+        grads += [g * outputs[1 + c] for c in range(1 + self.n_rates, nf)]  # tie logits
         grads += [DisconnectedType()() for _ in inputs[nf:]]
         return grads
 
 
+class DifficultyLogp(PairLogp):
+    """Per-row log-probability of the pair-difficulty mixture (:func:`difficulty_kernel`).
+
+    As :class:`PairLogp` with two more per-judge rates after ε₊, ε₋: ``eps_hard`` (η) and
+    ``hard_share`` (π), each (J,). Use :func:`difficulty_logp_fused` rather than the Op itself.
+    """
+
+    n_rates: int = 4
+    entries: tuple[Any, ...] = DIFFICULTY_ENTRIES
+
+
 @functools.cache
 def kernel_version() -> int:
-    """A number that changes with the kernel's source.
+    """A number that changes with the kernels' source.
 
-    PyTensor caches the compiled graph that calls the kernel on disk, keyed by the op and this
+    PyTensor caches the compiled graph that calls a kernel on disk, keyed by the op and this
     number (not by the kernel's code): a kernel edited without a new number would be served
     from the old cache.
     """
@@ -535,18 +770,75 @@ def kernel_version() -> int:
     import inspect
 
     parts = (_exp_nonpos, _log1p_unit, _softplus_sigmoid, _branches, _rate_partials)
-    parts += (pair_logp_kernel, _pair_logp_ties0, _pair_logp_ties1, _pair_logp_ties2)
+    parts += (pair_logp_kernel, *PAIR_LOGP_ENTRIES, _softplus, _sigmoid, _logaddexp)
+    parts += (difficulty_kernel, *DIFFICULTY_ENTRIES, *_GRAPH_ENTRIES, read_only)
     src = "".join(inspect.getsource(getattr(f, "py_func", f)) for f in parts)
     return int(hashlib.sha256(src.encode()).hexdigest()[:12], 16)
 
 
+# What PyTensor's numba backend calls: the entries, with the four data arguments typed read-only
+# first. The backend passes a folded constant read-only but anything computed at run time (the
+# all-unknown ``truth`` of a label-free model) or held in a shared variable writeable, while
+# ``perform`` passes all four read-only: without this cast the entries would compile once per
+# backend.
+@numba.njit(**_JIT)
+def _graph_pair0(d: _Arr, ep: _Arr, em: _Arr, q: _Arr, t: _Arr, n: _Arr, c: _Arr) -> tuple:
+    return _pair_logp_ties0(d, ep, em, *read_only(q, t, n, c))
+
+
+@numba.njit(**_JIT)
+def _graph_pair1(
+    d: _Arr, ep: _Arr, em: _Arr, tp: _Arr, q: _Arr, t: _Arr, n: _Arr, c: _Arr
+) -> tuple:
+    return _pair_logp_ties1(d, ep, em, tp, *read_only(q, t, n, c))
+
+
+@numba.njit(**_JIT)
+def _graph_pair2(
+    d: _Arr, ep: _Arr, em: _Arr, tp: _Arr, tm: _Arr, q: _Arr, t: _Arr, n: _Arr, c: _Arr
+) -> tuple:
+    return _pair_logp_ties2(d, ep, em, tp, tm, *read_only(q, t, n, c))
+
+
+@numba.njit(**_JIT_EXACT)
+def _graph_difficulty0(
+    d: _Arr, ep: _Arr, em: _Arr, eh: _Arr, pi: _Arr, q: _Arr, t: _Arr, n: _Arr, c: _Arr
+) -> tuple:
+    return _difficulty_ties0(d, ep, em, eh, pi, *read_only(q, t, n, c))
+
+
+@numba.njit(**_JIT_EXACT)
+def _graph_difficulty1(
+    d: _Arr, ep: _Arr, em: _Arr, eh: _Arr, pi: _Arr, tp: _Arr, q: _Arr, t: _Arr, n: _Arr, c: _Arr
+) -> tuple:
+    return _difficulty_ties1(d, ep, em, eh, pi, tp, *read_only(q, t, n, c))
+
+
+@numba.njit(**_JIT_EXACT)
+def _graph_difficulty2(
+    d: _Arr, ep: _Arr, em: _Arr, eh: _Arr, pi: _Arr, tp: _Arr, tm: _Arr, q: _Arr, t: _Arr,
+    n: _Arr, c: _Arr,
+) -> tuple:  # fmt: skip
+    return _difficulty_ties2(d, ep, em, eh, pi, tp, tm, *read_only(q, t, n, c))
+
+
+_GRAPH_ENTRIES = {
+    PairLogp: (_graph_pair0, _graph_pair1, _graph_pair2),
+    DifficultyLogp: (_graph_difficulty0, _graph_difficulty1, _graph_difficulty2),
+}
+
+
 def _register_numba() -> None:
-    """Numba implementation of :class:`PairLogp` for PyTensor's numba backend (nutpie)."""
+    """Numba implementations of the Ops for PyTensor's numba backend (nutpie)."""
     from pytensor.link.numba.dispatch.basic import register_funcify_default_op_cache_key
 
-    @register_funcify_default_op_cache_key(PairLogp)
-    def _funcify_pair_logp(op: PairLogp, node: Any = None, **kwargs: Any) -> Any:
-        return PAIR_LOGP_ENTRIES[op.ties], kernel_version()
+    for op_class, graph_entries in _GRAPH_ENTRIES.items():
+
+        @register_funcify_default_op_cache_key(op_class)
+        def _funcify(
+            op: PairLogp, node: Any = None, _entries: tuple = graph_entries, **kwargs: Any
+        ) -> Any:
+            return _entries[op.ties], kernel_version()
 
 
 _register_numba()
@@ -586,26 +878,86 @@ def pair_logp_fused(
     Examples
     --------
     >>> import numpy as np
-    >>> from bayes_pairwise.pymc_models.likelihoods import marginal_logp
-    >>> val = np.array([[2, 1], [0, 3]]); k = np.array([[3, 2], [1, 4]])
-    >>> args = (np.array([0.4, -1.0]), np.array([0.1]), np.array([0.3]))
-    >>> fused = pair_logp_fused(val, *args, np.array([0, 0]), k).eval()
-    >>> graph = marginal_logp(val, args[0], np.array([0, 0]), *args[1:], k).eval()
-    >>> bool(np.allclose(fused, graph, rtol=0, atol=1e-12))
+    >>> from scipy.stats import binom
+    >>> from scipy.special import expit
+    >>> lp = pair_logp_fused(np.array([[2, 1]]), np.array([0.4]), np.array([0.1]),
+    ...                      np.array([0.3]), np.array([0]), np.array([[3, 2]])).eval()
+    >>> by_hand = np.log(expit(0.4) * binom.pmf(2, 3, 0.9) * binom.pmf(1, 2, 0.7)
+    ...                  + expit(-0.4) * binom.pmf(2, 3, 0.3) * binom.pmf(1, 2, 0.1))
+    >>> bool(np.isclose(lp[0], by_hand))
     True
     """
+    rates = (eps_plus, eps_minus)
+    return _rows_logp(PairLogp, value, d, rates, judge, k, truth, eta_plus, eta_minus)
+
+
+def difficulty_logp_fused(
+    value: Any,
+    d: Any,
+    eps_plus: Any,
+    eps_minus: Any,
+    eps_hard: Any,
+    hard_share: Any,
+    judge: Any,
+    k: Any,
+    truth: Any = None,
+    eta_plus: Any = None,
+    eta_minus: Any = None,
+) -> Any:
+    """Symbolic per-row log-probability of the pair-difficulty mixture (:class:`DifficultyLogp`).
+
+    As :func:`pair_logp_fused`, with the easy rates ``eps_plus``, ``eps_minus``, the hard rate
+    ``eps_hard`` and the hard share ``hard_share``, each (J,).
+
+    Examples
+    --------
+    With no hard pairs (π → 0) it is the positional model's row:
+
+    >>> import numpy as np
+    >>> val, k, one = np.array([[2, 1]]), np.array([[3, 2]]), lambda v: np.array([v])
+    >>> mix = difficulty_logp_fused(val, one(0.4), one(0.1), one(0.3), one(0.6), one(1e-12),
+    ...                             one(0), k).eval()
+    >>> plain = pair_logp_fused(val, one(0.4), one(0.1), one(0.3), one(0), k).eval()
+    >>> bool(np.isclose(mix[0], plain[0]))
+    True
+    """
+    rates = (eps_plus, eps_minus, eps_hard, hard_share)
+    return _rows_logp(DifficultyLogp, value, d, rates, judge, k, truth, eta_plus, eta_minus)
+
+
+def _rows_logp(
+    op: type[PairLogp],
+    value: Any,
+    d: Any,
+    rates: tuple[Any, ...],
+    judge: Any,
+    k: Any,
+    truth: Any,
+    eta_plus: Any,
+    eta_minus: Any,
+) -> Any:
+    """The first output of ``op`` on the count rows of ``value`` and ``k``."""
     d = pt.as_tensor(d)
     if truth is None:
         truth = pt.full_like(d, -1, dtype="int64")
     counts, coef = _count_rows_symbolic(value, k, eta_plus is not None)
+    rates = tuple(_per_judge(r) for r in rates)
     data = (judge, truth, counts, coef)
     if eta_plus is None:
-        return PairLogp(0)(d, eps_plus, eps_minus, *data)[0]
+        return op(0)(d, *rates, *data)[0]
     eta_plus = pt.broadcast_to(pt.as_tensor(eta_plus), d.shape)
     if eta_minus is None:
-        return PairLogp(1)(d, eps_plus, eps_minus, eta_plus, *data)[0]
+        return op(1)(d, *rates, eta_plus, *data)[0]
     eta_minus = pt.broadcast_to(pt.as_tensor(eta_minus), d.shape)
-    return PairLogp(2)(d, eps_plus, eps_minus, eta_plus, eta_minus, *data)[0]
+    return op(2)(d, *rates, eta_plus, eta_minus, *data)[0]
+
+
+def _per_judge(x: Any) -> Any:
+    """A per-judge vector (J,), without the leading broadcast dims PyMC may add."""
+    x = pt.as_tensor(x)
+    if x.type.ndim == 1:
+        return x
+    return x.reshape((x.shape[-1],)) if x.type.ndim else x.reshape((1,))
 
 
 def pair_logp_numpy(

@@ -21,6 +21,11 @@ from bayes_pairwise.pymc_models.diagnostics import (
     pooled_delta_curves,
     select_judge,
 )
+from bayes_pairwise.pymc_models.likelihoods import (
+    bernoulli_logit_random,
+    marginal_random,
+    tie_marginal_random,
+)
 
 if TYPE_CHECKING:
     import arviz as az
@@ -87,11 +92,12 @@ def _replicate_pair_counts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replicated (n₁, n₂) per pair row of ``pc``: shape (D, P), from posterior draws.
 
-    Simulates the models' generative stories (METHODS §7): the error models draw one latent
-    outcome per pair, T ~ Bernoulli(σ(s_i − s_j)), then flip each verdict with ε₊ / ε₋; the
-    biased Bradley–Terry model draws each verdict with σ(s_f − s_s + γ + wᵀx).
+    Draws with the models' own generative code (METHODS §7): the error models' (latent truth
+    or gold label, ties at the fitted tie rates, the hard state of the pair-difficulty models,
+    then the flips; see :func:`_error_model_replicates`), the biased Bradley–Terry model's (one
+    Bernoulli per verdict with σ(s_f − s_s + γ + wᵀx),
+    :func:`~bayes_pairwise.pymc_models.likelihoods.bernoulli_logit_random`).
     """
-    from scipy.special import expit
 
     post = idata.posterior
     judge = block.judges[0]
@@ -106,8 +112,6 @@ def _replicate_pair_counts(
         raise ValueError(f"the posterior has no strength for items {missing[:5]}")
     col = np.array([pos[it] for it in block.items])
     s = s[idx][:, col]  # (D, n_items) in the data's item order
-    kp = np.asarray(pc.k_plus, dtype=np.int64)
-    km = np.asarray(pc.k_minus, dtype=np.int64)
     if "gamma" in post.data_vars:  # biased Bradley–Terry: one Bernoulli per verdict
         g = _flat_draws(select_judge(post["gamma"], judge), idx).reshape(D)
         eta = s[:, block.first] - s[:, block.second] + g[:, None]
@@ -129,7 +133,7 @@ def _replicate_pair_counts(
                     x = np.asarray(block.covariates[name], dtype=float)
                     sd = scales.get(name, float(x.std()))
                     eta = eta + wv[:, k : k + 1] * (x / (sd if sd > 0 else 1.0))[None, :]
-        first_wins = rng.random(eta.shape) < expit(eta)
+        first_wins = bernoulli_logit_random(eta, rng=rng).astype(bool)
         lo = np.minimum(block.first, block.second)
         lo_first = block.first == lo
         i_wins = np.where(lo_first[None, :], first_wins, ~first_wins)
@@ -142,23 +146,65 @@ def _replicate_pair_counts(
             n1[d] = np.bincount(row, weights=i_wins[d] & lo_first, minlength=pc.n_pairs)
             n2[d] = np.bincount(row, weights=i_wins[d] & ~lo_first, minlength=pc.n_pairs)
         return n1, n2
-    if "eps_plus" in post.data_vars and "eps_minus" in post.data_vars:
-        ep = _flat_draws(select_judge(post["eps_plus"], judge), idx).reshape(D, 1)
-        em = _flat_draws(select_judge(post["eps_minus"], judge), idx).reshape(D, 1)
-    elif "eps" in post.data_vars:
-        ep = em = _flat_draws(select_judge(post["eps"], judge), idx).reshape(D, 1)
+    return _error_model_replicates(post, judge, s, idx, pc, rng)
+
+
+def _error_model_replicates(
+    post: Any, judge: str, s: np.ndarray, idx: np.ndarray, pc: Any, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Replicated (n₁, n₂) of an error model's posterior draws ``idx``, strengths ``s`` (D, n).
+
+    The models' ``random`` functions, vectorised over the draws (each draw's rates are looked up
+    per row as the per-judge rates are): :func:`~bayes_pairwise.pymc_models.likelihoods.
+    marginal_random` (no ties), :func:`~bayes_pairwise.pymc_models.likelihoods.
+    tie_marginal_random` (ties at τ± = σ(``tie_logit`` − ``tie_closeness`` |d|)) and
+    :func:`~bayes_pairwise.pymc_models.difficulty.difficulty_random` (the pair-difficulty
+    mixture); gold labels fix the truth of their rows. A replicated tie counts half a win each,
+    as in the observed n₁, n₂.
+    """
+    from bayes_pairwise.pymc_models.difficulty import difficulty_random
+
+    n_draws = idx.size
+
+    def draws(name: str) -> np.ndarray:
+        return _flat_draws(select_judge(post[name], judge), idx).reshape(n_draws, -1)
+
+    names = set(post.data_vars)
+    difficulty = "hard_share" in names
+    if difficulty:
+        easy = ("eps_plus_easy", "eps_minus_easy") if "eps_plus_easy" in names else ("eps_easy",)
+        ep, em = draws(easy[0])[:, 0], draws(easy[-1])[:, 0]
+    elif {"eps_plus", "eps_minus"} <= names:
+        ep, em = draws("eps_plus")[:, 0], draws("eps_minus")[:, 0]
+    elif "eps" in names:
+        ep = em = draws("eps")[:, 0]
     else:
         raise ValueError(
             "cannot simulate replicated data: the posterior has none of eps, eps_plus/eps_minus, "
             f"gamma (it has {list(post.data_vars)})"
         )
-    p_i = expit(s[:, pc.i] - s[:, pc.j])  # (D, P)
-    t_i = rng.random(p_i.shape) < p_i
-    q1 = np.where(t_i, 1.0 - ep, em)  # P(i wins | i first)
-    q2 = np.where(t_i, 1.0 - em, ep)  # P(i wins | i second)
-    n1 = rng.binomial(np.broadcast_to(kp, q1.shape), q1).astype(float)
-    n2 = rng.binomial(np.broadcast_to(km, q2.shape), q2).astype(float)
-    return n1, n2
+    d = s[:, pc.i] - s[:, pc.j]  # (D, P)
+    by_draw = np.broadcast_to(np.arange(n_draws)[:, None], d.shape)  # a row's draw, as "judge"
+    k = np.stack([pc.k_plus, pc.k_minus], axis=-1).astype(np.int64)
+    ties = "tie_logit" in names
+    eta_p = eta_m = np.zeros(d.shape)
+    if ties:
+        logit = draws("tie_logit")  # (D, 1), or (D, 2) with one rate per position
+        shrink = draws("tie_closeness") * np.abs(d) if "tie_closeness" in names else 0.0
+        eta_p, eta_m = logit[:, :1] - shrink, logit[:, -1:] - shrink
+    if difficulty:
+        eh, pi = draws("eps_hard")[:, 0], draws("hard_share")[:, 0]
+        rows = difficulty_random(
+            d, by_draw, ep, em, eh, pi, eta_p, eta_m, k, pc.truth, rng=rng, ties=ties
+        )
+    elif ties:
+        rows = tie_marginal_random(d, by_draw, ep, em, eta_p, eta_m, k, rng=rng, truth=pc.truth)
+    else:
+        rows = marginal_random(d, by_draw, ep, em, k, rng=rng, truth=pc.truth)
+    rows = rows.astype(float)
+    if ties:
+        return rows[..., 0] + 0.5 * rows[..., 2], rows[..., 1] + 0.5 * rows[..., 3]
+    return rows[..., 0], rows[..., 1]
 
 
 def _model_replicates(

@@ -16,8 +16,6 @@ verdict is an error.
 * Gold labels fix T: ``p_error`` is then 0 or 1.
 * A tie (outcome 0.5) neither agrees with nor contradicts T: its ``p_error`` is NaN (its tie
   terms still enter A and B when the tie rate depends on the position, ``tie_positional``).
-* Under the per-verdict ``"independent"`` likelihood every verdict has its own latent truth,
-  P(first better | verdict, θ) follows from the verdict alone.
 """
 
 from __future__ import annotations
@@ -194,7 +192,6 @@ def verdict_error_probabilities(model: Any, data: Comparisons) -> pd.DataFrame:
         )
     idata = model.idata_
     post = idata.posterior
-    likelihood = str(model.settings_.get("likelihood", "marginal"))
     n_items, n_judges = data.n_items, data.n_judges
     strength = _draws(post, "strength").reshape(-1, n_items)
     eps_plus, eps_minus = (_per_judge(r, n_judges) for r in _judge_rates(post))
@@ -203,72 +200,59 @@ def verdict_error_probabilities(model: Any, data: Comparisons) -> pd.DataFrame:
     second = np.asarray(data.second, dtype=np.int64)
     vjudge = np.asarray(data.judge, dtype=np.int64)
     tie = outcome == 0.5
-    p_first = np.zeros(data.n_comparisons)
     n_draws = strength.shape[0]
 
-    if likelihood == "independent":
-        for lo in range(0, n_draws, _CHUNK):
-            sl = slice(lo, lo + _CHUNK)
-            dfs = strength[sl][:, first] - strength[sl][:, second]
-            ep, em = eps_plus[sl][:, vjudge], eps_minus[sl][:, vjudge]
-            # first better: first wins w.p. 1 − ε₊; second better: first wins w.p. ε₋
-            won = outcome == 1.0
-            a = _log_sigmoid(dfs) + np.where(won, np.log1p(-ep), np.log(ep))
-            b = _log_sigmoid(-dfs) + np.where(won, np.log(em), np.log1p(-em))
-            p_first += (1.0 / (1.0 + np.exp(b - a))).sum(axis=0)
-        p_first /= n_draws
-    else:
-        n_counts = int(idata.observed_data["wins"].shape[-1])
-        tie_model = n_counts == 4
-        fit_data = data if tie_model or not tie.any() else data.drop_ties()
-        pc = pair_counts(fit_data)
-        m1 = (pc.k_plus - pc.t1).astype(float)
-        m2 = (pc.k_minus - pc.t2).astype(float)
-        n1 = np.asarray(pc.n1, dtype=float) - 0.5 * pc.t1
-        n2 = np.asarray(pc.n2, dtype=float) - 0.5 * pc.t2
-        positional_ties = tie_model and "tie_rate_plus" in post
+    n_counts = int(idata.observed_data["wins"].shape[-1])
+    tie_model = n_counts == 4
+    fit_data = data if tie_model or not tie.any() else data.drop_ties()
+    pc = pair_counts(fit_data)
+    m1 = (pc.k_plus - pc.t1).astype(float)
+    m2 = (pc.k_minus - pc.t2).astype(float)
+    n1 = np.asarray(pc.n1, dtype=float) - 0.5 * pc.t1
+    n2 = np.asarray(pc.n2, dtype=float) - 0.5 * pc.t2
+    positional_ties = tie_model and "tie_rate_plus" in post
+    if positional_ties:
+        logit = _draws(post, "tie_logit").reshape(n_draws, n_judges, 2)
+        closeness = (
+            _per_judge(_draws(post, "tie_closeness"), n_judges)
+            if "tie_closeness" in post
+            else np.zeros((n_draws, n_judges))
+        )
+    p_pair = np.zeros(len(pc.i))
+    for lo in range(0, n_draws, _CHUNK):
+        sl = slice(lo, lo + _CHUNK)
+        d = strength[sl][:, pc.i] - strength[sl][:, pc.j]
+        kw: dict[str, Any] = {}
         if positional_ties:
-            logit = _draws(post, "tie_logit").reshape(n_draws, n_judges, 2)
-            closeness = (
-                _per_judge(_draws(post, "tie_closeness"), n_judges)
-                if "tie_closeness" in post
-                else np.zeros((n_draws, n_judges))
-            )
-        p_pair = np.zeros(len(pc.i))
-        for lo in range(0, n_draws, _CHUNK):
-            sl = slice(lo, lo + _CHUNK)
-            d = strength[sl][:, pc.i] - strength[sl][:, pc.j]
-            kw: dict[str, Any] = {}
-            if positional_ties:
-                shrink = closeness[sl][:, pc.judge] * np.abs(d)
-                kw = {
-                    "tie_plus": _sigmoid(logit[sl][:, pc.judge, 0] - shrink),
-                    "tie_minus": _sigmoid(logit[sl][:, pc.judge, 1] - shrink),
-                    "t1": pc.t1,
-                    "t2": pc.t2,
-                }
-            p = pair_truth_probability(
-                d,
-                eps_plus[sl][:, pc.judge],
-                eps_minus[sl][:, pc.judge],
-                n1,
-                n2,
-                m1,
-                m2,
-                **kw,
-            )
-            p_pair += p.sum(axis=0)
-        p_pair /= n_draws
-        truth = np.asarray(pc.truth, dtype=np.int64)
-        p_pair = np.where(truth >= 0, (truth == 1).astype(float), p_pair)
-        # each verdict's pair row (pair rows are sorted by (judge, i, j))
-        key_pc = (pc.judge.astype(np.int64) * n_items + pc.i) * n_items + pc.j
-        lo_v, hi_v = np.minimum(first, second), np.maximum(first, second)
-        key_v = (vjudge * n_items + lo_v) * n_items + hi_v
-        pos = np.clip(np.searchsorted(key_pc, key_v), 0, len(key_pc) - 1)
-        found = key_pc[pos] == key_v
-        p_i = np.where(found, p_pair[pos], np.nan)
-        p_first = np.where(first == lo_v, p_i, 1.0 - p_i)
+            shrink = closeness[sl][:, pc.judge] * np.abs(d)
+            kw = {
+                "tie_plus": _sigmoid(logit[sl][:, pc.judge, 0] - shrink),
+                "tie_minus": _sigmoid(logit[sl][:, pc.judge, 1] - shrink),
+                "t1": pc.t1,
+                "t2": pc.t2,
+            }
+        p = pair_truth_probability(
+            d,
+            eps_plus[sl][:, pc.judge],
+            eps_minus[sl][:, pc.judge],
+            n1,
+            n2,
+            m1,
+            m2,
+            **kw,
+        )
+        p_pair += p.sum(axis=0)
+    p_pair /= n_draws
+    truth = np.asarray(pc.truth, dtype=np.int64)
+    p_pair = np.where(truth >= 0, (truth == 1).astype(float), p_pair)
+    # each verdict's pair row (pair rows are sorted by (judge, i, j))
+    key_pc = (pc.judge.astype(np.int64) * n_items + pc.i) * n_items + pc.j
+    lo_v, hi_v = np.minimum(first, second), np.maximum(first, second)
+    key_v = (vjudge * n_items + lo_v) * n_items + hi_v
+    pos = np.clip(np.searchsorted(key_pc, key_v), 0, len(key_pc) - 1)
+    found = key_pc[pos] == key_v
+    p_i = np.where(found, p_pair[pos], np.nan)
+    p_first = np.where(first == lo_v, p_i, 1.0 - p_i)
     p_error = np.where(outcome == 1.0, 1.0 - p_first, p_first)
     p_error = np.where(tie, np.nan, p_error)
     items = np.asarray(data.items, dtype=object)
