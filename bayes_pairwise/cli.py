@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bayes_pairwise._version import __version__
+from bayes_pairwise.conventions import TIE_POLICIES
 from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
 from bayes_pairwise.model_specs import available_models
 from bayes_pairwise.output import (
@@ -291,12 +292,12 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--ties",
-        choices=("model", "half", "drop", "error"),
+        choices=TIE_POLICIES,
         default=None,
-        help="tie policy. 'model': ties kept as an outcome of the error models (a tie rate is "
-        "fitted; the win-count estimators count them half); 'half': half a win; 'drop': "
-        "removed (counted); 'error': refuse. Default: 'model' for bundled data sets, and for "
-        "files read by fit, compare and report when they hold ties; 'error' for other files",
+        help="tie policy. 'model' (default, for every command and every source): ties are "
+        "data, kept as an outcome of the error models (a tie rate is fitted) and the classical "
+        "error rates are reported among decided verdicts; 'half': half a win (the paper's "
+        "rule); 'drop': removed and counted (the paper's published numbers); 'error': refuse",
     )
     p.add_argument(
         "--option",
@@ -354,30 +355,21 @@ def _ranking_log(args: argparse.Namespace) -> Any:
 
 
 def _load_data(args: argparse.Namespace):
-    """The data of a command, with the tie policy of ``--ties`` or its default.
+    """The data of a command, with the tie policy of ``--ties`` or the package's default.
 
-    Without ``--ties``, ties are modelled (policy ``"model"``) for bundled data sets and, in
-    ``fit``, ``compare`` and ``report``, for files too; a log that holds no tie then keeps the
-    tie-free policy (``"half"`` for bundled data, ``"error"`` for files), so the error models
-    fit without a tie rate, as before.
+    One reader for every door (:func:`bayes_pairwise.data.resolve_data`, as
+    :func:`~bayes_pairwise.build_report` reads its data): without ``--ties`` ties are data,
+    modelled (:data:`bayes_pairwise.conventions.TIES`), whatever the command, the source or
+    the layout; a log that holds no tie records ``"half"``, so the error models fit without a
+    tie rate.
     """
-    import dataclasses
     import re
 
-    from bayes_pairwise import datasets
-    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.data import resolve_data
     from bayes_pairwise.datasets import CHATBOT_ARENA_ORDER_WARNING as ORDER_WARNING
 
     name = args.data
-    bundled = _is_bundled(name)
-    model_ties = bundled or getattr(args, "command", None) in (
-        "fit",
-        "compare",
-        "report",
-        "propose",
-    )
-    ties = args.ties or ("model" if model_ties else "error")
-    if bundled:
+    if _is_bundled(name):
         if getattr(args, "truth_column", None):
             raise BayesPairwiseError(
                 "--truth-column applies to files; the bundled data sets carry no gold labels"
@@ -386,42 +378,30 @@ def _load_data(args: argparse.Namespace):
             if getattr(args, "command", None) == "leaderboard" and args.model in ("bt", "uniform"):
                 # no position term in these models: the order warning does not apply to them
                 warnings.filterwarnings("ignore", message=re.escape(ORDER_WARNING))
-            data = datasets.load(name, ties=ties, **_parse_options(args.option, name))
+            data, _ = resolve_data(name, ties=args.ties, options=_parse_options(args.option, name))
     else:
         # a file: load_comparisons recognises known layouts and the judge/context/repeat
         # columns by name (the same rule as in Python); every choice it made is printed
-        from bayes_pairwise.layouts import TIE_LAYOUTS
-
         covs = [c for c in args.covariates.split(",") if c]
-        read = dict(
-            first=args.first,
-            second=args.second,
-            outcome=args.outcome,
-            judge=args.judge_column,
-            context=args.context_column,
-            repeat=args.repeat_column,
-            covariates=covs,
-            outcome_map=_parse_map(args.outcome_map),
-            truth=getattr(args, "truth_column", None),
-            max_bytes=args.max_input_size,
-        )
-        # a layout whose tool writes ties (MT-Bench, AlpacaEval, Arena) keeps them by default
         with _sigterm_default():  # reading: SIGTERM ends the process at once (nothing to clean)
-            data = load_comparisons(name, ties="model" if args.ties is None else ties, **read)
-            if args.ties is None and data.n_ties and data.layout not in TIE_LAYOUTS:
-                data = load_comparisons(name, ties=ties, **read)  # the default's own rule
+            data, _ = resolve_data(
+                name,
+                ties=args.ties,
+                first=args.first,
+                second=args.second,
+                outcome=args.outcome,
+                judge=args.judge_column,
+                context=args.context_column,
+                repeat=args.repeat_column,
+                covariates=covs,
+                outcome_map=_parse_map(args.outcome_map),
+                truth=getattr(args, "truth_column", None),
+                max_bytes=args.max_input_size,
+            )
         for line in data.recognised:
             _info(line)
-        if args.ties is None and data.n_ties and data.tie_policy == "model" and not model_ties:
-            _info(
-                f"ties: {data.n_ties} tie verdict(s) of the {data.layout} kept (ties='model'; "
-                "--ties drop or --ties half to change)"
-            )
     if args.judge is not None:
         data = data.for_judge(args.judge)
-    if args.ties is None and data.tie_policy == "model" and data.n_ties == 0:
-        # the default asked for the tie model only in case of ties: none here
-        data = dataclasses.replace(data, tie_policy="half" if bundled else "error")
     return data
 
 

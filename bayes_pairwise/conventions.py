@@ -1,4 +1,5 @@
-"""The package's conventions, each stated once: interval level, the classical tie rule.
+"""The package's conventions, each stated once: interval level, tie policy, the classical tie
+rule, convergence thresholds, the context separator.
 
 Every interval the package reports — posterior HDIs, classical delta-method and bootstrap
 intervals, Wilson intervals of observed shares — has the same probability :data:`HDI_PROB`, so
@@ -12,6 +13,14 @@ probability ε, so a half-counted tie behaves in expectation like an error with 
 ε_half = (1 − τ)ε + τ/2. :func:`decided_error_rate` inverts this with the judge's observed tie
 share, which puts every classical error rate on the models' scale — the error rate among
 decided verdicts — and the cross-check compares like with like.
+
+The tie policy (:data:`TIES`): ties are data. Every door —
+:func:`~bayes_pairwise.data.load_comparisons`, :func:`~bayes_pairwise.datasets.load`, the command
+line and :func:`~bayes_pairwise.report.build_report` — keeps them as an outcome of the error models
+(``"model"``) unless told otherwise; ``"drop"`` (the paper's published numbers) and ``"half"``
+stay available by name. Functions take ``ties=None`` and ``hdi_prob=None`` and read the values
+here *at call time* (:func:`resolve_ties`, :func:`resolve_hdi_prob`), as ArviZ reads
+``rcParams["stats.hdi_prob"]``: change :data:`HDI_PROB` and every later call follows.
 """
 
 from __future__ import annotations
@@ -21,18 +30,42 @@ import math
 __all__ = [
     "AGREEMENT_TOLERANCE",
     "CLASSICAL_TIE_RULE",
+    "CONTEXT_SEP",
+    "EBFMI_MIN",
+    "ESS_MIN",
     "ESTIMAND_ERROR",
     "ESTIMAND_ORDER_INCONSISTENT",
     "HDI_PROB",
     "LOWER_BOUND_NOTE",
+    "RHAT_MAX",
+    "TIES",
+    "TIE_POLICIES",
     "decided_error_rate",
     "estimand",
+    "hdi_columns",
     "interval_label",
+    "resolve_hdi_prob",
+    "resolve_ties",
     "z_value",
 ]
 
 #: Probability of every reported interval (posterior HDI and classical intervals alike).
 HDI_PROB: float = 0.94
+
+#: The tie policy when none is given: ties are data, an outcome of the error models.
+TIES: str = "model"
+
+#: Every tie policy by name: model (default), drop (removed, counted), half (half a win), error.
+TIE_POLICIES: tuple[str, ...] = ("model", "drop", "half", "error")
+
+#: Convergence thresholds of a NUTS fit: R-hat at most, bulk and tail ESS at least, E-BFMI at
+#: least.
+RHAT_MAX: float = 1.01
+ESS_MIN: int = 400
+EBFMI_MIN: float = 0.3
+
+#: Joins a context and an item name into the item's label (``"q12::gpt4"``).
+CONTEXT_SEP: str = "::"
 
 #: Two intervals closer than this count as overlapping: the resolution of the Δ_S grids (step
 #: 0.005), below which no classical estimate here is meaningful.
@@ -46,18 +79,55 @@ CLASSICAL_TIE_RULE: str = (
 )
 
 
-def interval_label(prob: float = HDI_PROB) -> str:
-    """``"94%"`` for 0.94.
+def resolve_ties(ties: str | None = None) -> str:
+    """The tie policy ``ties``, or :data:`TIES` (read now) when None.
 
     Examples
     --------
-    >>> interval_label()
-    '94%'
+    >>> resolve_ties(), resolve_ties("drop")
+    ('model', 'drop')
     """
-    return f"{100 * prob:g}%"
+    return TIES if ties is None else str(ties)
 
 
-def z_value(prob: float = HDI_PROB) -> float:
+def resolve_hdi_prob(prob: float | None = None) -> float:
+    """The interval probability ``prob``, or :data:`HDI_PROB` (read now) when None.
+
+    Examples
+    --------
+    >>> resolve_hdi_prob() == HDI_PROB, resolve_hdi_prob(0.5)
+    (True, 0.5)
+    """
+    p = HDI_PROB if prob is None else float(prob)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"hdi_prob must be in (0, 1), got {p!r}")
+    return p
+
+
+def hdi_columns(prob: float | None = None) -> tuple[str, str]:
+    """ArviZ's names of the HDI bound columns of ``az.summary(hdi_prob=prob)``.
+
+    Examples
+    --------
+    >>> hdi_columns(0.9)
+    ('hdi_5%', 'hdi_95%')
+    """
+    p = resolve_hdi_prob(prob)
+    return f"hdi_{100 * (1 - p) / 2:g}%", f"hdi_{100 * (1 + p) / 2:g}%"
+
+
+def interval_label(prob: float | None = None) -> str:
+    """``"94%"`` for the default level.
+
+    Examples
+    --------
+    >>> interval_label(0.9)
+    '90%'
+    """
+    return f"{100 * resolve_hdi_prob(prob):g}%"
+
+
+def z_value(prob: float | None = None) -> float:
     """Two-sided standard-normal quantile for a central interval of probability ``prob``.
 
     Examples
@@ -67,7 +137,7 @@ def z_value(prob: float = HDI_PROB) -> float:
     """
     from scipy.stats import norm
 
-    return float(norm.ppf(0.5 + prob / 2.0))
+    return float(norm.ppf(0.5 + resolve_hdi_prob(prob) / 2.0))
 
 
 def decided_error_rate(

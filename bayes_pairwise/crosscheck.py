@@ -19,9 +19,9 @@ Rules, each stated once
 * **The verdict** of a judge is AGREE when every *primary* comparison overlaps, else DISAGREE with
   the largest gap: ε (uniform) against S_com and the paper's Δ_S grid, ε₊ / ε₋ (positional)
   against the moment estimator, ε₊ + ε₋ against the 2-D Δ_S grid (the only thing it identifies),
-  the tie rate against the observed share of ties. With ties, Δ_S is shown for reference only:
-  its synthetic curves have no ties and a half-counted tie is not an error of probability ½ to
-  it, so it cannot be put on the models' scale.
+  the tie rate against the observed share of ties. With ties, the Δ_S grid's synthetic
+  matrices hold the judge's share of ties (at random, counted half as the observed ones), so
+  its ε is the error rate among decided verdicts too and its rows enter the verdict.
 
 Classical intervals: delta method for S_com and the moments (pairs as units), a bootstrap over
 contexts for the Δ_S grid fits (with at least five complete round-robins; a single round-robin
@@ -30,6 +30,7 @@ has no resampling unit and its grid value is shown without an interval), Wilson 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -44,9 +45,8 @@ import pandas as pd
 from bayes_pairwise.conventions import (
     AGREEMENT_TOLERANCE,
     CLASSICAL_TIE_RULE,
-    HDI_PROB,
-    decided_error_rate,
     interval_label,
+    resolve_hdi_prob,
     z_value,
 )
 from bayes_pairwise.data import Comparisons
@@ -97,8 +97,6 @@ METHOD_GRID = "Δ_S grid (1-D)"
 METHOD_GRID_SUM = "Δ_S grid (2-D), sum"
 METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
 METHOD_TIES = "observed share of ties"
-#: Suffix of the Δ_S methods on data with ties (not on the models' scale: reference only).
-TIES_HALF = ", ties half"
 METHOD_LABELS = "labelled verdicts (gold)"
 #: What the headline's model columns hold, by fit method (:meth:`CrossCheck.estimate_column`).
 ESTIMATE_COLUMN = {"nuts": "model", "map": "MAP", "laplace": "Laplace"}
@@ -180,7 +178,7 @@ def posterior_draws(idata: Any, var: str, *, judge: str | None = None) -> np.nda
 
 
 def posterior_stats(
-    idata: Any, var: str, *, judge: str | None = None, hdi_prob: float = HDI_PROB
+    idata: Any, var: str, *, judge: str | None = None, hdi_prob: float | None = None
 ) -> tuple[float, float, float] | None:
     """Posterior mean and HDI of a scalar (or per-judge) variable; ``None`` if absent.
 
@@ -191,7 +189,8 @@ def posterior_stats(
     idata : arviz.InferenceData or fitted model
     var : str
     judge : str, optional
-    hdi_prob : float
+    hdi_prob : float, optional
+        Default :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time.
 
     Returns
     -------
@@ -704,13 +703,52 @@ def _row(quantity, judge, method, estimate, lower=np.nan, upper=np.nan, interval
 
 
 # =============================================================================== progress
+# =============================================================================== seeds
+#: The cross-check's stochastic steps; each draws from its own stream.
+STREAMS = (
+    "models",
+    "delta_s",
+    "delta_s_2d",
+    "biased_bt_spread",
+    "leaderboard",
+    "diagnostics",
+    "ppc_replicates",
+    "ppc_statistics",
+    "caveats",
+    "agreement",
+    "identification",
+)
+
+
+def seed_streams(random_seed: int | None) -> dict[str, int | None]:
+    """One independent seed per stochastic step, spawned from ``random_seed``.
+
+    ``np.random.SeedSequence(random_seed).spawn(k)`` gives statistically independent streams
+    (NumPy's recommended way to seed parallel or successive random work), so the grid fits,
+    the samplers, the bootstraps and the predictive checks do not share random numbers as they
+    would with one integer reused for each. ``None`` leaves every step unseeded.
+
+    Examples
+    --------
+    >>> s = seed_streams(0)
+    >>> list(s)[:3], len(set(s.values())) == len(s), s == seed_streams(0)
+    (['models', 'delta_s', 'delta_s_2d'], True, True)
+    >>> set(seed_streams(None).values())
+    {None}
+    """
+    if random_seed is None:
+        return dict.fromkeys(STREAMS)
+    children = np.random.SeedSequence(int(random_seed)).spawn(len(STREAMS))
+    return {k: int(c.generate_state(1)[0]) for k, c in zip(STREAMS, children, strict=True)}
+
+
 # =============================================================================== classical
 def _classical(
     data: Comparisons,
     sink: WarningSink,
     steps: Steps,
     *,
-    seed: Any,
+    seed: Mapping[str, int | None],
     delta_s: bool,
     delta_s_2d: bool,
     biased_bt_spread: bool,
@@ -727,6 +765,10 @@ def _classical(
         wilson_interval,
     )
 
+    # every classical error rate on the models' scale, among decided verdicts: the estimators
+    # rescale under the tie policy "model", so data keeping ties counted half are read so too
+    if data.tie_policy == "half" and np.any(np.asarray(data.outcome) == 0.5):
+        data = dataclasses.replace(data, tie_policy="model")
     steps("classical: S_com, first-position rate, moments")
     with sink.capture():
         desc = descriptive_by_judge(data)
@@ -738,7 +780,7 @@ def _classical(
         skipped[j] = {}
         n = int(block.n_comparisons)
         k = int(np.sum(np.asarray(block.outcome) == 0.5))
-        lo, hi = wilson_interval(k, n, level=HDI_PROB) if n else (math.nan, math.nan)
+        lo, hi = wilson_interval(k, n, level=resolve_hdi_prob()) if n else (math.nan, math.nan)
         tie_share[j] = (k / n if n else math.nan, float(lo), float(hi), k, n)
         with sink.capture(f"{j}: "):
             try:
@@ -757,14 +799,18 @@ def _classical(
             steps(f"classical: Δ_S grid fit ({j})")
             with sink.capture(f"Δ_S ({j}): "):
                 try:
-                    delta[j] = DeltaSFit(random_seed=seed, progress=progress, **gkw).fit(block)
+                    delta[j] = DeltaSFit(random_seed=seed["delta_s"], progress=progress, **gkw).fit(
+                        block
+                    )
                 except DesignError as exc:
                     skipped[j]["Δ_S"] = str(exc)
         if delta_s_2d:
             steps(f"classical: 2-D Δ_S grid fit ({j})")
             with sink.capture(f"Δ_S 2-D ({j}): "):
                 try:
-                    delta2d[j] = DeltaS2DFit(random_seed=seed, progress=progress, **gkw).fit(block)
+                    delta2d[j] = DeltaS2DFit(
+                        random_seed=seed["delta_s_2d"], progress=progress, **gkw
+                    ).fit(block)
                 except DesignError as exc:
                     skipped[j]["Δ_S 2-D"] = str(exc)
     if biased_bt_spread:
@@ -775,13 +821,15 @@ def _classical(
             steps(f"classical: biased-BT spread search ({j})")
             with sink.capture(f"biased-BT ({j}): "):
                 try:
-                    spread[j] = BiasedBTSpreadSearch(random_seed=seed).fit(block)
+                    spread[j] = BiasedBTSpreadSearch(random_seed=seed["biased_bt_spread"]).fit(
+                        block
+                    )
                 except BayesPairwiseError as exc:
                     skipped.setdefault(j, {})["biased-BT spread search"] = str(exc)
     labelled = None
     if data.has_truth:
         with sink.capture("labels: "):
-            labelled = labelled_error_rates(data, level=HDI_PROB)
+            labelled = labelled_error_rates(data, level=resolve_hdi_prob())
     mm, mm_note = None, ""
     if strengths:
         steps("classical: Bradley–Terry MM strengths (judges pooled)")
@@ -818,30 +866,24 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
     for j in judges:
         tau, t_lo, t_hi, k, n = cf.tie_share.get(j, (0.0, math.nan, math.nan, 0, 0))
         tau = 0.0 if not np.isfinite(tau) else tau
-        se_tau = math.sqrt(tau * (1 - tau) / n) if n else 0.0
         tie_note = f"ties counted half, then rescaled with the tie share {tau:.3f}" if k else ""
 
-        def normal(
-            q,
-            method,
-            est_half,
-            se_half,
-            extra_note="",
-            judge=j,
-            tau=tau,
-            se_tau=se_tau,
-            tie_note=tie_note,
-        ):
-            eps, se = decided_error_rate(est_half, tau, se_half=se_half, se_tau=se_tau)
+        def normal(q, method, eps, se, extra_note="", judge=j, tie_note=tie_note, k=k):
+            # the estimators report the rate among decided verdicts already (ties modelled);
+            # a rate below 0 is kept unclipped with its interval, never [0, 0]
             lo, hi = eps - z * se, eps + z * se
-            if np.isfinite(hi) and hi < 0:
+            if np.isfinite(eps) and eps < 0:
                 extra_note = _join(
                     extra_note,
-                    f"{eps:.3f} [{lo:.3f}, {hi:.3f}] before clipping at 0: more ties when "
-                    "the better text is shown second than first (see tie_positional)",
+                    "below 0: sampling noise around 0"
+                    + (
+                        ", or more ties when the better text is shown second than first "
+                        "(see tie_positional)"
+                        if k
+                        else ""
+                    ),
                 )
             note = _join(extra_note, tie_note)
-            eps, lo, hi = (max(v, 0.0) if np.isfinite(v) else v for v in (eps, lo, hi))
             if np.isfinite(se):
                 return _row(q, judge, method, eps, lo, hi, f"{lab} delta method", note=note)
             return _row(q, judge, method, eps, note=note)
@@ -864,58 +906,54 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, f"S_com = {s.s_com:.3f}"))
         if j in cf.moments:
             m = cf.moments[j]
-            edge = "projected onto the boundary (no interval)" if m.at_boundary else ""
+            edge = "outside the moment equations' domain: kept unclipped" if m.at_boundary else ""
             rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
             rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
-        # Δ_S: its synthetic curves have no ties, and a half-counted tie moves the Copeland
-        # scores unlike an error of probability ½, so the rescaling above does not hold for it
-        # (on 20% ties it reads ε 0.17 for a true 0.10). With ties it is shown for reference,
-        # on its own scale, and takes no part in the verdict.
-        grid_note = (
-            "ties counted half; Δ_S is not on the models' scale when there are ties "
-            "(reference only, not in the verdict)"
-            if k
-            else ""
-        )
-        suffix = TIES_HALF if k else ""
+
+        # Δ_S: the synthetic matrices hold the judge's tie share (ties at random, counted half
+        # as the observed ones), so the grid's ε is the error among decided verdicts too
+        def grid_note(fit: Any) -> str:
+            tau_g = float(getattr(fit, "tie_rate_", 0.0))
+            return f"synthetic matrices with the judge's tie share {tau_g:.3f}" if tau_g else ""
+
         if j in cf.delta:
             g = cf.delta[j]
-            lo, hi = g.interval(HDI_PROB)
+            lo, hi = g.interval()
             how = f"{lab} bootstrap over {g.n_contexts_} round-robins" if np.isfinite(lo) else ""
             note = f"{g.n_contexts_} round-robin(s) of up to {g.n_} items" + (
                 "" if np.isfinite(lo) else "; too few round-robins to resample: no interval"
             )
-            note = _join(note, grid_note)
-            rows.append(_row("eps", j, METHOD_GRID + suffix, g.eps_, lo, hi, how, note=note))
+            note = _join(note, grid_note(g))
+            rows.append(_row("eps", j, METHOD_GRID, g.eps_, lo, hi, how, note=note))
         if j in cf.delta2d:
             g2 = cf.delta2d[j]
-            lo, hi = g2.interval("eps_sum", HDI_PROB)
+            lo, hi = g2.interval("eps_sum")
             how = f"{lab} bootstrap over {g2.n_contexts_} round-robins" if np.isfinite(lo) else ""
             rows.append(
                 _row(
                     "eps_sum",
                     j,
-                    METHOD_GRID_SUM + suffix,
+                    METHOD_GRID_SUM,
                     g2.eps_sum_,
                     lo,
                     hi,
                     how,
-                    note=_join("the one quantity the 2-D grid identifies", grid_note),
+                    note=_join("the one quantity the 2-D grid identifies", grid_note(g2)),
                 )
             )
             if g2.eps_plus_hybrid_ is not None:
                 for q, attr in (("eps_plus", "eps_plus_hybrid"), ("eps_minus", "eps_minus_hybrid")):
-                    lo, hi = g2.interval(attr, HDI_PROB)
+                    lo, hi = g2.interval(attr)
                     rows.append(
                         _row(
                             q,
                             j,
-                            METHOD_GRID_SPLIT + suffix,
+                            METHOD_GRID_SPLIT,
                             getattr(g2, attr + "_"),
                             lo,
                             hi,
                             how,
-                            note=_join("ε₊ + ε₋ from the 2-D grid, split with r₁", grid_note),
+                            note=_join("ε₊ + ε₋ from the 2-D grid, split with r₁", grid_note(g2)),
                         )
                     )
         if cf.labelled is not None and j in cf.labelled.index:
@@ -942,7 +980,7 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             if n_dec:
                 from bayes_pairwise.classical.descriptive import wilson_interval
 
-                lo, hi = wilson_interval(k_err, n_dec, level=HDI_PROB)
+                lo, hi = wilson_interval(k_err, n_dec, level=resolve_hdi_prob())
                 rows.append(
                     _row(
                         "eps",
@@ -1083,7 +1121,8 @@ def _agreements(
                 )
                 se = (c.upper - c.lower) / (2 * z) if c_int else 0.0
                 diff = draws - rng.normal(c.estimate, se, size=draws.size)
-                d_lo, d_hi = np.quantile(diff, [(1 - HDI_PROB) / 2, (1 + HDI_PROB) / 2])
+                prob = resolve_hdi_prob()
+                d_lo, d_hi = np.quantile(diff, [(1 - prob) / 2, (1 + prob) / 2])
             out.append(
                 Agreement(
                     judge=c.judge,
@@ -1285,7 +1324,9 @@ def crosscheck(
     truth : SyntheticComparisons, optional
         Adds the realised error rates of a synthetic draw.
     random_seed : int, optional
-        Seeds the grid fits and their bootstrap, the samplers and the predictive checks.
+        Seeds the grid fits and their bootstrap, the samplers and the predictive checks: each
+        step draws from its own stream, spawned from it (:func:`seed_streams`, recorded in
+        ``settings["seed_streams"]``).
     delta_s, delta_s_2d, biased_bt_spread, strengths : bool
         Which classical fits to run. ``delta_s_2d`` left at None runs the 2-D Δ_S grid (the
         slowest classical fit, seconds per judge) except with ``method="laplace"``: the fast
@@ -1331,14 +1372,17 @@ def crosscheck(
         )
     steps = Steps(progress, prefix="crosscheck")
     sink = WarningSink()
-    rng = np.random.default_rng(random_seed)
+    seeds = seed_streams(random_seed)  # an independent stream per stochastic step
+    rng = np.random.default_rng(seeds["agreement"])
     judges = tuple(data.judges)
 
     # ---------------------------------------------------------------- what the log can show
     from bayes_pairwise.identification import what_the_log_shows
 
     steps("what the log can show: sharp bounds, identification")
-    shows = what_the_log_shows(data, random_seed=0 if random_seed is None else int(random_seed))
+    shows = what_the_log_shows(
+        data, random_seed=0 if random_seed is None else seeds["identification"]
+    )
     correlated = {
         j: r.correlation
         for j, r in shows["identification"].items()
@@ -1356,7 +1400,7 @@ def crosscheck(
         if correlated and names and not any(n in DIFFICULTY_MODELS for n in names):
             names.append(DIFFICULTY_MODELS[0])  # the verdict's model (see below)
         fitted, fit_errors = _fit_models(
-            data, names, method, random_seed, sink, steps, sampler_kwargs
+            data, names, method, seeds["models"], sink, steps, sampler_kwargs
         )
     from bayes_pairwise.pymc_models.diagnostics import tie_handling
 
@@ -1373,7 +1417,7 @@ def crosscheck(
         data,
         sink,
         steps,
-        seed=random_seed,
+        seed=seeds,
         delta_s=delta_s,
         delta_s_2d=delta_s_2d,
         biased_bt_spread=biased_bt_spread,
@@ -1384,7 +1428,7 @@ def crosscheck(
 
     # ---------------------------------------------------------------- leaderboards
     pooled_board, boards, agreement_tau, ranking_notes = (
-        _rankings(data, random_seed, sink, steps) if leaderboard else (None, {}, None, [])
+        _rankings(data, seeds["leaderboard"], sink, steps) if leaderboard else (None, {}, None, [])
     )
 
     # ---------------------------------------------------------------- diagnostics and PPC
@@ -1397,7 +1441,7 @@ def crosscheck(
 
             with sink.capture(f"diagnostics ({name}): "):
                 try:
-                    diag[name] = diagnose(f, random_seed=random_seed, ppc=False)
+                    diag[name] = diagnose(f, random_seed=seeds["diagnostics"], ppc=False)
                 except (BayesPairwiseError, ValueError, KeyError, TypeError) as exc:
                     sink.other.append(f"diagnostics of {name} not computed: {exc}")
         if ppc and hasattr(f, "idata_"):
@@ -1408,7 +1452,7 @@ def crosscheck(
             if hasattr(f, "sample_posterior_predictive"):
                 with sink.capture(f"posterior predictive ({name}): "):
                     try:
-                        f.sample_posterior_predictive(random_seed=random_seed)
+                        f.sample_posterior_predictive(random_seed=seeds["ppc_replicates"])
                     except (BayesPairwiseError, ValueError, RuntimeError) as exc:
                         sink.other.append(f"no replicates from {name}: {exc}")
             for j in judges:
@@ -1419,7 +1463,7 @@ def crosscheck(
                             data,
                             judge=j if data.n_judges > 1 else None,
                             n_draws=ppc_draws,
-                            random_seed=random_seed,
+                            random_seed=seeds["ppc_statistics"],
                         )
                     except (ValueError, KeyError) as exc:
                         sink.other.append(f"predictive checks of {name} for {j} not drawn: {exc}")
@@ -1470,7 +1514,7 @@ def crosscheck(
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
     agreement = _primary_rows(agreement, cf, fitted, verdict_model)
-    general, per_judge = _caveats(data, fitted, random_seed)
+    general, per_judge = _caveats(data, fitted, seeds["caveats"])
     if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():
@@ -1505,7 +1549,8 @@ def crosscheck(
         "models": list(fitted),
         "method": method,
         "random_seed": random_seed,
-        "hdi_prob": HDI_PROB,
+        "seed_streams": seeds,
+        "hdi_prob": resolve_hdi_prob(),
         "tie_rule": CLASSICAL_TIE_RULE,
         "n_bootstrap": N_BOOTSTRAP,
         "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,

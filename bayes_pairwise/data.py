@@ -25,15 +25,21 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.conventions import CONTEXT_SEP, TIE_POLICIES, resolve_ties
 from bayes_pairwise.errors import DataError
 from bayes_pairwise.layouts import ARENA, ORDER_NOT_RECORDED, reshape
 
-__all__ = ["Comparisons", "DataSummary", "load_comparisons", "read_columns", "read_table"]
+__all__ = [
+    "Comparisons",
+    "DataSummary",
+    "load_comparisons",
+    "read_columns",
+    "read_table",
+    "resolve_data",
+]
 
 TiePolicy = Literal["error", "drop", "half", "model"]
-_TIE_POLICIES = ("error", "drop", "half", "model")
 _LABELS = {"first": 1.0, "second": 0.0, "tie": 0.5}
-CONTEXT_SEP = "::"
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -1551,7 +1557,7 @@ def load_comparisons(
     context: str | None = None,
     repeat: str | None = None,
     covariates: Iterable[str] = (),
-    ties: TiePolicy = "error",
+    ties: TiePolicy | None = None,
     outcome_map: Mapping[Any, str] | None = None,
     source_name: str | None = None,
     truth: str | None = None,
@@ -1583,10 +1589,14 @@ def load_comparisons(
         Optional column names. With ``context`` an item is the pair (context, name).
     covariates : iterable of str
         Numeric contest-level covariate columns.
-    ties : {"error", "drop", "half", "model"}
-        Tie policy: raise, drop (counted in ``n_ties_dropped``), keep as half a win, or
-        ``"model"``: kept exactly as under ``"half"`` (outcome 0.5, half a win for the
-        win-count estimators) but recorded for tie-aware models, which read the ties.
+    ties : {"model", "drop", "half", "error"}, optional
+        Tie policy. Default (None): :data:`bayes_pairwise.conventions.TIES`, ``"model"`` —
+        ties are data: kept (outcome 0.5, half a win for the win-count estimators), fitted by
+        the error models as an outcome with a tie rate, and the classical error rates are
+        reported among decided verdicts; a log with no tie then records ``"half"`` (nothing to
+        model, so no tie rate is fitted). ``"drop"``: removed (counted in
+        ``n_ties_dropped``; the paper's published numbers), ``"half"``: kept as half a win
+        (the paper's rule for the classical estimators), ``"error"``: raise.
     outcome_map : mapping, optional
         Raw outcome value → ``"first"``/``"second"``/``"tie"``, e.g.
         ``{1: "first", 2: "second", 3: "tie"}``. It takes precedence over every other
@@ -1648,7 +1658,10 @@ def load_comparisons(
     ...                         ties="drop")
     >>> data.n_comparisons, data.n_ties_dropped
     (2, 1)
-    >>> load_comparisons(df, first="model_a", second="model_b", outcome="winner")
+    >>> d = load_comparisons(df, first="model_a", second="model_b", outcome="winner")
+    >>> d.n_comparisons, d.n_ties, d.tie_policy  # the default: ties are data
+    (3, 1, 'model')
+    >>> load_comparisons(df, first="model_a", second="model_b", outcome="winner", ties="error")
     Traceback (most recent call last):
     ...
     bayes_pairwise.errors.DataError: 1 tie found and ties='error': ...
@@ -1695,8 +1708,10 @@ def load_comparisons(
     ...
     bayes_pairwise.errors.DataError: column not found; ... (CLI --first model_a) (column 'first')
     """
-    if ties not in _TIE_POLICIES:
-        raise DataError(f"ties must be one of {_TIE_POLICIES}, got {ties!r}")
+    default_ties = ties is None
+    ties = resolve_ties(ties)
+    if ties not in TIE_POLICIES:
+        raise DataError(f"ties must be one of {TIE_POLICIES}, got {ties!r}")
     src = _read(source, max_bytes)
     cov_list = [str(c) for c in covariates]
     layout = _Layout(first, second, outcome, judge, context, repeat, outcome_map)
@@ -1732,6 +1747,7 @@ def load_comparisons(
             source_name=source_name,
             truth=truth,
             recognised=layout.notes,
+            default_ties=default_ties,
         )
     except DataError as exc:
         # a short CSV row reads as empty cells: blame the row, not the column
@@ -2001,6 +2017,68 @@ def _map_outcome(v: Any, label: str, lookup: dict[Any, str]) -> str | None:
     return hit
 
 
+def resolve_data(
+    source: Comparisons | pd.DataFrame | str | PathLike[str],
+    *,
+    ties: TiePolicy | None = None,
+    options: Mapping[str, Any] | None = None,
+    **columns: Any,
+) -> tuple[Comparisons, str | None]:
+    """The one reading of "the data" shared by the command line and :func:`build_report`.
+
+    A bundled data set's name (not shadowed by a file of that name) goes to
+    :func:`bayes_pairwise.datasets.load`, a path or a DataFrame to :func:`load_comparisons`, a
+    :class:`Comparisons` is returned as it is. Both loaders get the same ``ties`` (default
+    :data:`bayes_pairwise.conventions.TIES`), so a name, a file and a frame holding the same
+    verdicts give the same data.
+
+    Parameters
+    ----------
+    source : Comparisons, DataFrame, path or str
+    ties : {"model", "drop", "half", "error"}, optional
+    options : mapping, optional
+        Options of a bundled data set (:func:`bayes_pairwise.datasets.load`).
+    **columns
+        Passed to :func:`load_comparisons` for a file or a frame (column names, ``truth``, …).
+
+    Returns
+    -------
+    data : Comparisons
+    name : str or None
+        The data set's name, the file's name, or None (a frame or a Comparisons).
+
+    Raises
+    ------
+    DataError
+        ``options`` for a file or a frame; anything the loaders raise.
+
+    Examples
+    --------
+    >>> data, name = resolve_data("prd_vicuna80")
+    >>> name, data.n_comparisons, data.tie_policy
+    ('prd_vicuna80', 8000, 'model')
+    """
+    if isinstance(source, Comparisons):
+        return source, None
+    if isinstance(source, str | PathLike):
+        from bayes_pairwise import datasets
+
+        name = str(source)
+        if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
+            return datasets.load(name, ties=ties, **dict(options or {})), name
+        if options:
+            raise DataError(f"data set options apply to bundled data sets only, not to {name!r}")
+        return load_comparisons(source, ties=ties, **columns), Path(name).name
+    if isinstance(source, pd.DataFrame):
+        if options:
+            raise DataError("data set options apply to bundled data sets only, not to a frame")
+        return load_comparisons(source, ties=ties, **columns), None
+    raise TypeError(
+        "expected a Comparisons, a DataFrame, a file path or a bundled data set name; got "
+        f"{type(source).__name__}"
+    )
+
+
 def _build(
     src: _Source,
     *,
@@ -2016,6 +2094,7 @@ def _build(
     source_name: str | None,
     truth: str | None = None,
     recognised: tuple[str, ...] = (),
+    default_ties: bool = False,
 ) -> Comparisons:
     df = src.frame
     optional = {"judge": judge, "context": context, "repeat": repeat, "truth": truth}
@@ -2151,6 +2230,8 @@ def _build(
 
     # --- ties
     n_ties = int(np.count_nonzero(out == 0.5))
+    if default_ties and ties == "model" and not n_ties:
+        ties = "half"  # the default asked for the tie model in case of ties: none here
     tie_rows = np.flatnonzero(out == 0.5) if n_ties and ties in ("error", "drop") else None
     keep = np.ones(n, dtype=bool)
     if n_ties and ties == "error":

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import HDI_PROB
+from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
 
@@ -264,7 +264,7 @@ def _plain(v: Any) -> Any:
 
 # --------------------------------------------------------------------------- rank statistics
 def rank_statistics(
-    draws: np.ndarray, *, hdi_prob: float = HDI_PROB
+    draws: np.ndarray, *, hdi_prob: float | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rank distribution of items from draws of their strengths (bootstrap or posterior).
 
@@ -296,6 +296,7 @@ def rank_statistics(
     >>> lo.tolist(), hi.tolist()
     ([1, 1, 2], [1, 2, 3])
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     s = np.asarray(draws, dtype=float)
     if s.ndim != 2 or s.shape[0] < 1:
         raise ValueError(f"draws must have shape (n_draws, n_items), got {s.shape}")
@@ -665,7 +666,7 @@ def leaderboard(
     method: str | None = None,
     group_by: GroupBy = None,
     n_boot: int = 1000,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     ridge: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progress: bool = False,
@@ -695,9 +696,9 @@ def leaderboard(
         contexts raise :class:`DesignError` (strengths are not comparable across contexts).
     n_boot : int
         Bootstrap replicates (``"bt"`` only).
-    hdi_prob : float
-        Coverage of the strength interval and of the rank interval (default: the package's HDI
-        probability, 0.94).
+    hdi_prob : float, optional
+        Coverage of the strength interval and of the rank interval (default:
+        :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time).
     ridge : float, optional
         MM ridge λ (``"bt"`` only). Default: 0 when the win graph is strongly connected, else
         λ = 0.1; a bootstrap replicate that loses strong connectivity is refitted with λ = 0.1
@@ -755,6 +756,7 @@ def leaderboard(
     >>> lb.rank_probabilities.sum(axis=1).round(12).tolist()
     [1.0, 1.0, 1.0]
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     if not isinstance(data, Comparisons):
         raise TypeError(
             f"leaderboard expects a Comparisons (bayes_pairwise.load_comparisons or "
@@ -959,7 +961,7 @@ def judge_agreement(
     boards: Mapping[str, Leaderboard],
     reference: str,
     *,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
 ) -> pd.DataFrame:
     """Kendall τ between each judge's leaderboard and a reference judge's (e.g. the humans').
 
@@ -1007,6 +1009,7 @@ def judge_agreement(
     >>> t[["judge", "kendall_tau", "same_top"]].to_dict("list")
     {'judge': ['llm', 'contrarian'], 'kendall_tau': [1.0, -1.0], 'same_top': [True, False]}
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     from scipy.stats import kendalltau, spearmanr
 
     if reference not in boards:
@@ -1109,7 +1112,7 @@ def ranking_leaderboard(
     *,
     judge: str | int | None = None,
     n_boot: int = 1000,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     ridge: float | None = None,
     random_seed: int | np.random.Generator | None = None,
 ) -> Leaderboard:
@@ -1149,6 +1152,7 @@ def ranking_leaderboard(
     >>> lb.table["item"].tolist(), lb.model
     (['a', 'b', 'c'], 'plackett_luce')
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     from bayes_pairwise.classical.plackett_luce import PlackettLuce
     from bayes_pairwise.rankings import Rankings
 

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
 from bayes_pairwise.errors import DesignError
@@ -557,7 +558,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         x = draws[name]
         idx = np.linspace(0, x.size - 1, n_ranks - 1).round().astype(int)
         rank = int(np.sum(x[idx] < true))
-        lo, hi = az.hdi(x, hdi_prob=0.94)
+        lo, hi = az.hdi(x, hdi_prob=resolve_hdi_prob())
         records.append(
             {
                 "sim": int(sim),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import HDI_PROB, z_value
+from bayes_pairwise.conventions import CONTEXT_SEP, resolve_hdi_prob, z_value
 from bayes_pairwise.leaderboard import rank_probability_data
 from bayes_pairwise.model_checking import sbc_rank_data
 from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
@@ -53,8 +53,6 @@ __all__ = [
 
 #: The error parameters of the models, in display order.
 ERROR_VARIABLES = ("eps", "eps_plus", "eps_minus", "gamma", "w")
-
-_CONTEXT_SEP = "::"
 
 
 # ============================================================================ helpers
@@ -209,7 +207,7 @@ def _classical_rows(obj: Any, label: str | None = None) -> list[dict[str, Any]]:
         if draws.size == 1:
             rows.append(_point(src, var, j, draws[0], kind=kind, coord=coord))
         else:
-            lo, hi = hdi_interval(draws, HDI_PROB)
+            lo, hi = hdi_interval(draws)
             rows.append(_point(src, var, j, float(np.mean(draws)), lo, hi, kind=kind, coord=coord))
     return rows
 
@@ -466,7 +464,7 @@ def posterior_vs_grid_data(
     *classical: Any,
     var_names: Sequence[str] | None = None,
     judge: str | None = None,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
 ) -> pd.DataFrame:
     """Posterior summaries of the error parameters next to classical estimates (one row each).
 
@@ -506,6 +504,7 @@ def posterior_vs_grid_data(
     >>> df[["variable", "source", "kind"]].values.tolist()
     [['eps', 'posterior', 'posterior'], ['eps', 'Δ_S grid', 'classical']]
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     idata = as_inference_data(model_or_idata)
     names = [v for v in (var_names or ERROR_VARIABLES) if v in idata.posterior.data_vars]
     if not names:
@@ -575,8 +574,8 @@ def _groups(labels: Sequence[str], groups: Any) -> np.ndarray | None:
     if groups is None:
         return None
     if isinstance(groups, str) and groups == "auto":
-        if labels and all(_CONTEXT_SEP in s for s in labels):
-            return np.array([s.split(_CONTEXT_SEP, 1)[0] for s in labels], dtype=object)
+        if labels and all(CONTEXT_SEP in s for s in labels):
+            return np.array([s.split(CONTEXT_SEP, 1)[0] for s in labels], dtype=object)
         return None
     if isinstance(groups, pd.Series):
         return groups.rename(index=str).reindex(list(labels)).to_numpy(dtype=object)
@@ -604,7 +603,7 @@ def strength_forest_data(
     model_or_idata: Any,
     mm: Any = None,
     *,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     groups: Any = "auto",
     items: Sequence[str] | None = None,
     max_items: int | None = None,
@@ -652,6 +651,7 @@ def strength_forest_data(
     >>> df.index.tolist(), bool(df["lower"].lt(df["mean"]).all())
     (['a', 'b', 'c'], True)
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     idata = as_inference_data(model_or_idata)
     vals, labels = strength_draws(idata)
     g = _groups(labels, groups)
@@ -724,7 +724,7 @@ def judge_forest_data(
     *,
     var_names: Sequence[str] = ("eps_plus", "eps_minus"),
     classical: pd.DataFrame | None = None,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
 ) -> pd.DataFrame:
     """Posterior mean and HDI of each judge's error rates, one row per (judge, variable).
 
@@ -761,6 +761,7 @@ def judge_forest_data(
     >>> df["judge"].unique().tolist(), len(df)
     (['a', 'b', 'c'], 6)
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     import arviz as az
 
     if isinstance(fits, az.InferenceData):
@@ -865,7 +866,7 @@ def bt_vs_posterior_data(
     mm: Any,
     *,
     groups: Any = "auto",
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     strengths: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Bradley–Terry MM strengths against posterior mean strengths, one row per item.
@@ -900,6 +901,7 @@ def bt_vs_posterior_data(
     >>> df.attrs["spearman"], round(df.attrs["mm_scale"], 1)
     (1.0, 2.0)
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     if mm is None:
         raise ValueError("bt_vs_posterior_data needs MM strengths")
     df = (

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import HDI_PROB
+from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.plot_data import (
     ERROR_VARIABLES,
     PPC_STATISTICS,
@@ -90,7 +90,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ERROR_VARIABLES",
-    "HDI_PROB",
     "PPC_STATISTICS",
     "as_inference_data",
     "bt_vs_posterior_data",
@@ -667,7 +666,7 @@ def plot_posterior_vs_grid(
     *classical: Any,
     var_names: Sequence[str] | None = None,
     judge: str | None = None,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     ax: Any = None,
     ncols: int | None = None,
     data: pd.DataFrame | None = None,
@@ -715,6 +714,7 @@ def plot_posterior_vs_grid(
     >>> [len(a.lines) for a in axes]
     [2, 2]
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     import arviz as az
 
     df = (
@@ -787,7 +787,7 @@ def plot_strength_forest(
     model_or_idata: Any = None,
     mm: Any = None,
     *,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     groups: Any = "auto",
     items: Sequence[str] | None = None,
     max_items: int | None = 40,
@@ -830,6 +830,7 @@ def plot_strength_forest(
     >>> len(ax.get_yticks()), len(ax.containers)
     (3, 1)
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     if data is not None:
         df = select_strengths(data, items=items, max_items=max_items)
         hdi_prob = float(data.attrs.get("hdi_prob", hdi_prob))
@@ -877,7 +878,7 @@ def plot_judge_forest(
     *,
     var_names: Sequence[str] = ("eps_plus", "eps_minus"),
     classical: pd.DataFrame | None = None,
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     ax: Axes | None = None,
     title: str | None = None,
     data: pd.DataFrame | None = None,
@@ -913,6 +914,7 @@ def plot_judge_forest(
     >>> len(ax.get_yticks()), len(ax.containers)
     (3, 2)
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     df = (
         data[data["variable"].isin(list(var_names))]
         if data is not None
@@ -1077,7 +1079,7 @@ def plot_bt_vs_posterior(
     mm: Any = None,
     *,
     groups: Any = "auto",
-    hdi_prob: float = HDI_PROB,
+    hdi_prob: float | None = None,
     error_bars: bool = True,
     ax: Axes | None = None,
     title: str | None = None,
@@ -1115,6 +1117,7 @@ def plot_bt_vs_posterior(
     >>> len(ax.lines), ax.collections[-1].get_offsets().shape[0]
     (1, 3)
     """
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     df = (
         data
         if data is not None

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
+from bayes_pairwise.conventions import ESS_MIN, RHAT_MAX, interval_label
 from bayes_pairwise.errors import WarningSink, quiet_third_party
 from bayes_pairwise.progress import Steps
 
@@ -65,10 +66,6 @@ REPORT_DEFAULTS: dict[str, int] = {"draws": 1000, "tune": 500, "chains": 2}
 
 #: Rows of the leaderboard table and of its rank-probability map (the rest are counted).
 LEADERBOARD_ROWS = 20
-
-#: Diagnostic thresholds of METHODS §7.4.
-RHAT_MAX = 1.01
-ESS_MIN = 400
 
 _MODEL_VARS = {
     "uniform": ("eps",),
@@ -110,28 +107,20 @@ def _rows(cc: Any, *, role: str, quantity: str | None = None, method: str | None
 
 
 def _resolve_data(data: Any, sink: WarningSink) -> tuple[Any, Any, str | None]:
-    """(Comparisons, synthetic truth or None, dataset name) from what the user passed."""
-    from bayes_pairwise.data import Comparisons, load_comparisons
+    """(Comparisons, synthetic truth or None, dataset name) from what the user passed: the
+    command line's reading (:func:`bayes_pairwise.data.resolve_data`, the default tie policy)."""
+    from bayes_pairwise.data import Comparisons, resolve_data
 
-    if isinstance(data, Comparisons):
-        return data, None, None
     if hasattr(data, "data") and hasattr(data, "realised_eps"):  # SyntheticComparisons
         return data.data, data, None
-    if isinstance(data, str | os.PathLike):
-        from bayes_pairwise import datasets
-
-        name = str(data)
-        with sink.capture("loading: "):
-            if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
-                return datasets.load(name), None, name
-            return load_comparisons(data), None, Path(name).name
-    if isinstance(data, pd.DataFrame):
-        with sink.capture("loading: "):
-            return load_comparisons(data), None, None
-    raise TypeError(
-        "build_report needs a Comparisons, a SyntheticComparisons, a DataFrame, a file path or a "
-        f"bundled dataset name; got {type(data).__name__}"
-    )
+    if not isinstance(data, Comparisons | str | os.PathLike | pd.DataFrame):
+        raise TypeError(
+            "build_report needs a Comparisons, a SyntheticComparisons, a DataFrame, a file path "
+            f"or a bundled dataset name; got {type(data).__name__}"
+        )
+    with sink.capture("loading: "):
+        comp, name = resolve_data(data)
+    return comp, None, name if isinstance(data, str | os.PathLike) else None
 
 
 class _Flag(str):
@@ -253,10 +242,13 @@ def build_report(
     Parameters
     ----------
     data : Comparisons, SyntheticComparisons, DataFrame, path or str
-        The comparison log; a bundled data set name (:func:`bayes_pairwise.datasets.load`,
-        ties dropped) or a file readable by :func:`~bayes_pairwise.data.load_comparisons` with
-        its default column names. A :class:`~bayes_pairwise.simulate.SyntheticComparisons`
-        adds the realised error rates to every comparison.
+        The comparison log; a bundled data set name (:func:`bayes_pairwise.datasets.load`)
+        or a file readable by :func:`~bayes_pairwise.data.load_comparisons` with its default
+        column names, read as the command line reads them
+        (:func:`~bayes_pairwise.data.resolve_data`: ties kept as data by default,
+        :data:`bayes_pairwise.conventions.TIES`). A
+        :class:`~bayes_pairwise.simulate.SyntheticComparisons` adds the realised error rates to
+        every comparison.
     judge : str or int, optional
         Report on this judge only. Default: every judge, in one joint Bayesian fit (the model
         classes estimate error parameters per judge with shared item strengths), and a forest
@@ -850,7 +842,8 @@ def _section_bayesian(
             n_shown = len(ax.get_yticks())
             page.figure(
                 ax.figure,
-                "Item strengths: posterior mean and 94% HDI, centred within each context; "
+                f"Item strengths: posterior mean and {interval_label()} HDI, centred within "
+                "each context; "
                 "diamonds: Bradley–Terry MM strengths rescaled onto the posterior scale "
                 f"({cc.classical.mm_note or 'no MM'})."
                 + (
@@ -885,7 +878,11 @@ def _section_bayesian(
             page.figure(
                 axes[0].figure,
                 "Parameters shared by all judges (e.g. covariate effects w): "
-                + ("posterior (shaded: 94% HDI)" if n_samples > 1 else "MAP estimate")
+                + (
+                    f"posterior (shaded: {interval_label()} HDI)"
+                    if n_samples > 1
+                    else "MAP estimate"
+                )
                 + (" with the nominal values of the synthetic draw." if cc.truth else "."),
             )
         except ValueError as exc:
@@ -915,7 +912,7 @@ def _section_bayesian(
                 axes[0].figure,
                 f"Judge {j}: "
                 + (
-                    "posterior of each error parameter (shaded: 94% HDI)"
+                    f"posterior of each error parameter (shaded: {interval_label()} HDI)"
                     if n_samples > 1
                     else "MAP estimate of each error parameter"
                 )
@@ -1007,7 +1004,6 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
-    from bayes_pairwise.conventions import interval_label
 
     page.heading("Answer: each judge's error rates, and do the two methods agree?")
     if cc.primary_fit is None:
@@ -1048,7 +1044,7 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
             ax = plots.plot_judge_forest(data=forest, var_names=var_names, title="Judges compared")
             page.figure(
                 ax.figure,
-                "One row per judge: posterior mean and 94% HDI of "
+                f"One row per judge: posterior mean and {interval_label()} HDI of "
                 + " and ".join(var_names)
                 + (
                     " (hollow squares: the classical estimates of the table above)"
@@ -1068,8 +1064,6 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
 def _leaderboard_table(lb: Any, top: int) -> pd.DataFrame:
     """The first ``top`` rows of a leaderboard as printed: rank, item, strength, its interval,
     P(rank 1) and the rank interval."""
-    from bayes_pairwise.conventions import interval_label
-
     t = lb.table.head(top)
     lab = interval_label(lb.hdi_prob)
     return pd.DataFrame(
@@ -1096,7 +1090,6 @@ def _section_leaderboard(page: HtmlPage, cc: CrossCheck) -> None:
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
-    from bayes_pairwise.conventions import interval_label
 
     lb, tau = cc.leaderboard, cc.judge_agreement
     notes = [str(n) for n in cc.ranking_notes]

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from bayes_pairwise.conventions import CONTEXT_SEP
+
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
 
@@ -35,8 +37,6 @@ __all__ = [
     "simulate_hard_pairs",
     "simulate_round_robin",
 ]
-
-CONTEXT_SEP = "::"
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,9 +35,26 @@ def test_outcome_labels_and_winner_ids():
     assert data.tie_policy == "half" and data.n_ties == 1 and data.n_ties_dropped == 0
 
 
+def test_ties_are_data_by_default():
+    """One tie rule for every door: without ``ties`` the ties are kept and modelled."""
+    data = load_comparisons(_frame(), first="a", second="b", outcome="w")
+    assert data.tie_policy == "model" and data.n_ties == 1 and data.n_comparisons == 6
+    assert data.outcome.tolist() == [1.0, 0.0, 0.0, 0.5, 1.0, 1.0]
+    # no tie: nothing to model, the policy recorded is "half" (no tie rate is fitted)
+    no_tie = load_comparisons(_frame().drop(index=3), first="a", second="b", outcome="w")
+    assert no_tie.tie_policy == "half" and no_tie.n_ties == 0
+    # an explicit "model" is kept as asked
+    assert (
+        load_comparisons(
+            _frame().drop(index=3), first="a", second="b", outcome="w", ties="model"
+        ).tie_policy
+        == "model"
+    )
+
+
 def test_ties_error_names_rows_and_column():
     with pytest.raises(DataError) as exc:
-        load_comparisons(_frame(), first="a", second="b", outcome="w")
+        load_comparisons(_frame(), first="a", second="b", outcome="w", ties="error")
     assert exc.value.rows == [3] and exc.value.column == "w"
     assert "ties='drop'" in str(exc.value)
 

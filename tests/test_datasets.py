@@ -223,8 +223,14 @@ def test_prd_per_judge_verdict_counts_match_provenance():
     for judge, expected in PRD_COUNTS.items():
         got = df.loc[df["judge"] == judge, "outcome"].value_counts()
         assert (got["first"], got["second"], got["tie"]) == expected, judge
-    # and through load(): ties dropped and counted, the policy recorded
+    # and through load(): by default ties are data (the CLI's 8,000 verdicts)
     data = load("prd_vicuna80")
+    assert data.tie_policy == "model" and data.n_comparisons == 8000
+    assert data.n_ties == sum(c[2] for c in PRD_COUNTS.values()) and data.n_ties_dropped == 0
+    for judge, (_, _, n_tie) in PRD_COUNTS.items():
+        assert int((data.for_judge(judge).outcome == 0.5).sum()) == n_tie
+    # ties="drop": dropped and counted, the policy recorded
+    data = load("prd_vicuna80", ties="drop")
     assert data.tie_policy == "drop"
     assert data.n_ties == data.n_ties_dropped == sum(c[2] for c in PRD_COUNTS.values())
     for judge, (n_first, n_second, _) in PRD_COUNTS.items():
@@ -473,7 +479,7 @@ def test_export_round_trip(tmp_path, suffix):
     elif suffix == ".json":
         back = pd.read_json(path)
     else:
-        back = load_comparisons(path, judge="judge", context="context", ties="drop").to_frame()
+        back = load_comparisons(path, judge="judge", context="context").to_frame()
         want = load("prd_vicuna80").to_frame()
         pd.testing.assert_frame_equal(
             back.drop(columns="row").astype(str), want.drop(columns="row").astype(str)

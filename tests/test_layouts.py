@@ -65,7 +65,8 @@ def test_arena_csv_file_loads_the_same(tmp_path):
     _check_arena(data)
     assert data.settings()["recognised"] == list(data.recognised)
     with pytest.raises(DataError, match="2 ties found"):
-        load_comparisons(path)  # ties="error" still refuses the ties
+        load_comparisons(path, ties="error")  # ties="error" still refuses the ties
+    assert load_comparisons(path).tie_policy == "model"  # the default: ties are data
 
 
 def test_arena_tie_variants_and_case():

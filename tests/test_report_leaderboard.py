@@ -158,7 +158,7 @@ def test_no_leaderboard_when_items_share_no_name_across_contexts():
 
 
 # ============================================================================ item 3: one z
-def test_plots_classical_intervals_use_the_package_level():
+def test_plots_classical_intervals_use_the_package_level(monkeypatch):
     from bayes_pairwise.classical.descriptive import estimate_eps_scom
 
     sim = simulate_round_robin(12, eps=0.15, random_seed=3)
@@ -170,9 +170,15 @@ def test_plots_classical_intervals_use_the_package_level():
     df = plots.posterior_vs_grid_data(idata, scom)
     row = df[df.source == "S_com closed form"].iloc[0]
     z = z_value()
-    assert plots.HDI_PROB == HDI_PROB and z == pytest.approx(1.8807936081512509)
+    assert HDI_PROB == 0.94 and z == pytest.approx(1.8807936081512509)
     assert row.lower == pytest.approx(scom.eps - z * scom.eps_se)
     assert row.upper == pytest.approx(scom.eps + z * scom.eps_se)
+    # the level is read from conventions at call time (hdi_prob=None), not bound at import
+    from bayes_pairwise import conventions
+
+    monkeypatch.setattr(conventions, "HDI_PROB", 0.5)
+    row = plots.posterior_vs_grid_data(idata, scom).query("source == 'S_com closed form'").iloc[0]
+    assert row.upper - row.lower == pytest.approx(2 * 0.6744897501960817 * scom.eps_se)
 
 
 # ============================================================================ (b) the HTML

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.errors import (
     CacheWarning,
     DesignError,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "TABLE_VERSION",
+    "TIE_RATE_STEP",
     "DeltaS2DFit",
     "DeltaSFit",
     "SyntheticTable",
@@ -61,6 +63,7 @@ __all__ = [
     "delta_s_scores",
     "make_grid",
     "observed_curve",
+    "quantize_tie_rate",
     "synthetic_curve_reference",
     "synthetic_delta_s_draws",
     "synthetic_matrix_reference",
@@ -381,6 +384,7 @@ def synthetic_delta_s_draws(
     n_synthetic: int = 10,
     random_seed: int = 0,
     two_d: bool = False,
+    tie_rate: float = 0.0,
 ) -> np.ndarray:
     """Δ_S of M synthetic n×n matrices at every grid value, with common random numbers.
 
@@ -406,6 +410,12 @@ def synthetic_delta_s_draws(
         The stream is ``default_rng([random_seed, n, k₊, k₋, M, 1 or 2])``, so the draws for size
         n do not depend on which other sizes are computed.
     two_d : bool
+    tie_rate : float
+        τ: each showing is a tie with probability τ, at random (a second uniform per showing,
+        from its own stream ``default_rng([random_seed, n, k₊, k₋, M, 1 or 2, round(τ·10⁶)])``),
+        counted as the paper counts a tie, half a win each way; the other showings are errors
+        with probability ε. The grid's ε is then the error rate among decided verdicts, the
+        models' ε (METHODS §7.5). 0 (default): the paper's tie-free matrices, unchanged.
 
     Returns
     -------
@@ -429,6 +439,9 @@ def synthetic_delta_s_draws(
     G = grid.size
     if n < 2 or K < 1 or M < 1 or G < 1:
         raise ValueError("need n >= 2, k_plus + k_minus >= 1, n_synthetic >= 1, a non-empty grid")
+    tau = float(tie_rate)
+    if not 0.0 <= tau < 1.0:
+        raise ValueError(f"tie_rate must be in [0, 1), got {tie_rate!r}")
     seed_key = [int(random_seed), n, kp, km, M, 2 if two_d else 1]
     rng = np.random.default_rng(seed_key)
     a, b = np.triu_indices(n, 1)  # a is truly better than b (index = true rank)
@@ -438,6 +451,14 @@ def synthetic_delta_s_draws(
     dt = _dtype_for(K, n)
     base = (K * (n - 1 - 2 * np.arange(n))).astype(dt)  # K × perfect scores
     perfect_asc = (K * (2 * np.arange(n) - (n - 1))).astype(dt)
+    tie_shift = np.zeros((M, n, 1), dtype=dt)  # K × score change from the ties (half a win)
+    if tau > 0:
+        tie = np.random.default_rng([*seed_key, round(tau * 1e6)]).random((M, P, K)) < tau
+        bins[tie] = G  # a tie is never an error
+        m_t, p_t, _ = np.nonzero(tie)
+        gain = np.bincount(m_t * n + b[p_t], minlength=M * n)  # the worse item: half a win more
+        loss = np.bincount(m_t * n + a[p_t], minlength=M * n)  # the better: half a win less
+        tie_shift = (gain - loss).reshape(M, n, 1).astype(dt)
 
     def hist(mask: np.ndarray | None) -> np.ndarray:
         """Cumulative error counts per (matrix, item, grid): −1 for the better, +1 for the worse."""
@@ -455,7 +476,7 @@ def synthetic_delta_s_draws(
 
     if not two_d:
         D = hist(None)  # (M, n, G)
-        scores = base[None, :, None] + 2 * D  # K × Copeland scores
+        scores = base[None, :, None] + 2 * D + tie_shift  # K × Copeland scores
         scores = np.sort(np.moveaxis(scores, 1, 2), axis=-1)  # (M, G, n) ascending
         return np.abs(scores - perfect_asc).sum(axis=-1, dtype=np.int64) / K
 
@@ -470,7 +491,7 @@ def synthetic_delta_s_draws(
     chunk = max(1, 4_000_000 // max(M * n, 1))
     for s in range(0, gp.size, chunk):
         ip, im = gp[s : s + chunk], gm[s : s + chunk]
-        sc = base[None, :, None] + 2 * (A[:, :, ip] + B[:, :, im])  # (M, n, T)
+        sc = base[None, :, None] + 2 * (A[:, :, ip] + B[:, :, im]) + tie_shift  # (M, n, T)
         sc = np.sort(np.moveaxis(sc, 1, 2), axis=-1)
         v = np.abs(sc - perfect_asc).sum(axis=-1, dtype=np.int64) / K  # (M, T)
         out[:, ip, im] = v
@@ -492,6 +513,8 @@ class SyntheticTable:
         2..n_max.
     k_plus, k_minus, n_synthetic, random_seed, version : int
     two_d : bool
+    tie_rate : float
+        The (quantized) share of synthetic showings that are ties.
     cache_file : Path or None
         The file the table was read from or written to.
     from_cache : bool
@@ -506,6 +529,7 @@ class SyntheticTable:
     n_synthetic: int
     random_seed: int
     two_d: bool
+    tie_rate: float = 0.0
     version: int = TABLE_VERSION
     cache_file: Path | None = None
     from_cache: bool = False
@@ -536,8 +560,27 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "bayes_pairwise"
 
 
+#: Resolution of the tie rate of the synthetic tables (and of their cache key): a judge's tie
+#: share is rounded to it. A tie moves the scores half as much as an error, so a rounding error
+#: of at most half a step (0.0025) shifts the fitted ε by about 0.001, below the grid step
+#: (0.005); judges with close tie shares share a cached table.
+TIE_RATE_STEP = 0.005
+
+
+def quantize_tie_rate(tie_rate: float) -> float:
+    """The tie rate a synthetic table is computed at: ``tie_rate`` rounded to
+    :data:`TIE_RATE_STEP`.
+
+    Examples
+    --------
+    >>> quantize_tie_rate(0.19125), quantize_tie_rate(0.0)
+    (0.19, 0.0)
+    """
+    return round(round(float(tie_rate) / TIE_RATE_STEP) * TIE_RATE_STEP, 6)
+
+
 def _cache_key(
-    two_d: bool, kp: int, km: int, grid: np.ndarray, M: int, seed: int
+    two_d: bool, kp: int, km: int, grid: np.ndarray, M: int, seed: int, tie_rate: float = 0.0
 ) -> tuple[str, dict[str, Any]]:
     meta = {
         "kind": "2d" if two_d else "1d",
@@ -548,6 +591,8 @@ def _cache_key(
         "seed": seed,
         "version": TABLE_VERSION,
     }
+    if tie_rate > 0:  # tie-free tables keep their key (and their cached files)
+        meta["tie_rate"] = float(tie_rate)
     digest = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:20]
     return f"deltas-{meta['kind']}-{digest}", meta
 
@@ -703,10 +748,12 @@ def synthetic_table(
     cache_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
     progress: ProgressArg = False,
+    tie_rate: float = 0.0,
 ) -> SyntheticTable:
     """Synthetic Δ_S table for n = 2..n_max over the grid, cached on disk.
 
-    The cache key is a hash of (1-D/2-D, design, grid, M, seed, :data:`TABLE_VERSION`); a cached
+    The cache key is a hash of (1-D/2-D, design, grid, M, seed, tie rate,
+    :data:`TABLE_VERSION`); a cached
     table for a larger n_max is reused (the draws for each n are independent of n_max). Writes
     are atomic (temporary file, fsync, rename), so concurrent processes never read half a file.
     Each file stores its key and a sha256 checksum of the table (bytes, shape, dtype); a file that
@@ -734,6 +781,9 @@ def synthetic_table(
         Read and write the cache.
     progress : bool or callable
         True prints progress to stderr; a callable gets ``(stage, done, total)``.
+    tie_rate : float
+        Share of synthetic showings that are ties (:func:`synthetic_delta_s_draws`), rounded
+        to :data:`TIE_RATE_STEP` (:func:`quantize_tie_rate`).
 
     Returns
     -------
@@ -757,7 +807,8 @@ def synthetic_table(
     if np.any(np.diff(grid) <= 0) or grid[0] < 0 or grid[-1] > 1:
         raise ValueError("grid must be increasing inside [0, 1]")
     seed = int(random_seed)
-    stem, meta = _cache_key(two_d, int(k_plus), int(k_minus), grid, int(n_synthetic), seed)
+    tau = quantize_tie_rate(tie_rate)
+    stem, meta = _cache_key(two_d, int(k_plus), int(k_minus), grid, int(n_synthetic), seed, tau)
     cdir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     common = dict(
         grid=grid,
@@ -767,6 +818,7 @@ def synthetic_table(
         n_synthetic=int(n_synthetic),
         random_seed=seed,
         two_d=two_d,
+        tie_rate=tau,
     )
     bad: list[Path] = []
     if use_cache:
@@ -777,7 +829,9 @@ def synthetic_table(
     show = _progress_fn(progress)
     shape = (grid.size, grid.size) if two_d else (grid.size,)
     values = np.empty((*shape, n_max - 1))
-    stage = f"Δ_S synthetic table ({'2-D' if two_d else '1-D'}, k+={k_plus}, k-={k_minus})"
+    stage = f"Δ_S synthetic table ({'2-D' if two_d else '1-D'}, k+={k_plus}, k-={k_minus}" + (
+        f", ties {tau:g})" if tau else ")"
+    )
     total_work = sum(n * n for n in range(2, n_max + 1))
     done = 0
     shown = -1
@@ -790,6 +844,7 @@ def synthetic_table(
             n_synthetic=n_synthetic,
             random_seed=seed,
             two_d=two_d,
+            tie_rate=tau,
         )
         values[..., n - 2] = draws.mean(axis=0)
         done += n * n
@@ -819,6 +874,8 @@ class _Observed:
     k_minus: int
     judge: str
     r1: float | None = None
+    #: the judge's share of kept ties, when ties are modelled (policy "model"), else 0
+    tie_share: float = 0.0
 
 
 def _block(data: Comparisons, judge: str | int | None) -> Comparisons:
@@ -936,6 +993,11 @@ def _observed(
             k_minus=km,
             judge=block.judges[0],
             r1=float(np.mean(block.outcome)),
+            tie_share=(
+                float(np.mean(np.asarray(block.outcome) == 0.5))
+                if block.tie_policy == "model"
+                else 0.0
+            ),
         )
     M = _as_matrix(data_or_matrix)
     vals = np.unique(np.round(M, 9))
@@ -1064,11 +1126,19 @@ class DeltaSFit:
         Resamples of the contexts (complete round-robins, with replacement) for an interval of
         ε: the grid fit is repeated on every resample's pooled curve against the same synthetic
         table. Needs at least :data:`MIN_BOOTSTRAP_CONTEXTS` contexts; 0 (default): no interval.
+    tie_rate : float, optional
+        Share of ties in the synthetic matrices (ties at random, half a win each way, as the
+        observed ties are counted). Default (None): the judge's share of kept ties when ties
+        are modelled (tie policy ``"model"``, the default), so that ε is the error rate among
+        decided verdicts, the models' ε; 0 otherwise (the paper's tie-free matrices: ``"drop"``
+        and ``"half"``).
 
     Attributes
     ----------
     eps_ : float
         Grid value minimising the misfit.
+    tie_rate_ : float
+        The tie rate of the synthetic table (rounded to :data:`TIE_RATE_STEP`).
     grid_ : ndarray
     misfit_ : ndarray
         Σ_n w_n |observed(n) − synthetic_ε(n)| for every grid value (w_n = share of contexts with at
@@ -1109,6 +1179,7 @@ class DeltaSFit:
     skip_incomplete: bool = False
     progress: ProgressArg = False
     n_bootstrap: int = 0
+    tie_rate: float | None = None
 
     def fit(
         self,
@@ -1150,7 +1221,9 @@ class DeltaSFit:
             cache_dir=self.cache_dir,
             use_cache=self.use_cache,
             progress=self.progress,
+            tie_rate=obs.tie_share if self.tie_rate is None else self.tie_rate,
         )
+        self.tie_rate_ = table.tie_rate
         misfit = (np.abs(table.values - curve[None, :]) * weights[None, :]).sum(axis=1)
         g = int(np.argmin(misfit))
         self.grid_ = table.grid
@@ -1173,12 +1246,13 @@ class DeltaSFit:
             self.eps_boot_ = table.grid[np.argmin(mis, axis=1)]
         return self
 
-    def interval(self, prob: float = 0.94) -> tuple[float, float]:
+    def interval(self, prob: float | None = None) -> tuple[float, float]:
         """Percentile bootstrap interval of ε (NaNs without bootstrap replicates).
 
         Parameters
         ----------
-        prob : float
+        prob : float, optional
+            Default :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time.
 
         Returns
         -------
@@ -1187,7 +1261,7 @@ class DeltaSFit:
         _check_fitted(self, "eps_")
         if self.eps_boot_ is None:
             return math.nan, math.nan
-        return _percentile(self.eps_boot_, prob)
+        return _percentile(self.eps_boot_, resolve_hdi_prob(prob))
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with variable ``eps`` (as the Bayesian models).
@@ -1236,6 +1310,9 @@ class DeltaS2DFit:
     n_bootstrap : int
         Context resamples for intervals of ε₊ + ε₋ and of its split by r₁ (full design only;
         as :class:`DeltaSFit`).
+    tie_rate : float, optional
+        As :class:`DeltaSFit`: by default the judge's tie share when ties are modelled, so
+        that ε₊ + ε₋ is on the models' scale.
 
     Attributes
     ----------
@@ -1248,8 +1325,8 @@ class DeltaS2DFit:
         Average over sub-designs of the smaller / larger of the two rates at the argmin (the
         unordered pair; weakly determined along the valley of the misfit surface).
     eps_plus_hybrid_, eps_minus_hybrid_ : float or None
-        (``eps_sum_`` ∓ (2r₁ − 1))/2, clipped to [0, 1]: the Δ_S sum split by the first-position
-        win rate r₁ (needs a log; None for a bare matrix).
+        (``eps_sum_`` ∓ (2r₁ − 1)/(1 − τ))/2, unclipped: the Δ_S sum split by the first-position
+        win rate r₁ (τ = ``tie_rate_``; needs a log; None for a bare matrix).
     misfit_ : ndarray, shape (G, G)
         Misfit surface (axis 0 = ε₊, axis 1 = ε₋) averaged over sub-designs; symmetric.
     cv_results_ : DataFrame
@@ -1285,6 +1362,7 @@ class DeltaS2DFit:
     progress: ProgressArg = False
     cross_validate: bool = True
     n_bootstrap: int = 0
+    tie_rate: float | None = None
     identifiable_: bool = field(default=False, init=False)
     caveat_: str = field(default=IDENTIFIABILITY_CAVEAT, init=False)
 
@@ -1346,6 +1424,7 @@ class DeltaS2DFit:
                 cache_dir=self.cache_dir,
                 use_cache=self.use_cache,
                 progress=self.progress,
+                tie_rate=obs.tie_share if self.tie_rate is None else self.tie_rate,
             )
             mis = (np.abs(table.values - curve) * weights).sum(axis=-1)
             gp, gm = np.unravel_index(int(np.argmin(mis)), mis.shape)
@@ -1373,12 +1452,14 @@ class DeltaS2DFit:
         self.eps_low_, self.eps_high_ = float(lo.mean()), float(hi.mean())
         self.eps_sum_ = float((cv["eps_plus"] + cv["eps_minus"]).mean())
         self.r1_ = obs.r1
+        self.tie_rate_ = full_table.tie_rate
         if obs.r1 is None:
             self.eps_plus_hybrid_ = self.eps_minus_hybrid_ = None
         else:
-            d = 2.0 * obs.r1 - 1.0
-            self.eps_plus_hybrid_ = float(np.clip((self.eps_sum_ - d) / 2.0, 0.0, 1.0))
-            self.eps_minus_hybrid_ = float(np.clip((self.eps_sum_ + d) / 2.0, 0.0, 1.0))
+            d = self._position_gap()
+            # unclipped: a rate below 0 stays with its interval (never [0, 0])
+            self.eps_plus_hybrid_ = float((self.eps_sum_ - d) / 2.0)
+            self.eps_minus_hybrid_ = float((self.eps_sum_ + d) / 2.0)
         self.observed_curve_ = full_curve
         self.weights_ = full_weights
         self.sizes_ = full_table.sizes
@@ -1401,30 +1482,39 @@ class DeltaS2DFit:
             self.eps_sum_boot_ = sums[best]
         return self
 
-    def interval(self, quantity: str = "eps_sum", prob: float = 0.94) -> tuple[float, float]:
+    def _position_gap(self) -> float:
+        """ε₋ − ε₊ from r₁: 2r₁ − 1, divided by 1 − τ when the table has ties (a tie is half a
+        first-position win whoever is shown first, E[2r₁ − 1] = (1 − τ)(ε₋ − ε₊))."""
+        if self.r1_ is None:
+            return 0.0
+        return (2.0 * self.r1_ - 1.0) / (1.0 - getattr(self, "tie_rate_", 0.0))
+
+    def interval(self, quantity: str = "eps_sum", prob: float | None = None) -> tuple[float, float]:
         """Percentile bootstrap interval of ``"eps_sum"``, ``"eps_plus_hybrid"`` or
         ``"eps_minus_hybrid"`` (the sum split by r₁); NaNs without replicates.
 
         Parameters
         ----------
         quantity : str
-        prob : float
+        prob : float, optional
+            Default :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time.
 
         Returns
         -------
         tuple of float
         """
         _check_fitted(self, "eps_sum_")
+        prob = resolve_hdi_prob(prob)
         boot = self.eps_sum_boot_
         if boot is None:
             return math.nan, math.nan
-        d = 0.0 if self.r1_ is None else 2.0 * self.r1_ - 1.0
+        d = self._position_gap()
         if quantity == "eps_sum":
             return _percentile(boot, prob)
         if quantity == "eps_plus_hybrid":
-            return _percentile(np.clip((boot - d) / 2.0, 0.0, 1.0), prob)
+            return _percentile((boot - d) / 2.0, prob)
         if quantity == "eps_minus_hybrid":
-            return _percentile(np.clip((boot + d) / 2.0, 0.0, 1.0), prob)
+            return _percentile((boot + d) / 2.0, prob)
         raise ValueError(f"unknown quantity {quantity!r}")
 
     def to_inference_data(self) -> az.InferenceData:

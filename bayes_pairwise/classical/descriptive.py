@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.conventions import decided_error_rate
 from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -184,7 +185,7 @@ def eps_from_scom(s_com: float | np.ndarray, *, on_invalid: OnInvalid = "raise")
     return float(out) if out.ndim == 0 else out
 
 
-def moments_from_rates(s_com: float, r1: float) -> tuple[float, float, bool]:
+def moments_from_rates(s_com: float, r1: float, *, clip: bool = True) -> tuple[float, float, bool]:
     """Solve the two expectation equations for (ε₊, ε₋) (module docstring).
 
     Parameters
@@ -193,6 +194,10 @@ def moments_from_rates(s_com: float, r1: float) -> tuple[float, float, bool]:
         Commutativity score.
     r1 : float
         First-position win rate.
+    clip : bool, default True
+        Project a solution with a negative rate onto the boundary (the smaller rate set to 0).
+        False keeps the unclipped solution (a negative rate: sampling noise around 0), which
+        is what :func:`positional_moments` reports, so that its interval stays a real one.
 
     Returns
     -------
@@ -200,8 +205,8 @@ def moments_from_rates(s_com: float, r1: float) -> tuple[float, float, bool]:
         Error rate when the better item is shown first / second.
     at_boundary : bool
         True when the equations have no solution in the domain (sampling noise: S_com < |2r₁−1|,
-        or S_com > (1 + (2r₁−1)²)/2); the estimate is then projected onto it (the smaller rate
-        set to 0, or ε₊ + ε₋ = 1).
+        or S_com > (1 + (2r₁−1)²)/2). With no real solution (the second case) ε₊ + ε₋ is set
+        to 1; a negative rate (the first case) is set to 0 only with ``clip``.
 
     Examples
     --------
@@ -209,6 +214,8 @@ def moments_from_rates(s_com: float, r1: float) -> tuple[float, float, bool]:
     >>> s, r = ep + em - 2 * ep * em, 0.5 * (1 - ep + em)
     >>> [round(x, 10) for x in moments_from_rates(s, r)[:2]]
     [0.1, 0.3]
+    >>> [round(x, 4) for x in moments_from_rates(0.05, 0.47, clip=False)[:2]]  # ε₋ < 0
+    [0.0547, -0.0053]
     """
     d = 2.0 * float(r1) - 1.0
     s_c = float(s_com)
@@ -221,7 +228,8 @@ def moments_from_rates(s_com: float, r1: float) -> tuple[float, float, bool]:
     ep, em = (s - d) / 2.0, (s + d) / 2.0
     if ep < 0 or em < 0:
         at_boundary = True
-        ep, em = max(ep, 0.0), max(em, 0.0)
+        if clip:
+            ep, em = max(ep, 0.0), max(em, 0.0)
     return float(ep), float(em), at_boundary
 
 
@@ -387,6 +395,13 @@ class ScomEstimate:
     n_pairs : int
         Pairs seen in both orders.
     judge : str
+    tie_share : float
+        The judge's share of kept ties τ.
+    decided : bool
+        True when ``eps`` is the error rate among decided verdicts (ties modelled, policy
+        ``"model"``): ε = (ε_half − τ/2)/(1 − τ) from the ties-counted-half closed form
+        (:func:`bayes_pairwise.conventions.decided_error_rate`); False: the paper's rate with
+        ties counted half (policy ``"half"``) or no tie kept.
     """
 
     eps: float
@@ -395,6 +410,8 @@ class ScomEstimate:
     s_com_se: float
     n_pairs: int
     judge: str
+    tie_share: float = 0.0
+    decided: bool = False
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with variable ``eps`` (as the Bayesian models)."""
@@ -415,8 +432,15 @@ class PositionalMoments:
         The two statistics used.
     n_pairs, n_verdicts : int
     at_boundary : bool
-        The moment equations had no solution in the domain and the estimate was projected.
+        The moment equations had no solution in the domain: a rate below 0 is kept unclipped
+        (sampling noise around 0) with its delta-method SE; with no real solution
+        (ε₊ + ε₋ set to 1) the SEs come from a bootstrap over pairs.
     judge : str
+    tie_share : float
+        The judge's share of kept ties τ.
+    decided : bool
+        True when the rates are among decided verdicts (ties modelled; see
+        :class:`ScomEstimate`).
     """
 
     eps_plus: float
@@ -429,6 +453,8 @@ class PositionalMoments:
     n_verdicts: int
     at_boundary: bool
     judge: str
+    tie_share: float = 0.0
+    decided: bool = False
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with ``eps_plus`` and ``eps_minus``."""
@@ -470,15 +496,22 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
     cov = np.sqrt(f_s * f_r) * np.sum(u * w)
     eps_u = eps_from_scom(S, on_invalid="nan") if S <= 0.5 else float("nan")
     eps_u_se = float(np.sqrt(var_s) / (2.0 * np.sqrt(1.0 - 2.0 * S))) if S < 0.5 else float("nan")
-    ep, em, boundary = moments_from_rates(S, r1)
-    if boundary:
-        ep_se = em_se = float("nan")
-    else:
-        d = 2 * r1 - 1
-        rd = np.sqrt(1 - 2 * S + d * d)
+    # unclipped: a rate below 0 is kept with its delta-method interval (never [0, 0])
+    ep, em, boundary = moments_from_rates(S, r1, clip=False)
+    d = 2 * r1 - 1
+    disc = 1 - 2 * S + d * d
+    if disc > 1e-12:
+        rd = np.sqrt(disc)
         J = np.array([[0.5 / rd, -d / rd - 1.0], [0.5 / rd, 1.0 - d / rd]])
         cov_m = J @ np.array([[var_s, cov], [cov, var_r]]) @ J.T
         ep_se, em_se = (float(x) for x in np.sqrt(np.clip(np.diag(cov_m), 0, None)))
+    else:  # no real solution (ε₊ + ε₋ set to 1): the delta method fails, resample the pairs
+        ep_se, em_se = _moments_bootstrap_se(pc, both)
+    tau, se_tau, decided = _tie_share(block)
+    if decided:  # ties modelled: every error rate among decided verdicts (conventions)
+        eps_u, eps_u_se = decided_error_rate(eps_u, tau, se_half=eps_u_se, se_tau=se_tau)
+        ep, ep_se = decided_error_rate(ep, tau, se_half=ep_se, se_tau=se_tau)
+        em, em_se = decided_error_rate(em, tau, se_half=em_se, se_tau=se_tau)
     return {
         "judge": judge_label,
         "n_verdicts": int(block.n_comparisons),
@@ -497,7 +530,41 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
         "eps_plus_se": ep_se,
         "eps_minus_se": em_se,
         "moments_at_boundary": boundary,
+        "tie_share": tau,
+        "decided_scale": decided,
     }
+
+
+def _tie_share(block: Comparisons) -> tuple[float, float, bool]:
+    """(τ, SE of τ, rescale?): the judge's share of kept ties, and whether the error rates are
+    put among decided verdicts — under the tie policy ``"model"`` with ties kept."""
+    n = int(block.n_comparisons)
+    k = int(np.sum(np.asarray(block.outcome) == 0.5))
+    tau = k / n if n else 0.0
+    se = float(np.sqrt(tau * (1 - tau) / n)) if n else 0.0
+    return tau, se, bool(k) and block.tie_policy == "model"
+
+
+def _moments_bootstrap_se(pc: Any, both: np.ndarray, n_boot: int = 400) -> tuple[float, float]:
+    """Bootstrap SEs of the unclipped moments, pairs resampled (fixed stream: reproducible)."""
+    rng = np.random.default_rng(0)
+    a, c = _scom_terms(pc.k_plus, pc.k_minus, pc.n1, pc.n2)
+    b = pc.first_wins.astype(float)
+    v = pc.n_verdicts.astype(float)
+    both = np.asarray(both, dtype=bool)
+    idx = rng.integers(0, pc.n_pairs, size=(n_boot, pc.n_pairs))
+    reps = []
+    for i in idx:
+        m = both[i]
+        if not m.any():
+            continue
+        s_b = a[i][m].sum() / c[i][m].sum()
+        r_b = b[i].sum() / v[i].sum()
+        reps.append(moments_from_rates(s_b, r_b, clip=False)[:2])
+    if len(reps) < 2:
+        return float("nan"), float("nan")
+    sd = np.std(np.asarray(reps), axis=0, ddof=1)
+    return float(sd[0]), float(sd[1])
 
 
 def estimate_eps_scom(
@@ -536,6 +603,8 @@ def estimate_eps_scom(
         s_com_se=st["s_com_se"],
         n_pairs=st["n_pairs_both_orders"],
         judge=lab,
+        tie_share=st["tie_share"],
+        decided=st["decided_scale"],
     )
 
 
@@ -571,8 +640,8 @@ def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> 
     if st["moments_at_boundary"]:
         warnings.warn(
             f"judge {lab!r}: the moment equations have no solution inside the domain "
-            f"(S_com={st['s_com']:.4f}, r1={st['r1']:.4f}); the estimate is projected onto "
-            "the boundary",
+            f"(S_com={st['s_com']:.4f}, r1={st['r1']:.4f}); a rate below 0 is kept "
+            "unclipped (sampling noise around 0) with its interval",
             DesignWarning,
             stacklevel=user_stacklevel(),
         )
@@ -587,6 +656,8 @@ def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> 
         n_verdicts=st["n_verdicts"],
         at_boundary=st["moments_at_boundary"],
         judge=lab,
+        tie_share=st["tie_share"],
+        decided=st["decided_scale"],
     )
 
 
@@ -596,8 +667,12 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     Columns: ``n_verdicts``, ``n_pairs``, ``n_pairs_both_orders``, ``n_ties_kept`` (ties counted
     half under ``ties="half"``), ``tie_policy``,
     ``s_com`` (+ ``_se``), ``consistency`` (see :func:`position_consistency`), ``r1`` (+ ``_se``),
-    ``eps_scom`` (+ ``_se``; NaN when S_com > ½), ``eps_plus``, ``eps_minus`` (+ ``_se``),
-    ``moments_at_boundary``. A judge with no pair in both orders gets NaN statistics.
+    ``eps_scom`` (+ ``_se``; NaN when S_com > ½), ``eps_plus``, ``eps_minus`` (+ ``_se``;
+    unclipped), ``moments_at_boundary``, ``tie_share`` (τ) and ``decided_scale``. Under the
+    tie policy ``"model"`` (the default) with ties kept, the error rates are among decided
+    verdicts, ε = (ε_half − τ/2)/(1 − τ), the scale of the models' ε (``decided_scale``
+    True); under ``"half"`` they are the paper's, ties counted half. A judge with no pair in
+    both orders gets NaN statistics.
 
     Parameters
     ----------
@@ -656,6 +731,8 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "eps_plus_se",
         "eps_minus_se",
         "moments_at_boundary",
+        "tie_share",
+        "decided_scale",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
 

@@ -271,7 +271,7 @@ def load(
     name: str = DEFAULT_DATASET,
     *,
     judge: str | int | Sequence[str | int] | None = None,
-    ties: Literal["error", "drop", "half", "model"] = "drop",
+    ties: Literal["model", "drop", "half", "error"] | None = None,
     covariates: Iterable[str] = (),
     **options: Any,
 ) -> Comparisons:
@@ -283,11 +283,12 @@ def load(
         A name from :func:`list_datasets` (default ``"prd_vicuna80"``).
     judge : str, int or sequence, optional
         Keep only these judges (default: all).
-    ties : {"drop", "half", "model", "error"}
+    ties : {"model", "drop", "half", "error"}, optional
         Tie policy, passed to :func:`~bayes_pairwise.data.load_comparisons` and recorded in
-        ``Comparisons.tie_policy`` (default ``"drop"``: ties removed and counted in
-        ``n_ties_dropped``; ``"model"`` keeps them for the error models' tie rate, as the CLI
-        does by default).
+        ``Comparisons.tie_policy``. Default (None): :data:`bayes_pairwise.conventions.TIES`,
+        ``"model"``, as everywhere (the command line, :func:`~bayes_pairwise.load_comparisons`,
+        :func:`~bayes_pairwise.build_report`): ties are kept as an outcome of the error models;
+        ``"drop"`` removes them (counted in ``n_ties_dropped``) as the paper did.
     covariates : iterable of str
         Numeric columns of the tidy frame to carry as covariates (e.g. ``"self_preference"``).
     **options
@@ -315,9 +316,9 @@ def load(
     Examples
     --------
     >>> from bayes_pairwise.datasets import load
-    >>> data = load()  # prd_vicuna80, all five judges, ties dropped
-    >>> data.n_judges, data.n_comparisons + data.n_ties_dropped
-    (5, 8000)
+    >>> data = load()  # prd_vicuna80, all five judges, ties kept as data
+    >>> data.n_judges, data.n_comparisons, data.n_ties, data.tie_policy
+    (5, 8000, 781, 'model')
     >>> jtj = load("judging_the_judges", benchmark="MTBench", judge="gpt-4-0613")
     >>> jtj.n_comparisons, int(jtj.repeat.max())
     (517, 3)
@@ -658,16 +659,22 @@ def export(name: str, path: str | PathLike[str], **options: Any) -> Path:
         raise DatasetError(
             f"cannot export to {path.name!r}: use a suffix among {', '.join(_WRITERS)}"
         )
+    from bayes_pairwise.output import atomic_write
+
     frame = load_frame(name, **options)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "csv":
-        frame.to_csv(path, index=False)
-    elif kind == "tsv":
-        frame.to_csv(path, sep="\t", index=False)
-    elif kind == "parquet":
-        frame.to_parquet(path, index=False)
-    elif kind == "jsonl":
-        frame.to_json(path, orient="records", lines=True, force_ascii=False)
-    else:
-        frame.to_json(path, orient="records", force_ascii=False)
+
+    def write(tmp: Path) -> None:  # to a temporary beside ``path``, renamed when complete
+        if kind == "csv":
+            frame.to_csv(tmp, index=False)
+        elif kind == "tsv":
+            frame.to_csv(tmp, sep="\t", index=False)
+        elif kind == "parquet":
+            frame.to_parquet(tmp, index=False)
+        elif kind == "jsonl":
+            frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
+        else:
+            frame.to_json(tmp, orient="records", force_ascii=False)
+
+    atomic_write(path, write)
     return path

@@ -920,8 +920,10 @@ class BayesianPairwiseModel:
         order = np.argsort(-s.to_numpy(), kind="stable")
         return tuple(s.index[order])
 
-    def summary(self, *, hdi_prob: float = 0.94, strengths: bool = True) -> pd.DataFrame:
+    def summary(self, *, hdi_prob: float | None = None, strengths: bool = True) -> pd.DataFrame:
         """ArviZ summary of the reported parameters (error parameters, then strengths).
+
+        ``hdi_prob`` defaults to :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time.
 
         ``sigma_s`` and ``z`` are left out (σ_s is not identified under a hard truth); a MAP fit
         gives the mode in ``mean`` and NaN elsewhere. With one judge the error parameters are

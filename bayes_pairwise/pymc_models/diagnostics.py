@@ -27,6 +27,9 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
+# the thresholds of METHODS §7.4, stated once in conventions (re-exported here)
+from bayes_pairwise.conventions import EBFMI_MIN, ESS_MIN, RHAT_MAX, hdi_columns, resolve_hdi_prob
+
 __all__ = [
     "ESS_MIN",
     "NUISANCE",
@@ -45,13 +48,9 @@ __all__ = [
     "tie_handling",
 ]
 
-RHAT_MAX = 1.01
-ESS_MIN = 400.0
-EBFMI_MIN = 0.3
 #: Sampler coordinates that are not findings: the strength scale σ_s (not identified under a
 #: hard truth, METHODS §7.4), the non-centred z = strength / σ_s, and raw prior coordinates.
 NUISANCE = ("sigma_s", "z", "eps_simplex", "eps_unit")
-SUMMARY_COLUMNS = ["mean", "sd", "hdi_3%", "hdi_97%", "r_hat", "ess_bulk", "ess_tail"]
 
 
 def _idata_of(model_or_idata: Any) -> az.InferenceData:
@@ -177,11 +176,12 @@ def _element_labels(name: str, da: Any) -> list[str]:
 
 
 def parameter_summary(
-    idata: az.InferenceData, var_names: Sequence[str], *, hdi_prob: float = 0.94
+    idata: az.InferenceData, var_names: Sequence[str], *, hdi_prob: float | None = None
 ) -> pd.DataFrame:
     """ArviZ summary with tidy labels (``eps`` rather than ``eps[judge]`` for one judge).
 
     A one-draw posterior (MAP) gives its value in ``mean`` and NaN in every other column.
+    ``hdi_prob`` defaults to :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time.
 
     Examples
     --------
@@ -192,8 +192,8 @@ def parameter_summary(
     >>> parameter_summary(idata, ["eps"]).index.tolist()
     ['eps']
     """
-    hi = f"hdi_{100 * (1 - hdi_prob) / 2:g}%"
-    hi2 = f"hdi_{100 * (1 + hdi_prob) / 2:g}%"
+    hdi_prob = resolve_hdi_prob(hdi_prob)
+    hi, hi2 = hdi_columns(hdi_prob)
     labels = [lab for v in var_names for lab in _element_labels(v, idata.posterior[v])]
     if _n_samples(idata) < 4:
         values = np.concatenate(
@@ -941,12 +941,13 @@ def tie_handling(model: Any) -> dict[str, Any]:
 
 
 def fit_summary_dict(
-    model: Any, *, hdi_prob: float = 0.94, per_item: bool = False
+    model: Any, *, hdi_prob: float | None = None, per_item: bool = False
 ) -> dict[str, Any]:
     """The JSON object of ``bayes-pairwise fit --json``.
 
     ``{"model", "method", "parameters": {name: {"mean", "sd", "hdi_3%", "hdi_97%", "r_hat",
-    "ess_bulk", "ess_tail"}}, "diagnostics": {...}, "settings": {...}}``. Parameter names follow
+    "ess_bulk", "ess_tail"}}, "diagnostics": {...}, "settings": {...}}`` (the HDI columns of
+    ``hdi_prob``, default :data:`bayes_pairwise.conventions.HDI_PROB`). Parameter names follow
     :func:`parameter_summary`: ``eps``, ``eps_plus``, ``eps_minus``, ``gamma`` (``name[judge]``
     with several judges), ``w[covariate]``, ``strength[item]``. σ_s is not reported (it is not
     identified under a hard truth). NaN (e.g. R-hat of a MAP fit) becomes ``null``. ``ties`` is
@@ -983,8 +984,7 @@ def fit_summary_dict(
     idata = _idata_of(model)
     names = model.reported_names(strengths=per_item)
     table = parameter_summary(idata, names, hdi_prob=hdi_prob)
-    lo = f"hdi_{100 * (1 - hdi_prob) / 2:g}%"
-    hi = f"hdi_{100 * (1 + hdi_prob) / 2:g}%"
+    lo, hi = hdi_columns(hdi_prob)
     params = {}
     for label, row in table.iterrows():
         params[str(label)] = {
@@ -1017,16 +1017,18 @@ def fit_summary_dict(
     )
 
 
-def hdi_interval(x: np.ndarray, prob: float) -> tuple[float, float]:
+def hdi_interval(x: np.ndarray, prob: float | None = None) -> tuple[float, float]:
     """ArviZ's highest-density interval of a 1-D sample (NaN for an empty one).
 
-    Fewer than four finite draws give their range; none gives ``(nan, nan)``.
+    Fewer than four finite draws give their range; none gives ``(nan, nan)``. ``prob``
+    defaults to :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time.
 
     Examples
     --------
-    >>> hdi_interval(np.array([1.0, 2.0]), 0.94)
+    >>> hdi_interval(np.array([1.0, 2.0]))
     (1.0, 2.0)
     """
+    prob = resolve_hdi_prob(prob)
 
     x = np.asarray(x, dtype=float).ravel()
     x = x[np.isfinite(x)]

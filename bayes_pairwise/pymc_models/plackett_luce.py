@@ -33,6 +33,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from scipy.special import gammaln
 
+from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, make_prior
 from bayes_pairwise.rankings import Rankings
@@ -347,7 +348,7 @@ class NoisyPlackettLuce(BayesianPairwiseModel):
         self.idata_.add_groups({"posterior_predictive": group})
         return self.idata_
 
-    def list_ppc(self, *, hdi_prob: float = 0.94, random_seed: int = 0) -> pd.DataFrame:
+    def list_ppc(self, *, hdi_prob: float | None = None, random_seed: int = 0) -> pd.DataFrame:
         """Observed list statistics against the model's replicates (:func:`list_ppc_data`).
 
         Draws the posterior predictive first when ``idata_`` has none.
@@ -358,15 +359,16 @@ class NoisyPlackettLuce(BayesianPairwiseModel):
         return list_ppc_data(self.idata_, hdi_prob=hdi_prob)
 
 
-def list_ppc_data(idata: az.InferenceData, *, hdi_prob: float = 0.94) -> pd.DataFrame:
+def list_ppc_data(idata: az.InferenceData, *, hdi_prob: float | None = None) -> pd.DataFrame:
     """How often the first-shown item is ranked first, observed against replicated, per judge.
 
     Parameters
     ----------
     idata : InferenceData
         A :class:`NoisyPlackettLuce` fit with a ``posterior_predictive`` group.
-    hdi_prob : float
-        Central interval of the replicated shares.
+    hdi_prob : float, optional
+        Central interval of the replicated shares (default
+        :data:`bayes_pairwise.conventions.HDI_PROB`, read at call time).
 
     Returns
     -------
@@ -391,6 +393,7 @@ def list_ppc_data(idata: az.InferenceData, *, hdi_prob: float = 0.94) -> pd.Data
     slot[li[ok], ranked[ok]] = shown[ok]
     top_obs = slot[np.arange(ranked.shape[0]), ranked[:, 0]]
     top_rep = slot[np.arange(ranked.shape[0])[None, :], rep[:, :, 0]]
+    hdi_prob = resolve_hdi_prob(hdi_prob)
     lo_q, hi_q = (1 - hdi_prob) / 2, (1 + hdi_prob) / 2
     rows = []
     for j, name in enumerate(judges):
