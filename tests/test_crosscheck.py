@@ -3,12 +3,16 @@ one verdict per judge."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import arviz as az
 import numpy as np
 import pytest
 
+from bayes_pairwise.classical.descriptive import estimate_eps_scom
 from bayes_pairwise.conventions import AGREEMENT_TOLERANCE, HDI_PROB, decided_error_rate
 from bayes_pairwise.crosscheck import crosscheck, posterior_draws, posterior_stats
+from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.simulate import simulate_hard_pairs, simulate_round_robin
 
 GRID = {"n_subsets": 60}
@@ -70,17 +74,27 @@ def test_grid_interval_by_bootstrap_over_contexts_covers_the_truth():
     assert 0.01 < g.upper - g.lower < 0.15
 
 
-def test_with_ties_the_grid_is_reference_only(tied):
-    """Δ_S has no ties in its synthetic curves: with ties it is shown on its own scale and kept
-    out of the verdict (a rescaled value would read about 0.17 for a true 0.10 here)."""
-    post = _posterior(tied.realised_eps, 0.01)
-    cc = crosscheck(tied.data, post, delta_s_2d=False, **QUIET)
+def test_with_ties_the_grid_is_on_the_decided_scale():
+    """The Δ_S synthetic matrices hold the judge's tie share (ties at random, counted half as
+    the observed ones), so the grid's ε is the error among decided verdicts, the models' ε, and
+    it enters the verdict (tie-free synthetic curves read about 0.19 for a true 0.10 here)."""
+    sim = simulate_round_robin(6, eps=0.1, n_contexts=80, random_seed=4)
+    frame = sim.data.to_frame()
+    tie = np.random.default_rng(4).random(len(frame)) < 0.2
+    frame.loc[tie, "outcome"] = "tie"
+    data = load_comparisons(frame)
+    eps = float(1 - np.asarray(sim.correct)[~tie].mean())
+    post = _posterior(eps, 0.01)
+    cc = crosscheck(data, post, delta_s_2d=False, **QUIET)
     g = cc.table[cc.table.method.str.startswith("Δ_S grid (1-D)")].iloc[0]
-    assert g.method == "Δ_S grid (1-D), ties half" and "reference only" in g.note
+    assert g.method == "Δ_S grid (1-D)" and "tie share" in g.note
+    assert abs(g.estimate - eps) < 0.02
+    assert g.lower <= eps <= g.upper
     rows = cc.agreement.set_index("classical")
-    assert not rows.loc["Δ_S grid (1-D), ties half", "primary"]
+    assert rows.loc["Δ_S grid (1-D)", "primary"]
     assert rows.loc["S_com closed form", "primary"]
     assert cc.verdicts.verdict.tolist() == ["AGREE"]
+    assert "Δ_S grid" in cc.verdicts.text.iloc[0]
 
 
 def test_tie_rule_puts_classical_rates_on_the_decided_scale(tied):
@@ -89,7 +103,8 @@ def test_tie_rule_puts_classical_rates_on_the_decided_scale(tied):
     row = cc.table[cc.table.method == "S_com closed form"].iloc[0]
     assert abs(row.estimate - tied.realised_eps) < 0.03
     assert row.lower < tied.realised_eps < row.upper
-    half = cc.classical.scom["judge"].eps
+    assert cc.classical.scom["judge"].eps == pytest.approx(row.estimate)
+    half = estimate_eps_scom(dataclasses.replace(tied.data, tie_policy="half")).eps
     assert half > tied.realised_eps + 0.05  # what the paper's rule alone would report
     tau = float(np.mean(tied.data.outcome == 0.5))
     assert row.estimate == pytest.approx(decided_error_rate(half, tau)[0])

@@ -173,13 +173,17 @@ def test_compare_fits_the_tie_model_on_the_same_data(data):
     fit_row = tr.loc[next(m for m in tr.index if "MAP" in m)]
     assert abs(fit_row["estimate"] - share) < 0.03
     # the classical rows are the estimators on the very data the model saw, ties counted half
-    # and rescaled to rates among decided verdicts (the models' scale)
+    # and rescaled to rates among decided verdicts (the models' scale), unclipped
+    import dataclasses
+
     from bayes_pairwise.conventions import decided_error_rate
 
-    desc = descriptive_by_judge(data).iloc[0]
+    assert data.tie_policy == "model"
+    desc = descriptive_by_judge(data).iloc[0]  # already among decided verdicts
+    half = descriptive_by_judge(dataclasses.replace(data, tie_policy="half")).iloc[0]
     mom = cc.table[(cc.table.quantity == "eps_plus") & (cc.table.method == "moments (S_com, r₁)")]
-    want = max(decided_error_rate(desc["eps_plus"], share)[0], 0.0)
-    assert float(mom.estimate.iloc[0]) == pytest.approx(want)
+    assert float(mom.estimate.iloc[0]) == pytest.approx(desc["eps_plus"])
+    assert desc["eps_plus"] == pytest.approx(decided_error_rate(half["eps_plus"], share)[0])
     assert any("modelled as an outcome" in n for n in cc.notes)
 
 
@@ -235,8 +239,12 @@ def test_cli_fit_file_with_ties_models_them_by_default(frame, tmp_path, capsys):
     )
     assert "tie_rate" not in res["parameters"]
     assert res["ties"]["handling"] == "dropped" and res["ties"]["n_ties_dropped"] == n_tie
-    # estimate keeps refusing ties in a file unless told
-    assert main(["estimate", str(path), "--method", "scom"]) == 2
+    # estimate reads the file with the same tie rule (one rule for every command) …
+    est, _ = _run_json(capsys, ["estimate", str(path), "--method", "scom", "--json"])
+    assert est["settings"]["data"]["tie_policy"] == "model"
+    assert est["settings"]["data"]["n_comparisons"] == len(frame)
+    # … and refuses ties only when told
+    assert main(["estimate", str(path), "--method", "scom", "--ties", "error"]) == 2
     assert "ties='error'" in capsys.readouterr().err
 
 
@@ -245,7 +253,7 @@ def test_cli_fit_file_without_ties_fits_the_tie_free_model(frame, tmp_path, caps
     frame[frame.outcome != "tie"].to_csv(path, index=False)
     res, err = _run_json(capsys, ["fit", str(path), "--model", "uniform", "--map", "--json"])
     assert "tie_rate" not in res["parameters"]
-    assert res["settings"]["data"]["tie_policy"] == "error"
+    assert res["settings"]["data"]["tie_policy"] == "half"  # no tie to model: no tie rate
     assert res["ties"]["handling"] == "none"
     assert "modelled" not in err
 

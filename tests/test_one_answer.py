@@ -1,0 +1,212 @@
+"""One question, one answer (issue 26): one tie rule for every door, the same estimand on both
+sides of the cross-check, no degenerate comparators."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bayes_pairwise as bp
+from bayes_pairwise.classical.deltas import (
+    DeltaSFit,
+    quantize_tie_rate,
+    synthetic_delta_s_draws,
+    synthetic_table,
+)
+from bayes_pairwise.classical.descriptive import descriptive_by_judge, positional_moments
+from bayes_pairwise.cli import main
+from bayes_pairwise.conventions import decided_error_rate
+from bayes_pairwise.crosscheck import crosscheck
+
+QLORA = (
+    Path(__file__).parents[1].parent
+    / "shared"
+    / "data"
+    / "qlora_oa_gpt4"
+    / "qlora_oa_gpt4_long.csv.gz"
+)
+CHEAP = {"biased_bt_spread": False, "strengths": False, "leaderboard": False, "random_seed": 0}
+
+
+def _json(capsys, argv):
+    capsys.readouterr()
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(scope="module")
+def gpt35():
+    return bp.datasets.load("prd_vicuna80", judge="gpt35")
+
+
+# ============================================================================ 1. one tie rule
+def test_every_door_reads_the_same_8000_verdicts(capsys):
+    """``datasets.load``, ``load_comparisons`` on the exported file, the report's resolver and
+    the CLI all keep PRD's 781 ties: 8,000 verdicts, policy "model"."""
+    data = bp.datasets.load("prd_vicuna80")
+    assert (data.n_comparisons, data.n_ties, data.n_ties_dropped) == (8000, 781, 0)
+    assert data.tie_policy == "model"
+    out = _json(capsys, ["estimate", "prd_vicuna80", "--method", "scom", "--json"])
+    assert out["settings"]["data"]["n_comparisons"] == 8000
+    assert out["settings"]["data"]["tie_policy"] == "model"
+    resolved, name = bp.data.resolve_data("prd_vicuna80")
+    assert name == "prd_vicuna80" and resolved.n_comparisons == 8000
+    frame = bp.datasets.load_frame("prd_vicuna80")
+    from_frame = bp.load_comparisons(frame, judge="judge", context="context", repeat="repeat")
+    assert from_frame.n_comparisons == 8000 and from_frame.tie_policy == "model"
+    # the paper's rule stays available by name
+    assert bp.datasets.load("prd_vicuna80", ties="drop").n_comparisons == 7219
+
+
+def test_tie_rate_in_the_default_fit(gpt35):
+    """After the default load, a fit models the ties: ``az.summary`` finds ``tie_rate``."""
+    import arviz as az
+
+    from bayes_pairwise.pymc_models import UniformError
+
+    m = UniformError(draws=200).fit(gpt35, method="laplace", random_seed=0)
+    summ = az.summary(m.idata_, var_names=["tie_rate"], kind="stats")
+    assert len(summ) == 1 and str(summ.index[0]).startswith("tie_rate")
+    assert summ["mean"].iloc[0] == pytest.approx(306 / 1600, abs=0.01)
+
+
+# ============================================================================ 2. one estimand
+def test_estimate_and_compare_print_the_same_scom_eps(capsys, gpt35):
+    """PRD gpt35: ``estimate --method scom`` ε is ``compare``'s "S_com closed form" ε, the error
+    among decided verdicts (0.050; the ties-counted-half reading is 0.136)."""
+    est = _json(
+        capsys, ["estimate", "prd_vicuna80", "--judge", "gpt35", "--method", "scom", "--json"]
+    )
+    cc = crosscheck(gpt35, models=(), delta_s=False, delta_s_2d=False, **CHEAP)
+    row = cc.table[cc.table.method == "S_com closed form"].iloc[0]
+    assert est["estimates"]["eps"] == pytest.approx(row.estimate, rel=1e-12)
+    assert est["estimates"]["eps"] == pytest.approx(0.0504, abs=5e-4)
+    z = bp.conventions.z_value()
+    assert row.upper - row.lower == pytest.approx(2 * z * est["estimates"]["eps_se"])
+    tau = 306 / 1600
+    half = descriptive_by_judge(dataclasses.replace(gpt35, tie_policy="half")).loc["gpt35"]
+    assert half.eps_scom == pytest.approx(0.1364, abs=5e-4)
+    assert est["estimates"]["eps"] == pytest.approx(decided_error_rate(half.eps_scom, tau)[0])
+
+
+def test_prd_gpt35_delta_s_2d_sum_matches_the_moments_and_votes(gpt35):
+    """PRD gpt35: the 2-D Δ_S ε₊ + ε₋ (synthetic tables with the judge's 19% ties) lies within
+    0.05 of the rescaled moments' ε₊ + ε₋ (0.275 with tie-free tables), and the Δ_S rows are
+    primary rows of the verdict."""
+    from bayes_pairwise.pymc_models import PositionalBias, UniformError
+
+    pos = PositionalBias().fit(gpt35, method="map", random_seed=0)
+    uni = UniformError().fit(gpt35, method="map", random_seed=0)
+    cc = crosscheck(gpt35, uni, pos, grid_kwargs={"n_subsets": 100}, **CHEAP)
+    t = cc.table.set_index(["quantity", "method"])
+    grid_sum = t.loc[("eps_sum", "Δ_S grid (2-D), sum"), "estimate"]
+    moments = (
+        t.loc[("eps_plus", "moments (S_com, r₁)"), "estimate"]
+        + t.loc[("eps_minus", "moments (S_com, r₁)"), "estimate"]
+    )
+    assert moments == pytest.approx(0.1007, abs=1e-3)
+    assert abs(grid_sum - moments) < 0.05
+    assert abs(t.loc[("eps", "Δ_S grid (1-D)"), "estimate"] - 0.050) < 0.02
+    a = cc.agreement
+    grid_rows = a[a.classical.isin(["Δ_S grid (2-D), sum", "Δ_S grid (1-D)"])]
+    assert len(grid_rows) == 2 and grid_rows.primary.all() and grid_rows.overlap.all()
+    text = cc.verdicts.set_index("judge").loc["gpt35", "text"]
+    assert "Δ_S 2-D grid" in text and "Δ_S grid" in text
+
+
+def tied_round_robins(eps: float = 0.1, tau: float = 0.2, seed: int = 4):
+    """Round-robins of a strict order (what Δ_S assumes) with a share ``tau`` of the verdicts
+    turned into ties at random; returns the log and the realised error among decided ones."""
+    sim = bp.simulate_round_robin(6, eps=eps, n_contexts=80, random_seed=seed)
+    frame = sim.data.to_frame()
+    tie = np.random.default_rng(seed).random(len(frame)) < tau
+    frame.loc[tie, "outcome"] = "tie"
+    correct = np.asarray(sim.correct)[np.asarray(sim.data.row)]
+    return bp.load_comparisons(frame), float(1 - correct[~tie].mean())
+
+
+def test_grid_with_ties_recovers_the_decided_error_rate():
+    """Round-robins with 20% ties at random: the tie-aware table gives ε ≈ the error among
+    decided verdicts; a tie-free table (the paper's) reads the half-counted ties as errors."""
+    data, eps = tied_round_robins()
+    fit = DeltaSFit(random_seed=0, n_subsets=60).fit(data)
+    assert fit.tie_rate_ == quantize_tie_rate(np.mean(data.outcome == 0.5)) > 0.15
+    assert abs(fit.eps_ - eps) < 0.02
+    paper = DeltaSFit(random_seed=0, n_subsets=60, tie_rate=0.0).fit(data)
+    assert paper.tie_rate_ == 0.0 and paper.eps_ > eps + 0.05
+
+
+def test_tie_draws_count_a_tie_as_half_a_win():
+    """All ties: every Copeland score is 0 whatever ε, so Δ_S is the all-zero matrix's
+    (Σ_k |n − 1 − 2k| = 12 for n = 5): a tie is half a win each way, never an error."""
+    d = synthetic_delta_s_draws(5, np.array([0.0, 0.3]), n_synthetic=3, tie_rate=0.999999)
+    assert np.allclose(d, 12.0)
+    # ties at random lower the curve's slope in ε: at ε = 0 the ties alone move the scores
+    g = np.array([0.0, 0.1])
+    free = synthetic_delta_s_draws(8, g, n_synthetic=200).mean(0)
+    tied = synthetic_delta_s_draws(8, g, n_synthetic=200, tie_rate=0.2).mean(0)
+    assert free[0] == 0.0 and tied[0] > 0.0 and tied[1] > free[1]
+
+
+def test_table_cache_key_holds_the_quantized_tie_rate(tmp_path):
+    a = synthetic_table(6, cache_dir=tmp_path, tie_rate=0.1912)
+    b = synthetic_table(6, cache_dir=tmp_path, tie_rate=0.1899)  # same 0.19 table: cached
+    c = synthetic_table(6, cache_dir=tmp_path, tie_rate=0.0)
+    assert a.tie_rate == b.tie_rate == 0.19 and b.from_cache and not a.from_cache
+    assert c.tie_rate == 0.0 and not c.from_cache and c.cache_file != a.cache_file
+    assert not np.array_equal(a.values, c.values)
+
+
+# ============================================================================ paper numbers
+@pytest.mark.skipif(not QLORA.is_file(), reason="../shared/data/qlora_oa_gpt4 not present")
+def test_qlora_published_numbers_with_ties_drop(capsys):
+    """``--ties drop`` reproduces QLoRA's published figures (PROVENANCE.md)."""
+    q = str(QLORA)
+    s = _json(capsys, ["estimate", q, "--method", "scom", "--ties", "drop", "--json"])
+    assert round(s["estimates"]["s_com"], 4) == 0.1573
+    assert round(s["estimates"]["eps"], 4) == 0.0861
+    m = _json(capsys, ["estimate", q, "--method", "moments", "--ties", "drop", "--json"])
+    assert round(m["estimates"]["r1"], 4) == 0.5734
+    assert round(m["estimates"]["eps_plus"], 4) == 0.0062
+    assert round(m["estimates"]["eps_minus"], 4) == 0.1530
+    # the default models the ties: the same rate among decided verdicts as compare (0.073)
+    d = _json(capsys, ["estimate", q, "--method", "scom", "--json"])
+    assert d["estimates"]["eps"] == pytest.approx(0.0728, abs=5e-4)
+
+
+# ============================================================================ 3. no [0, 0]
+def test_a_rate_below_zero_keeps_its_value_and_a_real_interval():
+    """PRD gpt4's ε₊ among decided verdicts is below 0 (−0.049): kept, with a delta-method
+    interval of positive width, never 0.000 [0.000, 0.000]."""
+    gpt4 = bp.datasets.load("prd_vicuna80", judge="gpt4")
+    m = positional_moments(gpt4)
+    assert m.eps_plus < 0 and m.eps_plus_se > 0
+    cc = crosscheck(gpt4, models=(), delta_s=False, delta_s_2d=False, **CHEAP)
+    row = cc.table[(cc.table.quantity == "eps_plus") & (cc.table.method == "moments (S_com, r₁)")]
+    row = row.iloc[0]
+    assert row.estimate == pytest.approx(m.eps_plus) and row.estimate < 0
+    assert row.lower < row.estimate < row.upper and row.upper - row.lower > 0.02
+    assert "below 0" in row.note
+
+
+def test_no_real_solution_gets_a_bootstrap_interval():
+    """S_com far above its largest expectation: no real solution, the SEs come from a
+    bootstrap over pairs (finite and positive), not NaN."""
+    rows = []
+    for k in range(40):  # every pair's two verdicts pick the same position, r₁ = ½
+        a, b = f"a{k}", f"b{k}"
+        pos = "first" if k % 2 else "second"
+        rows += [(a, b, pos), (b, a, pos)]
+    import pandas as pd
+
+    df = pd.DataFrame(rows, columns=["first", "second", "outcome"])
+    data = bp.load_comparisons(df)
+    with pytest.warns(bp.errors.DesignWarning):
+        m = positional_moments(data)
+    assert m.at_boundary and math.isfinite(m.eps_plus)
+    assert 0 < m.eps_plus_se < 0.5 and 0 < m.eps_minus_se < 0.5
