@@ -357,7 +357,7 @@ def _ranking_log(args: argparse.Namespace) -> Any:
 def _load_data(args: argparse.Namespace):
     """The data of a command, with the tie policy of ``--ties`` or the package's default.
 
-    One reader for every door (:func:`bayes_pairwise.data.resolve_data`, as
+    One reader for every door (:func:`bayes_pairwise.datasets.resolve_data`, as
     :func:`~bayes_pairwise.build_report` reads its data): without ``--ties`` ties are data,
     modelled (:data:`bayes_pairwise.conventions.TIES`), whatever the command, the source or
     the layout; a log that holds no tie records ``"half"``, so the error models fit without a
@@ -365,8 +365,8 @@ def _load_data(args: argparse.Namespace):
     """
     import re
 
-    from bayes_pairwise.data import resolve_data
     from bayes_pairwise.datasets import CHATBOT_ARENA_ORDER_WARNING as ORDER_WARNING
+    from bayes_pairwise.datasets import resolve_data
 
     name = args.data
     if _is_bundled(name):

@@ -35,7 +35,6 @@ __all__ = [
     "load_comparisons",
     "read_columns",
     "read_table",
-    "resolve_data",
 ]
 
 TiePolicy = Literal["error", "drop", "half", "model"]
@@ -2015,68 +2014,6 @@ def _map_outcome(v: Any, label: str, lookup: dict[Any, str]) -> str | None:
         except (ValueError, OverflowError):
             hit = None
     return hit
-
-
-def resolve_data(
-    source: Comparisons | pd.DataFrame | str | PathLike[str],
-    *,
-    ties: TiePolicy | None = None,
-    options: Mapping[str, Any] | None = None,
-    **columns: Any,
-) -> tuple[Comparisons, str | None]:
-    """The one reading of "the data" shared by the command line and :func:`build_report`.
-
-    A bundled data set's name (not shadowed by a file of that name) goes to
-    :func:`bayes_pairwise.datasets.load`, a path or a DataFrame to :func:`load_comparisons`, a
-    :class:`Comparisons` is returned as it is. Both loaders get the same ``ties`` (default
-    :data:`bayes_pairwise.conventions.TIES`), so a name, a file and a frame holding the same
-    verdicts give the same data.
-
-    Parameters
-    ----------
-    source : Comparisons, DataFrame, path or str
-    ties : {"model", "drop", "half", "error"}, optional
-    options : mapping, optional
-        Options of a bundled data set (:func:`bayes_pairwise.datasets.load`).
-    **columns
-        Passed to :func:`load_comparisons` for a file or a frame (column names, ``truth``, …).
-
-    Returns
-    -------
-    data : Comparisons
-    name : str or None
-        The data set's name, the file's name, or None (a frame or a Comparisons).
-
-    Raises
-    ------
-    DataError
-        ``options`` for a file or a frame; anything the loaders raise.
-
-    Examples
-    --------
-    >>> data, name = resolve_data("prd_vicuna80")
-    >>> name, data.n_comparisons, data.tie_policy
-    ('prd_vicuna80', 8000, 'model')
-    """
-    if isinstance(source, Comparisons):
-        return source, None
-    if isinstance(source, str | PathLike):
-        from bayes_pairwise import datasets
-
-        name = str(source)
-        if name in set(datasets.list_datasets()["name"]) and not Path(name).exists():
-            return datasets.load(name, ties=ties, **dict(options or {})), name
-        if options:
-            raise DataError(f"data set options apply to bundled data sets only, not to {name!r}")
-        return load_comparisons(source, ties=ties, **columns), Path(name).name
-    if isinstance(source, pd.DataFrame):
-        if options:
-            raise DataError("data set options apply to bundled data sets only, not to a frame")
-        return load_comparisons(source, ties=ties, **columns), None
-    raise TypeError(
-        "expected a Comparisons, a DataFrame, a file path or a bundled data set name; got "
-        f"{type(source).__name__}"
-    )
 
 
 def _build(

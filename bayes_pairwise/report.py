@@ -108,8 +108,10 @@ def _rows(cc: Any, *, role: str, quantity: str | None = None, method: str | None
 
 def _resolve_data(data: Any, sink: WarningSink) -> tuple[Any, Any, str | None]:
     """(Comparisons, synthetic truth or None, dataset name) from what the user passed: the
-    command line's reading (:func:`bayes_pairwise.data.resolve_data`, the default tie policy)."""
-    from bayes_pairwise.data import Comparisons, resolve_data
+    command line's reading (:func:`bayes_pairwise.datasets.resolve_data`, the default tie
+    policy)."""
+    from bayes_pairwise.data import Comparisons
+    from bayes_pairwise.datasets import resolve_data
 
     if hasattr(data, "data") and hasattr(data, "realised_eps"):  # SyntheticComparisons
         return data.data, data, None
@@ -245,7 +247,7 @@ def build_report(
         The comparison log; a bundled data set name (:func:`bayes_pairwise.datasets.load`)
         or a file readable by :func:`~bayes_pairwise.data.load_comparisons` with its default
         column names, read as the command line reads them
-        (:func:`~bayes_pairwise.data.resolve_data`: ties kept as data by default,
+        (:func:`~bayes_pairwise.datasets.resolve_data`: ties kept as data by default,
         :data:`bayes_pairwise.conventions.TIES`). A
         :class:`~bayes_pairwise.simulate.SyntheticComparisons` adds the realised error rates to
         every comparison.

@@ -54,7 +54,7 @@ def test_every_door_reads_the_same_8000_verdicts(capsys):
     out = _json(capsys, ["estimate", "prd_vicuna80", "--method", "scom", "--json"])
     assert out["settings"]["data"]["n_comparisons"] == 8000
     assert out["settings"]["data"]["tie_policy"] == "model"
-    resolved, name = bp.data.resolve_data("prd_vicuna80")
+    resolved, name = bp.datasets.resolve_data("prd_vicuna80")
     assert name == "prd_vicuna80" and resolved.n_comparisons == 8000
     frame = bp.datasets.load_frame("prd_vicuna80")
     from_frame = bp.load_comparisons(frame, judge="judge", context="context", repeat="repeat")

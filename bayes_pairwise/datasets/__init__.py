@@ -44,7 +44,7 @@ from bayes_pairwise.datasets._info import (
     DatasetError,
     DatasetInfo,
 )
-from bayes_pairwise.errors import DesignWarning, user_stacklevel
+from bayes_pairwise.errors import DataError, DesignWarning, user_stacklevel
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
@@ -68,6 +68,7 @@ __all__ = [
     "load_human_verdicts",
     "load_synthetic",
     "load_texts",
+    "resolve_data",
 ]
 
 
@@ -341,6 +342,71 @@ def load(
         ties=ties,
         source_name=_source_label(name, options),
         detect=False,
+    )
+
+
+def resolve_data(
+    source: Any,
+    *,
+    ties: Literal["model", "drop", "half", "error"] | None = None,
+    options: Mapping[str, Any] | None = None,
+    **columns: Any,
+) -> tuple[Comparisons, str | None]:
+    """The one reading of "the data" shared by the command line and
+    :func:`~bayes_pairwise.build_report`.
+
+    A bundled data set's name (not shadowed by a file of that name) goes to :func:`load`, a
+    path or a DataFrame to :func:`~bayes_pairwise.data.load_comparisons`, a
+    :class:`~bayes_pairwise.data.Comparisons` is returned as it is. Both loaders get the same
+    ``ties`` (default :data:`bayes_pairwise.conventions.TIES`), so a name, a file and a frame
+    holding the same verdicts give the same data.
+
+    Parameters
+    ----------
+    source : Comparisons, DataFrame, path or str
+    ties : {"model", "drop", "half", "error"}, optional
+    options : mapping, optional
+        Options of a bundled data set (:func:`bayes_pairwise.datasets.load`).
+    **columns
+        Passed to :func:`~bayes_pairwise.data.load_comparisons` for a file or a frame (column
+        names, ``truth``, …).
+
+    Returns
+    -------
+    data : Comparisons
+    name : str or None
+        The data set's name, the file's name, or None (a frame or a Comparisons).
+
+    Raises
+    ------
+    BayesPairwiseError
+        ``options`` for a file or a frame (:class:`~bayes_pairwise.errors.DataError`);
+        anything the loaders raise.
+
+    Examples
+    --------
+    >>> data, name = resolve_data("prd_vicuna80")
+    >>> name, data.n_comparisons, data.tie_policy
+    ('prd_vicuna80', 8000, 'model')
+    """
+    from bayes_pairwise.data import Comparisons, load_comparisons
+
+    if isinstance(source, Comparisons):
+        return source, None
+    if isinstance(source, str | PathLike):
+        name = str(source)
+        if name in set(list_datasets()["name"]) and not Path(name).exists():
+            return load(name, ties=ties, **dict(options or {})), name
+        if options:
+            raise DataError(f"data set options apply to bundled data sets only, not to {name!r}")
+        return load_comparisons(source, ties=ties, **columns), Path(name).name
+    if isinstance(source, pd.DataFrame):
+        if options:
+            raise DataError("data set options apply to bundled data sets only, not to a frame")
+        return load_comparisons(source, ties=ties, **columns), None
+    raise TypeError(
+        "expected a Comparisons, a DataFrame, a file path or a bundled data set name; got "
+        f"{type(source).__name__}"
     )
 
 
