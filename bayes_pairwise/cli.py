@@ -400,6 +400,12 @@ def _load_data(args: argparse.Namespace):
             )
         for line in data.recognised:
             _info(line)
+        if args.ties is None and data.n_ties:
+            where = f"the {data.layout}" if data.layout else "the log"
+            _info(
+                f"ties: {data.n_ties} tie verdict(s) of {where} kept as data (ties='model', the "
+                "default; --ties drop or --ties half to change)"
+            )
     if args.judge is not None:
         data = data.for_judge(args.judge)
     return data
