@@ -19,7 +19,9 @@ def test_readme_quick_start_runs(capsys):
     namespace: dict = {}
     exec(compile(block.group(1), "README quick start", "exec"), namespace)
     out = capsys.readouterr().out
-    assert "Δ_S grid fit for gpt4: eps = 0.1" in out  # the gpt4 grid estimate is 0.1xx
+    # the gpt4 grid estimate among decided verdicts (its synthetic tables hold gpt4's 15% ties):
+    # 0.08, near the S_com closed form's 0.093 (0.1xx with tie-free tables)
+    assert "Δ_S grid fit for gpt4: eps = 0.08" in out
     cc = namespace["cc"]
     assert {"eps_plus", "eps_minus", "eps"} <= set(cc.table["quantity"])
 
