@@ -141,7 +141,9 @@ def test_arena_to_dict_is_json_ready(arena_board):
     assert set(first) == {*COLUMNS, "rank_probabilities"}
     assert len(first["rank_probabilities"]) == 20
     assert back["model"] == "bt" and back["method"] == "bootstrap" and back["hdi_prob"] == 0.94
-    assert back["data"]["n_comparisons"] == 18907
+    # ties are data by default (conventions.TIES): 18,907 decided verdicts and 8,012 ties
+    assert back["data"]["n_comparisons"] == 26919
+    assert back["data"]["n_comparisons"] - back["data"]["n_ties"] == 18907
     assert "rank_probabilities" not in arena_board.to_dict(rank_probabilities=False)["items"][0]
 
 
