@@ -109,33 +109,38 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
     assert list(spec.names) == [v.name for v in model.value_vars]
     start = model.initial_point()
     assert [tuple(start[n].shape) for n in spec.names] == list(spec.shapes)
-    logp = model.compile_logp()
-    dlogp = model.compile_dlogp()
-    logp_nojac = model.compile_logp(jacobian=False)
-    dlogp_nojac = model.compile_dlogp(jacobian=False)
     names = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+    # one compiled function for every quantity compared (C compilation is most of the test's time)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        outs = model.replace_rvs_by_values([model[n] for n in names])
-        values_fn = model.compile_fn(outs, inputs=model.value_vars, point_fn=False)
+        reported = model.replace_rvs_by_values([model[n] for n in names])
+        outs = [
+            model.logp(),
+            model.dlogp(),
+            model.logp(jacobian=False),
+            model.dlogp(jacobian=False),
+            # per-row log-likelihood: the observed variable's pointwise logp
+            model.logp(vars=[model["wins"]], sum=False)[0],
+            *reported,
+        ]
+        fn = model.compile_fn(outs, inputs=model.value_vars, point_fn=False)
     rng = np.random.default_rng(7)
     xs = rng.normal(0.0, 0.8, (3, spec.n_dim))
     rows = np.empty(spec.i.shape)
-    all_rows = []
+    all_rows, wants = [], []
     for x in xs:
         lp, grad = direct_logp_grad(spec, x, rows=rows)
         all_rows.append(rows.copy())
-        point = _point(model, x)
+        logp, dlogp, logp_nojac, dlogp_nojac, wins, *want = fn(**_point(model, x))
+        wants.append(want)
         # PyMC's HalfNormal constant is rounded to float32 (3e-8 per HalfNormal variable)
-        np.testing.assert_allclose(lp, logp(point), rtol=1e-10, atol=1e-6)
-        np.testing.assert_allclose(grad, dlogp(point), rtol=1e-9, atol=1e-10)
-        # per-row log-likelihood = the observed variable's pointwise logp
-        wins = model.compile_fn(model.logp(vars=[model["wins"]], sum=False)[0], point_fn=True)
-        np.testing.assert_allclose(rows, wins(point), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(lp, logp, rtol=1e-10, atol=1e-6)
+        np.testing.assert_allclose(grad, dlogp, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(rows, wins, rtol=1e-10, atol=1e-12)
         # without the transforms' Jacobians: MAP's objective, model.logp(jacobian=False)
         lp0, grad0 = direct_logp_grad(without_jacobian(spec), x)
-        np.testing.assert_allclose(lp0, logp_nojac(point), rtol=1e-10, atol=1e-6)
-        np.testing.assert_allclose(grad0, dlogp_nojac(point), rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(lp0, logp_nojac, rtol=1e-10, atol=1e-6)
+        np.testing.assert_allclose(grad0, dlogp_nojac, rtol=1e-9, atol=1e-10)
     # the reported variables from unconstrained draws, shaped (chain=1, draw=3, ...)
     offsets = np.cumsum((0, *spec.sizes))
     values = {
@@ -144,8 +149,7 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
     }
     got = constrained_draws(spec, values, chunk=2)
     assert sorted(got) == sorted(names)
-    for k, x in enumerate(xs):
-        want = values_fn(**_point(model, x))
+    for k, want in enumerate(wants):
         for name, w in zip(names, want, strict=True):
             np.testing.assert_allclose(got[name][0, k], w, rtol=1e-10, atol=1e-12, err_msg=name)
     # the pointwise log-likelihood from the reported variables (any fit method) = the rows

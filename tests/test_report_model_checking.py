@@ -44,18 +44,19 @@ CHEAP = {
     "diagnostics": False,
     "random_seed": 0,
 }
-LONG = "item-" + "x" * 80 + "-end"
+#: Every id 90 characters long (so whichever verdicts rank as likely errors, their ids are long).
+LONGS = {f"t{k:03d}": f"item{k}-" + "x" * 79 + "-end" for k in range(5)}
 
 
 def _two_judges(n_items: int = 5) -> Any:
-    """Two judges on one round-robin (two verdicts per order), one id 90 characters long."""
+    """Two judges on one round-robin (two verdicts per order), every id 90 characters long."""
     frames = []
     for k, (name, eps) in enumerate({"gpt": 0.05, "llama": 0.3}.items()):
         sim = simulate_round_robin(n_items, eps=eps, repeats=2, random_seed=10 + k)
         f = sim.data.to_frame()[["first", "second", "outcome"]].copy()
         f["judge"] = name
         frames.append(f)
-    frame = pd.concat(frames, ignore_index=True).replace({"t000": LONG})
+    frame = pd.concat(frames, ignore_index=True).replace(LONGS)
     return load_comparisons(frame, judge="judge")
 
 
@@ -159,7 +160,14 @@ def test_crosscheck_comparison_equals_arviz_compare(nuts_cc):
     # one implementation: compare_fitted on the same fits gives the same table
     pd.testing.assert_frame_equal(compare_fitted(dict(cc.fits)), table)
     msg = table.attrs["message"]
-    assert table.attrs["preferred"] in msg and msg.endswith("preferred.")
+    assert table.attrs["preferred"] in msg
+    # the verdict ends "... preferred."; a hedge follows it exactly when some Pareto k is bad
+    verdict, _, hedge = msg.partition(" HEDGED: ")
+    assert verdict.endswith("preferred.")
+    assert bool(hedge) == (table["pareto_k_bad"].sum() > 0) == (not table.attrs["reliable"])
+    if hedge:
+        for m, b in zip(table["model"], table["pareto_k_bad"], strict=True):
+            assert (f"{b} of 20" in hedge and f"in {m}" in hedge) == (b > 0)
     assert "joint fit" in cc.model_comparison_note
     d = json.loads(json.dumps(cc.to_dict(), default=str))
     mc = d["model_comparison"]
@@ -229,7 +237,7 @@ def test_report_prints_the_comparison_and_likely_errors(nuts_cc):
     assert esc(table.attrs["message"]) in html
     # the likely-wrong verdicts: one table per judge, p_error as computed (3 decimals)
     le = cc.likely_errors
-    assert LONG in set(le["first"]) | set(le["second"])
+    assert set(le["first"]) | set(le["second"]) <= set(LONGS.values())
     shown: set[str] = set()
     for judge in ("gpt", "llama"):
         t = next(t for t in tables if t["caption"].startswith(f"Judge {judge}: the 5 verdicts"))
@@ -239,8 +247,10 @@ def test_report_prints_the_comparison_and_likely_errors(nuts_cc):
         assert [r[h.index("p_error")] for r in rows] == [f"{v:.3f}" for v in want["p_error"]]
         shown |= {r[h.index(c)] for r in rows for c in ("first shown", "second shown")}
     # the 90-character id is shortened to 40 characters, keeping its start and end
-    assert LONG not in shown and all(len(v) <= 40 for v in shown)
-    assert "item-" + "x" * 21 + "…" + "x" * 9 + "-end" in shown
+    assert not shown & set(LONGS.values()) and all(len(v) <= 40 for v in shown)
+    short = {f"item{k}-" + "x" * 20 + "…" + "x" * 9 + "-end" for k in range(5)}
+    assert shown and shown <= short
+    assert {v[:5] for v in shown} == {v[:5] for v in set(le["first"]) | set(le["second"])}
     # both sections come after the headline, in collapsible <details>
     sections = html.split("</nav>", 1)[1]
     assert (

@@ -20,8 +20,8 @@ Examples
 --------
 >>> from bayes_pairwise import datasets
 >>> data = datasets.load("prd_vicuna80", judge="gpt4")
->>> data.n_contexts, data.n_items, data.n_comparisons, data.n_ties_dropped
-(80, 400, 1360, 240)
+>>> data.n_contexts, data.n_items, data.n_comparisons, data.n_ties  # ties kept as data
+(80, 400, 1600, 240)
 """
 
 from __future__ import annotations
@@ -321,8 +321,8 @@ def load(
     >>> data.n_judges, data.n_comparisons, data.n_ties, data.tie_policy
     (5, 8000, 781, 'model')
     >>> jtj = load("judging_the_judges", benchmark="MTBench", judge="gpt-4-0613")
-    >>> jtj.n_comparisons, int(jtj.repeat.max())
-    (517, 3)
+    >>> jtj.n_comparisons, jtj.n_ties, int(jtj.repeat.max())
+    (576, 59, 3)
     >>> load("nope")
     Traceback (most recent call last):
     ...
