@@ -105,14 +105,20 @@ fits["difficulty + labels"].summary(strengths=False).loc[
 
 Without labels and without repeated verdicts the hard share is not identified: the model warns
 (`DesignWarning`), records the caveat `difficulty_not_identified`, and its numbers are
-prior-driven. `on_unidentified="raise"` refuses instead.
+prior-driven. `on_unidentified="raise"` refuses instead. Its posterior mode is refused outright
+(`DesignError`): the mode of a two-state mixture is not a reliable summary, so the
+pair-difficulty models are fitted with NUTS.
 """),
         code("""
 import warnings as _w
 
+try:
+    bp.PositionalDifficulty().fit(sim.data_unlabelled, method="map")
+except bp.DesignError as err:
+    print("MAP refused:", str(err)[:110], "...")
 with _w.catch_warnings(record=True) as caught:
     _w.simplefilter("always")
-    free = bp.PositionalDifficulty().fit(sim.data_unlabelled, method="map", random_seed=SEED)
+    free = bp.PositionalDifficulty(**SAMPLER).fit(sim.data_unlabelled, random_seed=SEED)
 print([str(w.message)[:80] + "..." for w in caught if w.category is bp.DesignWarning])
 for c in free.caveats_:
     print(c.code, "-", c.text)

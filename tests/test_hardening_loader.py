@@ -509,14 +509,14 @@ _SETTINGS = {
 }
 
 
-@settings(max_examples=500, **_SETTINGS)
+@settings(max_examples=200, **_SETTINGS)
 @given(_text_logs(), st.sampled_from(["csv", "tsv"]), st.sampled_from(["half", "drop", "model"]))
 def test_property_csv_and_tsv_logs_load_without_merge_or_loss(tmp_path_factory, df, fmt, ties):
     path = _write(df, tmp_path_factory.mktemp("p") / f"log.{fmt}")
     _check(path, df, ties)
 
 
-@settings(max_examples=500, **_SETTINGS)
+@settings(max_examples=200, **_SETTINGS)
 @given(_text_logs(), st.sampled_from(["jsonl", "parquet"]), st.sampled_from(["half", "error"]))
 def test_property_jsonl_and_parquet_logs_load_without_merge_or_loss(
     tmp_path_factory, df, fmt, ties
@@ -525,7 +525,7 @@ def test_property_jsonl_and_parquet_logs_load_without_merge_or_loss(
     _check(path, df, ties)
 
 
-@settings(max_examples=500, **_SETTINGS)
+@settings(max_examples=200, **_SETTINGS)
 @given(_text_logs(), st.sampled_from(["half", "drop", "model", "error"]))
 def test_property_text_dataframes_load_without_merge_or_loss(df, ties):
     _check(df, df, ties)
@@ -549,7 +549,7 @@ _typed = st.one_of(
 )
 
 
-@settings(max_examples=600, **_SETTINGS)
+@settings(max_examples=250, **_SETTINGS)
 @given(
     st.lists(
         st.tuples(_typed, _typed, st.sampled_from(["first", "second"])), min_size=1, max_size=10

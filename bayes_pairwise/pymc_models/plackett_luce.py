@@ -295,9 +295,7 @@ class NoisyPlackettLuce(BayesianPairwiseModel):
         ranked = np.asarray(od["ranking"], dtype=np.int64)
         shown = np.asarray(cd["shown"], np.int64) if "shown" in cd else None
         judge = np.asarray(cd["list_judge"], np.int64)
-        strength = np.asarray(post["strength"]).reshape(
-            -1, ranked.shape[0] * 0 + post.sizes["item"]
-        )
+        strength = np.asarray(post["strength"]).reshape(-1, post.sizes["item"])
         n = strength.shape[0]
         draws = (
             np.zeros(point_draws, dtype=int)
