@@ -135,7 +135,7 @@ def test_logp_gradient_and_variables_equal_the_pymc_model(cls, kw, dkw) -> None:
             model.logp(vars=[model["wins"]], sum=False)[0],
             *reported,
         ]
-        fn = model.compile_fn(outs, inputs=model.value_vars, point_fn=False)
+        fn = model.compile_fn(outs, inputs=model.value_vars, point_fn=False, mode="FAST_COMPILE")
     rng = np.random.default_rng(7)
     xs = rng.normal(0.0, 0.8, (3, spec.n_dim))
     rows = np.empty(spec.i.shape)
@@ -313,8 +313,12 @@ def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(
     [
         (UniformError, {}, {"ties": "drop", "judges": 2}),
         (PositionalBias, {"tie_positional": True}, {"ties": "model", "contexts": 3}),
-        (HierarchicalPositionalBias, {}, {"ties": "drop", "judges": 3}),
-        (UniformDifficulty, {}, {"ties": "model", "labels": True}),
+        pytest.param(
+            HierarchicalPositionalBias, {}, {"ties": "drop", "judges": 3}, marks=pytest.mark.slow
+        ),
+        pytest.param(
+            UniformDifficulty, {}, {"ties": "model", "labels": True}, marks=pytest.mark.slow
+        ),
     ],
 )
 def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:
@@ -345,8 +349,15 @@ def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:
     [
         (PositionalBias, {"tie_positional": True}, {"ties": "model", "judges": 2}),
         (UniformError, {}, {"ties": "drop", "contexts": 3}),
-        (HierarchicalUniformError, {}, {"ties": "drop", "judges": 3}),
-        (PositionalDifficulty, {"allow_mode": True}, {"ties": "model", "labels": True}),
+        pytest.param(
+            HierarchicalUniformError, {}, {"ties": "drop", "judges": 3}, marks=pytest.mark.slow
+        ),
+        pytest.param(
+            PositionalDifficulty,
+            {"allow_mode": True},
+            {"ties": "model", "labels": True},
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_map_on_the_written_out_density_is_the_graphs(monkeypatch, cls, kw, dkw) -> None:

@@ -20,7 +20,7 @@ def _ops(model) -> set[type]:
     return {type(v.owner.op) for v in ancestors([model.logp()]) if v.owner is not None}
 
 
-@pytest.mark.parametrize("ties", ["drop", "model"])
+@pytest.mark.parametrize("ties", ["drop", pytest.param("model", marks=pytest.mark.slow)])
 def test_elementwise_context_builds_without_the_fused_op(ties: str) -> None:
     """Inside the context the graph holds no numba Op (what JAX cannot compile); same logp."""
     sim = simulate_round_robin(6, random_seed=2)
