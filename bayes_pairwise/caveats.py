@@ -268,7 +268,7 @@ def caveats_for(
     return out
 
 
-def record_caveats(model: Any, data: Comparisons) -> Any:
+def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0) -> Any:
     """Store the caveats of a fitted error model: ``model.caveats_`` and the JSON attribute
     ``caveats`` of ``model.idata_.posterior``; returns ``model``.
 
@@ -289,7 +289,9 @@ def record_caveats(model: Any, data: Comparisons) -> Any:
     kind = getattr(model, "caveat_kind", None)
     if kind is None:
         kind = "positional" if getattr(model, "positional", False) else "uniform"
-    caveats = caveats_for(data, model_kind=kind)
+    # the fit's seed (0 when unseeded): the same numbers as fit --json's identification
+    seed = 0 if random_seed is None or not isinstance(random_seed, int) else random_seed
+    caveats = caveats_for(data, model_kind=kind, random_seed=seed)
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])
     return model

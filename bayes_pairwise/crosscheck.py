@@ -714,10 +714,11 @@ STREAMS = (
     "diagnostics",
     "ppc_replicates",
     "ppc_statistics",
-    "caveats",
     "agreement",
-    "identification",
 )
+#: The log-level checks (sharp bounds' bootstrap, the identification simulation, the caveats'
+#: correlation test) are seeded with ``random_seed`` itself, not a stream: ``fit``, ``compare``,
+#: the report and a model's ``caveats_`` then state the same numbers for the same log and seed.
 
 
 def seed_streams(random_seed: int | None) -> dict[str, int | None]:
@@ -1251,10 +1252,12 @@ def _verdicts(
 
 
 def _caveats(
-    data: Comparisons, fits: Mapping[str, Any], seed: Any
+    data: Comparisons, fits: Mapping[str, Any], seed: int, identified: Mapping[str, Any]
 ) -> tuple[list[str], dict[str, list[str]]]:
     """What the data cannot show (:func:`bayes_pairwise.caveats.caveats_for`): for the whole
-    cross-check (each text once) and per judge."""
+    cross-check (each text once) and per judge. ``identified`` holds the identification the
+    headline states (:func:`~bayes_pairwise.identification.what_the_log_shows`), so the caveat
+    repeats its number instead of simulating again."""
     from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
@@ -1263,7 +1266,6 @@ def _caveats(
     kinds = ["classical"] + [kind(f) for f in fits.values() if kind(f) in MODEL_KINDS]
     general: list[str] = []
     per: dict[str, list[str]] = {}
-    seed = 0 if seed is None else int(seed)
     for j, block in data.by_judge():
         per[j] = []
         said: dict[str, Any] = {}  # the identification statement: once per judge, not per kind
@@ -1271,9 +1273,12 @@ def _caveats(
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 if not said and not block.has_truth:
-                    from bayes_pairwise.caveats import identification_text
+                    if j in identified:
+                        said["text"] = (identified[j].text, identified[j].status)
+                    else:
+                        from bayes_pairwise.caveats import identification_text
 
-                    said["text"] = identification_text(block, random_seed=seed)
+                        said["text"] = identification_text(block, random_seed=seed)
                 found = caveats_for(
                     block, model_kind=kind, random_seed=seed, identified=said.get("text")
                 )
@@ -1380,9 +1385,8 @@ def crosscheck(
     from bayes_pairwise.identification import what_the_log_shows
 
     steps("what the log can show: sharp bounds, identification")
-    shows = what_the_log_shows(
-        data, random_seed=0 if random_seed is None else seeds["identification"]
-    )
+    log_seed = 0 if random_seed is None else int(random_seed)
+    shows = what_the_log_shows(data, random_seed=log_seed)
     correlated = {
         j: r.correlation
         for j, r in shows["identification"].items()
@@ -1514,7 +1518,7 @@ def crosscheck(
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
     agreement = _primary_rows(agreement, cf, fitted, verdict_model)
-    general, per_judge = _caveats(data, fitted, seeds["caveats"])
+    general, per_judge = _caveats(data, fitted, log_seed, shows["identification"])
     if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():

@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -173,9 +174,11 @@ def _simulate_excess(pe: dict[str, np.ndarray], rows: np.ndarray, rates, rng) ->
     c = pe["counts"][rows]
     m1, m2 = c[:, 0, 1], c[:, 0, 3]
     ctx = pe["context"][rows]
-    # a random total order per context: a random score per item
-    score = rng.random(int(max(pe["i"].max(), pe["j"].max())) + 1)
-    i_better = score[pe["i"][rows]] > score[pe["j"][rows]]
+    # a random total order per context: a random score per item of these rows (drawn for them
+    # only, so a judge's check does not depend on the other judges in the log)
+    items, inv = np.unique(np.concatenate([pe["i"][rows], pe["j"][rows]]), return_inverse=True)
+    score = rng.random(items.size)[inv]
+    i_better = score[: rows.size] > score[rows.size :]
     hard = rng.random(rows.size) < share
     r_first = np.where(hard, e_hard, e_plus)  # better item shown first
     r_second = np.where(hard, e_hard, e_minus)
@@ -231,13 +234,18 @@ def identification(
     """
     from bayes_pairwise.classical.bounds import MAX_ENUMERATED_ITEMS, pair_error_counts
 
-    rng = np.random.default_rng(random_seed)
+    # one stream per judge from (seed, judge's name): a judge's statement is the same whether
+    # the log holds that judge alone (fit --judge) or beside others (the report)
+    shared = random_seed if isinstance(random_seed, np.random.Generator) else None
     pe = pair_error_counts(data)
     c = pe["counts"]
     out: list[Identification] = []
     for jdx, judge in enumerate(data.judges):
         rows = np.flatnonzero((pe["judge"] == jdx) & (c[:, 0, [1, 3]].sum(axis=1) > 0))
         j = str(judge)
+        rng = shared or np.random.default_rng(
+            None if random_seed is None else [int(random_seed), zlib.crc32(j.encode())]
+        )
         if rows.size == 0:
             continue
         block = data.for_judge(j) if data.n_judges > 1 else data

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -210,3 +211,40 @@ def test_no_real_solution_gets_a_bootstrap_interval():
         m = positional_moments(data)
     assert m.at_boundary and math.isfinite(m.eps_plus)
     assert 0 < m.eps_plus_se < 0.5 and 0 < m.eps_minus_se < 0.5
+
+
+def test_what_the_log_shows_is_one_answer_through_every_door():
+    """PRD: the report's headline (identification d′, sharp bounds), its caveat text, a model's
+    ``caveats_`` and ``fit --judge``'s JSON block (``what_the_log_shows`` on the judge alone)
+    state the same numbers; a judge's check does not depend on the other judges in the log."""
+    from bayes_pairwise.identification import what_the_log_shows
+    from bayes_pairwise.pymc_models import PositionalBias
+
+    data = bp.datasets.load("prd_vicuna80", judge=["bard", "gpt4"])
+    cc = crosscheck(
+        data,
+        models=(),
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+        strengths=False,
+        leaderboard=False,
+        diagnostics=False,
+        random_seed=0,
+    )
+    verdicts = cc.verdicts.set_index("judge")
+    for judge in ("bard", "gpt4"):
+        alone = bp.datasets.load("prd_vicuna80", judge=judge)
+        shows = what_the_log_shows(alone, random_seed=0)
+        r, a = cc.identification[judge], shows["identification"][judge]
+        assert (r.status, r.measure, r.text) == (a.status, a.measure, a.text)
+        assert r.measure > 0 and r.basis == "transitivity"
+        assert cc.bounds[judge].to_dict() == shows["bounds"][judge].to_dict()
+        # the headline's caveat repeats the headline's number, not a second simulation
+        said = [t for t in verdicts.loc[judge, "caveats"] if t.startswith("Pair difficulty")]
+        assert len(said) == 1 and said[0].startswith(r.text)
+        # a model fitted with the same seed records the same statement
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = PositionalBias().fit(alone, method="map", random_seed=0)
+        assert any(c.text.startswith(r.text) for c in m.caveats_)

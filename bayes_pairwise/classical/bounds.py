@@ -34,6 +34,7 @@ then holds every assignment compatible with the verdicts *and* the labels.
 from __future__ import annotations
 
 import itertools
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -439,7 +440,9 @@ def error_bounds(
     >>> b.sharp["eps_plus"], b.sharp["eps_minus"], b.sharp["eps"]
     ((0.5, 1.0), (0.0, 0.5), (0.25, 0.75))
     """
-    rng = np.random.default_rng(random_seed)
+    # one stream per judge from (seed, judge's name): a judge's interval is the same whether
+    # the log holds that judge alone (fit --judge) or beside others (the report)
+    shared = random_seed if isinstance(random_seed, np.random.Generator) else None
     pe = pair_error_counts(data)
     counts = pe["counts"]
     out: list[ErrorBounds] = []
@@ -447,6 +450,9 @@ def error_bounds(
         sel = (pe["judge"] == jdx) & (counts[:, 0, [1, 3]].sum(axis=1) > 0)
         if not sel.any():
             continue
+        rng = shared or np.random.default_rng(
+            None if random_seed is None else [int(random_seed), zlib.crc32(str(judge).encode())]
+        )
         groups, n_enum, n_free, notes = _groups(
             pe, sel, transitive=transitive, use_labels=use_labels
         )

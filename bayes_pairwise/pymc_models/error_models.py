@@ -198,7 +198,9 @@ class _ErrorModel(BayesianPairwiseModel):
         """Fit (see :meth:`BayesianPairwiseModel.fit`); also records ``caveats_`` and the
         ``caveats`` attribute of ``idata_.posterior`` (:func:`bayes_pairwise.caveats.caveats_for`).
         """
-        return record_caveats(super().fit(data, **kwargs), data)
+        return record_caveats(
+            super().fit(data, **kwargs), data, random_seed=kwargs.get("random_seed")
+        )
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError
