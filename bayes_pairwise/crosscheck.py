@@ -82,6 +82,10 @@ LOO_NEEDS_DRAWS = "LOO needs posterior draws: run without --map"
 HUMAN_JUDGE = "human"
 #: Key of the pooled leaderboard when it serves as the reference (no human judge).
 POOLED = "all judges pooled"
+#: Columns of :meth:`CrossCheck.headline` that say what the log can show (estimand, how the
+#: estimate reads, sharp bounds, identification, convergence); the renderers show them in a
+#: second table so the rates table fits a screen.
+SHOWS_COLUMNS = ("estimand", "reads as", "sharp bounds", "pair difficulty", "convergence")
 #: Reported error quantities, with their symbols.
 SYMBOLS = {
     "eps": "ε",

@@ -1006,20 +1006,34 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
+    from bayes_pairwise.crosscheck import SHOWS_COLUMNS
 
     page.heading("Answer: each judge's error rates, and do the two methods agree?")
     if cc.primary_fit is None:
         page.box(f"No Bayesian fit is available: {_fit_error(cc)}", kind="bad")
     head = cc.headline()
+    shows = [c for c in SHOWS_COLUMNS if c in head.columns]
     if len(head):
         _table(
             page,
-            head,
+            head.drop(columns=shows),
             caption=(
                 f"Per judge: the {model} model's posterior mean [{interval_label()} HDI] (MAP: "
                 f"the point) and the classical estimate [{interval_label()} interval] of each "
                 "error rate (rates among decided verdicts), the verdict and the largest gap "
                 "between intervals."
+            ),
+            index=False,
+        )
+    if len(head) and shows:
+        _table(
+            page,
+            head[["judge", *shows]],
+            caption=(
+                "What this log can show, per judge: the estimand (without gold labels the "
+                "order-inconsistent error, a lower bound on the error), how the estimate reads, "
+                "the sharp bounds on the error rates compatible with the verdicts "
+                f"({interval_label()} bootstrap ends) and whether pair difficulty is identified."
             ),
             index=False,
         )

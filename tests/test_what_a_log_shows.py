@@ -145,3 +145,31 @@ def test_plan_labels_cli_returns_budget_pairs_of_the_log(sim, tmp_path, capsys):
     ctx = set(sim.frame["context"])
     assert all(p["context"] in ctx for p in out["pairs"])
     assert out["labels_for_width"]["labels"] > 50
+
+
+def test_report_and_cli_show_what_the_log_can_show_in_a_second_table(sim, capsys):
+    """The rates table fits a screen; estimand, reads-as, bounds and identification follow in
+    their own table, with the headline's own strings (the report and the CLI only render)."""
+    from bayes_pairwise._html import esc
+    from bayes_pairwise.cli import _print_headline
+    from bayes_pairwise.crosscheck import SHOWS_COLUMNS
+    from bayes_pairwise.report import build_report
+
+    cc = _cc(sim.data_unlabelled)
+    head = cc.headline()
+    shows = [c for c in SHOWS_COLUMNS if c in head.columns]
+    assert {"estimand", "reads as", "sharp bounds", "pair difficulty"} <= set(shows)
+    html = build_report(cc, progress=False).render()
+    rates = html.index("Per judge: the")
+    second = html.index("What this log can show, per judge")
+    assert rates < second
+    first_table = html[rates:second]
+    assert ">verdict<" in first_table and not any(f">{c}<" in first_table for c in shows)
+    after = html[second:]
+    for c in shows:
+        assert f">{c}<" in after and esc(str(head.iloc[0][c])) in after
+    _print_headline(cc)
+    out = capsys.readouterr().out
+    top, rest = out.split("\n\n", 1)
+    assert "verdict" in top and "reads as" not in top
+    assert "reads as" in rest and head.iloc[0]["estimand"] in rest
