@@ -237,7 +237,7 @@ class PositionalDifficulty(PositionalBias):
         Examples
         --------
         >>> import bayes_pairwise as bp
-        >>> sim = bp.simulate_hard_pairs(6, random_seed=0)
+        >>> sim = bp.simulate_hard_pairs(2, n_contexts=100, random_seed=0)  # 2-item contexts
         >>> PositionalDifficulty().identification(sim.data_unlabelled)
         ['difficulty_not_identified']
         >>> PositionalDifficulty().identification(sim.data)
