@@ -26,6 +26,7 @@ here *at call time* (:func:`resolve_ties`, :func:`resolve_hdi_prob`), as ArviZ r
 from __future__ import annotations
 
 import math
+from typing import Any
 
 __all__ = [
     "AGREEMENT_TOLERANCE",
@@ -44,6 +45,7 @@ __all__ = [
     "estimand",
     "hdi_columns",
     "interval_label",
+    "judge_rng",
     "resolve_hdi_prob",
     "resolve_ties",
     "z_value",
@@ -199,3 +201,27 @@ def estimand(labelled: bool) -> str:
     'order_inconsistent_error'
     """
     return ESTIMAND_ERROR if labelled else ESTIMAND_ORDER_INCONSISTENT
+
+
+# ------------------------------------------------------------------------ per-judge streams
+def judge_rng(random_seed: Any, judge: str) -> Any:
+    """The random stream of one judge's log-level check (sharp bounds' bootstrap, the
+    identification simulation): from ``(random_seed, crc32(judge))``, so a judge's numbers are
+    the same whether the log holds that judge alone (``fit --judge``) or beside others (the
+    report). A ``Generator`` is used as given (shared by the judges); ``None`` is unseeded.
+
+    Examples
+    --------
+    >>> a, b = judge_rng(0, "gpt4").random(), judge_rng(0, "gpt4").random()
+    >>> a == b, a == judge_rng(0, "bard").random()
+    (True, False)
+    """
+    import zlib
+
+    import numpy as np
+
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed
+    return np.random.default_rng(
+        None if random_seed is None else [int(random_seed), zlib.crc32(str(judge).encode())]
+    )

@@ -25,12 +25,12 @@
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
+from bayes_pairwise.conventions import judge_rng
 from bayes_pairwise.data import Comparisons
 
 __all__ = [
@@ -234,18 +234,13 @@ def identification(
     """
     from bayes_pairwise.classical.bounds import MAX_ENUMERATED_ITEMS, pair_error_counts
 
-    # one stream per judge from (seed, judge's name): a judge's statement is the same whether
-    # the log holds that judge alone (fit --judge) or beside others (the report)
-    shared = random_seed if isinstance(random_seed, np.random.Generator) else None
     pe = pair_error_counts(data)
     c = pe["counts"]
     out: list[Identification] = []
     for jdx, judge in enumerate(data.judges):
         rows = np.flatnonzero((pe["judge"] == jdx) & (c[:, 0, [1, 3]].sum(axis=1) > 0))
         j = str(judge)
-        rng = shared or np.random.default_rng(
-            None if random_seed is None else [int(random_seed), zlib.crc32(j.encode())]
-        )
+        rng = judge_rng(random_seed, j)  # the same alone or beside other judges
         if rows.size == 0:
             continue
         block = data.for_judge(j) if data.n_judges > 1 else data

@@ -34,13 +34,12 @@ then holds every assignment compatible with the verdicts *and* the labels.
 from __future__ import annotations
 
 import itertools
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from bayes_pairwise.conventions import HDI_PROB, interval_label
+from bayes_pairwise.conventions import HDI_PROB, interval_label, judge_rng
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.matrices import pair_counts
 
@@ -440,9 +439,6 @@ def error_bounds(
     >>> b.sharp["eps_plus"], b.sharp["eps_minus"], b.sharp["eps"]
     ((0.5, 1.0), (0.0, 0.5), (0.25, 0.75))
     """
-    # one stream per judge from (seed, judge's name): a judge's interval is the same whether
-    # the log holds that judge alone (fit --judge) or beside others (the report)
-    shared = random_seed if isinstance(random_seed, np.random.Generator) else None
     pe = pair_error_counts(data)
     counts = pe["counts"]
     out: list[ErrorBounds] = []
@@ -450,9 +446,7 @@ def error_bounds(
         sel = (pe["judge"] == jdx) & (counts[:, 0, [1, 3]].sum(axis=1) > 0)
         if not sel.any():
             continue
-        rng = shared or np.random.default_rng(
-            None if random_seed is None else [int(random_seed), zlib.crc32(str(judge).encode())]
-        )
+        rng = judge_rng(random_seed, str(judge))  # the same alone or beside other judges
         groups, n_enum, n_free, notes = _groups(
             pe, sel, transitive=transitive, use_labels=use_labels
         )
