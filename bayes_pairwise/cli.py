@@ -1092,15 +1092,12 @@ def _print_headline(cc: Any) -> None:
     The same table as ``compare`` prints and the report's headline shows
     (:meth:`~bayes_pairwise.crosscheck.CrossCheck.headline`).
     """
-    from bayes_pairwise.crosscheck import SHOWS_COLUMNS
-
-    head = cc.headline()
-    shows = [c for c in SHOWS_COLUMNS if c in head.columns]
+    rates, shows = cc.headline_tables()
     fmt = {"index": False, "float_format": lambda v: f"{v:.3f}"}
-    print(head.drop(columns=shows).to_string(**fmt))
-    if shows:  # what the log can show: a second table, so the rates fit a terminal
+    print(rates.to_string(**fmt))
+    if shows is not None:  # what the log can show: a second table, so the rates fit a terminal
         print()
-        print(head[["judge", *shows]].to_string(**fmt))
+        print(shows.to_string(**fmt))
     print()
     print(cc.verdict)
     for k, c in enumerate(cc.caveats, start=1):

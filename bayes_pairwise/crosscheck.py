@@ -526,6 +526,18 @@ class CrossCheck:
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def headline_tables(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+        """:meth:`headline` as the renderers show it: the rates table, and the judge with the
+        :data:`SHOWS_COLUMNS` present (``None`` when none are) so the rates fit a screen.
+
+        Returns
+        -------
+        (DataFrame, DataFrame or None)
+        """
+        head = self.headline()
+        shows = [c for c in SHOWS_COLUMNS if c in head.columns]
+        return head.drop(columns=shows), (head[["judge", *shows]] if shows else None)
+
     def verdict_fit_name(self) -> str | None:
         """The fit the verdict rests on: :attr:`verdict_model`, else the first fit."""
         if self.verdict_model is not None:

@@ -1006,17 +1006,15 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
-    from bayes_pairwise.crosscheck import SHOWS_COLUMNS
 
     page.heading("Answer: each judge's error rates, and do the two methods agree?")
     if cc.primary_fit is None:
         page.box(f"No Bayesian fit is available: {_fit_error(cc)}", kind="bad")
-    head = cc.headline()
-    shows = [c for c in SHOWS_COLUMNS if c in head.columns]
-    if len(head):
+    rates, shows = cc.headline_tables()
+    if len(rates):
         _table(
             page,
-            head.drop(columns=shows),
+            rates,
             caption=(
                 f"Per judge: the {model} model's posterior mean [{interval_label()} HDI] (MAP: "
                 f"the point) and the classical estimate [{interval_label()} interval] of each "
@@ -1025,10 +1023,10 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
             ),
             index=False,
         )
-    if len(head) and shows:
+    if shows is not None and len(shows):
         _table(
             page,
-            head[["judge", *shows]],
+            shows,
             caption=(
                 "What this log can show, per judge: the estimand (without gold labels the "
                 "order-inconsistent error, a lower bound on the error), how the estimate reads, "
