@@ -83,6 +83,34 @@ def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
     return int(np.sum(np.asarray(pc.truth) >= 0)), int(np.asarray(pc.truth).size)
 
 
+def weighted_log(data: Comparisons) -> Caveat:
+    """The caveat of a log with per-row weights: what the weights change, computed from them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                    "outcome": ["first", "first"]})
+    >>> c = weighted_log(load_comparisons(df).with_weights([3.0, 0.5]))
+    >>> c.code, c.text[:57]
+    ('weighted_log', 'The log carries per-row weights: 2 verdicts weigh 3.5 in ')
+    """
+    w = np.asarray(data.weight, dtype=float)
+    zero = int(np.sum(w == 0))
+    return Caveat(
+        "weighted_log",
+        f"The log carries per-row weights: {w.size} verdicts weigh {w.sum():.4g} in all "
+        f"(min {w.min():.4g}, max {w.max():.4g}"
+        + (f"; {zero} of weight 0, read as absent" if zero else "")
+        + "). The models count a verdict of weight w as w verdicts, so their intervals are as "
+        f"narrow as {w.sum():.4g} independent verdicts would make them: right for frequency "
+        "weights, too narrow for importance weights that do not sum to the number of "
+        "independent verdicts. The checks of what the log can show (identification, sharp "
+        "bounds, within-pair correlation) count each verdict once.",
+    )
+
+
 def too_few_verdicts(data: Comparisons) -> Caveat | None:
     """The "too few verdicts to say" caveat, for the judges with fewer than
     :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` pairs seen in both orders, or None.
@@ -188,9 +216,12 @@ def caveats_for(
     """
     if model_kind not in MODEL_KINDS:
         raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {model_kind!r}")
+    out: list[Caveat] = []
+    if data.has_weights:
+        out.append(weighted_log(data))
+        data = data.without_weights()  # what the log can show: its verdicts, each once
     labelled = data.has_truth if has_truth is None else bool(has_truth)
     repeats = has_repeats(data)
-    out: list[Caveat] = []
     few = too_few_verdicts(data)
     if few is not None:
         out.append(few)

@@ -266,6 +266,12 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="column with the id of the truly better item (gold label; empty where unknown)",
     )
+    g.add_argument(
+        "--weights-column",
+        default=None,
+        help="column of per-row weights (finite, >= 0; evalica / arena style): read by fit, "
+        "leaderboard (bt, elo and the models); the estimators that count verdicts refuse them",
+    )
     g.add_argument("--covariates", default="", help="comma-separated covariate columns")
     g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')
     g.add_argument(
@@ -374,6 +380,10 @@ def _load_data(args: argparse.Namespace):
             raise BayesPairwiseError(
                 "--truth-column applies to files; the bundled data sets carry no gold labels"
             )
+        if getattr(args, "weights_column", None):
+            raise BayesPairwiseError(
+                "--weights-column applies to files; the bundled data sets carry no weights"
+            )
         with warnings.catch_warnings():
             if getattr(args, "command", None) == "leaderboard" and args.model in ("bt", "uniform"):
                 # no position term in these models: the order warning does not apply to them
@@ -396,6 +406,7 @@ def _load_data(args: argparse.Namespace):
                 covariates=covs,
                 outcome_map=_parse_map(args.outcome_map),
                 truth=getattr(args, "truth_column", None),
+                weights=getattr(args, "weights_column", None),
                 max_bytes=args.max_input_size,
             )
         for line in data.recognised:

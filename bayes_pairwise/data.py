@@ -520,6 +520,17 @@ class Comparisons:
             raise DataError("a weight must be a finite number >= 0", rows=self.row[bad])
         return replace(self, weight=_readonly(arr))
 
+    def without_weights(self) -> Comparisons:
+        """A copy without per-verdict weights (each verdict counted once).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["first"]})
+        >>> load_comparisons(df).with_weights([2.0]).without_weights().has_weights
+        False
+        """
+        return replace(self, weight=None)
+
     # ------------------------------------------------------------ conversion
     def to_frame(self) -> pd.DataFrame:
         """The log as a tidy DataFrame (one row per kept verdict).

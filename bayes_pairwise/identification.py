@@ -441,7 +441,9 @@ def what_the_log_shows(
     data: Comparisons, *, use_labels: bool = True, random_seed: int = 0
 ) -> dict[str, dict[str, Any]]:
     """The sharp bounds and the identification statement of every judge: the block that
-    ``fit --json``, ``compare --json`` and the report's headline carry.
+    ``fit --json``, ``compare --json`` and the report's headline carry. They are about the
+    log's verdicts, each counted once: a weighted log's weights do not enter (the
+    ``weighted_log`` caveat says so).
 
     Returns
     -------
@@ -458,6 +460,7 @@ def what_the_log_shows(
     """
     from bayes_pairwise.classical.bounds import error_bounds
 
+    data = data.without_weights()
     bounds = {
         b.judge: b for b in error_bounds(data, use_labels=use_labels, random_seed=random_seed)
     }

@@ -357,6 +357,8 @@ def _group(data: Comparisons, group_by: GroupBy) -> tuple[Comparisons, str | Non
     grouped = load_comparisons(
         frame, judge="judge", ties=ties, source_name=data.source, detect=False
     )
+    if data.weight is not None:
+        grouped = grouped.with_weights(np.asarray(data.weight)[keep])
     notes = []
     n_inside = int((~keep).sum())
     if n_inside:
@@ -385,17 +387,23 @@ def _unit_matrix(data: Comparisons, unit: np.ndarray, n_units: int) -> Any:
     f = np.asarray(data.first, dtype=np.int64)
     s = np.asarray(data.second, dtype=np.int64)
     o = np.asarray(data.outcome, dtype=float)
+    w = np.ones(f.size) if data.weight is None else np.asarray(data.weight, dtype=float)
     rows = np.concatenate([unit, unit])
     cols = np.concatenate([f * n + s, s * n + f])
-    vals = np.concatenate([o, 1.0 - o])
+    vals = np.concatenate([w * o, w * (1.0 - o)])
     return coo_matrix((vals, (rows, cols)), shape=(n_units, n * n)).tocsr()
 
 
-def _verdict_cells(data: Comparisons) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The aggregated table: one cell per (lower item, higher item, outcome), with its count.
+def _verdict_cells(
+    data: Comparisons,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The aggregated table: one cell per (lower item, higher item, outcome[, weight]), with
+    its count.
 
     Returns the cells' item indices ``lo < hi``, the outcome for ``lo`` (1 = ``lo`` won, ½ = a
-    half-counted tie) and the number of verdicts in each cell. The order of presentation does
+    half-counted tie), the number of verdicts in each cell and the weight each of them carries
+    (1 without ``weights=``; a weighted log's verdicts of different weights are different cells,
+    so that resampling the cells' counts is resampling the rows). The order of presentation does
     not enter Bradley–Terry, so (a, b, 1) and (b, a, 0) are one cell.
     """
     n = data.n_items
@@ -407,9 +415,14 @@ def _verdict_cells(data: Comparisons) -> tuple[np.ndarray, np.ndarray, np.ndarra
     o_lo = np.where(swap, 1.0 - o, o)
     values, code = np.unique(o_lo, return_inverse=True)
     key = (lo * n + hi) * values.size + code.astype(np.int64).ravel()
-    cells, counts = np.unique(key, return_counts=True)
+    w = np.ones(f.size) if data.weight is None else np.asarray(data.weight, dtype=float)
+    weights, wcode = np.unique(w, return_inverse=True)
+    cells, counts = np.unique(
+        key * weights.size + wcode.astype(np.int64).ravel(), return_counts=True
+    )
+    cells, cell_w = np.divmod(cells, weights.size)
     pair, k = np.divmod(cells, values.size)
-    return pair // n, pair % n, values[k], counts.astype(np.int64)
+    return pair // n, pair % n, values[k], counts.astype(np.int64), weights[cell_w]
 
 
 def _bt_theta(
@@ -495,13 +508,14 @@ def _bt_leaderboard(
         # aggregated table, is a multinomial over the cells with probabilities count / N: the
         # bootstrap draws cell counts (≤ 3 per pair), not a weight per row. Same distribution;
         # the cost no longer grows with the number of rows.
-        lo, hi, o_lo, counts = _verdict_cells(data)
+        lo, hi, o_lo, counts, cell_weight = _verdict_cells(data)
         n_resampled = int(counts.sum())
         share = counts / n_resampled
         m = None
         unit_name = "verdict"
 
         def table(w: np.ndarray) -> np.ndarray:
+            w = w * cell_weight  # a verdict of weight v counts v times
             return (
                 np.bincount(lo * n + hi, w * o_lo, n * n)
                 + np.bincount(hi * n + lo, w * (1.0 - o_lo), n * n)

@@ -64,6 +64,9 @@ class PairCounts:
     truth : ndarray of int
         Gold label of the pair row: 1 when ``i`` is truly better, 0 when ``j`` is, −1 unknown
         (all −1 when the data hold no labels or a caller omits it).
+    weighted : bool
+        The counts are sums of per-verdict weights (``pair_counts(data, weighted=True)`` on a
+        log loaded with ``weights=``): every count is then a float.
     """
 
     i: np.ndarray
@@ -79,6 +82,7 @@ class PairCounts:
     t1: np.ndarray | None = None
     t2: np.ndarray | None = None
     truth: np.ndarray | None = None
+    weighted: bool = False
 
     def __post_init__(self) -> None:
         for name in ("t1", "t2"):
@@ -95,12 +99,16 @@ class PairCounts:
     @property
     def n1_decided(self) -> np.ndarray:
         """Wins of ``i`` among the non-tie ``k_plus`` verdicts (``n1`` without its half ties)."""
-        return np.rint(self.n1 - 0.5 * self.t1).astype(np.int64)
+        return self._decided(self.n1, self.t1)
 
     @property
     def n2_decided(self) -> np.ndarray:
         """Wins of ``i`` among the non-tie ``k_minus`` verdicts (``n2`` without its half ties)."""
-        return np.rint(self.n2 - 0.5 * self.t2).astype(np.int64)
+        return self._decided(self.n2, self.t2)
+
+    def _decided(self, n: np.ndarray, t: np.ndarray) -> np.ndarray:
+        wins = n - 0.5 * t
+        return np.maximum(wins, 0.0) if self.weighted else np.rint(wins).astype(np.int64)
 
     @property
     def n_ties(self) -> np.ndarray:
@@ -164,16 +172,26 @@ class PairCounts:
         )
 
 
-def pair_counts(data: Comparisons) -> PairCounts:
+def pair_counts(data: Comparisons, *, weighted: bool = False) -> PairCounts:
     """Aggregate verdicts to one row per (judge, unordered pair).
 
     Parameters
     ----------
     data : Comparisons
+    weighted : bool
+        Sum the log's per-verdict weights (``load_comparisons(weights=…)``) instead of counting
+        verdicts: a verdict of weight w counts w times, and every count is a float. The readers
+        of a weighted log (the Bayesian models) ask for it; for the others a weighted log is an
+        error, never a silently unweighted count.
 
     Returns
     -------
     PairCounts
+
+    Raises
+    ------
+    DesignError
+        The log carries weights and ``weighted`` is False.
 
     Examples
     --------
@@ -198,7 +216,22 @@ def pair_counts(data: Comparisons) -> PairCounts:
     >>> df["gold"] = ["b", "b", "b"]
     >>> pair_counts(load_comparisons(df, ties="half", truth="gold")).truth.tolist()
     [0]
+
+    Weights are summed, not counted, when asked for:
+
+    >>> w = load_comparisons(df, ties="half").with_weights([2.0, 0.5, 1.0])
+    >>> pc = pair_counts(w, weighted=True)
+    >>> pc.k_plus.tolist(), pc.k_minus.tolist(), pc.n2.tolist(), pc.t2.tolist()
+    ([2.0], [1.5], [1.25], [0.5])
     """
+    w = getattr(data, "weight", None)
+    if w is not None and not weighted:
+        raise DesignError(
+            "this computation counts verdicts, and the log carries per-row weights "
+            "(load_comparisons(weights=…)): it would drop them. Weights are read by "
+            "BradleyTerry, Elo, the leaderboard and the Bayesian models' fit(); load the log "
+            "without weights= for the classical error estimators and the cross-check"
+        )
     n = data.n_items
     lo = np.minimum(data.first, data.second).astype(np.int64)
     hi = np.maximum(data.first, data.second).astype(np.int64)
@@ -208,13 +241,19 @@ def pair_counts(data: Comparisons) -> PairCounts:
     lo_first = data.first == lo
     # wins of the lower-index item i
     i_wins = np.where(lo_first, data.outcome, 1.0 - data.outcome)
-    k_plus = np.bincount(inv, weights=lo_first.astype(float), minlength=m).astype(np.int64)
-    k_tot = np.bincount(inv, minlength=m).astype(np.int64)
-    n1 = np.bincount(inv, weights=np.where(lo_first, i_wins, 0.0), minlength=m)
-    n2 = np.bincount(inv, weights=np.where(lo_first, 0.0, i_wins), minlength=m)
+    wt = np.ones(len(key)) if w is None else np.asarray(w, dtype=float)
+
+    def total(x: np.ndarray) -> np.ndarray:
+        return np.bincount(inv, weights=wt * x, minlength=m)
+
     tie = np.asarray(data.outcome) == 0.5
-    t1 = np.bincount(inv, weights=(tie & lo_first).astype(float), minlength=m)
-    t2 = np.bincount(inv, weights=(tie & ~lo_first).astype(float), minlength=m)
+    k_plus, k_tot = total(lo_first.astype(float)), total(np.ones(len(key)))
+    n1 = total(np.where(lo_first, i_wins, 0.0))
+    n2 = total(np.where(lo_first, 0.0, i_wins))
+    t1, t2 = total((tie & lo_first).astype(float)), total((tie & ~lo_first).astype(float))
+    if not weighted:
+        k_plus, k_tot = np.rint(k_plus).astype(np.int64), np.rint(k_tot).astype(np.int64)
+        t1, t2 = np.rint(t1).astype(np.int64), np.rint(t2).astype(np.int64)
     i = (uniq // n) % n
     j = uniq % n
     judge = uniq // (n * n)
@@ -233,9 +272,10 @@ def pair_counts(data: Comparisons) -> PairCounts:
         n2=_ro(n2),
         items=data.items,
         judges=data.judges,
-        t1=_ro(np.rint(t1).astype(np.int64)),
-        t2=_ro(np.rint(t2).astype(np.int64)),
+        t1=_ro(t1),
+        t2=_ro(t2),
         truth=_ro(truth),
+        weighted=bool(weighted),
     )
 
 

@@ -112,8 +112,9 @@ def test_labels_restrict_the_assignments_as_brute_force_does(seed):
         np.testing.assert_allclose(b.sharp[q], brute[q], atol=1e-12)
     # random labels can be cyclic in the 4-item context: left out there, and said
     said = [n for n in b.notes if "cyclic gold labels" in n]
-    assert said == ([f"{n_cyclic} context(s) with cyclic gold labels: labels ignored there"]
-                    if n_cyclic else [])
+    assert said == (
+        [f"{n_cyclic} context(s) with cyclic gold labels: labels ignored there"] if n_cyclic else []
+    )
     unl = error_bounds(data, n_bootstrap=0, use_labels=False)[0]
     for q in QUANTITIES:  # labels can only narrow the interval
         assert unl.sharp[q][0] <= b.sharp[q][0] + 1e-12

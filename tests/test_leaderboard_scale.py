@@ -29,7 +29,7 @@ def _random_log(n_items: int, n: int, seed: int, tie_rate: float = 0.1) -> pd.Da
 
 def test_cells_rebuild_the_win_matrix() -> None:
     data = load_comparisons(_random_log(6, 500, seed=1), ties="half")
-    lo, hi, o_lo, counts = _verdict_cells(data)
+    lo, hi, o_lo, counts, _ = _verdict_cells(data)
     n = data.n_items
     assert counts.sum() == data.n_comparisons and np.all(lo < hi)
     x = np.zeros((n, n))

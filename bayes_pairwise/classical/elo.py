@@ -57,6 +57,15 @@ def _verdict_arrays(
     return f, s, o, n
 
 
+def _verdict_weights(weights: Any, size: int) -> np.ndarray:
+    if weights is None:
+        return np.ones(size)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (size,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise DataError(f"weights must be {size} finite numbers >= 0")
+    return w
+
+
 def elo_ratings(
     first: Any,
     second: Any,
@@ -67,6 +76,7 @@ def elo_ratings(
     initial: float = 1500.0,
     scale: float = 400.0,
     base: float = 10.0,
+    weights: Any = None,
 ) -> np.ndarray:
     """Elo ratings after processing the verdicts once, in the given order.
 
@@ -80,6 +90,9 @@ def elo_ratings(
         Number of items (default ``max index + 1``).
     k, initial, scale, base : float
         K-factor, starting rating, scale and base of E = 1/(1 + base^((R_j − R_i)/scale)).
+    weights : array of float, optional
+        Per-verdict weights (evalica / arena style): a verdict of weight w moves the ratings
+        w·K·(S − E); weight 0 leaves them unchanged.
 
     Returns
     -------
@@ -91,12 +104,15 @@ def elo_ratings(
     [1516.0, 1484.0]
     >>> elo_ratings([0, 1], [1, 0], [1.0, 0.5], k=4, initial=1000).round(4).tolist()
     [1001.977, 998.023]
+    >>> elo_ratings([0, 1], [1, 0], [1.0, 0.5], k=4, initial=1000, weights=[2.0, 0.0]).tolist()
+    [1004.0, 996.0]
     """
     f, s, o, n = _verdict_arrays(first, second, outcome, n_items)
+    w = _verdict_weights(weights, f.size)
     r = [float(initial)] * n
     k, scale, base = float(k), float(scale), float(base)
-    for a, b, out in zip(f.tolist(), s.tolist(), o.tolist(), strict=True):
-        d = k * (out - 1.0 / (1.0 + base ** ((r[b] - r[a]) / scale)))
+    for a, b, out, wt in zip(f.tolist(), s.tolist(), o.tolist(), w.tolist(), strict=True):
+        d = wt * k * (out - 1.0 / (1.0 + base ** ((r[b] - r[a]) / scale)))
         r[a] += d
         r[b] -= d
     return np.array(r)
@@ -115,12 +131,13 @@ def elo_ratings_shuffled(
     scale: float = 400.0,
     base: float = 10.0,
     progress: bool = False,
+    weights: Any = None,
 ) -> np.ndarray:
     """Elo ratings for ``n_shuffles`` random orders of the verdicts (vectorised across orders).
 
     Parameters
     ----------
-    first, second, outcome, n_items, k, initial, scale, base
+    first, second, outcome, n_items, k, initial, scale, base, weights
         As in :func:`elo_ratings`.
     n_shuffles : int
         Number of random permutations.
@@ -141,6 +158,7 @@ def elo_ratings_shuffled(
     ((4, 3), True)
     """
     f, s, o, n = _verdict_arrays(first, second, outcome, n_items)
+    w = _verdict_weights(weights, f.size)
     rng = np.random.default_rng(random_seed)
     t_len = f.size
     out = np.full((n_shuffles, n), float(initial))
@@ -153,7 +171,7 @@ def elo_ratings_shuffled(
         for t in range(t_len):
             idx = perm[:, t]
             a, b = f[idx], s[idx]
-            d = k * (o[idx] - 1.0 / (1.0 + base ** ((r[rows, b] - r[rows, a]) / scale)))
+            d = w[idx] * k * (o[idx] - 1.0 / (1.0 + base ** ((r[rows, b] - r[rows, a]) / scale)))
             r[rows, a] += d
             r[rows, b] -= d
         if progress:
@@ -185,7 +203,8 @@ def elo_scores(
     Parameters
     ----------
     data : Comparisons
-        Ties (kept under ``ties="half"``) score ½ for both items.
+        Ties (kept under ``ties="half"``) score ½ for both items; a verdict of weight w
+        (``load_comparisons(weights=…)``) moves the ratings w times as far.
     k, initial, scale, base : float
         See :func:`elo_ratings`.
 
@@ -213,6 +232,7 @@ def elo_scores(
         initial=initial,
         scale=scale,
         base=base,
+        weights=data.weight,
     )
     return pd.Series(r, index=pd.Index(data.items, name="item"), name="elo")
 
@@ -271,6 +291,7 @@ def shuffle_and_average(
         scale=scale,
         base=base,
         progress=progress,
+        weights=data.weight,
     )
     return pd.DataFrame(
         {"mean": r.mean(axis=0), "std": r.std(axis=0, ddof=1) if n_shuffles > 1 else np.nan},

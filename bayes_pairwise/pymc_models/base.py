@@ -30,7 +30,13 @@ if TYPE_CHECKING:
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import ConvergenceWarning, NotFittedError, PriorError, user_stacklevel
+from bayes_pairwise.errors import (
+    ConvergenceWarning,
+    DesignError,
+    NotFittedError,
+    PriorError,
+    user_stacklevel,
+)
 from bayes_pairwise.model_specs import (
     JAX_SAMPLERS,
     LOW_RANK_MAX_DIM,
@@ -627,7 +633,12 @@ class BayesianPairwiseModel:
         Parameters
         ----------
         data : Comparisons
-            From :func:`bayes_pairwise.load_comparisons` (or a simulation's ``.data``).
+            From :func:`bayes_pairwise.load_comparisons` (or a simulation's ``.data``). A log
+            with per-row weights (``load_comparisons(weights=…)``) is fitted with a weighted
+            likelihood: a verdict of weight w counts w times (integer weights give exactly the
+            fit of the log with each row repeated w times), so intervals are as narrow as the
+            weights' sum makes them; the ``weighted_log`` caveat says so, and posterior
+            predictive checks are refused.
         method : {"nuts", "map", "laplace"}
             Full posterior with NUTS; the posterior mode (:func:`pymc.find_MAP`) stored as a
             one-chain, one-draw posterior with the same dims and coords; or the fast,
@@ -678,14 +689,6 @@ class BayesianPairwiseModel:
         sampler = self.resolved_sampler()
         map_settings = self.resolved_map()
         self._check_data(data)
-        if getattr(data, "weight", None) is not None:
-            from bayes_pairwise.errors import DesignError
-
-            raise DesignError(
-                f"{type(self).__name__} counts verdicts, and the log carries per-row weights: "
-                "weights are read by the win-count estimators (Bradley–Terry, Elo); load the "
-                "log without weights= to fit a Bayesian model"
-            )
         seed = self._seed(random_seed)
         design = self._design_warnings(data)
         if method == "nuts" and _resolve_sampler(sampler["nuts_sampler"]) in JAX_SAMPLERS:
@@ -862,6 +865,12 @@ class BayesianPairwiseModel:
             ``idata_``, extended in place.
         """
         self._check_fitted()
+        if self.settings_.get("data", {}).get("weighted"):
+            raise DesignError(
+                f"{type(self).__name__} was fitted to a log with per-row weights: its likelihood "
+                "counts a verdict w times, which replicates cannot do (a draw is one verdict "
+                "or none). Fit the log without weights= for posterior predictive checks."
+            )
         seed = self._seed(random_seed)
         trace = self.idata_
         n = trace.posterior.sizes["chain"] * trace.posterior.sizes["draw"]

@@ -29,7 +29,12 @@ from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, make_prior
 from bayes_pairwise.pymc_models.design import check_regression_design
-from bayes_pairwise.pymc_models.likelihoods import bernoulli_logit_logp, bernoulli_logit_random
+from bayes_pairwise.pymc_models.likelihoods import (
+    bernoulli_logit_logp,
+    bernoulli_logit_random,
+    weighted_bernoulli_logit_logp,
+    weighted_bernoulli_logit_random,
+)
 
 __all__ = ["BiasedBradleyTerry"]
 
@@ -184,15 +189,29 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
                 eta = eta + pm.math.dot(xd, w)
             y = np.asarray(data.outcome, dtype=float)
             integer = data.integer_outcomes
-            pm.CustomDist(
-                "first_wins",
-                eta,
-                logp=bernoulli_logit_logp,
-                random=bernoulli_logit_random,
-                observed=y.astype(np.int64) if integer else y,
-                dtype="int64" if integer else "float64",
-                dims="verdict",
-            )
+            observed = {
+                "observed": y.astype(np.int64) if integer else y,
+                "dtype": "int64" if integer else "float64",
+                "dims": "verdict",
+            }
+            if data.has_weights:  # a verdict of weight w counts w times in the likelihood
+                weight = pm.Data("weight", np.asarray(data.weight, dtype=float), dims="verdict")
+                pm.CustomDist(
+                    "first_wins",
+                    eta,
+                    weight,
+                    logp=weighted_bernoulli_logit_logp,
+                    random=weighted_bernoulli_logit_random,
+                    **observed,
+                )
+            else:
+                pm.CustomDist(
+                    "first_wins",
+                    eta,
+                    logp=bernoulli_logit_logp,
+                    random=bernoulli_logit_random,
+                    **observed,
+                )
         return model
 
     def fit(self, data: Comparisons, **kwargs: Any) -> BiasedBradleyTerry:

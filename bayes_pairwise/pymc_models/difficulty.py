@@ -41,7 +41,12 @@ from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
 from bayes_pairwise.matrices import pair_counts
 from bayes_pairwise.pymc_models.base import make_prior
-from bayes_pairwise.pymc_models.error_models import TIE_REPORTED, PositionalBias, pair_labels
+from bayes_pairwise.pymc_models.error_models import (
+    TIE_REPORTED,
+    PositionalBias,
+    observed_counts,
+    pair_labels,
+)
 from bayes_pairwise.pymc_models.likelihoods import rows_logp_function
 
 __all__ = [
@@ -312,18 +317,14 @@ class PositionalDifficulty(PositionalBias):
     ) -> pm.Model:
         tie_model = self.models_ties(data)
         data = self._prepared(data)
-        pc = pair_counts(data)
+        pc = pair_counts(data, weighted=data.has_weights)
         coords = {
             "item": list(data.items),
             "judge": list(data.judges),
             "pair": pair_labels(pc),
             "count": ["n1", "n2", "t1", "t2"] if tie_model else ["n1", "n2"],
         }
-        if tie_model:
-            observed = np.stack([pc.n1_decided, pc.n2_decided, pc.t1, pc.t2], axis=1)
-        else:
-            observed = np.stack([np.rint(pc.n1), np.rint(pc.n2)], axis=1)
-        observed = observed.astype(np.int64)
+        observed = observed_counts(pc, tie_model)
         with pm.Model(coords=coords) as model:
             i = pm.Data("pair_i", pc.i.astype(np.int64), dims="pair")
             j = pm.Data("pair_j", pc.j.astype(np.int64), dims="pair")
@@ -332,7 +333,7 @@ class PositionalDifficulty(PositionalBias):
                 model.add_coord("order", ["k_plus", "k_minus"])
             k = pm.Data(
                 "k",
-                np.stack([pc.k_plus, pc.k_minus], axis=1).astype(np.int64),
+                np.stack([pc.k_plus, pc.k_minus], axis=1).astype(observed.dtype),
                 dims=("pair", "order" if tie_model else "count"),
             )
             truth = None
@@ -366,7 +367,7 @@ class PositionalDifficulty(PositionalBias):
                 logp=rows_logp_function(ties=tie_form, mixture=True),
                 random=functools.partial(difficulty_random, ties=tie_model),
                 signature="(),(),(j),(j),(j),(j),(),(),(o),()->(o)",
-                dtype="int64",
+                dtype=observed.dtype.name,
                 observed=observed,
                 dims=("pair", "count"),
             )

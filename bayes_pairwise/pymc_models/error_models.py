@@ -42,7 +42,7 @@ from bayes_pairwise.pymc_models.likelihoods import (
     tie_counts_dist,
 )
 
-__all__ = ["TIE_SETTINGS", "PositionalBias", "UniformError", "pair_labels"]
+__all__ = ["TIE_SETTINGS", "PositionalBias", "UniformError", "observed_counts", "pair_labels"]
 
 #: Values of the ``ties`` setting of the error models.
 TIE_SETTINGS = ("auto", "model", "drop")
@@ -72,13 +72,28 @@ def pair_labels(pc: PairCounts) -> list[str]:
     return labels
 
 
-def _observed(pc: PairCounts, tie_model: bool) -> np.ndarray:
-    """The observed ``wins`` rows: ``(n1, n2)``, or ``(n1, n2, t1, t2)`` with ties modelled."""
+def observed_counts(pc: PairCounts, tie_model: bool) -> np.ndarray:
+    """The observed ``wins`` rows of the error models: ``(n1, n2)``, or ``(n1, n2, t1, t2)``
+    with ties modelled; int64 counts, or float64 sums of weights when ``pc.weighted``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> from bayes_pairwise.matrices import pair_counts
+    >>> df = pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                    "outcome": ["first", "tie"]})
+    >>> observed_counts(pair_counts(load_comparisons(df, ties="model")), True).tolist()
+    [[1, 0, 0, 1]]
+    >>> weighted = load_comparisons(df, ties="model").with_weights([2.5, 1.0])
+    >>> observed_counts(pair_counts(weighted, weighted=True), True).tolist()
+    [[2.5, 0.0, 0.0, 1.0]]
+    """
     if tie_model:
         observed = np.stack([pc.n1_decided, pc.n2_decided, pc.t1, pc.t2], axis=1)
     else:
         observed = np.stack([pc.n1, pc.n2], axis=1)
-    return observed.astype(np.int64)
+    return observed.astype(np.float64) if pc.weighted else np.rint(observed).astype(np.int64)
 
 
 class _ErrorModel(BayesianPairwiseModel):
@@ -188,7 +203,7 @@ class _ErrorModel(BayesianPairwiseModel):
             raise DesignError("the data hold no verdicts")
 
     def _design_warnings(self, data: Comparisons) -> list[str]:
-        pc = pair_counts(self._prepared(data))
+        pc = pair_counts(self._prepared(data), weighted=data.has_weights)
         return check_error_design(pc, positional=self.positional)
 
     def _extra_settings(self) -> dict[str, Any]:
@@ -219,7 +234,7 @@ class _ErrorModel(BayesianPairwiseModel):
             return super()._direct(data, priors, likelihood)
         tie_model = self.models_ties(data)
         data = self._prepared(data)
-        pc = pair_counts(data)
+        pc = pair_counts(data, weighted=data.has_weights)
         return direct_spec(
             pc,
             n_items=data.n_items,
@@ -230,7 +245,7 @@ class _ErrorModel(BayesianPairwiseModel):
             ties=(2 if self.tie_positional else 1) if tie_model else 0,
             closeness=tie_model and self.tie_closeness,
             priors=priors,
-            observed=_observed(pc, tie_model),
+            observed=observed_counts(pc, tie_model),
             hierarchical=rates == "hierarchical",
             difficulty=rates == "difficulty",
         )
@@ -288,14 +303,14 @@ class _ErrorModel(BayesianPairwiseModel):
     ) -> pm.Model:
         tie_model = self.models_ties(data)
         data = self._prepared(data)
-        pc = pair_counts(data)
+        pc = pair_counts(data, weighted=data.has_weights)
         coords = {
             "item": list(data.items),
             "judge": list(data.judges),
             "pair": pair_labels(pc),
             "count": ["n1", "n2", "t1", "t2"] if tie_model else ["n1", "n2"],
         }
-        observed = _observed(pc, tie_model)
+        observed = observed_counts(pc, tie_model)
         with pm.Model(coords=coords) as model:
             i = pm.Data("pair_i", pc.i.astype(np.int64), dims="pair")
             j = pm.Data("pair_j", pc.j.astype(np.int64), dims="pair")
@@ -304,7 +319,7 @@ class _ErrorModel(BayesianPairwiseModel):
                 model.add_coord("order", ["k_plus", "k_minus"])
             k = pm.Data(
                 "k",
-                np.stack([pc.k_plus, pc.k_minus], axis=1).astype(np.int64),
+                np.stack([pc.k_plus, pc.k_minus], axis=1).astype(observed.dtype),
                 dims=("pair", "order" if tie_model else "count"),
             )
             truth = None

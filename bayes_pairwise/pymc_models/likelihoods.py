@@ -165,6 +165,8 @@ __all__ = [
     "rows_logp_function",
     "tie_counts_dist",
     "tie_marginal_random",
+    "weighted_bernoulli_logit_logp",
+    "weighted_bernoulli_logit_random",
 ]
 
 #: Likelihood names the error models accept.
@@ -285,10 +287,17 @@ def pair_counts_dist(
         logp=functools.partial(_pair_logp, rows=rows_logp_function()),
         random=_pair_random,
         signature="(),(),(j),(j),(o),()->(o)",
-        dtype="int64",
+        dtype=_value_dtype(observed),
         observed=observed,
         dims=dims,
     )
+
+
+def _value_dtype(observed: Any) -> str:
+    """The observed node's dtype: int64 counts, or float64 sums of weights (a weighted log)."""
+    if observed is not None and np.asarray(observed).dtype.kind == "f":
+        return "float64"
+    return "int64"
 
 
 def _truth_or_unknown(truth: Any, judge: Any) -> Any:
@@ -415,7 +424,7 @@ def tie_counts_dist(
         logp=rows_logp_function(ties=2 if positional_ties else 1),
         random=_tie_random,
         signature="(),(),(j),(j),(),(),(v),()->(v)",
-        dtype="int64",
+        dtype=_value_dtype(observed),
         observed=observed,
         dims=dims,
     )
@@ -456,6 +465,36 @@ def bernoulli_logit_logp(value: Any, eta: Any) -> Any:
     """
     value = pt.as_tensor(value)
     return value * eta - pt.softplus(eta)
+
+
+def weighted_bernoulli_logit_logp(value: Any, eta: Any, weight: Any) -> Any:
+    """:func:`bernoulli_logit_logp` of a verdict counted ``weight`` times (a weighted log).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> one = bernoulli_logit_logp(np.array([1.0]), np.array([0.3])).eval()
+    >>> w = weighted_bernoulli_logit_logp(np.array([1.0]), np.array([0.3]), np.array([2.5]))
+    >>> bool(np.allclose(w.eval(), 2.5 * one))
+    True
+    """
+    return pt.as_tensor(weight) * bernoulli_logit_logp(value, eta)
+
+
+def weighted_bernoulli_logit_random(
+    eta: Any, weight: Any, rng: np.random.Generator | None = None, size: Any = None
+) -> np.ndarray:
+    """Replicated verdicts of a weighted log: one verdict per row, as
+    :func:`bernoulli_logit_random` (a weight scales the likelihood, not the draws).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weighted_bernoulli_logit_random(np.array([50.0, -50.0]), np.array([2.0, 0.5]),
+    ...                                 rng=np.random.default_rng(0)).tolist()
+    [1, 0]
+    """
+    return bernoulli_logit_random(eta, rng=rng, size=size)
 
 
 def bernoulli_logit_random(
