@@ -104,6 +104,8 @@ _EXPORTS: dict[str, str] = {
     "PositionalBias": "pymc_models",
     "PositionalDifficulty": "pymc_models",
     "UniformDifficulty": "pymc_models",
+    "UniformOrder": "pymc_models",
+    "PositionalOrder": "pymc_models",
     "UniformError": "pymc_models",
     "available_models": "pymc_models",
     "diagnose": "pymc_models",

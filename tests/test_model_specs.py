@@ -29,6 +29,8 @@ EXPECTED = {
     "positional_difficulty": ("PositionalDifficulty", "marginal"),
     "uniform_difficulty": ("UniformDifficulty", "marginal"),
     "noisy_plackett_luce": ("NoisyPlackettLuce", "plackett_luce"),
+    "uniform_order": ("UniformOrder", "marginal"),
+    "positional_order": ("PositionalOrder", "marginal"),
 }
 
 

@@ -421,6 +421,8 @@ class TestSettings:
             "positional_difficulty",
             "uniform_difficulty",
             "noisy_plackett_luce",
+            "uniform_order",
+            "positional_order",
         }
         m = get_model("positional", chains=2)
         assert isinstance(m, PositionalBias) and m.resolved_likelihood() == "marginal"

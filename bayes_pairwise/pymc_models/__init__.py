@@ -24,6 +24,7 @@ from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalUniformError,
 )
 from bayes_pairwise.pymc_models.io import ModelFileError, load_model, save_model
+from bayes_pairwise.pymc_models.order import PositionalOrder, UniformOrder
 from bayes_pairwise.pymc_models.plackett_luce import NoisyPlackettLuce
 from bayes_pairwise.pymc_models.registry import MODEL_CLASSES
 
@@ -62,8 +63,10 @@ __all__ = [
     "NoisyPlackettLuce",
     "PositionalBias",
     "PositionalDifficulty",
+    "PositionalOrder",
     "UniformDifficulty",
     "UniformError",
+    "UniformOrder",
     "available_models",
     "diagnose",
     "fit_summary_dict",

@@ -499,8 +499,11 @@ def diagnose(
             messages.append(f"E-BFMI below {EBFMI_MIN} in some chain: poor energy exploration")
     ppc_table = ppc_curve = None
     if ppc:
-        if "posterior_predictive" not in idata.groups() and hasattr(
-            model_or_idata, "sample_posterior_predictive"
+        draws_replicates = getattr(model_or_idata, "draws_replicates", True)
+        if (
+            "posterior_predictive" not in idata.groups()
+            and hasattr(model_or_idata, "sample_posterior_predictive")
+            and draws_replicates
         ):
             model_or_idata.sample_posterior_predictive(random_seed=random_seed)
             idata = model_or_idata.idata_
@@ -514,6 +517,11 @@ def diagnose(
                         f"{row['judge']!r} is extreme (observed {row['observed']:.4g}, "
                         f"replicated {row['replicated_mean']:.4g}, p = {row['p_value']:.3f})"
                     )
+        elif not draws_replicates:
+            messages.append(
+                f"{type(model_or_idata).__name__} draws no replicated data: predictive checks "
+                "skipped (run them on the strength models)"
+            )
         else:
             messages.append("no posterior_predictive group: predictive checks skipped")
     return Diagnostics(

@@ -99,29 +99,45 @@ def _read(path: Path) -> az.InferenceData:
 def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Comparisons:
     """A :class:`Comparisons` with the stored design (enough to rebuild the PyMC model)."""
     layout = settings.get("layout", {})
-    items = tuple(str(v) for v in idata.posterior.coords["item"].values)
-    judges = tuple(str(v) for v in idata.posterior.coords["judge"].values)
     cd, od = idata.constant_data, idata.observed_data
-    if "wins" in od:  # error model: expand pair counts back into verdicts
+    # the hard-truth models have no item parameter: their items are the design's
+    item_coords = idata.posterior.coords if "item" in idata.posterior.coords else cd.coords
+    items = tuple(str(v) for v in item_coords["item"].values)
+    judges = tuple(str(v) for v in idata.posterior.coords["judge"].values)
+    weighted = bool(settings.get("data", {}).get("weighted"))
+    weight: np.ndarray | None = None
+    # error models: the observed pair counts (the hard-truth models keep them as data)
+    wins_var = od["wins"] if "wins" in od else cd.get("pair_wins")
+    if wins_var is not None:  # expand pair counts back into verdicts
         i, j = np.asarray(cd["pair_i"]), np.asarray(cd["pair_j"])
-        jd, k = np.asarray(cd["pair_judge"]), np.asarray(cd["k"])
-        wins = np.asarray(od["wins"])
+        jd, k = np.asarray(cd["pair_judge"]), np.asarray(cd["k"], dtype=float)
+        wins = np.asarray(wins_var, dtype=float)
         # tie fits: wins = (n1, n2, t1, t2), n1/n2 the non-tie wins of i per order
-        ties = np.zeros((i.size, 2), dtype=np.int64)
-        if wins.shape[1] == 4:
-            ties = wins[:, 2:4].astype(np.int64)
+        ties = wins[:, 2:4] if wins.shape[1] == 4 else np.zeros((i.size, 2))
         code = np.asarray(cd["pair_truth"]) if "pair_truth" in cd else np.full(i.size, -1)
-        first, second, outcome, judge, truth = [], [], [], [], []
+        first, second, outcome, judge, truth, weights = [], [], [], [], [], []
         for r in range(i.size):
-            kp, km, n1, n2 = int(k[r, 0]), int(k[r, 1]), int(wins[r, 0]), int(wins[r, 1])
-            t1, t2 = int(ties[r, 0]), int(ties[r, 1])
-            first += [i[r]] * kp + [j[r]] * km
-            second += [j[r]] * kp + [i[r]] * km
-            outcome += [1.0] * n1 + [0.5] * t1 + [0.0] * (kp - n1 - t1)
-            outcome += [1.0] * (km - n2 - t2) + [0.5] * t2 + [0.0] * n2
-            judge += [jd[r]] * (kp + km)
             better = i[r] if code[r] == 1 else (j[r] if code[r] == 0 else -1)
-            truth += [better] * (kp + km)
+            n1, n2, t1, t2 = wins[r, 0], wins[r, 1], ties[r, 0], ties[r, 1]
+            # (first, second, outcome, how many): i first, then j first
+            cells = [
+                (i[r], j[r], 1.0, n1),
+                (i[r], j[r], 0.5, t1),
+                (i[r], j[r], 0.0, k[r, 0] - n1 - t1),
+                (j[r], i[r], 1.0, k[r, 1] - n2 - t2),
+                (j[r], i[r], 0.5, t2),
+                (j[r], i[r], 0.0, n2),
+            ]
+            for f, sc, out, n in cells:
+                # a weighted log's counts are sums of weights: one verdict per cell, weighing n
+                m = (1 if n > 0 else 0) if weighted else int(np.rint(n))
+                first += [f] * m
+                second += [sc] * m
+                outcome += [out] * m
+                judge += [jd[r]] * m
+                truth += [better] * m
+                weights += [n] * m
+        weight = np.asarray(weights, dtype=float) if weighted else None
         covariates: dict[str, np.ndarray] = {}
         row = np.arange(len(first))
     else:  # biased BT
@@ -130,6 +146,7 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         outcome = np.asarray(od["first_wins"], dtype=float)
         row = np.asarray(od.coords["verdict"])
         truth = np.full(len(first), -1)
+        weight = np.asarray(cd["weight"], dtype=float) if "weight" in cd else None
         covariates = {}
         if "x" in cd:
             names = [str(v) for v in cd["x"].coords["covariate"].values]
@@ -152,6 +169,7 @@ def _data_from_idata(idata: az.InferenceData, settings: dict[str, Any]) -> Compa
         covariates=MappingProxyType(covariates),
         row=np.asarray(row, dtype=np.int64),
         truth=np.asarray(truth, dtype=np.int64) if np.any(np.asarray(truth) >= 0) else None,
+        weight=weight,
         tie_policy=str(settings.get("data", {}).get("tie_policy", "error")),
         source=f"stored design ({settings.get('data', {}).get('source', 'unknown')})",
     )

@@ -4,7 +4,8 @@ Examples
 --------
 >>> sorted(MODEL_CLASSES)
 ['BiasedBradleyTerry', 'HierarchicalPositionalBias', 'HierarchicalUniformError',
- 'NoisyPlackettLuce', 'PositionalBias', 'PositionalDifficulty', 'UniformDifficulty', 'UniformError']
+ 'NoisyPlackettLuce', 'PositionalBias', 'PositionalDifficulty', 'PositionalOrder',
+ 'UniformDifficulty', 'UniformError', 'UniformOrder']
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bayes_pairwise.pymc_models.hierarchical import (
     HierarchicalPositionalBias,
     HierarchicalUniformError,
 )
+from bayes_pairwise.pymc_models.order import PositionalOrder, UniformOrder
 from bayes_pairwise.pymc_models.plackett_luce import NoisyPlackettLuce
 
 __all__ = ["MODEL_CLASSES"]
@@ -31,4 +33,6 @@ MODEL_CLASSES: dict[str, type[BayesianPairwiseModel]] = {
     "HierarchicalUniformError": HierarchicalUniformError,
     "HierarchicalPositionalBias": HierarchicalPositionalBias,
     "NoisyPlackettLuce": NoisyPlackettLuce,
+    "UniformOrder": UniformOrder,
+    "PositionalOrder": PositionalOrder,
 }

@@ -1,0 +1,305 @@
+"""The error models with a hard truth: one total order per context, summed out (issue 27).
+
+:class:`UniformOrder` and :class:`PositionalOrder` are :class:`UniformError` and
+:class:`PositionalBias` in the limit their strength scale σ_s reaches on real judge logs: the
+truth of a context is a total order of its items (METHODS §3, the paper's model), every order
+equally likely a priori, shared by all the context's pair rows and all judges. The k! orders
+are summed out exactly (:mod:`~bayes_pairwise.pymc_models.order_kernel`), so NUTS samples only
+the judges' rates and tie rates: a handful of parameters instead of one strength per item.
+
+Why: on the QLoRA GPT-4 log (953 round robins of 7) the strength models push σ_s to ≈ 22 —
+P(truth) = σ(s_i − s_j) is 0 or 1 for nearly every pair — and every pair becomes a logistic
+wall NUTS must resolve: 327 leapfrog steps per draw and a default fit of 413 s. The order
+models give the same rates (``docs/src/speed.md``) at a few steps per draw. They estimate no
+strengths: read a ranking from the strength models or from Bradley–Terry.
+
+The observation unit (``contexts``, dim ``context``) is a context: its pair rows share one
+order, so the pointwise log-likelihood (LOO) is per context. Supported: one tie rate per judge
+(it does not depend on the order), gold labels (an order a label contradicts has probability
+0), several judges, contexts of up to
+:data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items. Not supported
+(refused by name): position-dependent or closeness tie rates, replicated data (no ``random``:
+no posterior predictive checks).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from pytensor.gradient import DisconnectedType
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+
+from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import DesignError
+from bayes_pairwise.matrices import pair_counts
+from bayes_pairwise.pymc_models.base import make_prior
+from bayes_pairwise.pymc_models.error_models import (
+    PositionalBias,
+    UniformError,
+    observed_counts,
+    pair_labels,
+)
+from bayes_pairwise.pymc_models.order_kernel import OrderTables, order_logp, order_tables
+
+__all__ = ["OrderLogp", "PositionalOrder", "UniformOrder"]
+
+#: Bumped when :func:`~bayes_pairwise.pymc_models.order_kernel.order_logp` changes (the numba
+#: backend's cache key).
+_KERNEL_VERSION = 1
+
+
+class OrderLogp(Op):
+    """Per-context log-likelihood of the hard-truth models and its gradient (an Op).
+
+    Inputs: the per-judge log rates (J, 4) and the constant arrays of
+    :meth:`~bayes_pairwise.pymc_models.order_kernel.OrderTables.arrays`. Outputs: the
+    per-context log-likelihood (C,) and its partials (C, 4J), which the gradient uses.
+    """
+
+    __props__ = ()
+
+    def make_node(self, *inputs: Any) -> Apply:
+        rates = pt.as_tensor(inputs[0]).astype("float64")
+        data = [pt.as_tensor(x) for x in inputs[1:]]
+        n_c = data[0].type.shape[0]
+        logp = pt.vector(dtype="float64", shape=(n_c,))
+        grad = pt.matrix(dtype="float64", shape=(n_c, None))
+        return Apply(self, [rates, *data], [logp.type(), grad.type()])
+
+    def perform(self, node: Apply, inputs: list[np.ndarray], output_storage: list[Any]) -> None:
+        rates = np.ascontiguousarray(inputs[0], dtype=np.float64)
+        logp, grad = order_logp(rates, *(np.ascontiguousarray(x) for x in inputs[1:]))
+        output_storage[0][0] = logp
+        output_storage[1][0] = grad
+
+    def infer_shape(self, fgraph: Any, node: Apply, shapes: list[Any]) -> list[Any]:
+        n_c = shapes[1][0]
+        return [(n_c,), (n_c, shapes[0][0] * 4)]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[c == 0, c == 0] for c in range(len(node.inputs))]
+
+    def L_op(self, inputs: list[Any], outputs: list[Any], output_grads: list[Any]) -> list[Any]:
+        g = output_grads[0]
+        if isinstance(g.type, DisconnectedType):  # pragma: no cover - only the logp is used
+            g = pt.zeros_like(outputs[0])
+        rates = inputs[0]
+        d_rates = (g[:, None] * outputs[1]).sum(axis=0).reshape(rates.shape)
+        return [d_rates, *(DisconnectedType()() for _ in inputs[1:])]
+
+
+def _register_numba() -> None:
+    """The kernel for PyTensor's numba backend (what nutpie compiles)."""
+    from pytensor.link.numba.dispatch.basic import register_funcify_default_op_cache_key
+
+    @register_funcify_default_op_cache_key(OrderLogp)
+    def _funcify(op: OrderLogp, node: Any = None, **kwargs: Any) -> Any:
+        return order_logp, _KERNEL_VERSION
+
+
+_register_numba()
+
+
+def _context_logp(
+    value: Any, log_rates: Any, tie_logit: Any, *data: Any, n_tables: int, tie_model: bool
+) -> Any:
+    """``logp`` of the ``contexts`` node: the order sum plus the context's tie terms.
+
+    PyMC hands the parameters over with leading broadcast dimensions; each is reshaped to its
+    core shape first.
+    """
+    log_rates = pt.as_tensor(log_rates)
+    log_rates = log_rates.reshape((log_rates.shape[-2], log_rates.shape[-1]))
+    tables = [pt.as_tensor(x) for x in data[:n_tables]]
+    tables = [x.reshape((x.shape[-1],)) for x in tables]
+    logp = OrderLogp()(log_rates, *tables)[0]
+    if tie_model:  # one rate per judge, the same under every order
+        eta = pt.as_tensor(tie_logit)
+        eta = eta.reshape((eta.shape[-1],))
+        ties, decided = (pt.as_tensor(x) for x in data[n_tables:])
+        ties = ties.reshape((ties.shape[-2], ties.shape[-1]))
+        decided = decided.reshape((decided.shape[-2], decided.shape[-1]))
+        logp = logp + (ties * -pt.softplus(-eta) + decided * -pt.softplus(eta)).sum(axis=-1)
+    return logp
+
+
+class _OrderModel:
+    """What the two hard-truth models share (mixed in before their strength-model parent)."""
+
+    observed_name: ClassVar[str] = "contexts"
+    #: No replicated data (the order is summed out, not sampled): :func:`diagnose` skips the
+    #: predictive checks and says so.
+    draws_replicates: ClassVar[bool] = False
+    direct_rates: ClassVar[str | None] = None  # PyTensor's graph with the kernel's Op
+    caveat_kind: ClassVar[str | None] = None
+
+    @property
+    def prior_kinds(self) -> dict[str, str]:
+        kinds = dict(super().prior_kinds)  # type: ignore[misc]
+        for name in ("sigma_s", "tie_closeness"):
+            kinds.pop(name)
+        return kinds
+
+    def _check_data(self, data: Comparisons) -> None:
+        super()._check_data(data)  # type: ignore[misc]
+        if self.tie_positional or self.tie_closeness:  # type: ignore[attr-defined]
+            raise DesignError(
+                f"{type(self).__name__} sums the truth out per context with one tie rate per "
+                "judge (it must not depend on the order): tie_positional and tie_closeness "
+                "need the strength models (uniform, positional)"
+            )
+        self._tables(self._prepared(data))  # type: ignore[attr-defined]
+
+    def _tables(self, data: Comparisons) -> tuple[Any, OrderTables]:
+        pc = pair_counts(data, weighted=data.has_weights)
+        tables = order_tables(pc, np.asarray(data.item_context), data.n_contexts)
+        probe = np.log(np.full((data.n_judges, 4), 0.5))
+        bad = np.flatnonzero(~np.isfinite(order_logp(probe, *tables.arrays())[0]))
+        if bad.size:
+            names = [data.contexts[c] for c in bad[:5]]
+            raise DesignError(
+                f"the gold labels of {bad.size} context(s) are cyclic (e.g. {names}): no order "
+                "agrees with them. Fix the labels or fit without truth=…"
+            )
+        return pc, tables
+
+    def _build(
+        self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
+    ) -> pm.Model:
+        tie_model = self.models_ties(data)  # type: ignore[attr-defined]
+        data = self._prepared(data)  # type: ignore[attr-defined]
+        pc, tables = self._tables(data)
+        coords = {
+            "item": list(data.items),
+            "judge": list(data.judges),
+            "context": list(data.contexts),
+            "pair": pair_labels(pc),
+            "count": ["n1", "n2", "t1", "t2"] if tie_model else ["n1", "n2"],
+            "order": ["k_plus", "k_minus"],
+        }
+        n_c, n_j = data.n_contexts, data.n_judges
+        ctx = np.asarray(data.item_context, dtype=np.int64)[np.asarray(pc.i)]
+        observed = observed_counts(pc, tie_model)
+        with pm.Model(coords=coords) as model:
+            # the design, kept with the fit (save / load_model rebuild the log from it); the
+            # likelihood reads the order tables built from the same pair rows
+            pm.Data("item_context", np.asarray(data.item_context, dtype=np.int64), dims="item")
+            pm.Data("pair_i", np.asarray(pc.i, dtype=np.int64), dims="pair")
+            pm.Data("pair_j", np.asarray(pc.j, dtype=np.int64), dims="pair")
+            pm.Data("pair_judge", np.asarray(pc.judge, dtype=np.int64), dims="pair")
+            k = np.stack([pc.k_plus, pc.k_minus], axis=1).astype(observed.dtype)
+            pm.Data("k", k, dims=("pair", "order"))
+            pm.Data("pair_wins", observed, dims=("pair", "count"))
+            if pc.has_truth:
+                pm.Data("pair_truth", np.asarray(pc.truth, dtype=np.int64), dims="pair")
+            eps_plus, eps_minus = self._rates(priors)  # type: ignore[attr-defined]
+            log_rates = pt.stack(
+                [pt.log(eps_plus), pt.log1p(-eps_plus), pt.log(eps_minus), pt.log1p(-eps_minus)],
+                axis=1,
+            )
+            if tie_model:
+                tie_logit = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
+                pm.Deterministic("tie_rate", pm.math.sigmoid(tie_logit), dims="judge")
+                at = (ctx, np.asarray(pc.judge, dtype=np.int64))
+                ties = np.zeros((n_c, n_j))
+                decided = np.zeros((n_c, n_j))
+                np.add.at(ties, at, np.asarray(pc.t1 + pc.t2, dtype=float))
+                np.add.at(decided, at, np.asarray(pc.k_plus + pc.k_minus, dtype=float))
+                decided -= ties
+                tie_data = [pt.as_tensor(ties), pt.as_tensor(decided)]
+            else:
+                tie_logit = pt.zeros(n_j)
+                tie_data = [pt.as_tensor(np.float64(0.0)), pt.as_tensor(np.float64(0.0))]
+            arrays = [pt.as_tensor(x) for x in tables.arrays()]
+            n_tables = len(arrays)
+
+            pm.CustomDist(
+                "contexts",
+                log_rates,
+                tie_logit,
+                *arrays,
+                *tie_data,
+                logp=functools.partial(_context_logp, n_tables=n_tables, tie_model=tie_model),
+                signature=_signature([*arrays, *tie_data]),
+                dtype="int64",
+                observed=np.arange(n_c, dtype=np.int64),
+                dims="context",
+            )
+        return model
+
+    def written_out_density(self, data: Comparisons) -> tuple[None, str]:
+        """None: the hard-truth models run PyTensor's graph with the kernel's Op."""
+        return None, "the hard-truth models evaluate their kernel through an Op on the graph"
+
+    def reported_names(self, strengths: bool = True) -> list[str]:
+        """Posterior variables presented as findings (no strengths: the order is summed out)."""
+        return super().reported_names(strengths=False)  # type: ignore[misc]
+
+    @property
+    def strengths_(self) -> Any:
+        raise DesignError(
+            f"{type(self).__name__} sums the order of each context out and estimates no "
+            "strengths; rank with the strength models (uniform, positional) or Bradley–Terry"
+        )
+
+    def sample_posterior_predictive(self, **kwargs: Any) -> Any:
+        """Refused: the hard-truth models draw no replicated data yet."""
+        raise DesignError(
+            f"{type(self).__name__} has no posterior predictive draws (the order is summed "
+            "out, not sampled); check the fit with the strength models' PPC"
+        )
+
+
+def _signature(constants: list[Any]) -> str:
+    """The ``contexts`` node's gufunc signature: the log rates (j, q), the tie logits (j) and
+    each constant with core dims of its own; one value per context."""
+    cores = [
+        "(" + ",".join(f"c{n}_{k}" for k in range(x.type.ndim)) + ")"
+        for n, x in enumerate(constants)
+    ]
+    return f"(j,q),(j),{','.join(cores)}->()"
+
+
+class UniformOrder(_OrderModel, UniformError):  # noqa: N818 - a model, not an exception
+    """Uniform judge error with a hard truth: one total order per context, summed out.
+
+    :class:`UniformError` in the limit σ_s → ∞ (METHODS §3's model): no strengths, the same ε,
+    a few leapfrog steps per draw where the strength model needs hundreds (see
+    :mod:`bayes_pairwise.pymc_models.order`).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(6, eps=0.2, n_contexts=60, random_seed=0)
+    >>> m = UniformOrder().fit(sim.data, method="map", random_seed=0)
+    >>> bool(abs(float(m.idata_.posterior["eps"].values.ravel()[0]) - 0.2) < 0.05)
+    True
+    """
+
+    default_spec: ClassVar[str] = "uniform_order"
+
+
+class PositionalOrder(_OrderModel, PositionalBias):
+    """Positional judge error with a hard truth: one total order per context, summed out.
+
+    :class:`PositionalBias` in the limit σ_s → ∞ (METHODS §3's model): no strengths, the same
+    ε₊ and ε₋; on the QLoRA GPT-4 log a few leapfrog steps per draw instead of 327 (see
+    :mod:`bayes_pairwise.pymc_models.order`).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(6, eps_plus=0.05, eps_minus=0.25, n_contexts=80,
+    ...                            random_seed=0)
+    >>> m = PositionalOrder().fit(sim.data, method="map", random_seed=0)
+    >>> post = m.idata_.posterior
+    >>> bool(float(post["eps_minus"].values.ravel()[0]) > float(post["eps_plus"].values.ravel()[0]))
+    True
+    """
+
+    default_spec: ClassVar[str] = "positional_order"

@@ -1,0 +1,188 @@
+"""The hard-truth error models: one total order per context, summed out (issue 27).
+
+The kernel must equal the sum over every order written out by brute force (value and
+gradient; with ties, several judges, gold labels, contexts of different sizes, and in the
+log-space fallback that takes over when products underflow); the models must recover the rates
+of a hard-truth log and refuse what they cannot do, by name.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayes_pairwise as bp
+from bayes_pairwise.errors import DesignError
+from bayes_pairwise.pymc_models import diagnose
+from bayes_pairwise.pymc_models.order_kernel import order_logp, order_tables
+from bayes_pairwise.simulate import simulate_round_robin
+
+
+def _log(seed: int, *, sizes=(4, 5, 3, 2), judges=("A", "B"), labels=0.3, repeats=2):
+    """Round robins of the given sizes, both orders, 0..repeats verdicts per order and judge,
+    10% ties; gold labels (consistent: the lower index is better) on a share of the pairs."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c, n in enumerate(sizes):
+        for i, j in itertools.permutations(range(n), 2):
+            gold = f"c{c}i{min(i, j)}" if rng.random() < labels else None
+            for judge in judges:
+                for _ in range(int(rng.integers(0 if repeats > 1 else 1, repeats + 1))):
+                    out = rng.choice(["first", "second", "tie"], p=[0.5, 0.4, 0.1])
+                    rows.append((f"c{c}i{i}", f"c{c}i{j}", out, f"q{c}", judge, gold))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge", "gold"])
+
+
+def _brute_force(data, log_rates):
+    """Per-context log (1/k!) Σ_orders Π_rows p(row | order), every order written out."""
+    pc = bp.pair_counts(data)
+    ic = np.asarray(data.item_context)
+    n1 = np.asarray(pc.n1_decided, float)
+    n2 = np.asarray(pc.n2_decided, float)
+    f1 = pc.k_plus - pc.t1 - n1
+    f2 = pc.k_minus - pc.t2 - n2
+    out = []
+    for c in range(data.n_contexts):
+        rows = np.flatnonzero(ic[pc.i] == c)
+        vals = []
+        for perm in itertools.permutations(np.flatnonzero(ic == c)):
+            rank = {item: r for r, item in enumerate(perm)}
+            total = 0.0
+            for r in rows:
+                i_above = rank[pc.i[r]] < rank[pc.j[r]]
+                if pc.truth[r] >= 0 and (pc.truth[r] == 1) != i_above:
+                    total = -np.inf
+                    break
+                lr = log_rates[pc.judge[r]]
+                if i_above:
+                    total += f1[r] * lr[0] + n1[r] * lr[1] + f2[r] * lr[2] + n2[r] * lr[3]
+                else:
+                    total += n2[r] * lr[0] + f2[r] * lr[1] + n1[r] * lr[2] + f1[r] * lr[3]
+            vals.append(total)
+        vals = np.array(vals)
+        top = vals.max()
+        out.append(top + np.log(np.mean(np.exp(vals - top))))
+    return np.array(out)
+
+
+def _kernel(data, log_rates):
+    pc = bp.pair_counts(data)
+    tables = order_tables(pc, np.asarray(data.item_context), data.n_contexts)
+    return order_logp(np.asarray(log_rates, dtype=float), *tables.arrays())
+
+
+RATES = np.log([[0.13, 0.87, 0.31, 0.69], [0.05, 0.95, 0.2, 0.8]])
+
+
+@pytest.mark.parametrize(
+    ("seed", "kw"),
+    [
+        (0, {}),
+        (1, {"labels": 0.0, "judges": ("A",), "sizes": (6, 2, 3)}),
+        (2, {"labels": 0.6, "repeats": 1}),
+    ],
+)
+def test_the_kernel_is_the_sum_over_every_order(seed, kw):
+    df = _log(seed, **kw)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model", truth="gold")
+    rates = RATES[: data.n_judges]
+    logp, grad = _kernel(data, rates)
+    np.testing.assert_allclose(logp, _brute_force(data, rates), rtol=1e-12, atol=1e-12)
+    h = 1e-6
+    fd = np.array(
+        [
+            (_brute_force(data, rates + h * e) - _brute_force(data, rates - h * e)) / (2 * h)
+            for e in np.eye(rates.size).reshape(-1, *rates.shape)
+        ]
+    ).T
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
+
+
+def test_underflowing_products_fall_back_to_logs():
+    """A strong 3-cycle (every order violates a pair seen 120 times in each order): the
+    products underflow, the log-space programme takes over, and the sum is still exact."""
+    rows = []
+    for a, b in (("x", "y"), ("y", "z"), ("z", "x")):
+        rows += [(a, b, "first")] * 120 + [(b, a, "second")] * 120
+    rows += [("x", "y", "second")] * 3
+    data = bp.load_comparisons(pd.DataFrame(rows, columns=["first", "second", "outcome"]))
+    rates = np.log([[0.1, 0.9, 0.1, 0.9]])
+    logp, grad = _kernel(data, rates)
+    assert logp[0] < -460.0  # the regime of the fallback
+    np.testing.assert_allclose(logp, _brute_force(data, rates), rtol=1e-12)
+    fd = [
+        (_brute_force(data, rates + 1e-6 * e) - _brute_force(data, rates - 1e-6 * e))[0] / 2e-6
+        for e in np.eye(4).reshape(-1, 1, 4)
+    ]
+    np.testing.assert_allclose(grad[0], fd, rtol=1e-6)
+
+
+def test_cyclic_labels_and_large_contexts_are_refused_by_name():
+    rows = [("a", "b", "first", "a"), ("b", "c", "first", "b"), ("c", "a", "first", "c")]
+    df = pd.DataFrame(rows, columns=["first", "second", "outcome", "gold"])
+    with pytest.raises(DesignError, match="cyclic"):
+        bp.PositionalOrder().fit(bp.load_comparisons(df, truth="gold"), method="map")
+    big = simulate_round_robin(13, eps=0.1, random_seed=0).data
+    with pytest.raises(DesignError, match="up to 12 items; context 0 has 13"):
+        bp.UniformOrder().fit(big, method="map")
+    sim = simulate_round_robin(5, eps=0.1, n_contexts=3, random_seed=0).data
+    with pytest.raises(DesignError, match="tie_positional and tie_closeness"):
+        bp.PositionalOrder(tie_positional=True).fit(sim, method="map")
+
+
+def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
+    sim = simulate_round_robin(6, eps_plus=0.05, eps_minus=0.25, n_contexts=150, random_seed=3)
+    m = bp.PositionalOrder().fit(sim.data, method="map", random_seed=0)
+    post = m.idata_.posterior
+    got = {k: float(post[k].values.ravel()[0]) for k in ("eps_plus", "eps_minus")}
+    assert got["eps_plus"] == pytest.approx(0.05, abs=0.02)
+    assert got["eps_minus"] == pytest.approx(0.25, abs=0.03)
+    assert "strength" not in post and m.reported_names() == ["eps_plus", "eps_minus"]
+    with pytest.raises(DesignError, match="no strengths"):
+        _ = m.strengths_
+    with pytest.raises(DesignError, match="posterior predictive"):
+        m.sample_posterior_predictive(random_seed=0)
+
+
+def test_nuts_fit_has_contexts_as_observations_and_round_trips(tmp_path):
+    df = _log(4, sizes=(4,) * 30, judges=("A",), labels=0.0)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
+    m = bp.PositionalOrder(draws=200, tune=200, chains=2).fit(data, random_seed=1)
+    d = diagnose(m, random_seed=0)
+    assert d.divergences == 0 and d.checks["rhat"]
+    assert any("draws no replicated data" in msg for msg in d.messages)
+    ll = m.idata_.log_likelihood["contexts"]
+    assert ll.dims == ("chain", "draw", "context") and ll.sizes["context"] == 30
+    # the pointwise log-likelihood at a draw = the kernel's per-context values + tie terms
+    post = m.idata_.posterior.isel(chain=0, draw=5)
+    ep, em = float(post["eps_plus"].values[0]), float(post["eps_minus"].values[0])
+    tau = float(post["tie_rate"].values[0])
+    rates = np.log([[ep, 1 - ep, em, 1 - em]])
+    pc = bp.pair_counts(data)
+    ctx = np.asarray(data.item_context)[pc.i]
+    ties = np.bincount(ctx, pc.t1 + pc.t2, data.n_contexts)
+    decided = np.bincount(ctx, pc.k_plus + pc.k_minus, data.n_contexts) - ties
+    want = _kernel(data, rates)[0] + ties * np.log(tau) + decided * np.log1p(-tau)
+    np.testing.assert_allclose(ll.isel(chain=0, draw=5).values, want, rtol=1e-9)
+    path = m.save(tmp_path / "order.nc")
+    back = bp.load_model(path)
+    assert type(back) is bp.PositionalOrder
+    np.testing.assert_array_equal(
+        back.idata_.posterior["eps_minus"], m.idata_.posterior["eps_minus"]
+    )
+
+
+def test_cli_fit_with_the_order_model(tmp_path, capsys):
+    from bayes_pairwise.cli import main
+
+    sim = simulate_round_robin(5, eps=0.15, n_contexts=40, random_seed=2)
+    path = tmp_path / "rr.csv"
+    sim.data.to_frame().to_csv(path, index=False)
+    assert main(["fit", str(path), "--model", "uniform_order", "--map", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "uniform_order"
+    assert out["parameters"]["eps"]["mean"] == pytest.approx(0.15, abs=0.04)
