@@ -529,7 +529,7 @@ class Comparisons:
         >>> load_comparisons(df).with_weights([2.0]).without_weights().has_weights
         False
         """
-        return replace(self, weight=None)
+        return self if self.weight is None else replace(self, weight=None)
 
     # ------------------------------------------------------------ conversion
     def to_frame(self) -> pd.DataFrame:

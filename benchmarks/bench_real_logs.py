@@ -1,7 +1,8 @@
 """NUTS on the real QLoRA GPT-4 log against the QLoRA-sized synthetic log (issue 27, item 1-2).
 
-    python benchmarks/bench_real_logs.py                # real log + synthetic reference
-    python benchmarks/bench_real_logs.py --only real    # the real log alone
+    python benchmarks/bench_real_logs.py                # synthetic reference, real log, order model
+    python benchmarks/bench_real_logs.py --only real    # the real log alone (the strength model)
+    python benchmarks/bench_real_logs.py --only order   # the real log, hard-truth order model
     python benchmarks/bench_real_logs.py --draws 300    # shorter (not the target's settings)
 
 What is timed, in this process, one after the other (the same machine, the same load):
@@ -11,7 +12,9 @@ What is timed, in this process, one after the other (the same machine, the same 
 * ``real``: the positional model with ties modelled, default settings, on the QLoRA GPT-4 log in
   ``../shared/data/qlora_oa_gpt4/`` (38,544 verdicts, 953 round robins of 7 answers, 14.6% ties)
   — the model and data of ``fit … --context-column context --judge-column judge --ties model
-  --model positional``.
+  --model positional``;
+* ``order``: the same log and settings with ``--model positional_order``, the hard-truth limit
+  of the positional model (one total order per context, summed out; no strengths to sample).
 
 For each: wall time of the fit, leapfrog steps per draw, step size, tree-depth hits, divergences,
 the largest R-hat over every parameter, and ε₊, ε₋ with their 94% HDIs. The targets of issue 27:
@@ -55,13 +58,13 @@ def synthetic_log():
     return _qlora_like()[0]
 
 
-def fit(data, ties: str, draws: int | None) -> dict:
+def fit(data, ties: str, draws: int | None, name: str = "positional") -> dict:
     import arviz as az
 
     from bayes_pairwise.pymc_models import get_model
 
     kw = {} if draws is None else {"draws": draws, "tune": draws}
-    model = get_model("positional", ties=ties, **kw)
+    model = get_model(name, ties=ties, **kw)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -104,10 +107,10 @@ def show(label: str, r: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=("real", "synthetic"), action="append")
+    ap.add_argument("--only", choices=("real", "synthetic", "order"), action="append")
     ap.add_argument("--draws", type=int, default=None, help="draws = tune (default: the spec's)")
     args = ap.parse_args()
-    parts = args.only or ["synthetic", "real"]
+    parts = args.only or ["synthetic", "real", "order"]
     print(f"cores {os.cpu_count()}, load average before {os.getloadavg()}", flush=True)
     res = {}
     if "synthetic" in parts:
@@ -128,11 +131,26 @@ def main() -> None:
             f"real-log targets (≤ {TARGET_S:.0f} s, R-hat ≤ 1.01, 0 divergences, 0 depth hits, "
             f"ε within 0.01): {'met' if ok else 'NOT met'} on this machine"
         )
-    if len(res) == 2:
-        real, syn = res["real"], res["synthetic"]
-        wall = real["wall_s"] / syn["wall_s"]
-        steps = real["steps_per_draw"] / syn["steps_per_draw"]
-        print(f"real / synthetic: wall time {wall:.1f}x, leapfrog steps per draw {steps:.1f}x")
+    if "order" in parts:
+        res["order"] = fit(real_log(), "model", args.draws, name="positional_order")
+        show("order", res["order"])
+        r = res["order"]
+        ok = (
+            r["wall_s"] <= TARGET_S
+            and r["max_rhat"] <= 1.01
+            and r["divergences"] == 0
+            and r["depth_hits"] == 0
+            and all(abs(r[k][0] - v) <= 0.01 for k, v in EPS_REF.items())
+        )
+        print(
+            f"real log, order model: targets {'met' if ok else 'NOT met'} on this machine "
+            "(the wall time includes compiling the model)"
+        )
+    for a, b in (("real", "synthetic"), ("order", "synthetic"), ("order", "real")):
+        if a in res and b in res:
+            wall = res[a]["wall_s"] / res[b]["wall_s"]
+            steps = res[a]["steps_per_draw"] / res[b]["steps_per_draw"]
+            print(f"{a} / {b}: wall time {wall:.2f}x, leapfrog steps per draw {steps:.2f}x")
     print(f"load average after {os.getloadavg()}")
 
 

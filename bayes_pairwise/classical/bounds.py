@@ -271,6 +271,8 @@ def _groups(pe: dict[str, np.ndarray], sel: np.ndarray, *, transitive: bool, use
 
 def _allowed(rows: np.ndarray, orient: np.ndarray, truth: np.ndarray) -> np.ndarray:
     t = np.where(rows >= 0, truth[np.maximum(rows, 0)], -1)  # (U, P)
+    if not (t >= 0).any():  # no labels: every choice is allowed (most logs; and fast)
+        return np.ones((rows.shape[0], orient.shape[0]), dtype=bool)
     # truth 1 (i better) needs orientation 0; truth 0 needs 1
     need = np.where(t >= 0, 1 - t, -1)
     ok = (need[:, None, :] < 0) | (orient[None, :, :] == need[:, None, :])
@@ -298,11 +300,15 @@ def _distinct(a: np.ndarray, b: np.ndarray, allowed: np.ndarray) -> tuple[np.nda
     """
     key = np.where(allowed, a * 2.0**24 + b, np.inf)  # counts are small integers: exact
     key = np.sort(key, axis=1)
-    dup = np.zeros_like(key, dtype=bool)
-    dup[:, 1:] = key[:, 1:] == key[:, :-1]
-    key = np.sort(np.where(dup, np.inf, key), axis=1)
-    k_eff = max(1, int(np.isfinite(key).sum(axis=1).max()))
-    key = key[:, :k_eff]
+    keep = np.isfinite(key)
+    keep[:, 1:] &= key[:, 1:] != key[:, :-1]
+    # the distinct values of each row, in order, moved to its front (no second sort)
+    slot = np.cumsum(keep, axis=1) - 1
+    k_eff = max(1, int(keep.sum(axis=1).max()))
+    packed = np.full((key.shape[0], k_eff), np.inf)
+    unit = np.broadcast_to(np.arange(key.shape[0])[:, None], key.shape)
+    packed[unit[keep], slot[keep]] = key[keep]
+    key = packed
     fin = np.isfinite(key)
     num = np.where(fin, np.floor(np.where(fin, key, 0) / 2.0**24), np.nan)
     den = np.where(fin, np.where(fin, key, 0) - num * 2.0**24, np.nan)

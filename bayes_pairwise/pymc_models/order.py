@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
@@ -93,37 +94,55 @@ class OrderLogp(Op):
         return [d_rates, *(DisconnectedType()() for _ in inputs[1:])]
 
 
+@numba.njit(cache=True)
+def _graph_order_logp(
+    log_rates: np.ndarray,
+    size: np.ndarray,
+    offset: np.ndarray,
+    counts: np.ndarray,
+    forbid: np.ndarray,
+    log_k_factorial: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`order_logp` as the numba backend calls it: the log rates arrive with any
+    layout (a reshape of PyMC's parameter); C-contiguous, the kernel's loops vectorise."""
+    rates = np.ascontiguousarray(log_rates)
+    return order_logp(rates, size, offset, counts, forbid, log_k_factorial)
+
+
 def _register_numba() -> None:
     """The kernel for PyTensor's numba backend (what nutpie compiles)."""
     from pytensor.link.numba.dispatch.basic import register_funcify_default_op_cache_key
 
     @register_funcify_default_op_cache_key(OrderLogp)
     def _funcify(op: OrderLogp, node: Any = None, **kwargs: Any) -> Any:
-        return order_logp, _KERNEL_VERSION
+        return _graph_order_logp, _KERNEL_VERSION
 
 
 _register_numba()
 
 
 def _context_logp(
-    value: Any, log_rates: Any, tie_logit: Any, *data: Any, n_tables: int, tie_model: bool
+    value: Any,
+    log_rates: Any,
+    tie_logit: Any,
+    *,
+    tables: tuple[np.ndarray, ...],
+    ties: np.ndarray | None,
+    decided: np.ndarray | None,
 ) -> Any:
     """``logp`` of the ``contexts`` node: the order sum plus the context's tie terms.
 
-    PyMC hands the parameters over with leading broadcast dimensions; each is reshaped to its
-    core shape first.
+    The tables enter as constants of this graph, not as parameters of the node: PyMC would
+    hand parameters over with leading broadcast dimensions, and their reshapes would reach the
+    kernel with a layout its loops cannot vectorise. The parameters are reshaped to their core
+    shapes.
     """
     log_rates = pt.as_tensor(log_rates)
     log_rates = log_rates.reshape((log_rates.shape[-2], log_rates.shape[-1]))
-    tables = [pt.as_tensor(x) for x in data[:n_tables]]
-    tables = [x.reshape((x.shape[-1],)) for x in tables]
-    logp = OrderLogp()(log_rates, *tables)[0]
-    if tie_model:  # one rate per judge, the same under every order
+    logp = OrderLogp()(log_rates, *(pt.as_tensor(x) for x in tables))[0]
+    if ties is not None and decided is not None:  # one rate per judge, the same under every order
         eta = pt.as_tensor(tie_logit)
         eta = eta.reshape((eta.shape[-1],))
-        ties, decided = (pt.as_tensor(x) for x in data[n_tables:])
-        ties = ties.reshape((ties.shape[-2], ties.shape[-1]))
-        decided = decided.reshape((decided.shape[-2], decided.shape[-1]))
         logp = logp + (ties * -pt.softplus(-eta) + decided * -pt.softplus(eta)).sum(axis=-1)
     return logp
 
@@ -202,6 +221,7 @@ class _OrderModel:
                 [pt.log(eps_plus), pt.log1p(-eps_plus), pt.log(eps_minus), pt.log1p(-eps_minus)],
                 axis=1,
             )
+            ties = decided = None
             if tie_model:
                 tie_logit = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
                 pm.Deterministic("tie_rate", pm.math.sigmoid(tie_logit), dims="judge")
@@ -211,21 +231,16 @@ class _OrderModel:
                 np.add.at(ties, at, np.asarray(pc.t1 + pc.t2, dtype=float))
                 np.add.at(decided, at, np.asarray(pc.k_plus + pc.k_minus, dtype=float))
                 decided -= ties
-                tie_data = [pt.as_tensor(ties), pt.as_tensor(decided)]
             else:
                 tie_logit = pt.zeros(n_j)
-                tie_data = [pt.as_tensor(np.float64(0.0)), pt.as_tensor(np.float64(0.0))]
-            arrays = [pt.as_tensor(x) for x in tables.arrays()]
-            n_tables = len(arrays)
-
             pm.CustomDist(
                 "contexts",
                 log_rates,
                 tie_logit,
-                *arrays,
-                *tie_data,
-                logp=functools.partial(_context_logp, n_tables=n_tables, tie_model=tie_model),
-                signature=_signature([*arrays, *tie_data]),
+                logp=functools.partial(
+                    _context_logp, tables=tables.arrays(), ties=ties, decided=decided
+                ),
+                signature="(j,q),(j)->()",
                 dtype="int64",
                 observed=np.arange(n_c, dtype=np.int64),
                 dims="context",
@@ -253,16 +268,6 @@ class _OrderModel:
             f"{type(self).__name__} has no posterior predictive draws (the order is summed "
             "out, not sampled); check the fit with the strength models' PPC"
         )
-
-
-def _signature(constants: list[Any]) -> str:
-    """The ``contexts`` node's gufunc signature: the log rates (j, q), the tie logits (j) and
-    each constant with core dims of its own; one value per context."""
-    cores = [
-        "(" + ",".join(f"c{n}_{k}" for k in range(x.type.ndim)) + ")"
-        for n, x in enumerate(constants)
-    ]
-    return f"(j,q),(j),{','.join(cores)}->()"
 
 
 class UniformOrder(_OrderModel, UniformError):  # noqa: N818 - a model, not an exception

@@ -41,6 +41,11 @@ from bayes_pairwise.errors import DesignError
 
 __all__ = ["MAX_CONTEXT_ITEMS", "OrderTables", "order_logp", "order_tables"]
 
+#: At most this many contexts of one size are evaluated side by side (the vectorised axis of
+#: :func:`order_logp`), fewer for large contexts: a block's tables stay within about 4 MB.
+_LANES = 64
+_BLOCK_VALUES = 1 << 16
+
 #: Largest context the sum over orders accepts: k·2^(k−1) terms per context (24,576 at k = 12).
 MAX_CONTEXT_ITEMS = 12
 
@@ -185,49 +190,9 @@ def _lowbits(full_max: int) -> np.ndarray:
 
 
 @numba.njit(**_JIT)
-def _linear(k, la, amat, forbid_c, lowbit, ptab, f, w) -> float:
-    """The programme in probability space (products, no exp per term); log f(full), or −inf
-    when it underflows (the caller then runs :func:`_in_logs`). ``la`` is shifted so that each
-    pair's likelier orientation is 0: every product is ≤ 1, and a term lost to underflow is
-    below 1e−108 of a total above 1e−200. ``w[S, a]`` is set for the members a of S only."""
-    full = (1 << k) - 1
-    for a in range(k):
-        for b in range(k):
-            amat[a, b] = math.exp(la[a, b]) if a != b else 1.0
-    for a in range(k):
-        ptab[0, a] = 1.0
-    for t in range(1, full + 1):
-        b = lowbit[t]
-        prev = t ^ (1 << b)
-        for a in range(k):
-            ptab[t, a] = ptab[prev, a] * amat[a, b]
-    f[0] = 1.0
-    for s_set in range(1, full + 1):
-        tot = 0.0
-        rest = s_set
-        while rest:
-            a = lowbit[rest]
-            rest &= rest - 1
-            t = s_set ^ (1 << a)
-            v = 0.0 if t & forbid_c[a] else ptab[t, a] * f[t]  # a label above a: no order
-            w[s_set, a] = v
-            tot += v
-        f[s_set] = tot
-        if tot > 0.0:
-            inv = 1.0 / tot
-            rest = s_set
-            while rest:
-                a = lowbit[rest]
-                rest &= rest - 1
-                w[s_set, a] *= inv
-    if not f[full] > 1e-200:
-        return -np.inf
-    return math.log(f[full])
-
-
-@numba.njit(**_JIT)
 def _in_logs(k, la, forbid_c, lowbit, rtab, f, w) -> float:
-    """The programme in log space (a log-sum-exp per subset): slower, never underflows."""
+    """One context's programme in log space (a log-sum-exp per subset): slower than the
+    products of :func:`order_logp`, and never underflows; ``w`` gets the normalised weights."""
     full = (1 << k) - 1
     for a in range(k):
         rtab[0, a] = 0.0
@@ -311,75 +276,152 @@ def order_logp(
     lowbit = _lowbits(full_max)
     logp = np.empty(n_c)
     grad = np.zeros((n_c, n_l))
-    la = np.empty((kmax, kmax))
-    amat = np.empty((kmax, kmax))
-    tab = np.empty((full_max, kmax))  # products (or sums of logs) of "a above every b in T"
-    radj = np.empty((full_max, kmax))  # adjoint of tab
-    f = np.empty(full_max)
-    w = np.empty((full_max, kmax))  # P(a is the best of S | S are the |S| best)
-    adj = np.empty(full_max)
-    marg = np.empty((kmax, kmax))
-    base = 0
-    for c in range(n_c):
-        k = size[c]
-        off = offset[c]
+    n_lanes = max(1, min(_LANES, _BLOCK_VALUES // (full_max * kmax)))
+    # contexts of one size in blocks of n_lanes, the block's contexts along the last axis: the
+    # loops over a block are short, branch-free and contiguous, so they vectorise
+    by_size = np.argsort(size, kind="mergesort")
+    starts = np.zeros(n_c, dtype=np.int64)
+    for c in range(1, n_c):
+        starts[c] = starts[c - 1] + size[c - 1]
+    la = np.empty((kmax, kmax, n_lanes))
+    amat = np.empty((kmax, kmax, n_lanes))
+    ptab = np.empty((full_max, kmax, n_lanes))
+    f = np.empty((full_max, n_lanes))
+    w = np.empty((full_max, kmax, n_lanes))
+    adj = np.empty((full_max, n_lanes))
+    radj = np.empty((full_max, kmax, n_lanes))
+    marg = np.empty((kmax, kmax, n_lanes))
+    fb = np.empty((kmax, n_lanes), dtype=np.int64)
+    shift = np.empty(n_lanes)
+    top = np.empty(n_lanes)
+    tot = np.empty(n_lanes)
+    # the scalar log-space programme, for a context whose products underflow
+    la1 = np.empty((kmax, kmax))
+    tab1 = np.empty((full_max, kmax))
+    f1 = np.empty(full_max)
+    w1 = np.empty((full_max, kmax))
+    first = 0
+    while first < n_c:
+        k = size[by_size[first]]
+        nb = 1
+        while nb < n_lanes and first + nb < n_c and size[by_size[first + nb]] == k:
+            nb += 1
+        lanes = by_size[first : first + nb]
         full = (1 << k) - 1
-        shift = 0.0  # Σ over pairs of the likelier orientation's log-probability
         for a in range(k):
             for b in range(k):
-                acc = 0.0
-                row = off + (a * k + b) * n_l
-                for q in range(n_l):
-                    acc += counts[row + q] * flat[q]
-                la[a, b] = acc
+                for lane in range(nb):
+                    row = offset[lanes[lane]] + (a * k + b) * n_l
+                    acc = 0.0
+                    for q in range(n_l):
+                        acc += counts[row + q] * flat[q]
+                    la[a, b, lane] = acc
+            for lane in range(nb):
+                fb[a, lane] = forbid[starts[lanes[lane]] + a]
+        for lane in range(nb):
+            shift[lane] = 0.0
+        # each pair's likelier orientation to 0: products ≤ 1 (see _linear)
         for a in range(k):
             for b in range(a + 1, k):
-                m = max(la[a, b], la[b, a])
-                la[a, b] -= m
-                la[b, a] -= m
-                shift += m
-        forbid_c = forbid[base : base + k]
-        top = _linear(k, la, amat, forbid_c, lowbit, tab, f, w)
-        if top == -np.inf:
-            top = _in_logs(k, la, forbid_c, lowbit, tab, f, w)
-        logp[c] = top + shift - log_k_factorial[c]
-        if top > -np.inf:
-            # backward: adj[S] = P(S is the set of the |S| best items), then through
-            # tab(t, a) = tab(t without its lowest item b, a) · A[a, b]: marg[a, b] = P(a ≻ b)
-            for t in range(full + 1):
-                adj[t] = 0.0
-                for a in range(k):
-                    radj[t, a] = 0.0
-            adj[full] = 1.0
-            for s_set in range(full, 0, -1):
-                g = adj[s_set]
-                if g != 0.0:
-                    rest = s_set
-                    while rest:
-                        a = lowbit[rest]
-                        rest &= rest - 1
-                        p = g * w[s_set, a]
-                        t = s_set ^ (1 << a)
-                        adj[t] += p
-                        radj[t, a] += p
+                for lane in range(nb):
+                    m = max(la[a, b, lane], la[b, a, lane])
+                    la[a, b, lane] -= m
+                    la[b, a, lane] -= m
+                    shift[lane] += m
+        for a in range(k):
+            for b in range(k):
+                for lane in range(nb):
+                    amat[a, b, lane] = math.exp(la[a, b, lane]) if a != b else 1.0
+        for a in range(k):
+            for lane in range(nb):
+                ptab[0, a, lane] = 1.0
+        for t in range(1, full + 1):
+            b = lowbit[t]
+            prev = t ^ (1 << b)
+            for a in range(k):
+                for lane in range(nb):
+                    ptab[t, a, lane] = ptab[prev, a, lane] * amat[a, b, lane]
+        for lane in range(nb):
+            f[0, lane] = 1.0
+        for s_set in range(1, full + 1):
+            for lane in range(nb):
+                tot[lane] = 0.0
+            rest = s_set
+            while rest:
+                a = lowbit[rest]
+                rest &= rest - 1
+                t = s_set ^ (1 << a)
+                for lane in range(nb):
+                    v = ptab[t, a, lane] * f[t, lane]
+                    v = 0.0 if t & fb[a, lane] else v  # a gold label puts an item of t above a
+                    w[s_set, a, lane] = v
+                    tot[lane] += v
+            for lane in range(nb):
+                f[s_set, lane] = tot[lane]
+                tot[lane] = 1.0 / tot[lane] if tot[lane] > 0.0 else 0.0
+            rest = s_set
+            while rest:
+                a = lowbit[rest]
+                rest &= rest - 1
+                for lane in range(nb):
+                    w[s_set, a, lane] *= tot[lane]
+        for lane in range(nb):
+            if f[full, lane] > 1e-200:
+                top[lane] = math.log(f[full, lane])
+                continue
+            # underflow: this context in log space, its weights copied into the block
             for a in range(k):
                 for b in range(k):
-                    marg[a, b] = 0.0
-            for t in range(full, 0, -1):
-                b = lowbit[t]
-                prev = t ^ (1 << b)
+                    la1[a, b] = la[a, b, lane]
+            top[lane] = _in_logs(k, la1, fb[:k, lane].copy(), lowbit, tab1, f1, w1)
+            for s_set in range(1, full + 1):
                 for a in range(k):
-                    r = radj[t, a]
-                    if r != 0.0:
-                        marg[a, b] += r
-                        radj[prev, a] += r
-            # the shift's gradient is the likelier orientation's counts, and marg[a, b] +
-            # marg[b, a] = 1 per pair: together Σ marg[a, b] · c_ab, as without the shift
+                    w[s_set, a, lane] = w1[s_set, a]
+        for lane in range(nb):
+            c = lanes[lane]
+            logp[c] = top[lane] + shift[lane] - log_k_factorial[c]
+        # backward: adj[S] = P(S is the set of the |S| best items), then through
+        # ptab(t, a) = ptab(t without its lowest item b, a) · A[a, b]: marg[a, b] = P(a ≻ b)
+        for t in range(full + 1):
+            for lane in range(nb):
+                adj[t, lane] = 0.0
+            for a in range(k):
+                for lane in range(nb):
+                    radj[t, a, lane] = 0.0
+        for lane in range(nb):
+            adj[full, lane] = 1.0 if top[lane] > -np.inf else 0.0
+        for s_set in range(full, 0, -1):
+            rest = s_set
+            while rest:
+                a = lowbit[rest]
+                rest &= rest - 1
+                t = s_set ^ (1 << a)
+                for lane in range(nb):
+                    p = adj[s_set, lane] * w[s_set, a, lane]
+                    adj[t, lane] += p
+                    radj[t, a, lane] += p
+        for a in range(k):
+            for b in range(k):
+                for lane in range(nb):
+                    marg[a, b, lane] = 0.0
+        for t in range(full, 0, -1):
+            b = lowbit[t]
+            prev = t ^ (1 << b)
+            for a in range(k):
+                for lane in range(nb):
+                    r = radj[t, a, lane]
+                    marg[a, b, lane] += r
+                    radj[prev, a, lane] += r
+        # the shift's gradient is the likelier orientation's counts, and marg[a, b] +
+        # marg[b, a] = 1 per pair: together Σ marg[a, b] · c_ab, as without the shift
+        for lane in range(nb):
+            c = lanes[lane]
             for a in range(k):
                 for b in range(k):
-                    if marg[a, b] != 0.0:
-                        row = off + (a * k + b) * n_l
+                    mab = marg[a, b, lane]
+                    if mab != 0.0:
+                        row = offset[c] + (a * k + b) * n_l
                         for q in range(n_l):
-                            grad[c, q] += marg[a, b] * counts[row + q]
-        base += k
+                            grad[c, q] += mab * counts[row + q]
+        first += nb
     return logp, grad
