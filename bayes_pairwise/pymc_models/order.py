@@ -94,19 +94,62 @@ class OrderLogp(Op):
         return [d_rates, *(DisconnectedType()() for _ in inputs[1:])]
 
 
-@numba.njit(cache=True)
-def _graph_order_logp(
-    log_rates: np.ndarray,
-    size: np.ndarray,
-    offset: np.ndarray,
-    counts: np.ndarray,
-    forbid: np.ndarray,
-    log_k_factorial: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`order_logp` as the numba backend calls it: the log rates arrive with any
-    layout (a reshape of PyMC's parameter); C-contiguous, the kernel's loops vectorise."""
-    rates = np.ascontiguousarray(log_rates)
-    return order_logp(rates, size, offset, counts, forbid, log_k_factorial)
+@functools.cache
+def _kernel_pointer() -> Any:
+    """The kernel as a C function (compiled once, cached on disk), for the numba backend.
+
+    Called through a pointer, the kernel is not compiled again into every model's log-density:
+    nutpie's callbacks hold the tables as large constants and cannot be cached, so each new
+    process compiles them, and with the kernel inlined that took about 35 s; through the
+    pointer it takes a few.
+    """
+    from numba import carray, cfunc, types
+
+    ptr, i64 = types.voidptr, types.int64
+    sig = types.void(ptr, i64, ptr, i64, ptr, ptr, i64, ptr, i64, ptr, ptr, ptr)
+
+    @cfunc(sig, cache=True)
+    def order_logp_c(
+        p_rates, n_j, p_size, n_c, p_offset, p_counts, n_counts, p_forbid, n_items, p_log_k,
+        p_logp, p_grad,
+    ):  # fmt: skip
+        logp, grad = order_logp(
+            carray(p_rates, (n_j, 4), dtype=np.float64),
+            carray(p_size, (n_c,), dtype=np.int64),
+            carray(p_offset, (n_c + 1,), dtype=np.int64),
+            carray(p_counts, (n_counts,), dtype=np.float64),
+            carray(p_forbid, (n_items,), dtype=np.int64),
+            carray(p_log_k, (n_c,), dtype=np.float64),
+        )
+        carray(p_logp, (n_c,), dtype=np.float64)[:] = logp
+        carray(p_grad, (n_c, n_j * 4), dtype=np.float64)[:, :] = grad
+
+    return order_logp_c.ctypes
+
+
+def _graph_kernel() -> Any:
+    """The Op's implementation for PyTensor's numba backend: the kernel through its pointer."""
+    kernel = _kernel_pointer()
+
+    @numba.njit
+    def graph_order_logp(log_rates, size, offset, counts, forbid, log_k):
+        rates = np.ascontiguousarray(log_rates)  # a reshape of PyMC's parameter: any layout
+        size = np.ascontiguousarray(size)
+        offset = np.ascontiguousarray(offset)
+        counts = np.ascontiguousarray(counts)
+        forbid = np.ascontiguousarray(forbid)
+        log_k = np.ascontiguousarray(log_k)
+        n_c = size.shape[0]
+        logp = np.empty(n_c)
+        grad = np.empty((n_c, rates.shape[0] * 4))
+        kernel(
+            rates.ctypes.data, rates.shape[0], size.ctypes.data, n_c, offset.ctypes.data,
+            counts.ctypes.data, counts.shape[0], forbid.ctypes.data, forbid.shape[0],
+            log_k.ctypes.data, logp.ctypes.data, grad.ctypes.data,
+        )  # fmt: skip
+        return logp, grad
+
+    return graph_order_logp
 
 
 def _register_numba() -> None:
@@ -115,7 +158,7 @@ def _register_numba() -> None:
 
     @register_funcify_default_op_cache_key(OrderLogp)
     def _funcify(op: OrderLogp, node: Any = None, **kwargs: Any) -> Any:
-        return _graph_order_logp, _KERNEL_VERSION
+        return _graph_kernel(), _KERNEL_VERSION
 
 
 _register_numba()
