@@ -157,7 +157,8 @@ def available_models() -> list[str]:
     --------
     >>> available_models()  # doctest: +NORMALIZE_WHITESPACE
     ['biased_bt', 'noisy_plackett_luce', 'positional', 'positional_difficulty',
-     'positional_hierarchical', 'uniform', 'uniform_difficulty', 'uniform_hierarchical']
+     'positional_hierarchical', 'positional_order', 'uniform', 'uniform_difficulty',
+     'uniform_hierarchical', 'uniform_order']
     """
     return sorted(p.stem for p in spec_dir().glob("*.toml") if not p.stem.startswith("_"))
 
