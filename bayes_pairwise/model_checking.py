@@ -100,16 +100,24 @@ def _fitted(
         name = model.name
     else:
         raise TypeError(f"models must be names or model objects, got {type(spec).__name__}")
-    if getattr(model, "observed_name", "") != "wins":
-        raise DesignError(
-            f"model {name!r} has a per-verdict likelihood; LOO comparison needs models on the "
-            f"same unit ({_UNIT_TEXT}), i.e. the error models (uniform, positional and variants)"
-        )
+    _check_loo_unit(name, model)
     if not hasattr(model, "idata_"):
         model.fit(data, method="nuts", random_seed=random_seed, progress=progress)
     elif model.method_ != "nuts":
         raise DesignError(f"model {name!r} is a MAP fit; LOO needs posterior draws (NUTS)")
     return name, model
+
+
+def _check_loo_unit(name: str, model: Any) -> None:
+    """LOO compares models on one observation unit: the strength error models' pair rows."""
+    unit = getattr(model, "observed_name", "")
+    if unit != "wins":
+        what = "context" if unit == "contexts" else "verdict"
+        raise DesignError(
+            f"model {name!r} scores one observation per {what}; LOO comparison needs models "
+            f"on the same unit ({_UNIT_TEXT}), i.e. the strength error models (uniform, "
+            "positional and variants)"
+        )
 
 
 def compare_models(
@@ -226,12 +234,7 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
     if len(fits) < 2:
         raise DesignError("a LOO comparison needs at least two fitted models")
     for name, model in fits.items():
-        if getattr(model, "observed_name", "") != "wins":
-            raise DesignError(
-                f"model {name!r} has a per-verdict likelihood; LOO comparison needs models on "
-                f"the same unit ({_UNIT_TEXT}), i.e. the error models (uniform, positional and "
-                "variants)"
-            )
+        _check_loo_unit(name, model)
         if not hasattr(model, "idata_"):
             raise DesignError(f"model {name!r} is not fitted")
         how = getattr(model, "method_", "nuts")

@@ -53,7 +53,7 @@ def test_compare_models_table(small_log, mock_sampler):
 def test_compare_models_refusals(small_log, mock_sampler):
     with pytest.raises(DesignError, match="at least two"):
         compare_models(small_log.data, ["uniform"])
-    with pytest.raises(DesignError, match="per-verdict"):
+    with pytest.raises(DesignError, match="one observation per verdict"):
         compare_models(small_log.data, ["uniform", "biased_bt"], draws=10, chains=1)
     m = bp.pymc_models.UniformError().fit(small_log.data, method="map", random_seed=0)
     with pytest.raises(DesignError, match="MAP"):

@@ -132,6 +132,8 @@ def test_cyclic_labels_and_large_contexts_are_refused_by_name():
     sim = simulate_round_robin(5, eps=0.1, n_contexts=3, random_seed=0).data
     with pytest.raises(DesignError, match="tie_positional and tie_closeness"):
         bp.PositionalOrder(tie_positional=True).fit(sim, method="map")
+    with pytest.raises(DesignError, match="no JAX form"):
+        bp.UniformOrder(nuts_sampler="numpyro").fit(sim)
 
 
 def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
@@ -168,6 +170,11 @@ def test_nuts_fit_has_contexts_as_observations_and_round_trips(tmp_path):
     decided = np.bincount(ctx, pc.k_plus + pc.k_minus, data.n_contexts) - ties
     want = _kernel(data, rates)[0] + ties * np.log(tau) + decided * np.log1p(-tau)
     np.testing.assert_allclose(ll.isel(chain=0, draw=5).values, want, rtol=1e-9)
+    # LOO across models needs one unit: a context is not a pair row
+    from bayes_pairwise.model_checking import compare_fitted
+
+    with pytest.raises(DesignError, match="one observation per context"):
+        compare_fitted({"order": m, "again": m})
     path = m.save(tmp_path / "order.nc")
     back = bp.load_model(path)
     assert type(back) is bp.PositionalOrder

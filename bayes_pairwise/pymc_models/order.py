@@ -38,6 +38,7 @@ from pytensor.graph.op import Op
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import pair_counts
+from bayes_pairwise.model_specs import JAX_SAMPLERS
 from bayes_pairwise.pymc_models.base import make_prior
 from bayes_pairwise.pymc_models.error_models import (
     PositionalBias,
@@ -214,6 +215,11 @@ class _OrderModel:
                 f"{type(self).__name__} sums the truth out per context with one tie rate per "
                 "judge (it must not depend on the order): tie_positional and tie_closeness "
                 "need the strength models (uniform, positional)"
+            )
+        if self.resolved_sampler()["nuts_sampler"] in JAX_SAMPLERS:  # type: ignore[attr-defined]
+            raise DesignError(
+                f"{type(self).__name__}'s kernel has no JAX form: fit it with nutpie or PyMC's "
+                "NUTS (nuts_sampler='auto', 'nutpie' or 'pymc')"
             )
         self._tables(self._prepared(data))  # type: ignore[attr-defined]
 
