@@ -150,6 +150,8 @@ def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
         m.sample_posterior_predictive(random_seed=0)
 
 
+# nutpie compiles the order model's graph for ~30 s in a fresh process: the sampler run is slow
+@pytest.mark.slow
 def test_nuts_fit_has_contexts_as_observations_and_round_trips(tmp_path):
     df = _log(4, sizes=(4,) * 30, judges=("A",), labels=0.0)
     data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
