@@ -71,8 +71,6 @@ class OrderTables:
         context's item b is truly better.
     log_k_factorial : float array (C,)
         log k! per context (the uniform prior over orders).
-    context : int array (C,)
-        The data's context index of each block.
     """
 
     size: np.ndarray
@@ -80,7 +78,6 @@ class OrderTables:
     counts: np.ndarray
     forbid: np.ndarray
     log_k_factorial: np.ndarray
-    context: np.ndarray
 
     @property
     def n_contexts(self) -> int:
@@ -173,7 +170,6 @@ def order_tables(pc: Any, item_context: np.ndarray, n_contexts: int) -> OrderTab
         counts=counts,
         forbid=forbid,
         log_k_factorial=log_k,
-        context=np.arange(n_contexts, dtype=np.int64),
     )
 
 
