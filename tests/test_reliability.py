@@ -636,3 +636,6 @@ def test_local_cluster_workers_are_killed_not_waited_for_on_an_interrupt():
     for proc in workers:
         proc.join(10)
         assert proc.exitcode == -signal.SIGKILL
+    # and no nanny started a new worker in its place (closing the cluster, here or at exit,
+    # waited for that worker to start: 12 s after SIGTERM on a loaded CI machine)
+    assert not set(multiprocessing.active_children()) - before
