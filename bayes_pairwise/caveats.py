@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -321,7 +322,8 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
     if kind is None:
         kind = "positional" if getattr(model, "positional", False) else "uniform"
     # the fit's seed (0 when unseeded): the same numbers as fit --json's identification
-    seed = 0 if random_seed is None or not isinstance(random_seed, int) else random_seed
+    integer = isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, bool)
+    seed = int(random_seed) if integer else 0  # a NumPy integer counts (not only int)
     caveats = caveats_for(data, model_kind=kind, random_seed=seed)
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from bayes_pairwise.caveats import (
@@ -100,3 +101,28 @@ def test_identification_is_computed_per_log() -> None:
     lab = simulate_hard_pairs(2, n_contexts=400, labelled=0.5, tie_rate=0.0, random_seed=0).data
     res = identification(lab)[0]
     assert res.status == "identified" and res.correlation["correlated"]
+
+
+@pytest.mark.parametrize("seed", [np.int64(7), np.uint8(7), 7])
+def test_record_caveats_takes_a_numpy_integer_seed_as_that_seed(monkeypatch, seed):
+    # a NumPy integer seed used to fall back to 0: the caveats' bootstrap then differed from
+    # crosscheck's with the same seed
+    import bayes_pairwise.caveats as caveats_module
+    from bayes_pairwise.simulate import simulate_hard_pairs
+
+    seen: list = []
+
+    def spy(data, *, model_kind, random_seed):
+        seen.append(random_seed)
+        return []
+
+    monkeypatch.setattr(caveats_module, "caveats_for", spy)
+    sim = simulate_hard_pairs(4, random_seed=0)
+
+    class Fitted:
+        positional = True
+        idata_ = type("I", (), {"posterior": type("P", (), {"attrs": {}})()})()
+
+    caveats_module.record_caveats(Fitted(), sim.data_unlabelled, random_seed=seed)
+    caveats_module.record_caveats(Fitted(), sim.data_unlabelled, random_seed=True)
+    assert seen == [7, 0] and type(seen[0]) is int
