@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -148,6 +149,18 @@ def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
         _ = m.strengths_
     with pytest.raises(DesignError, match="posterior predictive"):
         m.sample_posterior_predictive(random_seed=0)
+
+
+@pytest.mark.slow  # a nutpie compile of the order model's graph
+def test_nuts_fit_does_not_show_numbas_cache_notice():
+    # the tables make the compiled graph uncacheable; numba said so in colour-coded warnings
+    # that reached the terminal as "warning: \x1b[1m…Cannot cache compiled function…"
+    sim = simulate_round_robin(4, eps_plus=0.05, eps_minus=0.25, n_contexts=30, random_seed=3)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        m = bp.PositionalOrder(draws=100, tune=100, chains=2).fit(sim.data, random_seed=1)
+    assert not [w for w in seen if "Cannot cache compiled function" in str(w.message)]
+    assert m.idata_.posterior.sizes["draw"] == 100
 
 
 # nutpie compiles the order model's graph for ~30 s in a fresh process: the sampler run is slow

@@ -126,8 +126,9 @@ def _nutpie_compiled(
     else:
         if on_step is not None:
             on_step(
-                "compiling the model with numba for nutpie (a log fitted before on this "
-                "machine loads from the disk cache; a new one takes seconds to a minute)"
+                "compiling the model with numba for nutpie (seconds to a minute; loaded from "
+                "the disk cache where a model was compiled on this machine before and its "
+                "graph allows)"
             )
         compiled = compile_nutpie_model(model)  # its callbacks cached on disk between processes
     if cache_key is not None:

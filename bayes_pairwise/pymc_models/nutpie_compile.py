@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -128,6 +129,19 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
     >>> compiled.n_dim  # doctest: +SKIP
     1
     """
+    with warnings.catch_warnings():
+        # numba's notice, with its terminal colour codes, that a function holding large
+        # constants (the order models' tables) is compiled again in each process: the fit's
+        # progress line already says that a compile is running
+        warnings.filterwarnings("ignore", message=_NO_CACHE_NOTICE, category=Warning)
+        return _compile_nutpie_model(model, require_cache=require_cache)
+
+
+#: numba's "Cannot cache compiled function …" warning, after any terminal colour codes
+_NO_CACHE_NOTICE = r"(\x1b\[[0-9;]*m)*Cannot cache compiled function"
+
+
+def _compile_nutpie_model(model: Any, *, require_cache: bool) -> Any:
     import nutpie
 
     try:
