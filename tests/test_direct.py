@@ -312,7 +312,13 @@ def test_nuts_on_the_written_out_density_matches_nuts_on_the_graph(
     ("cls", "kw", "dkw"),
     [
         (UniformError, {}, {"ties": "drop", "judges": 2}),
-        (PositionalBias, {"tie_positional": True}, {"ties": "model", "contexts": 3}),
+        # 64 s with every cache empty (the default run's slowest test): with the slow ones
+        pytest.param(
+            PositionalBias,
+            {"tie_positional": True},
+            {"ties": "model", "contexts": 3},
+            marks=pytest.mark.slow,
+        ),
         pytest.param(
             HierarchicalPositionalBias, {}, {"ties": "drop", "judges": 3}, marks=pytest.mark.slow
         ),
