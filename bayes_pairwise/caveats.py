@@ -21,14 +21,13 @@
 from __future__ import annotations
 
 import json
-import numbers
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
-from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY
+from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.identification import has_repeats
 from bayes_pairwise.matrices import pair_counts
@@ -322,8 +321,8 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
     if kind is None:
         kind = "positional" if getattr(model, "positional", False) else "uniform"
     # the fit's seed (0 when unseeded): the same numbers as fit --json's identification
-    integer = isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, bool)
-    seed = int(random_seed) if integer else 0  # a NumPy integer counts (not only int)
+    seed = integer_seed(random_seed)
+    seed = 0 if seed is None else seed
     caveats = caveats_for(data, model_kind=kind, random_seed=seed)
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])

@@ -26,6 +26,7 @@ here *at call time* (:func:`resolve_ties`, :func:`resolve_hdi_prob`), as ArviZ r
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "decided_error_rate",
     "estimand",
     "hdi_columns",
+    "integer_seed",
     "interval_label",
     "judge_rng",
     "resolve_hdi_prob",
@@ -225,3 +227,21 @@ def judge_rng(random_seed: Any, judge: str) -> Any:
     return np.random.default_rng(
         None if random_seed is None else [int(random_seed), zlib.crc32(str(judge).encode())]
     )
+
+
+def integer_seed(random_seed: Any) -> int | None:
+    """The seed as an ``int`` when it is a fixed integer seed (a NumPy integer counts, a bool
+    does not); None for None, a ``Generator`` or anything else.
+
+    The one rule for "the same seed gives the same numbers": results cached per seed
+    (identification, the within-pair correlation test) and the caveats a fit records key on it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> integer_seed(np.int64(7)), integer_seed(3), integer_seed(True), integer_seed(None)
+    (7, 3, None, None)
+    """
+    if isinstance(random_seed, numbers.Integral) and not isinstance(random_seed, bool):
+        return int(random_seed)
+    return None

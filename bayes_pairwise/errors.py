@@ -196,6 +196,10 @@ class WarningSink:
 #: PyTensor's five-line notice at the first compile of a pip install. It is about speed, not
 #: correctness (docs/src/installation.md, "A faster BLAS", says how to link one).
 BLAS_NOTICE = r"PyTensor could not link to a BLAS installation"
+#: numba's notice, after any terminal colour codes, that a function holding large constants
+#: (the order models' tables) is compiled again in each process: filtered where nutpie's graph
+#: is compiled, whose progress line already says that a compile runs
+NUMBA_NO_CACHE_NOTICE = r"(\x1b\[[0-9;]*m)*Cannot cache compiled function"
 #: third-party notices a user cannot act on, by category and message (matched at the start)
 THIRD_PARTY_NOTICES: tuple[tuple[type[Warning], str], ...] = (
     (FutureWarning, r"\s*ArviZ is undergoing a major refactor"),  # once a day, at import

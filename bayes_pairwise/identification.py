@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from bayes_pairwise.conventions import judge_rng
+from bayes_pairwise.conventions import integer_seed, judge_rng
 from bayes_pairwise.data import Comparisons
 
 __all__ = [
@@ -233,8 +233,9 @@ def identification(
     >>> identification(sim.data)[0].status
     'not identified'
     """
-    seeded = isinstance(random_seed, (int, np.integer)) and not isinstance(random_seed, bool)
-    key = (int(n_simulations), int(random_seed) if seeded else None)
+    seed = integer_seed(random_seed)
+    seeded = seed is not None
+    key = (int(n_simulations), seed)
     done = _DONE.get(data, {}).get(key) if seeded else None
     if done is not None:  # the same log, the same seed: the same answer, computed once
         return list(done)

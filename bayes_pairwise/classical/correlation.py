@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from bayes_pairwise.conventions import integer_seed
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.matrices import pair_counts
 
@@ -338,9 +339,10 @@ def within_pair_correlation(
     # the result depends on the data only through these patterns: with a fixed integer seed,
     # a repeated call (the cross-check asks once per judge and model kind) reuses it
     cache_key = None
-    if isinstance(random_seed, (int, np.integer)) and not isinstance(random_seed, bool):
+    seed = integer_seed(random_seed)
+    if seed is not None:
         cache_key = (
-            int(random_seed),
+            seed,
             int(n_bootstrap),
             int(n_iter),
             tuple((str(nm), n, u.tobytes(), c.tobytes()) for nm, n, u, c in patterns),

@@ -130,7 +130,7 @@ def _nutpie_compiled(
                 "the disk cache where a model was compiled on this machine before and its "
                 "graph allows)"
             )
-        compiled = compile_nutpie_model(model)  # its callbacks cached on disk between processes
+        compiled = compile_nutpie_model(model)  # callbacks cached on disk where the graph allows
     if cache_key is not None:
         _NUTPIE_CACHE[cache_key] = compiled
         while len(_NUTPIE_CACHE) > _NUTPIE_CACHE_SIZE:

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from bayes_pairwise.errors import NUMBA_NO_CACHE_NOTICE
+
 __all__ = ["compile_nutpie_model"]
 
 #: Bumped when the wrapper source below changes, so that old cached callbacks are not reused.
@@ -130,15 +132,8 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
     1
     """
     with warnings.catch_warnings():
-        # numba's notice, with its terminal colour codes, that a function holding large
-        # constants (the order models' tables) is compiled again in each process: the fit's
-        # progress line already says that a compile is running
-        warnings.filterwarnings("ignore", message=_NO_CACHE_NOTICE, category=Warning)
+        warnings.filterwarnings("ignore", message=NUMBA_NO_CACHE_NOTICE, category=Warning)
         return _compile_nutpie_model(model, require_cache=require_cache)
-
-
-#: numba's "Cannot cache compiled function …" warning, after any terminal colour codes
-_NO_CACHE_NOTICE = r"(\x1b\[[0-9;]*m)*Cannot cache compiled function"
 
 
 def _compile_nutpie_model(model: Any, *, require_cache: bool) -> Any:
