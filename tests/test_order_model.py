@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pytensor
 import pytest
 
 import bayes_pairwise as bp
@@ -151,24 +152,93 @@ def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
         m.sample_posterior_predictive(random_seed=0)
 
 
-@pytest.mark.slow  # a nutpie compile of the order model's graph
+def _by_name(model, grad):
+    """A gradient laid out as ``model.value_vars``, split by name."""
+    out, k = {}, 0
+    for v in model.value_vars:
+        n = int(np.prod(model.initial_point()[v.name].shape))
+        out[v.name], k = grad[k : k + n], k + n
+    return out
+
+
+@pytest.mark.parametrize("cls", [bp.PositionalOrder, bp.UniformOrder])
+@pytest.mark.parametrize("ties", ["model", "drop"])
+def test_the_written_out_density_is_the_graphs(cls, ties):
+    """What nutpie samples (no per-log compile) equals the PyMC model: log-density, gradient,
+    the constrained variables and the per-context log-likelihood, with ties, two judges and
+    gold labels."""
+    from bayes_pairwise.pymc_models.base import _frozen
+    from bayes_pairwise.pymc_models.order_density import order_density_logp_grad
+
+    data = bp.load_comparisons(_log(0), context="q", judge="judge", ties=ties, truth="gold")
+    m = cls()
+    spec, why = m.written_out_density(data)
+    assert why == "" and spec.names[0] in ("eps_simplex_simplex__", "eps_interval__")
+    assert ("tie_logit" in spec.names) == (ties == "model")
+    model = _frozen(m.build_model(data))
+    logp, dlogp = model.compile_logp(), model.compile_dlogp()
+    per_context = model.compile_logp(vars=[model["contexts"]], sum=False)
+    free = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+    values_of = pytensor.function(
+        model.value_vars,
+        model.replace_rvs_by_values([model[n] for n in free]),
+        on_unused_input="ignore",
+    )
+    rng = np.random.default_rng(1)
+    start = model.initial_point()
+    for _ in range(4):
+        point = {k: rng.normal(0.0, 1.0, size=v.shape) for k, v in start.items()}
+        x = np.concatenate([point[n].ravel() for n in spec.names])
+        lp, grad = order_density_logp_grad(spec, x)
+        assert lp == pytest.approx(float(logp(point)), rel=1e-12, abs=1e-9)
+        want = _by_name(model, dlogp(point))
+        got = np.split(grad, np.cumsum(spec.sizes)[:-1])
+        for name, g in zip(spec.names, got, strict=True):
+            np.testing.assert_allclose(g, want[name], rtol=1e-10, atol=1e-10)
+        ref = dict(zip(free, values_of(**point), strict=True))
+        values = spec.constrained({n: point[n][None] for n in spec.names})
+        assert sorted(values) == sorted(free)
+        for name in free:
+            np.testing.assert_allclose(values[name][0], ref[name], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(
+            spec.pointwise(values)[0], per_context(point)[0], rtol=1e-12, atol=1e-9
+        )
+    # the start nutpie gets is PyMC's (unjittered: the support point)
+    np.testing.assert_allclose(
+        spec.initial_point(0, jitter=False),
+        np.concatenate([start[n].ravel() for n in spec.names]),
+        atol=1e-12,
+    )
+
+
+def test_a_prior_it_does_not_write_out_falls_back_to_the_graph_by_name():
+    data = bp.load_comparisons(_log(0), context="q", judge="judge", ties="model")
+    m = bp.PositionalOrder(priors={"tie_logit": {"dist": "Normal", "mu": 0.0, "sigma": 2.0}})
+    spec, why = m.written_out_density(data)
+    assert spec is None and why == "tie_logit prior Normal (written out: Logistic)"
+
+
+@pytest.mark.slow  # a nutpie compile of the order model's graph (a prior not written out)
 def test_nuts_fit_does_not_show_numbas_cache_notice():
     # the tables make the compiled graph uncacheable; numba said so in colour-coded warnings
     # that reached the terminal as "warning: \x1b[1m…Cannot cache compiled function…"
-    sim = simulate_round_robin(4, eps_plus=0.05, eps_minus=0.25, n_contexts=30, random_seed=3)
+    data = bp.load_comparisons(
+        _log(3, sizes=(4,) * 20, judges=("A",), labels=0.0), context="q", ties="model"
+    )
+    graph = {"tie_logit": {"dist": "Normal", "mu": 0.0, "sigma": 2.0}}
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        m = bp.PositionalOrder(draws=100, tune=100, chains=2).fit(sim.data, random_seed=1)
+        m = bp.PositionalOrder(draws=100, tune=100, chains=2, priors=graph).fit(data, random_seed=1)
     assert not [w for w in seen if "Cannot cache compiled function" in str(w.message)]
     assert m.idata_.posterior.sizes["draw"] == 100
+    assert m.settings_["log_density"].startswith("graph (tie_logit prior Normal")
 
 
-# nutpie compiles the order model's graph for ~30 s in a fresh process: the sampler run is slow
-@pytest.mark.slow
 def test_nuts_fit_has_contexts_as_observations_and_round_trips(tmp_path):
     df = _log(4, sizes=(4,) * 30, judges=("A",), labels=0.0)
     data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
-    m = bp.PositionalOrder(draws=200, tune=200, chains=2).fit(data, random_seed=1)
+    m = bp.PositionalOrder(draws=500, tune=500, chains=2).fit(data, random_seed=1)
+    assert m.settings_["log_density"] == "written out"  # nothing compiled for this log
     d = diagnose(m, random_seed=0)
     assert d.divergences == 0 and d.checks["rhat"]
     assert any("draws no replicated data" in msg for msg in d.messages)

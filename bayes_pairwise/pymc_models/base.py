@@ -27,6 +27,10 @@ import pytensor.tensor as pt
 
 if TYPE_CHECKING:
     from bayes_pairwise.pymc_models.direct import DirectSpec
+    from bayes_pairwise.pymc_models.order_density import OrderDensity
+
+    #: A log-density written out for nutpie: the strength models' or the hard-truth models'.
+    WrittenOut = DirectSpec | OrderDensity
 
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
@@ -107,7 +111,7 @@ def _nutpie_compiled(
     model: pm.Model,
     cache_key: str | None,
     on_step: Callable[[str], None] | None = None,
-    direct: DirectSpec | None = None,
+    direct: WrittenOut | None = None,
 ) -> Any:
     from bayes_pairwise.pymc_models.nutpie_compile import (
         compile_direct_model,
@@ -150,7 +154,7 @@ def _sample_nutpie(
     cache_key: str | None,
     mass_matrix: str = "diag",
     on_step: Callable[[str], None] | None = None,
-    direct: DirectSpec | None = None,
+    direct: WrittenOut | None = None,
     on_progress: Callable[[str], None] | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
@@ -207,14 +211,12 @@ def _sample_nutpie(
 
 
 def _direct_posterior(
-    spec: DirectSpec, posterior: Any, model: pm.Model, coords: Any, dims: Any
+    spec: WrittenOut, posterior: Any, model: pm.Model, coords: Any, dims: Any
 ) -> Any:
     """The model's variables from the unconstrained draws of the written-out log-density."""
     from pymc.backends.arviz import dict_to_dataset
 
-    from bayes_pairwise.pymc_models.direct import constrained_draws
-
-    values = constrained_draws(spec, {n: posterior[n].values for n in spec.names})
+    values = spec.constrained({n: posterior[n].values for n in spec.names})
     expected = _posterior_names(model)
     if sorted(values) != sorted(expected):  # pragma: no cover - tests/test_direct.py
         raise RuntimeError(
@@ -226,16 +228,14 @@ def _direct_posterior(
 
 
 def _direct_log_likelihood(
-    spec: DirectSpec, idata: az.InferenceData, model: pm.Model, observed: str
+    spec: WrittenOut, idata: az.InferenceData, model: pm.Model, observed: str
 ) -> Any:
     """The pointwise log-likelihood group (one value per pair row and draw), as
     :func:`pymc.compute_log_likelihood` would store it."""
     from pymc.backends.arviz import coords_and_dims_for_inferencedata, dict_to_dataset
 
-    from bayes_pairwise.pymc_models.direct import pointwise_log_likelihood
-
     post = idata.posterior
-    values = pointwise_log_likelihood(spec, {n: post[n].values for n in post.data_vars})
+    values = spec.pointwise({n: post[n].values for n in post.data_vars})
     coords, dims = coords_and_dims_for_inferencedata(model)
     coords = {**coords, "chain": post["chain"].values, "draw": post["draw"].values}
     return dict_to_dataset(
@@ -259,7 +259,7 @@ def sample_nuts(
     cache_key: str | None = None,
     mass_matrix: str = "diag",
     on_step: Callable[[str], None] | None = None,
-    direct: DirectSpec | None = None,
+    direct: WrittenOut | None = None,
     on_progress: Callable[[str], None] | None = None,
     **kwargs: Any,
 ) -> az.InferenceData:
@@ -286,8 +286,9 @@ def sample_nuts(
     on_step : callable, optional
         Called with a line naming each phase as it starts (compiling, sampling), so that a
         long compile is not a silent wait.
-    direct : DirectSpec, optional
-        The model's log-density written out (:mod:`bayes_pairwise.pymc_models.direct`): nutpie
+    direct : DirectSpec or OrderDensity, optional
+        The model's log-density written out (:mod:`bayes_pairwise.pymc_models.direct`,
+        :mod:`bayes_pairwise.pymc_models.order_density`): nutpie
         samples it instead of a compile of ``model``'s graph (the same density; no per-model
         compile). Ignored by PyMC's NUTS.
     on_progress : callable, optional
@@ -738,11 +739,15 @@ class BayesianPairwiseModel:
         elif method == "laplace":
             if on_step is not None:
                 on_step("Laplace approximation: the posterior mode and its Hessian")
+            if direct is not None and not direct.optimisable:
+                direct, why = None, "MAP and Laplace optimise the graph for this model"
             idata = _laplace_idata(model, frozen, seed, int(sampler["draws"]), direct)
             log_density = "written out" if direct is not None else f"graph ({why})"
         else:
             if on_step is not None:
                 on_step("MAP: the posterior mode")
+            if direct is not None and not direct.optimisable:
+                direct, why = None, "MAP and Laplace optimise the graph for this model"
             idata = _map_idata(model, frozen, seed, map_settings, direct)
             log_density = "written out" if direct is not None else f"graph ({why})"
         loglik = _log_likelihood_plan(idata, frozen, self.observed_name, log_likelihood)
@@ -805,7 +810,7 @@ class BayesianPairwiseModel:
     def _extra_settings(self) -> dict[str, Any]:
         return {}
 
-    def written_out_density(self, data: Comparisons) -> tuple[DirectSpec | None, str]:
+    def written_out_density(self, data: Comparisons) -> tuple[WrittenOut | None, str]:
         """The model's log-density written out for nutpie (no graph to compile), or None and
         why not (:mod:`bayes_pairwise.pymc_models.direct`).
 
@@ -828,7 +833,7 @@ class BayesianPairwiseModel:
 
     def _direct(
         self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
-    ) -> tuple[DirectSpec | None, str]:
+    ) -> tuple[WrittenOut | None, str]:
         return None, f"no written-out log-density for {type(self).__name__}"
 
     @staticmethod

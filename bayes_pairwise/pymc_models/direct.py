@@ -69,6 +69,7 @@ __all__ = [
     "laplace",
     "pointwise_log_likelihood",
     "source_version",
+    "void_pointer",
     "without_jacobian",
 ]
 
@@ -134,6 +135,35 @@ class DirectSpec:
     def n_dim(self) -> int:
         """Length of the unconstrained parameter vector."""
         return int(sum(self.sizes))
+
+    #: MAP and the Laplace approximation run on it (:func:`find_mode`, :func:`laplace`).
+    optimisable = True
+
+    @property
+    def callback_key(self) -> str:
+        """What nutpie's cached callbacks depend on: the form and this module's source."""
+        return f"direct-{source_version()}-form{self.form}"
+
+    @property
+    def user_data_size(self) -> int:
+        """Length of :attr:`user_data`."""
+        return USER_DATA_SIZE
+
+    def entry(self) -> Any:
+        """The numba entry ``(x, grad, user_data) -> logp`` of the form (:func:`entry`)."""
+        return entry(self.form)
+
+    def initial_point(self, seed: int, *, jitter: bool = True) -> np.ndarray:
+        """:func:`initial_point` of this spec."""
+        return initial_point(self, seed, jitter=jitter)
+
+    def constrained(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """:func:`constrained_draws` of this spec."""
+        return constrained_draws(self, values)
+
+    def pointwise(self, values: dict[str, np.ndarray]) -> np.ndarray:
+        """:func:`pointwise_log_likelihood` of this spec (one value per pair row)."""
+        return pointwise_log_likelihood(self, values)
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The arrays :func:`direct_logp_grad` takes after ``x`` and ``grad``."""
@@ -320,7 +350,7 @@ def _data(x: Any, dtype: Any) -> np.ndarray:
 
 
 @intrinsic
-def _void_ptr(typingctx: Any, address: Any) -> Any:
+def void_pointer(typingctx: Any, address: Any) -> Any:
     """The integer ``address`` as a ``void*``."""
     sig = types.voidptr(address)
 
@@ -781,17 +811,17 @@ def _logp_diff_ties2(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
 @numba.njit(inline="always", **_JIT)
 def _unpack(ud: np.ndarray) -> tuple:
     """The spec's arrays from the user-data block: (address, length) pairs, counts' 4 or 6 rows."""
-    shape = numba.carray(_void_ptr(ud[0]), (ud[1],), np.int64)
-    prior = numba.carray(_void_ptr(ud[2]), (ud[3],), np.float64)
-    ii = numba.carray(_void_ptr(ud[4]), (ud[5],), np.int64)
-    jj = numba.carray(_void_ptr(ud[6]), (ud[7],), np.int64)
-    judge = numba.carray(_void_ptr(ud[8]), (ud[9],), np.int64)
-    truth = numba.carray(_void_ptr(ud[10]), (ud[11],), np.int64)
-    counts = numba.carray(_void_ptr(ud[12]), (ud[13], ud[5]), np.float64)
-    coef = numba.carray(_void_ptr(ud[14]), (ud[15],), np.float64)
-    context = numba.carray(_void_ptr(ud[16]), (ud[17],), np.int64)
-    context_size = numba.carray(_void_ptr(ud[18]), (ud[19],), np.float64)
-    rows = numba.carray(_void_ptr(ud[20]), (ud[21],), np.float64)
+    shape = numba.carray(void_pointer(ud[0]), (ud[1],), np.int64)
+    prior = numba.carray(void_pointer(ud[2]), (ud[3],), np.float64)
+    ii = numba.carray(void_pointer(ud[4]), (ud[5],), np.int64)
+    jj = numba.carray(void_pointer(ud[6]), (ud[7],), np.int64)
+    judge = numba.carray(void_pointer(ud[8]), (ud[9],), np.int64)
+    truth = numba.carray(void_pointer(ud[10]), (ud[11],), np.int64)
+    counts = numba.carray(void_pointer(ud[12]), (ud[13], ud[5]), np.float64)
+    coef = numba.carray(void_pointer(ud[14]), (ud[15],), np.float64)
+    context = numba.carray(void_pointer(ud[16]), (ud[17],), np.int64)
+    context_size = numba.carray(void_pointer(ud[18]), (ud[19],), np.float64)
+    rows = numba.carray(void_pointer(ud[20]), (ud[21],), np.float64)
     return shape, prior, ii, jj, judge, truth, counts, coef, context, context_size, rows
 
 

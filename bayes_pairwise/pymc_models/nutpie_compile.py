@@ -292,42 +292,40 @@ def bayes_pairwise_direct_expand(dim, expanded, x_, out_, user_data_):
 """
 
 
-@functools.cache  # model-independent: one pair per form (tie form, rates) and process
-def _direct_callbacks(form: int) -> tuple[Any, Any]:
-
-    from bayes_pairwise.pymc_models import direct
-
+@functools.cache  # model-independent: one pair per written-out form and process
+def _direct_callbacks(key: str, entry: Any, n_user_data: int) -> tuple[Any, Any]:
     logp_sig, expand_sig = _callback_signatures()
-    version = f"direct-v{_WRAPPER_VERSION}-{direct.source_version()}"
     logp = _cached_cfunc(
         _DIRECT_LOGP_SRC,
         "bayes_pairwise_direct_logp",
-        direct.entry(form),
+        entry,
         logp_sig,
-        _key(f"{version}-form{form}", "", direct.USER_DATA_SIZE),
-        N_USER_DATA=direct.USER_DATA_SIZE,
+        _key(f"{key}-{_WRAPPER_VERSION}", "", n_user_data),
+        N_USER_DATA=n_user_data,
     )
     expand = _cached_cfunc(
         _DIRECT_EXPAND_SRC,
         "bayes_pairwise_direct_expand",
         None,
         expand_sig,
-        _key(f"{version}-expand", ""),
+        _key(f"direct-v{_WRAPPER_VERSION}-expand", ""),
     )
     return logp, expand
 
 
 def compile_direct_model(spec: Any, model: Any) -> Any:
-    """A nutpie model of the hand-written log-density ``spec`` (:mod:`.direct`) of ``model``.
+    """A nutpie model of the hand-written log-density ``spec`` of ``model``.
 
     The value variables are sampled and stored unconstrained (``spec.names``);
-    :func:`bayes_pairwise.pymc_models.direct.constrained_draws` turns them into the model's
-    variables. Nothing model-specific is compiled: the callbacks depend on the form only (tie
-    form, rates: flat, hierarchical or pair difficulty) and are cached on disk.
+    ``spec.constrained`` turns them into the model's variables. Nothing model-specific is
+    compiled: the callbacks depend on the form only (``spec.callback_key``: for the strength
+    models the tie form and the rates, flat, hierarchical or pair difficulty; for the
+    hard-truth models the kernel's source) and are cached on disk.
 
     Parameters
     ----------
-    spec : DirectSpec
+    spec : DirectSpec or OrderDensity
+        :mod:`.direct` or :mod:`.order_density`.
     model : pymc.Model
         The model the spec writes out (for its coords).
 
@@ -339,9 +337,9 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
 
     from nutpie import compile_pymc as cp
 
-    from bayes_pairwise.pymc_models import direct
-
-    logp_cfunc, expand_cfunc = _direct_callbacks(spec.form)
+    logp_cfunc, expand_cfunc = _direct_callbacks(
+        spec.callback_key, spec.entry(), spec.user_data_size
+    )
     offsets = np.cumsum((0, *spec.sizes))
     shape_info = (
         list(spec.names),
@@ -361,7 +359,7 @@ def compile_direct_model(spec: Any, model: Any) -> Any:
         _shapes={name: shape for name, shape in zip(shape_info[0], shape_info[2], strict=True)},
         compiled_logp_func=logp_cfunc,
         compiled_expand_func=expand_cfunc,
-        initial_point_func=lambda seed: direct.initial_point(spec, seed),
+        initial_point_func=spec.initial_point,
         shared_data={},
         user_data=spec.user_data,
         n_expanded=spec.n_dim,

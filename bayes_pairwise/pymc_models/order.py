@@ -13,6 +13,10 @@ wall NUTS must resolve: 327 leapfrog steps per draw and a default fit of 413 s. 
 models give the same rates (``docs/src/speed.md``) at a few steps per draw. They estimate no
 strengths: read a ranking from the strength models or from Bradley–Terry.
 
+NUTS with nutpie samples the density written out (:mod:`~bayes_pairwise.pymc_models.order_density`:
+nothing compiled per log); MAP, the Laplace approximation and PyMC's NUTS run the graph below,
+with the kernel as an Op.
+
 The observation unit (``contexts``, dim ``context``) is a context: its pair rows share one
 order, so the pointwise log-likelihood (LOO) is per context. Supported: one tie rate per judge
 (it does not depend on the order), gold labels (an order a label contradicts has probability
@@ -46,6 +50,7 @@ from bayes_pairwise.pymc_models.error_models import (
     observed_counts,
     pair_labels,
 )
+from bayes_pairwise.pymc_models.order_density import OrderDensity, order_density
 from bayes_pairwise.pymc_models.order_kernel import OrderTables, order_logp, order_tables
 
 __all__ = ["OrderLogp", "PositionalOrder", "UniformOrder"]
@@ -165,6 +170,17 @@ def _register_numba() -> None:
 _register_numba()
 
 
+def _tie_counts(pc: Any, data: Comparisons) -> tuple[np.ndarray, np.ndarray]:
+    """Tie and decided verdicts per context and judge, ``(C, J)`` each (the tie terms)."""
+    ctx = np.asarray(data.item_context, dtype=np.int64)[np.asarray(pc.i)]
+    at = (ctx, np.asarray(pc.judge, dtype=np.int64))
+    ties = np.zeros((data.n_contexts, data.n_judges))
+    decided = np.zeros((data.n_contexts, data.n_judges))
+    np.add.at(ties, at, np.asarray(pc.t1 + pc.t2, dtype=float))
+    np.add.at(decided, at, np.asarray(pc.k_plus + pc.k_minus, dtype=float))
+    return ties, decided - ties
+
+
 def _context_logp(
     value: Any,
     log_rates: Any,
@@ -251,7 +267,6 @@ class _OrderModel:
             "order": ["k_plus", "k_minus"],
         }
         n_c, n_j = data.n_contexts, data.n_judges
-        ctx = np.asarray(data.item_context, dtype=np.int64)[np.asarray(pc.i)]
         observed = observed_counts(pc, tie_model)
         with pm.Model(coords=coords) as model:
             # the design, kept with the fit (save / load_model rebuild the log from it); the
@@ -274,12 +289,7 @@ class _OrderModel:
             if tie_model:
                 tie_logit = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
                 pm.Deterministic("tie_rate", pm.math.sigmoid(tie_logit), dims="judge")
-                at = (ctx, np.asarray(pc.judge, dtype=np.int64))
-                ties = np.zeros((n_c, n_j))
-                decided = np.zeros((n_c, n_j))
-                np.add.at(ties, at, np.asarray(pc.t1 + pc.t2, dtype=float))
-                np.add.at(decided, at, np.asarray(pc.k_plus + pc.k_minus, dtype=float))
-                decided -= ties
+                ties, decided = _tie_counts(pc, data)
             else:
                 tie_logit = pt.zeros(n_j)
             pm.CustomDist(
@@ -296,9 +306,21 @@ class _OrderModel:
             )
         return model
 
-    def written_out_density(self, data: Comparisons) -> tuple[None, str]:
-        """None: the hard-truth models run PyTensor's graph with the kernel's Op."""
-        return None, "the hard-truth models evaluate their kernel through an Op on the graph"
+    def _direct(
+        self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
+    ) -> tuple[OrderDensity | None, str]:
+        """The log-density written out for nutpie (:mod:`.order_density`): the callbacks are
+        cached once per machine, where the graph's hold the tables and compile per process."""
+        tie_model = self.models_ties(data)  # type: ignore[attr-defined]
+        data = self._prepared(data)  # type: ignore[attr-defined]
+        pc, tables = self._tables(data)
+        return order_density(
+            tables,
+            n_judges=data.n_judges,
+            positional=self.positional,  # type: ignore[attr-defined]
+            tie_counts=_tie_counts(pc, data) if tie_model else None,
+            priors=priors,
+        )
 
     def reported_names(self, strengths: bool = True) -> list[str]:
         """Posterior variables presented as findings (no strengths: the order is summed out)."""

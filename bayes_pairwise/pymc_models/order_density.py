@@ -1,0 +1,449 @@
+"""The hard-truth models' log-density written out for nutpie: nothing to compile per log.
+
+:class:`~bayes_pairwise.pymc_models.PositionalOrder` and
+:class:`~bayes_pairwise.pymc_models.UniformOrder` evaluate their likelihood with one kernel
+(:func:`~bayes_pairwise.pymc_models.order_kernel.order_logp`) and have two or three parameters
+per judge. Through PyMC's graph, nutpie's compile holds the log's count tables as constants of
+the callbacks, which numba cannot cache ("dynamic globals"): every new process compiled the
+model again, about 30 s on the QLoRA GPT-4 log, twice the sampling; and the pointwise
+log-likelihood for LOO compiled the graph once more in PyTensor's C backend (another 30 s).
+
+Here the density is written out, as :mod:`~bayes_pairwise.pymc_models.direct` does for the
+strength models: the priors and their transforms (``eps`` Uniform through the interval
+transform, ``eps_simplex`` Dirichlet through the simplex transform, ``tie_logit`` Logistic,
+untransformed), the kernel, the tie terms, and the chain rule back. The tables are read from the
+user-data block nutpie passes to its callbacks, so the callbacks depend on nothing but this
+source and are cached on disk once per machine. Each value variable is transformed and shaped
+as in the PyMC model (the rates first, then the tie logits), so the density equals the PyMC
+model's, constants included (``tests/test_order_model.py`` checks value and gradient against
+the compiled graph).
+
+Only NUTS uses it; MAP and the Laplace approximation optimise the graph (two or three
+parameters per judge: nothing to gain).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+
+from bayes_pairwise.pymc_models.direct import void_pointer
+from bayes_pairwise.pymc_models.order_kernel import OrderTables, order_logp
+
+__all__ = ["USER_DATA_SIZE", "OrderDensity", "order_density", "order_density_logp_grad"]
+
+_JIT = {"cache": True, "error_model": "numpy"}
+
+#: Length of the user-data block: address and length of 10 arrays.
+USER_DATA_SIZE = 20
+
+
+@dataclass(frozen=True, eq=False)
+class OrderDensity:
+    """What the written-out density of a hard-truth model needs (built by
+    :func:`order_density`); the arrays are C-contiguous copies."""
+
+    shape: np.ndarray  # int64: judges, contexts, positional, ties
+    prior: np.ndarray  # float64: eps lower, eps upper, Dirichlet a (3), tie mu, tie s
+    size: np.ndarray
+    offset: np.ndarray
+    counts: np.ndarray
+    forbid: np.ndarray
+    log_k: np.ndarray
+    ties: np.ndarray  # (C, J) tie verdicts per context and judge (zeros without a tie model)
+    decided: np.ndarray  # (C, J) decided verdicts
+    names: tuple[str, ...]  # value variables: the rates, then the tie logits
+    shapes: tuple[tuple[int, ...], ...]
+
+    #: Whether MAP and the Laplace approximation can use it (no: they optimise the graph).
+    optimisable = False
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Length of each value variable in ``x``."""
+        return tuple(int(np.prod(s)) for s in self.shapes)
+
+    @property
+    def n_dim(self) -> int:
+        """Length of the unconstrained parameter vector."""
+        return int(sum(self.sizes))
+
+    @property
+    def callback_key(self) -> str:
+        """What the cached nutpie callbacks depend on: this module's and the kernel's source."""
+        return f"order-{source_version()}"
+
+    @property
+    def user_data_size(self) -> int:
+        """Length of :attr:`user_data`."""
+        return USER_DATA_SIZE
+
+    def entry(self) -> Any:
+        """The numba entry ``(x, grad, user_data) -> logp`` nutpie's callbacks call."""
+        return _logp_entry
+
+    @functools.cached_property
+    def user_data(self) -> np.ndarray:
+        """(address, length) of every array; points into this object (keep it alive)."""
+        return _user_data(self)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays of the user-data block, in order."""
+        return (
+            self.shape,
+            self.prior,
+            self.size,
+            self.offset,
+            self.counts,
+            self.forbid,
+            self.log_k,
+            self.ties,
+            self.decided,
+        )
+
+    def initial_point(self, seed: int, *, jitter: bool = True) -> np.ndarray:
+        """PyMC's start for nutpie: the Dirichlet mean or mid-interval and the tie logits at
+        ``mu``, jittered by U(−1, 1) in every unconstrained coordinate."""
+        rng = np.random.default_rng(seed)
+        base = np.zeros(self.n_dim)
+        n_j = int(self.shape[0])
+        if self.shape[2]:
+            log_p = np.log(self.prior[2:5] / self.prior[2:5].sum())
+            base[: 2 * n_j] = np.tile(log_p[:2] - log_p.mean(), n_j)
+        if self.shape[3]:
+            base[self.sizes[0] :] = self.prior[5]
+        return base + rng.uniform(-1.0, 1.0, self.n_dim) if jitter else base
+
+    def constrained(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The model's free variables and deterministics from unconstrained draws
+        (each value variable shaped ``(*lead, *shape)``), named as in the PyMC model."""
+        n_j = int(self.shape[0])
+        out: dict[str, np.ndarray] = {}
+        if self.shape[2]:
+            y = np.asarray(values["eps_simplex_simplex__"])
+            lead = y.shape[:-2]
+            y = y.reshape(*lead, n_j, 2)
+            full = np.concatenate([y, -y.sum(-1, keepdims=True)], axis=-1)
+            e = np.exp(full - full.max(-1, keepdims=True))
+            p = e / e.sum(-1, keepdims=True)
+            out["eps_simplex"] = p
+            out["eps_plus"], out["eps_minus"] = p[..., 0], p[..., 1]
+        else:
+            t = np.asarray(values["eps_interval__"])
+            lo, hi = self.prior[0], self.prior[1]
+            out["eps"] = lo + (hi - lo) / (1.0 + np.exp(-t))
+        if self.shape[3]:
+            eta = np.asarray(values["tie_logit"])
+            out["tie_logit"] = eta
+            out["tie_rate"] = 1.0 / (1.0 + np.exp(-eta))
+        return out
+
+    def pointwise(self, values: dict[str, np.ndarray]) -> np.ndarray:
+        """Per-context log-likelihood of every draw, ``(*lead, C)``, from the model's
+        constrained variables (``eps`` or ``eps_plus``/``eps_minus``, ``tie_logit``)."""
+        if self.shape[2]:
+            ep, em = np.asarray(values["eps_plus"]), np.asarray(values["eps_minus"])
+        else:
+            ep = em = np.asarray(values["eps"])
+        lead = ep.shape[:-1]
+        n_j = int(self.shape[0])
+        ep = np.ascontiguousarray(ep.reshape(-1, n_j), dtype=np.float64)
+        em = np.ascontiguousarray(em.reshape(-1, n_j), dtype=np.float64)
+        if self.shape[3]:
+            eta = np.ascontiguousarray(
+                np.asarray(values["tie_logit"]).reshape(-1, n_j), dtype=np.float64
+            )
+        else:
+            eta = np.zeros_like(ep)
+        out = _pointwise(ep, em, eta, *self.arrays()[2:])
+        return out.reshape(*lead, -1)
+
+
+def order_density(
+    tables: OrderTables,
+    *,
+    n_judges: int,
+    positional: bool,
+    tie_counts: tuple[np.ndarray, np.ndarray] | None,
+    priors: dict[str, dict[str, Any]],
+) -> tuple[OrderDensity | None, str]:
+    """The :class:`OrderDensity` of a hard-truth model, or ``None`` and why not.
+
+    Parameters
+    ----------
+    tables : OrderTables
+        The model's count tables.
+    n_judges : int
+    positional : bool
+        ``eps_simplex`` (Dirichlet) rather than ``eps`` (Uniform).
+    tie_counts : (ties, decided), optional
+        Per context and judge, ``(C, J)`` each, when ties are modelled.
+    priors : dict
+        The model's resolved priors.
+
+    Returns
+    -------
+    density : OrderDensity or None
+    reason : str
+        Empty when written out.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import PositionalOrder
+    >>> sim = bp.simulate_round_robin(5, eps_plus=0.05, eps_minus=0.2, n_contexts=4,
+    ...                               random_seed=0)
+    >>> spec, why = PositionalOrder().written_out_density(sim.data)
+    >>> spec.names, spec.n_dim, why
+    (('eps_simplex_simplex__',), 2, '')
+    """
+    prior = np.zeros(7)
+    eps = priors["eps"]
+    if positional:
+        if eps.get("dist") != "Dirichlet":
+            return None, f"eps prior {eps.get('dist')} (written out: Dirichlet)"
+        prior[2:5] = np.asarray(eps["a"], dtype=float)
+    else:
+        if eps.get("dist") != "Uniform":
+            return None, f"eps prior {eps.get('dist')} (written out: Uniform)"
+        prior[0], prior[1] = float(eps["lower"]), float(eps["upper"])
+    names = ["eps_simplex_simplex__" if positional else "eps_interval__"]
+    shapes: list[tuple[int, ...]] = [(n_judges, 2) if positional else (n_judges,)]
+    n_c = tables.n_contexts
+    ties = decided = np.zeros((n_c, n_judges))
+    if tie_counts is not None:
+        tie = priors["tie_logit"]
+        if tie.get("dist") != "Logistic":
+            return None, f"tie_logit prior {tie.get('dist')} (written out: Logistic)"
+        prior[5], prior[6] = float(tie.get("mu", 0.0)), float(tie.get("s", 1.0))
+        ties, decided = tie_counts
+        names.append("tie_logit")
+        shapes.append((n_judges,))
+    shape = [n_judges, n_c, int(positional), int(tie_counts is not None)]
+    return (
+        OrderDensity(
+            shape=np.array(shape, dtype=np.int64),
+            prior=prior,
+            size=_copy(tables.size, np.int64),
+            offset=_copy(tables.offset, np.int64),
+            counts=_copy(tables.counts, np.float64),
+            forbid=_copy(tables.forbid, np.int64),
+            log_k=_copy(tables.log_k_factorial, np.float64),
+            ties=_copy(ties, np.float64),
+            decided=_copy(decided, np.float64),
+            names=tuple(names),
+            shapes=tuple(shapes),
+        ),
+        "",
+    )
+
+
+def order_density_logp_grad(spec: OrderDensity, x: np.ndarray) -> tuple[float, np.ndarray]:
+    """Log-density at the unconstrained point ``x`` (laid out as ``spec.names``) and its
+    gradient: what nutpie's callbacks compute.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> from bayes_pairwise.pymc_models import UniformOrder
+    >>> sim = bp.simulate_round_robin(5, eps=0.1, n_contexts=4, random_seed=0)
+    >>> spec, _ = UniformOrder().written_out_density(sim.data)
+    >>> lp, grad = order_density_logp_grad(spec, np.zeros(spec.n_dim))
+    >>> bool(np.isfinite(lp)), grad.shape
+    (True, (1,))
+    """
+    x = np.array(x, dtype=np.float64, order="C", copy=True)
+    if x.shape != (spec.n_dim,):
+        raise ValueError(f"x must have shape ({spec.n_dim},), got {x.shape}")
+    grad = np.zeros(spec.n_dim)
+    lp = _logp_entry(x, grad, spec.user_data)
+    return float(lp), grad
+
+
+def _copy(x: Any, dtype: Any) -> np.ndarray:
+    return np.array(x, dtype=dtype, order="C", copy=True)
+
+
+def _user_data(spec: OrderDensity) -> np.ndarray:
+    out: list[int] = []
+    for a in spec.arrays():
+        out += [a.ctypes.data, a.size]
+    out += [0, 0]
+    return np.array(out, dtype=np.int64)
+
+
+@functools.cache
+def source_version() -> str:
+    """A hash of this module's and the kernel's source (the cached callbacks' key)."""
+    import hashlib
+    from pathlib import Path
+
+    here = Path(__file__)
+    text = here.read_text(encoding="utf-8") + (here.parent / "order_kernel.py").read_text(
+        encoding="utf-8"
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@numba.njit(**_JIT)
+def _softplus(x: float) -> float:
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+@numba.njit(**_JIT)
+def _sigmoid(x: float) -> float:
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@numba.njit(**_JIT)
+def _log_rates(ep: np.ndarray, em: np.ndarray) -> np.ndarray:
+    n_j = ep.shape[0]
+    rates = np.empty((n_j, 4))
+    for q in range(n_j):
+        rates[q, 0] = math.log(ep[q])
+        rates[q, 1] = math.log1p(-ep[q])
+        rates[q, 2] = math.log(em[q])
+        rates[q, 3] = math.log1p(-em[q])
+    return rates
+
+
+@numba.njit(**_JIT)
+def _tie_terms(eta: np.ndarray, ties: np.ndarray, decided: np.ndarray, c: int) -> float:
+    lp = 0.0
+    for q in range(eta.shape[0]):
+        lp -= ties[c, q] * _softplus(-eta[q]) + decided[c, q] * _softplus(eta[q])
+    return lp
+
+
+@numba.njit(**_JIT)
+def _pointwise(ep, em, eta, size, offset, counts, forbid, log_k, ties, decided):
+    n_d = ep.shape[0]
+    n_c = size.shape[0]
+    out = np.empty((n_d, n_c))
+    for d in range(n_d):  # without a tie model the tie counts are zeros
+        lp, _ = order_logp(_log_rates(ep[d], em[d]), size, offset, counts, forbid, log_k)
+        for c in range(n_c):
+            out[d, c] = lp[c] + _tie_terms(eta[d], ties, decided, c)
+    return out
+
+
+@numba.njit(**_JIT)
+def _unpack(ud: np.ndarray) -> tuple:
+    shape = numba.carray(void_pointer(ud[0]), (ud[1],), np.int64)
+    prior = numba.carray(void_pointer(ud[2]), (ud[3],), np.float64)
+    size = numba.carray(void_pointer(ud[4]), (ud[5],), np.int64)
+    offset = numba.carray(void_pointer(ud[6]), (ud[7],), np.int64)
+    counts = numba.carray(void_pointer(ud[8]), (ud[9],), np.float64)
+    forbid = numba.carray(void_pointer(ud[10]), (ud[11],), np.int64)
+    log_k = numba.carray(void_pointer(ud[12]), (ud[13],), np.float64)
+    n_j = shape[0]
+    n_c = shape[1]
+    ties = numba.carray(void_pointer(ud[14]), (n_c, n_j), np.float64)
+    decided = numba.carray(void_pointer(ud[16]), (n_c, n_j), np.float64)
+    return shape, prior, size, offset, counts, forbid, log_k, ties, decided
+
+
+@numba.njit(**_JIT)
+def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
+    shape, prior, size, offset, counts, forbid, log_k, ties, decided = _unpack(ud)
+    n_j = shape[0]
+    n_c = shape[1]
+    positional = shape[2] != 0
+    with_ties = shape[3] != 0
+    for k in range(grad.shape[0]):
+        grad[k] = 0.0
+    ep = np.empty(n_j)
+    em = np.empty(n_j)
+    probs = np.empty((n_j, 3))
+    lp = 0.0
+    if positional:
+        # (eps_plus, eps_minus, rest) ~ Dirichlet(a), simplex transform: softmax(y1, y2, -y1-y2)
+        a0, a1, a2 = prior[2], prior[3], prior[4]
+        lp += n_j * (
+            math.lgamma(a0 + a1 + a2)
+            - math.lgamma(a0)
+            - math.lgamma(a1)
+            - math.lgamma(a2)
+            + math.log(3.0)
+        )
+        for q in range(n_j):
+            y1 = x[2 * q]
+            y2 = x[2 * q + 1]
+            y3 = -y1 - y2
+            top = max(y1, max(y2, y3))
+            e1 = math.exp(y1 - top)
+            e2 = math.exp(y2 - top)
+            e3 = math.exp(y3 - top)
+            tot = e1 + e2 + e3
+            lse = top + math.log(tot)
+            probs[q, 0] = e1 / tot
+            probs[q, 1] = e2 / tot
+            probs[q, 2] = e3 / tot
+            # the density and the simplex transform's Jacobian: sum_k a_k log p_k (+ constants)
+            lp += a0 * (y1 - lse) + a1 * (y2 - lse) + a2 * (y3 - lse)
+            ep[q] = probs[q, 0]
+            em[q] = probs[q, 1]
+    else:
+        lo = prior[0]
+        width = prior[1] - prior[0]
+        for q in range(n_j):
+            t = x[q]
+            s_t = _sigmoid(t)
+            probs[q, 0] = s_t
+            ep[q] = lo + width * s_t
+            em[q] = ep[q]
+            # Uniform density and the interval transform's Jacobian: log s + log(1 - s)
+            lp += -2.0 * _softplus(-t) - t
+            grad[q] = 1.0 - 2.0 * s_t
+    o_t = 2 * n_j if positional else n_j
+    eta = np.zeros(n_j)
+    if with_ties:
+        mu = prior[5]
+        s_log = prior[6]
+        for q in range(n_j):
+            eta[q] = x[o_t + q]
+            zt = (eta[q] - mu) / s_log
+            lp += -zt - math.log(s_log) - 2.0 * _softplus(-zt)
+            grad[o_t + q] = (1.0 - 2.0 * _sigmoid(zt)) / s_log
+    ctx_lp, ctx_grad = order_logp(_log_rates(ep, em), size, offset, counts, forbid, log_k)
+    gp = np.zeros(n_j)
+    gm = np.zeros(n_j)
+    for c in range(n_c):
+        lp += ctx_lp[c]
+        for q in range(n_j):
+            gp[q] += ctx_grad[c, 4 * q] / ep[q] - ctx_grad[c, 4 * q + 1] / (1.0 - ep[q])
+            gm[q] += ctx_grad[c, 4 * q + 2] / em[q] - ctx_grad[c, 4 * q + 3] / (1.0 - em[q])
+    if with_ties:
+        for q in range(n_j):
+            s_eta = _sigmoid(eta[q])
+            tq = 0.0
+            dq = 0.0
+            for c in range(n_c):
+                tq += ties[c, q]
+                dq += decided[c, q]
+            lp -= tq * _softplus(-eta[q]) + dq * _softplus(eta[q])
+            grad[o_t + q] += tq * (1.0 - s_eta) - dq * s_eta
+    if positional:
+        a0, a1, a2 = prior[2], prior[3], prior[4]
+        a_sum = a0 + a1 + a2
+        for q in range(n_j):
+            p0 = probs[q, 0]
+            p1 = probs[q, 1]
+            p2 = probs[q, 2]
+            both = gp[q] * p0 + gm[q] * p1
+            grad[2 * q] = a0 - a2 - a_sum * (p0 - p2) + gp[q] * p0 - (p0 - p2) * both
+            grad[2 * q + 1] = a1 - a2 - a_sum * (p1 - p2) + gm[q] * p1 - (p1 - p2) * both
+    else:
+        width = prior[1] - prior[0]
+        for q in range(n_j):
+            s_t = probs[q, 0]
+            grad[q] += (gp[q] + gm[q]) * width * s_t * (1.0 - s_t)
+    return lp
