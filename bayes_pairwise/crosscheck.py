@@ -1042,6 +1042,7 @@ def _fit_models(
     names: Sequence[str],
     method: str,
     seed: Any,
+    log_seed: int,
     sink: WarningSink,
     steps: Steps,
     sampler_kwargs: Mapping[str, Any],
@@ -1071,6 +1072,9 @@ def _fit_models(
                 bar = {"progress": True} if steps.on and _tty() else {}
                 if steps.on and not bar:  # piped: a NUTS progress line every few seconds
                     bar = {"on_progress": steps.note}
+                # the fit's caveats from the log-level checks this cross-check made (its seed)
+                if getattr(m, "records_caveats", False):
+                    bar["caveats_seed"] = log_seed
                 m.fit(
                     data,
                     method=method,
@@ -1420,7 +1424,7 @@ def crosscheck(
         if correlated and names and not any(n in DIFFICULTY_MODELS for n in names):
             names.append(DIFFICULTY_MODELS[0])  # the verdict's model (see below)
         fitted, fit_errors = _fit_models(
-            data, names, method, seeds["models"], sink, steps, sampler_kwargs
+            data, names, method, seeds["models"], log_seed, sink, steps, sampler_kwargs
         )
     from bayes_pairwise.pymc_models.diagnostics import tie_handling
 

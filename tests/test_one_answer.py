@@ -248,3 +248,29 @@ def test_what_the_log_shows_is_one_answer_through_every_door():
             warnings.simplefilter("ignore")
             m = PositionalBias().fit(alone, method="map", random_seed=0)
         assert any(c.text.startswith(r.text) for c in m.caveats_)
+
+
+def test_a_model_fitted_by_the_cross_check_states_the_cross_checks_numbers():
+    """The cross-check seeds its models with a stream of its own, but their caveats come from
+    the log-level checks it made with its seed: the same d′ in ``cc.fits[...].caveats_`` as in
+    the headline (they were simulated again with the sampler's stream, 30 s on QLoRA, with
+    other numbers)."""
+    data = bp.datasets.load("prd_vicuna80", judge="bard")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cc = crosscheck(
+            data,
+            models=("uniform",),
+            method="map",
+            delta_s=False,
+            delta_s_2d=False,
+            biased_bt_spread=False,
+            strengths=False,
+            leaderboard=False,
+            diagnostics=False,
+            random_seed=3,
+        )
+    r = cc.identification["bard"]
+    stated = [c.text for c in cc.fits["uniform"].caveats_ if c.text.startswith("Pair difficulty")]
+    assert len(stated) == 1 and stated[0].startswith(r.text)
+    assert cc.fits["uniform"].random_seed_ != 3  # the sampler's own stream

@@ -209,13 +209,22 @@ class _ErrorModel(BayesianPairwiseModel):
     def _extra_settings(self) -> dict[str, Any]:
         return {"ties": self.ties}
 
-    def fit(self, data: Comparisons, **kwargs: Any) -> _ErrorModel:
+    #: ``fit`` records ``caveats_`` and takes ``caveats_seed``.
+    records_caveats: ClassVar[bool] = True
+
+    def fit(
+        self, data: Comparisons, *, caveats_seed: int | None = None, **kwargs: Any
+    ) -> _ErrorModel:
         """Fit (see :meth:`BayesianPairwiseModel.fit`); also records ``caveats_`` and the
         ``caveats`` attribute of ``idata_.posterior`` (:func:`bayes_pairwise.caveats.caveats_for`).
+
+        ``caveats_seed`` seeds the log-level checks behind the caveats (the bounds' bootstrap,
+        the identification simulation); default ``random_seed``. :func:`~bayes_pairwise.crosscheck`
+        passes its own seed, so that a fit's caveats state the cross-check's numbers (and the
+        simulation runs once, not again with the sampler's stream).
         """
-        return record_caveats(
-            super().fit(data, **kwargs), data, random_seed=kwargs.get("random_seed")
-        )
+        seed = kwargs.get("random_seed") if caveats_seed is None else caveats_seed
+        return record_caveats(super().fit(data, **kwargs), data, random_seed=seed)
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError
