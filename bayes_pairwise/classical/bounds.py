@@ -350,11 +350,15 @@ def _dinkelbach(choices, n_rep: int, sign: float, weight_of) -> np.ndarray:
         return np.where(den > 0, num / den, np.nan)
 
 
-def _bounds_units(groups, counts, w_units) -> dict[str, np.ndarray]:
-    """Bounds with one weight per unit (contexts resampled, or the sharp bounds: weight 1)."""
+def _bounds_units(
+    groups, counts, w_units, features: tuple[str, ...] = tuple(_FEATURES), upper: bool = True
+) -> dict[str, np.ndarray]:
+    """Bounds with one weight per unit (contexts resampled, or the sharp bounds: weight 1);
+    only the lower ends (the upper NaN) when not ``upper``."""
     one = np.ones((1, counts.shape[0]))
     out = {}
-    for q, (fn, fd) in _FEATURES.items():
+    for q in features:
+        fn, fd = _FEATURES[q]
         choices = []
         for g in groups:
             a = _totals(g, counts, one, fn)[0]
@@ -363,7 +367,7 @@ def _bounds_units(groups, counts, w_units) -> dict[str, np.ndarray]:
             choices.append((na[None], nb[None]))
         n_rep = w_units[0].shape[0]
         lo = _dinkelbach(choices, n_rep, 1.0, w_units.__getitem__)
-        hi = _dinkelbach(choices, n_rep, -1.0, w_units.__getitem__)
+        hi = _dinkelbach(choices, n_rep, -1.0, w_units.__getitem__) if upper else lo * np.nan
         out[q] = np.stack([lo, hi], axis=1)
     return out
 
@@ -391,10 +395,13 @@ def _chunks(n_rep: int, cells: int) -> list[slice]:
     return [slice(a, min(a + step, n_rep)) for a in range(0, n_rep, step)]
 
 
-def _sharp(groups, counts) -> dict[str, tuple[float, float]]:
+def _sharp(groups, counts, **only: Any) -> dict[str, tuple[float, float]]:
+    """The sharp bounds (every unit weight 1); ``only``: :func:`_bounds_units`' ``features``
+    and ``upper``."""
     ones = [np.ones((1, g.rows.shape[0])) for g in groups]
     return {
-        q: (float(a[0, 0]), float(a[0, 1])) for q, a in _bounds_units(groups, counts, ones).items()
+        q: (float(a[0, 0]), float(a[0, 1]))
+        for q, a in _bounds_units(groups, counts, ones, **only).items()
     }
 
 
@@ -534,4 +541,8 @@ def sharp_lower_excess(pair_errors: dict[str, np.ndarray]) -> float:
     sel = pe["counts"][:, 0, [1, 3]].sum(axis=1) > 0
     groups, _, _, _ = _groups(pe, sel, transitive=True, use_labels=False)
     free, _, _, _ = _groups(pe, sel, transitive=False, use_labels=False)
-    return _sharp(groups, pe["counts"])["eps"][0] - _sharp(free, pe["counts"])["eps"][0]
+    lower = {"features": ("eps",), "upper": False}  # the statistic needs nothing else
+    return (
+        _sharp(groups, pe["counts"], **lower)["eps"][0]
+        - _sharp(free, pe["counts"], **lower)["eps"][0]
+    )
