@@ -166,9 +166,12 @@ def _status(d: float) -> str:
     return "weakly identified" if d >= WEAKLY_AT else "not identified"
 
 
-def _simulate_excess(pe: dict[str, np.ndarray], rows: np.ndarray, rates, rng) -> float:
+def _simulate_excess(
+    pe: dict[str, np.ndarray], rows: np.ndarray, rates, rng, design: Any = None
+) -> float:
     """The sharp lower bound's excess over the free-pair one on one simulated log of the same
-    design (decided verdicts per order as observed, truth a random order per context)."""
+    design (decided verdicts per order as observed, truth a random order per context);
+    ``design``: :func:`~bayes_pairwise.classical.bounds.excess_design` of these rows."""
     from bayes_pairwise.classical.bounds import sharp_lower_excess
 
     e_plus, e_minus, share, e_hard = rates
@@ -201,7 +204,7 @@ def _simulate_excess(pe: dict[str, np.ndarray], rows: np.ndarray, rates, rng) ->
         "truth": np.full(rows.size, -1),
         "counts": counts,
     }
-    return sharp_lower_excess(sim)
+    return sharp_lower_excess(sim, design=design)
 
 
 def identification(
@@ -327,7 +330,7 @@ def _identification(
             )
             continue
         # the simulation check on this design
-        from bayes_pairwise.classical.bounds import error_bounds
+        from bayes_pairwise.classical.bounds import error_bounds, excess_design
 
         b = error_bounds(block, n_bootstrap=0, use_labels=False)[0]
         e_plus = float(np.clip(b.pairwise["eps_plus"][0], 0.02, 0.45))
@@ -340,13 +343,14 @@ def _identification(
             )
             out.append(Identification(j, "not assessed", float("nan"), "", "transitivity", text))
             continue
+        design = excess_design({k: v[sub] for k, v in pe.items()})  # built once: same rows
         h0 = [
-            _simulate_excess(pe, sub, (e_plus, e_minus, 0.0, 0.0), rng)
+            _simulate_excess(pe, sub, (e_plus, e_minus, 0.0, 0.0), rng, design)
             for _ in range(n_simulations)
         ]
         h1 = [
             _simulate_excess(
-                pe, sub, (e_plus, e_minus, REFERENCE_HARD_SHARE, REFERENCE_EPS_HARD), rng
+                pe, sub, (e_plus, e_minus, REFERENCE_HARD_SHARE, REFERENCE_EPS_HARD), rng, design
             )
             for _ in range(n_simulations)
         ]

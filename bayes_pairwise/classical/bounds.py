@@ -49,6 +49,7 @@ __all__ = [
     "QUANTITIES",
     "ErrorBounds",
     "error_bounds",
+    "excess_design",
     "pair_error_counts",
     "sharp_lower_excess",
 ]
@@ -359,16 +360,40 @@ def _bounds_units(
     out = {}
     for q in features:
         fn, fd = _FEATURES[q]
+        totals = [(_totals(g, counts, one, fn)[0], _totals(g, counts, one, fd)[0]) for g in groups]
+        n_rep = w_units[0].shape[0]
+        if all(np.all(b == b[:, :1]) for _, b in totals):
+            # the denominator does not depend on the choice (ε: every decided verdict): the
+            # ratio's ends are the numerator's, unit by unit (what Dinkelbach would find)
+            out[q] = _fixed_denominator(groups, totals, w_units, upper)
+            continue
         choices = []
-        for g in groups:
-            a = _totals(g, counts, one, fn)[0]
-            b = _totals(g, counts, one, fd)[0]
+        for g, (a, b) in zip(groups, totals, strict=True):
             na, nb = _distinct(a, b, g.allowed)
             choices.append((na[None], nb[None]))
-        n_rep = w_units[0].shape[0]
         lo = _dinkelbach(choices, n_rep, 1.0, w_units.__getitem__)
         hi = _dinkelbach(choices, n_rep, -1.0, w_units.__getitem__) if upper else lo * np.nan
         out[q] = np.stack([lo, hi], axis=1)
+    return out
+
+
+def _fixed_denominator(groups, totals, w_units, upper: bool) -> np.ndarray:
+    """:func:`_bounds_units`' ends when each unit's denominator is the same for every choice:
+    Σ w·min(num) / Σ w·den and Σ w·max(num) / Σ w·den, per replicate."""
+    n_rep = w_units[0].shape[0]
+    num = np.zeros((n_rep, 2))
+    den = np.zeros(n_rep)
+    for g, (a, b) in enumerate(totals):
+        allowed = groups[g].allowed
+        w = w_units[g]  # (R, U)
+        num[:, 0] += w @ np.where(allowed, a, np.inf).min(axis=1)
+        if upper:
+            num[:, 1] += w @ np.where(allowed, a, -np.inf).max(axis=1)
+        den += w @ b[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(den[:, None] > 0, num / den[:, None], np.nan)
+    if not upper:
+        out[:, 1] = np.nan
     return out
 
 
@@ -521,13 +546,18 @@ def error_bounds(
     return out
 
 
-def sharp_lower_excess(pair_errors: dict[str, np.ndarray]) -> float:
+def sharp_lower_excess(
+    pair_errors: dict[str, np.ndarray], *, design: tuple[Any, Any] | None = None
+) -> float:
     """Share of decided verdicts that must be wrong beyond the order-inconsistent ones.
 
     The sharp lower bound of ε with transitivity minus the one with free pairs, for the pair
     rows of :func:`pair_error_counts` (all rows, labels ignored): 0 in 2-item contexts, > 0 when
     consistent verdicts form cycles that some pair reversal must break. The statistic of the
     identification check (:mod:`bayes_pairwise.identification`).
+
+    ``design``: :func:`excess_design` of these pair rows, when already built (the
+    identification check evaluates it on many simulated logs of one design).
 
     Examples
     --------
@@ -536,13 +566,31 @@ def sharp_lower_excess(pair_errors: dict[str, np.ndarray]) -> float:
     >>> sharp_lower_excess(pair_error_counts(sim.data)) > 0
     True
     """
-    pe = dict(pair_errors)
-    pe["truth"] = np.full(pe["truth"].size, -1)
-    sel = pe["counts"][:, 0, [1, 3]].sum(axis=1) > 0
-    groups, _, _, _ = _groups(pe, sel, transitive=True, use_labels=False)
-    free, _, _, _ = _groups(pe, sel, transitive=False, use_labels=False)
+    pe = pair_errors
+    groups, free = excess_design(pe) if design is None else design
     lower = {"features": ("eps",), "upper": False}  # the statistic needs nothing else
     return (
         _sharp(groups, pe["counts"], **lower)["eps"][0]
         - _sharp(free, pe["counts"], **lower)["eps"][0]
     )
+
+
+def excess_design(pair_errors: dict[str, np.ndarray]) -> tuple[Any, Any]:
+    """The units and choice sets :func:`sharp_lower_excess` evaluates (with transitivity, and
+    free pairs), labels ignored: they depend on the design (pairs, contexts, which rows hold
+    a decided verdict), not on the verdicts, so simulated logs of one design share them.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> pe = pair_error_counts(simulate_round_robin(5, eps=0.2, n_contexts=20,
+    ...                                             random_seed=0).data)
+    >>> sharp_lower_excess(pe, design=excess_design(pe)) == sharp_lower_excess(pe)
+    True
+    """
+    pe = dict(pair_errors)
+    pe["truth"] = np.full(pe["truth"].size, -1)
+    sel = pe["counts"][:, 0, [1, 3]].sum(axis=1) > 0
+    groups, _, _, _ = _groups(pe, sel, transitive=True, use_labels=False)
+    free, _, _, _ = _groups(pe, sel, transitive=False, use_labels=False)
+    return groups, free
