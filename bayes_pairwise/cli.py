@@ -719,6 +719,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             f"{args.model} model (tie_rate reported; recorded in the fit's settings)"
         )
     method = _method(args)
+    _order_model_notes(data, [args.model], method, **_sampler_kwargs(args))
     _info(f"fitting {args.model} ({method}) to {data!r} …")
     started = time.perf_counter()
     # a line per phase (compiling, sampling, …) and, on a terminal, the sampler's progress bar
@@ -798,6 +799,7 @@ def _fit_rankings(args: argparse.Namespace, data: Any) -> int:
         model.set_params(position="none")
         _info("no shown order in the log: fitting without a position effect (--shown-column)")
     method = _method(args)
+    _order_model_notes(data, [args.model], method, **_sampler_kwargs(args))
     _info(f"fitting {args.model} ({method}) to {data!r} …")
     started = time.perf_counter()
     model.fit(
@@ -935,6 +937,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     _check_data_args(args)
     data = _load_data(args)
+    _order_model_notes(data, ["uniform", "positional", args.model], _method(args))
     _info(f"cross-checking {data!r} …")
     res = crosscheck(
         data,
@@ -1115,6 +1118,26 @@ def _print_headline(cc: Any) -> None:
         print(f"caveat {k}: {c}")
 
 
+def _order_model_notes(data: Any, names: Sequence[str], method: str, **kw: Any) -> None:
+    """A note on stderr for each strength model whose hard-truth limit fits this log
+    (:func:`~bayes_pairwise.pymc_models.order.order_model_note`), before its NUTS fit."""
+    from bayes_pairwise.data import Comparisons
+    from bayes_pairwise.pymc_models import get_model
+    from bayes_pairwise.pymc_models.order import order_model_note
+
+    if not isinstance(data, Comparisons):  # a ranking log, a synthetic draw's wrapper
+        data = getattr(data, "data", None)
+        if not isinstance(data, Comparisons):
+            return
+    for name in dict.fromkeys(names):
+        try:
+            note = order_model_note(get_model(name, **kw), data, method=method)
+        except (BayesPairwiseError, ValueError, KeyError):  # the fit refuses it, by name
+            continue
+        if note:
+            _info(f"note: {note}")
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from bayes_pairwise.report import build_report
 
@@ -1124,6 +1147,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         data = _load_data(args)
     kw = _sampler_kwargs(args)
+    _order_model_notes(data, [args.model], _method(args))
     page = build_report(
         data,
         load_warnings=_user_warnings(caught),

@@ -278,3 +278,34 @@ def test_cli_fit_with_the_order_model(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["model"] == "uniform_order"
     assert out["parameters"]["eps"]["mean"] == pytest.approx(0.15, abs=0.04)
+
+
+def test_a_strength_models_nuts_fit_names_its_hard_truth_limit_when_the_log_allows(
+    tmp_path, capsys
+):
+    """Computed from the log: the order model is named before a NUTS fit of the strength
+    model it is the limit of, only where it applies."""
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.pymc_models import PositionalDifficulty
+    from bayes_pairwise.pymc_models.order import order_model_note
+
+    small = simulate_round_robin(6, eps=0.1, n_contexts=12, random_seed=0).data
+    note = order_model_note(bp.UniformError(), small)
+    assert note.startswith("12 contexts of 6 items: --model uniform_order fits")
+    assert "positional_order" in order_model_note(bp.PositionalBias(), small)
+    for model, data, method in (
+        (bp.PositionalBias(), small, "map"),  # not NUTS
+        (bp.PositionalBias(tie_positional=True), small, "nuts"),  # no order form
+        (PositionalDifficulty(), small, "nuts"),  # no order model
+        (bp.PositionalBias(), simulate_round_robin(13, random_seed=0).data, "nuts"),  # 13 items
+        (bp.PositionalBias(), simulate_round_robin(6, random_seed=0).data, "nuts"),  # one context
+    ):
+        assert order_model_note(model, data, method=method) is None
+    path = tmp_path / "rr.csv"
+    small.to_frame().to_csv(path, index=False)
+    args = ["fit", str(path), "--model", "positional", "--draws", "10", "--tune", "10", "--json"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "note: 12 contexts of 6 items: --model positional_order" in err
+    assert main(["fit", str(path), "--model", "positional", "--map", "--json"]) == 0
+    assert "note:" not in capsys.readouterr().err
