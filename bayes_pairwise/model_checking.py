@@ -505,7 +505,48 @@ def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
 def _sbc_parameters(model: Any, ties: bool = False) -> list[str]:
     from bayes_pairwise.pymc_models.error_models import TIE_REPORTED
 
-    return [*[p for p in model.reported if ties or p not in TIE_REPORTED], "sigma_s"]
+    reported = [p for p in model.reported if ties or p not in TIE_REPORTED]
+    return reported if _hard_truth(model) else [*reported, "sigma_s"]
+
+
+def _hard_truth(model: Any) -> bool:
+    """The order models: no σ_s, no replicated data (their truth is an order per context)."""
+    return getattr(model, "draws_replicates", True) is False
+
+
+def _order_counts(
+    design: Comparisons, values: dict[str, np.ndarray], ties: bool, seed: int
+) -> np.ndarray:
+    """The hard-truth models' generative process (METHODS §3) on ``design``: a uniformly random
+    order of each context's items, then per pair row and order the ties (rate τ of the judge)
+    and, among the decided verdicts, the errors (ε₊ with the better item first, ε₋ second).
+
+    Returns ``wins`` as :func:`_log_from_counts` takes it: (n1, n2) or (n1, n2, t1, t2).
+    """
+    from bayes_pairwise.matrices import pair_counts
+
+    rng = np.random.default_rng([int(seed), 3])
+    pc = pair_counts(design)
+    ctx = np.asarray(design.item_context)
+    rank = np.empty(design.n_items)
+    for c in range(design.n_contexts):  # a random order per context: rank 0 is the best
+        members = np.flatnonzero(ctx == c)
+        rank[members] = rng.permutation(members.size)
+    q = np.asarray(pc.judge)
+    ep = np.asarray(values["eps_plus"] if "eps_plus" in values else values["eps"]).reshape(-1)
+    em = np.asarray(values["eps_minus"] if "eps_minus" in values else values["eps"]).reshape(-1)
+    i_better = rank[np.asarray(pc.i)] < rank[np.asarray(pc.j)]
+    kp = np.asarray(pc.k_plus, dtype=np.int64)
+    km = np.asarray(pc.k_minus, dtype=np.int64)
+    t1 = t2 = np.zeros_like(kp)
+    if ties:
+        tau = np.asarray(values["tie_rate"]).reshape(-1)[q]
+        t1, t2 = rng.binomial(kp, tau), rng.binomial(km, tau)
+    # wins of i: with i first (right unless the better-first error, or i worse and an ε₋ error)
+    n1 = rng.binomial(kp - t1, np.where(i_better, 1.0 - ep[q], em[q]))
+    n2 = rng.binomial(km - t2, np.where(i_better, 1.0 - em[q], ep[q]))
+    cols = [n1, n2, t1, t2] if ties else [n1, n2]
+    return np.stack(cols, axis=1)
 
 
 def _sim_seed(random_seed: int, sim: int) -> int:
@@ -540,14 +581,24 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     if "nuts_sampler" not in settings:  # "auto" (not recorded in the settings), see sbc()
         model.set_params(nuts_sampler=_sbc_sampler(model, design))
     names = _sbc_parameters(model, ties)
+    order = _hard_truth(model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pm_model = model.build_model(design)
         prior = pm.sample_prior_predictive(
-            draws=1, model=pm_model, random_seed=seed, var_names=None
+            draws=1,
+            model=pm_model,
+            random_seed=seed,
+            # the order models' observed node has no random draw: their log is simulated below
+            var_names=[v.name for v in (*pm_model.free_RVs, *pm_model.deterministics)]
+            if order
+            else None,
         )
         truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
-        if bt:
+        if order:
+            values = {k: np.asarray(prior.prior[k]).reshape(-1) for k in prior.prior.data_vars}
+            data = _log_from_counts(design, _order_counts(design, values, ties, seed))
+        elif bt:
             y = np.asarray(prior.prior_predictive[model.observed_name]).reshape(-1)
             data = _log_from_verdicts(design, y)
         else:

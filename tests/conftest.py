@@ -32,10 +32,16 @@ def fake_nuts(calls: list[dict[str, Any]] | None = None):
                     **kwargs,
                 }
             )
-        prior = pm.sample_prior_predictive(
-            draws=draws * chains, model=model, random_seed=random_seed
-        ).prior
         names = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
+        # the order models' observed node draws nothing: their parameters only (the others
+        # keep every variable, so that their seeded draws stay as they were)
+        order = any(v.name == "contexts" for v in model.observed_RVs)
+        prior = pm.sample_prior_predictive(
+            draws=draws * chains,
+            model=model,
+            random_seed=random_seed,
+            var_names=names if order else None,
+        ).prior
         post = {}
         for name in names:
             arr = np.asarray(prior[name])[0]

@@ -431,3 +431,56 @@ def test_design_warning_points_at_the_users_line(mock_sampler):
     design = [w for w in caught if issubclass(w.category, DesignWarning)]
     assert len(design) == 2  # one per model, each naming the judge
     assert {w.filename for w in design} == {__file__}
+
+
+def test_sbc_simulates_the_order_models_own_process():
+    """The hard-truth models' SBC log: a random total order per context, then ties and errors
+    with the better item first (ε₊) or second (ε₋). Error-free verdicts follow one order per
+    context; with many repeats the errors against the (then obvious) order are the rates."""
+    from bayes_pairwise.matrices import pair_counts
+    from bayes_pairwise.model_checking import _design, _order_counts
+
+    d = _design(6, 1, 1)
+    wins = _order_counts(d, {"eps_plus": [0.0], "eps_minus": [0.0]}, False, seed=4)
+    pc = pair_counts(d)
+    i_wins = wins[:, 0] == pc.k_plus  # no errors: both orders agree on every pair
+    assert np.array_equal(wins[:, 1] == pc.k_minus, i_wins)
+    score = np.zeros(d.n_items)
+    np.add.at(score, pc.i, i_wins)
+    np.add.at(score, pc.j, ~i_wins)
+    assert sorted(score) == list(range(6))  # transitive: one order
+    big = _design(5, 1, 400)
+    values = {"eps_plus": [0.05], "eps_minus": [0.25], "tie_rate": [0.2]}
+    wins = _order_counts(big, values, True, seed=5)
+    pc = pair_counts(big)
+    kp, km = np.asarray(pc.k_plus), np.asarray(pc.k_minus)
+    assert (wins[:, 2:].sum() / (kp + km).sum()) == pytest.approx(0.2, abs=0.01)
+    d1, d2 = kp - wins[:, 2], km - wins[:, 3]
+    i_better = wins[:, 0] + wins[:, 1] > (d1 + d2) / 2  # the truth, plain with 400 repeats
+    # better first: errors ε₊; better second: ε₋
+    wrong_first = np.where(i_better, d1 - wins[:, 0], wins[:, 1]).sum()
+    wrong_second = np.where(i_better, d2 - wins[:, 1], wins[:, 0]).sum()
+    n_first = np.where(i_better, d1, d2).sum()
+    n_second = np.where(i_better, d2, d1).sum()
+    assert wrong_first / n_first == pytest.approx(0.05, abs=0.01)
+    assert wrong_second / n_second == pytest.approx(0.25, abs=0.015)
+
+
+def test_sbc_ranks_the_order_models_rates_and_no_sigma_s(mock_sampler):
+    res = sbc(
+        "positional_order",
+        n_items=5,
+        n_judges=2,
+        sims=2,
+        random_seed=1,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+        ties=True,
+    )
+    assert res.failed == 0
+    assert set(res.ranks["parameter"]) == {
+        f"{p}[j0{k}]" for p in ("eps_plus", "eps_minus", "tie_rate") for k in (0, 1)
+    }
+    assert mock_sampler[0]["nuts_sampler"] == "nutpie" and mock_sampler[0]["direct"] is not None
