@@ -38,7 +38,7 @@ import pandas as pd
 from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
-from bayes_pairwise.errors import DesignError
+from bayes_pairwise.errors import DesignError, quiet_third_party
 
 __all__ = [
     "LOO_UNIT",
@@ -582,7 +582,8 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         model.set_params(nuts_sampler=_sbc_sampler(model, design))
     names = _sbc_parameters(model, ties)
     order = _hard_truth(model)
-    with warnings.catch_warnings():
+    # in a Dask worker too: not PyMC's "Sampling: [eps, …]" line for every simulation
+    with warnings.catch_warnings(), quiet_third_party():
         warnings.simplefilter("ignore")
         pm_model = model.build_model(design)
         prior = pm.sample_prior_predictive(
