@@ -703,6 +703,8 @@ class BayesianPairwiseModel:
         frozen = _frozen(model)  # data as constants: faster compiled functions
         log_density = "graph"  # how the sampler evaluated the log-density (settings_)
         direct, why = self._direct(data, priors, likelihood)
+        if method != "nuts" and direct is not None and not direct.optimisable:
+            direct, why = None, "MAP and Laplace optimise the graph for this model"
         if on_step is None and progress:
             from bayes_pairwise.progress import Steps
 
@@ -739,15 +741,11 @@ class BayesianPairwiseModel:
         elif method == "laplace":
             if on_step is not None:
                 on_step("Laplace approximation: the posterior mode and its Hessian")
-            if direct is not None and not direct.optimisable:
-                direct, why = None, "MAP and Laplace optimise the graph for this model"
             idata = _laplace_idata(model, frozen, seed, int(sampler["draws"]), direct)
             log_density = "written out" if direct is not None else f"graph ({why})"
         else:
             if on_step is not None:
                 on_step("MAP: the posterior mode")
-            if direct is not None and not direct.optimisable:
-                direct, why = None, "MAP and Laplace optimise the graph for this model"
             idata = _map_idata(model, frozen, seed, map_settings, direct)
             log_density = "written out" if direct is not None else f"graph ({why})"
         loglik = _log_likelihood_plan(idata, frozen, self.observed_name, log_likelihood)
