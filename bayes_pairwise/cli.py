@@ -883,6 +883,7 @@ def _fit_text(summary: dict[str, Any]) -> str:
         if col in params:
             params[col] = params[col].round().astype("Int64")
     lines = [params.to_string(float_format=lambda v: f"{v:.3f}"), ""]
+    lines.extend(_ranks_text(summary.get("ranks")))
     diag = summary.get("diagnostics", {})
     shown = {
         "draws": f"{diag.get('n_chains')} chain(s) × {diag.get('n_draws')} draw(s)",
@@ -921,6 +922,31 @@ def _fit_text(summary: dict[str, Any]) -> str:
     for c in summary.get("caveats", []):
         lines.append(f"caveat: {c['text']}")
     return "\n".join([*head, "", *lines] if head else lines)
+
+
+def _ranks_text(ranks: dict[str, Any] | None) -> list[str]:
+    """The order models' ranks in ``fit``'s text: pooled by item name, or why not."""
+    import pandas as pd
+
+    if not ranks:
+        return []
+    if not ranks.get("by_name"):
+        return [f"ranks: {ranks.get('by_name_note', '')}", ""]
+    table = pd.DataFrame(ranks["by_name"]).T
+    table.index.name = "name"
+    n = int(ranks["rank_draws"])
+    rates = "at the point estimate of the rates" if n == 1 else f"over {n} posterior draws"
+    return [
+        f"Posterior ranks within contexts, pooled by name (each context's order summed out, "
+        f"{rates}):",
+        "  beats_share = expected share of a context's other items it is truly better than;",
+        "  p_best = expected share of its contexts it is best in",
+        table.to_string(
+            formatters={"contexts": lambda v: f"{int(v)}"},
+            float_format=lambda v: f"{v:.3f}",
+        ),
+        "",
+    ]
 
 
 def _bounds_line(b: dict[str, Any]) -> str:

@@ -1965,6 +1965,9 @@ class FitFigures:
         the MM strengths.
     bt_vs_posterior : DataFrame or None
         :func:`~bayes_pairwise.plot_data.bt_vs_posterior_data` (MM strengths available).
+    ranks : DataFrame or None
+        :func:`~bayes_pairwise.plot_data.order_rank_data` of a hard-truth (order) model: its
+        posterior ranks pooled by item name beside each judge's Copeland score share.
     posterior : dict
         :func:`~bayes_pairwise.plot_data.posterior_vs_grid_data` per judge, and under ``""``
         the parameters shared by all judges, with the cross-check's classical (and synthetic)
@@ -1981,6 +1984,7 @@ class FitFigures:
     judge_forest: pd.DataFrame | None = None
     strengths: pd.DataFrame | None = None
     bt_vs_posterior: pd.DataFrame | None = None
+    ranks: pd.DataFrame | None = None
     posterior: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     ppc: pd.DataFrame | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
@@ -2193,6 +2197,12 @@ def _fit_figures(
                 bt = pd_.bt_vs_posterior_data(idata, mm, strengths=strengths)
         except (ValueError, KeyError) as exc:
             notes["strengths"] = str(exc)
+    ranks = None
+    if hasattr(type(fit), "ranks_by_name_"):  # the hard-truth models rank, not estimate
+        try:
+            ranks = pd_.order_rank_data(fit, data)
+        except (ValueError, KeyError) as exc:
+            notes["ranks"] = str(exc)
     lines = _classical_lines(table)
     panels: dict[str, pd.DataFrame] = {}
     if shared:
@@ -2214,6 +2224,7 @@ def _fit_figures(
         judge_forest=forest,
         strengths=strengths,
         bt_vs_posterior=bt,
+        ranks=ranks,
         posterior=panels,
         ppc=_ppc_summary(ppcs),
         notes=notes,

@@ -27,6 +27,8 @@ from bayes_pairwise.pymc_models.ppc import PPC_STATISTICS, ppc_data, strength_dr
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
 
+    from bayes_pairwise.data import Comparisons
+
 __all__ = [
     "ERROR_VARIABLES",
     "PPC_STATISTICS",
@@ -38,6 +40,7 @@ __all__ = [
     "judge_forest_data",
     "misfit_curve_data",
     "misfit_heatmap_data",
+    "order_rank_data",
     "panel_name",
     "posterior_entries",
     "posterior_vs_grid_data",
@@ -926,4 +929,62 @@ def bt_vs_posterior_data(
         else float("nan")
     )
     out.attrs["n_items"] = int(ok.sum())
+    return out
+
+
+# ============================================================================ order-model ranks
+def order_rank_data(model: Any, data: Comparisons | None = None) -> pd.DataFrame:
+    """The hard-truth (order) models' posterior ranks pooled by item name, beside Copeland's.
+
+    Parameters
+    ----------
+    model : fitted UniformOrder or PositionalOrder
+        Its :attr:`~bayes_pairwise.pymc_models.PositionalOrder.ranks_by_name_`: the order of
+        each context summed out, the judges' errors taken into account.
+    data : Comparisons, optional
+        The log it was fitted to: each judge's Copeland score share is added as
+        ``"Copeland <judge>"`` — per context, (1 + S_i / (k − 1)) / 2 with the Copeland score
+        S_i = Σ_j w_ij, w_ij ∈ [−1, 1] the net share of the pair's verdicts i won (a tied or
+        uncompared pair counts half), averaged by name. It is the classical counterpart
+        of ``beats_share`` (the share of the context's other items it is truly better than):
+        both are 1 for an item above all others and 0 for one below all.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by name, best first: ``contexts``, ``beats_share``, ``p_best``,
+        ``expected_rank`` (posterior, 1 = best) and a ``Copeland <judge>`` share per judge.
+        ``attrs["rank_draws"]``: the posterior draws averaged over.
+
+    Raises
+    ------
+    ValueError
+        ``model`` estimates strengths, not ranks (no ``ranks_by_name_``).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> from bayes_pairwise.pymc_models import UniformOrder
+    >>> sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+    >>> m = UniformOrder().fit(sim.data, method="map", random_seed=0)
+    >>> df = order_rank_data(m, sim.data)
+    >>> list(df.columns)
+    ['contexts', 'beats_share', 'p_best', 'expected_rank', 'Copeland judge']
+    """
+    if not hasattr(type(model), "ranks_by_name_"):
+        raise ValueError(
+            f"{type(model).__name__} estimates strengths, not ranks: order_rank_data takes the "
+            "hard-truth models (uniform_order, positional_order)"
+        )
+    from bayes_pairwise.classical.descriptive import copeland_ranking
+
+    out = model.ranks_by_name_
+    if data is not None:
+        for judge, block in data.by_judge():
+            r = copeland_ranking(block)
+            size = r.groupby("context", sort=False)["item"].transform("size").to_numpy()
+            share = 0.5 * (1.0 + r["score"].to_numpy(dtype=float) / np.maximum(size - 1, 1))
+            share = pd.Series(np.where(size > 1, share, np.nan), index=r.index)
+            by_name = share.groupby(r["item"].to_numpy()).mean()
+            out[f"Copeland {judge}"] = by_name.reindex(out.index).astype(float)
     return out

@@ -29,6 +29,8 @@ plot                             shows
 :func:`plot_rank_probabilities`  leaderboard: P(rank = k) per item (numbers:
                                  :func:`rank_probability_data`, from
                                  :mod:`bayes_pairwise.leaderboard`)
+:func:`plot_order_ranks`         the order models' posterior share of its context each item
+                                 name beats, beside each judge's Copeland score share
 ===============================  ===============================================================
 
 Inputs are duck-typed: a *model or InferenceData* is an :class:`arviz.InferenceData`, a fitted
@@ -69,6 +71,7 @@ from bayes_pairwise.plot_data import (
     judge_forest_data,
     misfit_curve_data,
     misfit_heatmap_data,
+    order_rank_data,
     panel_name,
     posterior_entries,
     posterior_vs_grid_data,
@@ -99,12 +102,14 @@ __all__ = [
     "judge_forest_data",
     "misfit_curve_data",
     "misfit_heatmap_data",
+    "order_rank_data",
     "plot_bt_vs_posterior",
     "plot_correct_score",
     "plot_delta_s_curve",
     "plot_judge_forest",
     "plot_misfit_curve",
     "plot_misfit_heatmap",
+    "plot_order_ranks",
     "plot_posterior_vs_grid",
     "plot_ppc",
     "plot_rank",
@@ -1148,6 +1153,77 @@ def plot_bt_vs_posterior(
         fontsize=10,
     )
     ax.legend(fontsize=7)
+    return ax
+
+
+# ============================================================================ order-model ranks
+def plot_order_ranks(
+    model: Any = None,
+    data: Comparisons | None = None,
+    *,
+    max_names: int = 30,
+    ax: Axes | None = None,
+    title: str | None = None,
+    ranks: pd.DataFrame | None = None,
+) -> Axes:
+    """The share of its context's other items each item name beats: the order models'
+    posterior (the judges' errors summed out) beside each judge's Copeland score share (the raw
+    verdicts). Where they differ, the judges' errors moved the ranking.
+
+    Parameters
+    ----------
+    model, data
+        As :func:`order_rank_data`.
+    max_names : int
+        Draw the first (best) ``max_names`` names.
+    ax : Axes, optional
+    title : str, optional
+    ranks : DataFrame, optional
+        An :func:`order_rank_data` table to draw (``model`` and ``data`` are then not used).
+
+    Returns
+    -------
+    Axes
+        One row per name, best at the top: a filled circle at its posterior ``beats_share``
+        and, per judge, an open marker at its Copeland share.
+
+    Examples
+    --------
+    >>> import matplotlib, pandas as pd
+    >>> matplotlib.use("Agg")
+    >>> df = pd.DataFrame({"contexts": [3, 3], "beats_share": [0.9, 0.1], "p_best": [0.9, 0.1],
+    ...                    "expected_rank": [1.1, 1.9], "Copeland A": [0.7, 0.3]},
+    ...                   index=pd.Index(["a", "b"], name="name"))
+    >>> ax = plot_order_ranks(ranks=df)
+    >>> [len(c.get_offsets()) for c in ax.collections]
+    [2, 2]
+    """
+    df = ranks if ranks is not None else order_rank_data(model, data)
+    df = df.iloc[: int(max_names)]
+    ax = _one_ax(ax, figsize=(6.0, 1.4 + 0.28 * max(len(df), 2)))
+    y = np.arange(len(df))[::-1]
+    markers = "sD^v<>ph"
+    for k, col in enumerate(c for c in df.columns if str(c).startswith("Copeland ")):
+        ax.scatter(
+            df[col],
+            y,
+            marker=markers[k % len(markers)],
+            facecolors="none",
+            edgecolors=f"C{(k + 1) % 10}",
+            s=30,
+            label=short_label(col),
+            zorder=2,
+        )
+    ax.scatter(
+        df["beats_share"], y, color="C0", s=30, zorder=3, label="posterior (order summed out)"
+    )
+    ax.set_yticks(y)
+    ax.set_yticklabels([short_label(v) for v in df.index])
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_xlabel("share of its context's other items it beats")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, frameon=False)
+    ax.set_title(title or "Ranks: posterior (judge errors summed out) vs Copeland", fontsize=10)
     return ax
 
 

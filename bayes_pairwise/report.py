@@ -871,6 +871,44 @@ def _section_bayesian(
         except (ValueError, KeyError) as exc:
             page.box(f"Strength plots not drawn: {exc}", kind="warn")
 
+    if figs.ranks is not None or "ranks" in figs.notes:
+        page.heading("Posterior ranks (each context's order summed out)", level=3)
+        if figs.ranks is None:
+            page.box(f"Ranks not computed: {figs.notes['ranks']}", kind="warn")
+        else:
+            ranks = figs.ranks
+            n_draws = int(ranks.attrs.get("rank_draws", 0))
+            over = (
+                "at the point estimate of the rates"
+                if n_draws == 1
+                else f"averaged over {n_draws} posterior draws of the rates"
+            )
+            shown = ranks.iloc[:max_items]
+            ax = plots.plot_order_ranks(ranks=ranks, max_names=max_items)
+            page.figure(
+                ax.figure,
+                "Share of its context's other items each item name beats, averaged over its "
+                "contexts: the model's posterior (every order of each context weighed by the "
+                f"verdicts at the judges' estimated error rates, {over}) against each judge's "
+                "Copeland score share (1 + S_i / (k − 1)) / 2 from the raw verdicts (a tied "
+                "pair counts half)."
+                + (
+                    f" The first {len(shown)} of {len(ranks)} names."
+                    if len(ranks) > len(shown)
+                    else ""
+                ),
+            )
+            _table(
+                page,
+                shown,
+                caption=(
+                    "Per item name: contexts it appears in; beats_share, the expected share of "
+                    "a context's other items it is truly better than; p_best, the expected "
+                    "share of its contexts it is best in; the posterior mean rank (1 = best); "
+                    "and each judge's Copeland score share."
+                ),
+            )
+
     # ---------------------------------------------------------------- shared parameters
     if "" in figs.posterior or "posterior" in figs.notes:
         try:

@@ -20,7 +20,11 @@ import pytest
 import bayes_pairwise as bp
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.pymc_models import diagnose
-from bayes_pairwise.pymc_models.order_kernel import order_logp, order_tables
+from bayes_pairwise.pymc_models.order_kernel import (
+    order_logp,
+    order_rank_probabilities,
+    order_tables,
+)
 from bayes_pairwise.simulate import simulate_round_robin
 
 
@@ -39,8 +43,9 @@ def _log(seed: int, *, sizes=(4, 5, 3, 2), judges=("A", "B"), labels=0.3, repeat
     return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge", "gold"])
 
 
-def _brute_force(data, log_rates):
-    """Per-context log (1/k!) Σ_orders Π_rows p(row | order), every order written out."""
+def _brute_force(data, log_rates, *, ranks=False):
+    """Per-context log (1/k!) Σ_orders Π_rows p(row | order), every order written out; with
+    ``ranks``, P(rank r) of every item (rows by item index, NaN for an impossible context)."""
     pc = bp.pair_counts(data)
     ic = np.asarray(data.item_context)
     n1 = np.asarray(pc.n1_decided, float)
@@ -48,6 +53,7 @@ def _brute_force(data, log_rates):
     f1 = pc.k_plus - pc.t1 - n1
     f2 = pc.k_minus - pc.t2 - n2
     out = []
+    prob = np.zeros((data.n_items, np.bincount(ic).max()))
     for c in range(data.n_contexts):
         rows = np.flatnonzero(ic[pc.i] == c)
         vals = []
@@ -68,7 +74,13 @@ def _brute_force(data, log_rates):
         vals = np.array(vals)
         top = vals.max()
         out.append(top + np.log(np.mean(np.exp(vals - top))))
-    return np.array(out)
+        if ranks:
+            members = np.flatnonzero(ic == c)
+            for perm, v in zip(itertools.permutations(members), vals, strict=True):
+                for r, item in enumerate(perm):
+                    prob[item, r] += np.exp(v - top) if top > -np.inf else np.nan
+            prob[members] /= prob[members].sum(axis=1, keepdims=True)
+    return prob if ranks else np.array(out)
 
 
 def _kernel(data, log_rates):
@@ -102,6 +114,34 @@ def test_the_kernel_is_the_sum_over_every_order(seed, kw):
         ]
     ).T
     np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("seed", "kw"),
+    [
+        (0, {}),
+        (1, {"labels": 0.0, "judges": ("A",), "sizes": (6, 2, 3)}),
+        (2, {"labels": 0.6, "repeats": 1}),
+    ],
+)
+def test_rank_probabilities_are_the_posterior_over_every_order(seed, kw):
+    """Given the rates, P(rank r) of every item equals the posterior over the k! orders
+    written out (gold labels, two judges, contexts of 2–6 items)."""
+    df = _log(seed, **kw)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model", truth="gold")
+    rates = RATES[: data.n_judges]
+    pc = bp.pair_counts(data)
+    tables = order_tables(pc, np.asarray(data.item_context), data.n_contexts)
+    got = order_rank_probabilities(np.asarray(rates, dtype=float), *tables.arrays()[:4])
+    # the kernel's rows are context by context; _log's items are already in that order
+    assert np.all(np.diff(np.asarray(data.item_context)) >= 0)
+    want = _brute_force(data, rates, ranks=True)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-12)  # a rank each
+    sizes = np.bincount(np.asarray(data.item_context))
+    for c, k in enumerate(sizes):  # each rank of a context is held by one item
+        members = np.asarray(data.item_context) == c
+        np.testing.assert_allclose(got[members, :k].sum(axis=0), 1.0, rtol=1e-12)
 
 
 def test_underflowing_products_fall_back_to_logs():
@@ -309,3 +349,134 @@ def test_a_strength_models_nuts_fit_names_its_hard_truth_limit_when_the_log_allo
     assert "note: 12 contexts of 6 items: --model positional_order" in err
     assert main(["fit", str(path), "--model", "positional", "--map", "--json"]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- posterior ranks
+def test_ranks_are_the_posterior_over_orders_at_the_fitted_rates_for_every_item(tmp_path):
+    """A MAP fit's ranks_ are the posterior over every order at the MAP rates, on item labels
+    (rows shuffled, two judges, gold labels, contexts of 3–5), and survive save/load."""
+    df = _log(3, sizes=(4, 3, 5), judges=("A", "B"), labels=0.2)
+    df = df.sample(frac=1.0, random_state=np.random.default_rng(0)).reset_index(drop=True)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model", truth="gold")
+    m = bp.PositionalOrder().fit(data, method="map", random_seed=0)
+    post = m.idata_.posterior
+    ep = np.asarray(post["eps_plus"]).reshape(-1)
+    em = np.asarray(post["eps_minus"]).reshape(-1)
+    rates = np.stack([np.log(ep), np.log1p(-ep), np.log(em), np.log1p(-em)], axis=1)
+    want = _brute_force(data, rates, ranks=True)  # rows by item index
+    r = m.ranks_
+    assert list(r.index) == list(data.items) and r.attrs["rank_draws"] == 1
+    cols = [f"p_rank_{k}" for k in range(1, 6)]
+    np.testing.assert_allclose(r[cols].to_numpy(), want, rtol=1e-9, atol=1e-12)
+    assert r["context"].tolist() == [data.contexts[c] for c in data.item_context]
+    assert r["name"].tolist() == list(data.item_names)
+    np.testing.assert_allclose(r["expected_rank"], want @ np.arange(1, 6), rtol=1e-9)
+    np.testing.assert_allclose(
+        r["beats_share"], (r["size"] - r["expected_rank"]) / (r["size"] - 1), rtol=1e-12
+    )
+    np.testing.assert_allclose(r.groupby("context")["p_best"].sum(), 1.0, rtol=1e-9)
+    back = bp.load_model(m.save(tmp_path / "order_map.nc"))
+    pd.testing.assert_frame_equal(back.ranks_, r)
+
+
+def test_ranks_recover_a_hard_truth_and_pool_by_name():
+    """On a hard-truth log (ε₊ 0.05, ε₋ 0.2, two verdicts per order) the posterior ranks put
+    nearly every item at its true rank, and more often than the raw Copeland ranking does;
+    pooled by name, the shares follow the names' true mean ranks."""
+    sim = simulate_round_robin(
+        5, eps_plus=0.05, eps_minus=0.2, repeats=2, n_contexts=60, random_seed=4
+    )
+    m = bp.PositionalOrder().fit(sim.data, method="map", random_seed=0)
+    r = m.ranks_
+    true_rank = {}
+    for c in sim.data.contexts:
+        members = [t for t in sim.true_order if t.startswith(f"{c}::")]
+        true_rank.update({t: k + 1 for k, t in enumerate(members)})
+    truth = r.index.map(true_rank).to_numpy()
+    modal = np.argmax(r[[f"p_rank_{k}" for k in range(1, 6)]].to_numpy(), axis=1) + 1
+    assert np.mean(modal == truth) >= 0.85
+    # calibration in aggregate: the mean probability given to the true rank ≈ its hit rate
+    p_true = r[[f"p_rank_{k}" for k in range(1, 6)]].to_numpy()[np.arange(len(r)), truth - 1]
+    assert abs(p_true.mean() - np.mean(modal == truth)) < 0.08
+    from bayes_pairwise.classical.descriptive import copeland_ranking
+
+    cop = copeland_ranking(sim.data)["rank"].reindex(r.index).to_numpy()
+    assert np.mean(modal == truth) > np.mean(cop == truth)
+    by_name = m.ranks_by_name_
+    assert by_name["contexts"].tolist() == [60] * 5
+    name_truth = pd.Series(truth, index=r["name"].to_numpy()).groupby(level=0).mean()
+    rho = np.corrcoef(by_name["expected_rank"], name_truth.reindex(by_name.index))[0, 1]
+    assert rho > 0.95
+    np.testing.assert_allclose(by_name["p_best"].sum(), 1.0, rtol=1e-9)  # one best per context
+
+
+def test_fit_json_and_text_carry_the_ranks(tmp_path, capsys):
+    from bayes_pairwise.cli import main
+
+    sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+    path = tmp_path / "rr.csv"
+    sim.data.to_frame().to_csv(path, index=False)
+    args = ["fit", str(path), "--context-column", "context", "--model", "uniform_order", "--map"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    m = bp.UniformOrder().fit(sim.data, method="map", random_seed=0)
+    by_name = m.ranks_by_name_
+    got = out["ranks"]["by_name"]
+    assert list(got) == list(by_name.index)  # best first
+    for name, row in by_name.iterrows():
+        assert got[name]["contexts"] == 30
+        assert got[name]["beats_share"] == pytest.approx(row["beats_share"], rel=1e-6)
+    assert "items" not in out["ranks"]
+    assert main([*args, "--json", "--all"]) == 0
+    items = json.loads(capsys.readouterr().out)["ranks"]["items"]
+    assert len(items) == sim.data.n_items
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "Posterior ranks within contexts, pooled by name" in text
+    assert f"{by_name.index[0]}       30" in text
+
+
+def test_ranks_are_not_pooled_when_no_name_recurs(capsys):
+    from bayes_pairwise.pymc_models.diagnostics import rank_summary
+
+    df = _log(5, sizes=(4, 3), judges=("A",), labels=0.0)
+    df["first"] = df["q"] + df["first"]  # every name unique to its context
+    df["second"] = df["q"] + df["second"]
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
+    m = bp.UniformOrder().fit(data, method="map", random_seed=0)
+    out = rank_summary(m)
+    assert out["by_name"] is None
+    assert out["by_name_note"].startswith("no item name recurs across the 2 contexts")
+
+
+def test_the_cross_checks_figures_put_posterior_ranks_beside_copeland():
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.plot_data import order_rank_data
+
+    sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+    cc = crosscheck(sim.data, model="uniform_order", method="map", random_seed=0, delta_s_2d=False)
+    ranks = cc.figures["uniform_order"].ranks
+    assert ranks is not None and "Copeland judge" in ranks.columns
+    # the Copeland share by hand: net wins per pair, (1 + S/(k−1))/2, averaged by name
+    frame = sim.data.to_frame()
+    share = {}
+    for _, block in frame.groupby("context"):
+        items = sorted(set(block["first"]) | set(block["second"]))
+        s = dict.fromkeys(items, 0.0)
+        pairs = {}
+        for row in block.itertuples():
+            key = tuple(sorted((row.first, row.second)))
+            won = row.first if row.outcome == "first" else row.second
+            pairs.setdefault(key, []).append(won)
+        for (a, b), wins in pairs.items():
+            w = (sum(x == a for x in wins) - sum(x == b for x in wins)) / len(wins)
+            s[a] += w
+            s[b] -= w
+        for t, v in s.items():
+            share.setdefault(t, []).append(0.5 * (1 + v / (len(items) - 1)))
+    want = pd.Series({t: np.mean(v) for t, v in share.items()})
+    np.testing.assert_allclose(ranks["Copeland judge"], want.reindex(ranks.index), rtol=1e-12)
+    model = cc.fits["uniform_order"]
+    pd.testing.assert_frame_equal(ranks, order_rank_data(model, sim.data))
+    with pytest.raises(ValueError, match="estimates strengths, not ranks"):
+        order_rank_data(bp.UniformError().fit(sim.data, method="map", random_seed=0))

@@ -1012,17 +1012,81 @@ def fit_summary_dict(
     settings = dict(getattr(model, "settings_", {}))
     if not per_item:
         settings.pop("layout", None)
-    return _clean(
-        {
-            "model": model.name,
-            "method": getattr(model, "method_", None),
-            "parameters": params,
-            "diagnostics": diagnostics,
-            "data": dict(settings.get("data", {})),
-            "settings": settings,
-            "ties": tie_handling(model),
+    out = {
+        "model": model.name,
+        "method": getattr(model, "method_", None),
+        "parameters": params,
+        "diagnostics": diagnostics,
+        "data": dict(settings.get("data", {})),
+        "settings": settings,
+        "ties": tie_handling(model),
+    }
+    if hasattr(type(model), "ranks_by_name_"):  # the hard-truth models: ranks, not strengths
+        out["ranks"] = rank_summary(model, per_item=per_item)
+    return _clean(out)
+
+
+#: ``fit --json`` pools ranks by item name when the names are shared across contexts and
+#: number at most this many (e.g. the answering systems of a benchmark); ``--all`` gives every
+#: item's ranks whatever their number.
+MAX_NAMES_POOLED = 200
+
+
+def rank_summary(model: Any, *, per_item: bool = False) -> dict[str, Any]:
+    """The ``ranks`` object of ``fit --json`` for the hard-truth (order) models.
+
+    ``{"rank_draws", "by_name": {name: {"contexts", "beats_share", "p_best",
+    "expected_rank"}} or null, "by_name_note", "items": {item: {...}} (with per_item)}``:
+    :attr:`~bayes_pairwise.pymc_models.PositionalOrder.ranks_by_name_` when the log's item
+    names recur across contexts and number at most :data:`MAX_NAMES_POOLED`, else ``null``
+    with the reason in ``by_name_note``, computed from the log.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> from bayes_pairwise.pymc_models import UniformOrder
+    >>> sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+    >>> m = UniformOrder().fit(sim.data, method="map", random_seed=0)
+    >>> r = rank_summary(m)
+    >>> len(r["by_name"]), r["by_name"]["t000"]["contexts"]
+    (4, 30)
+    """
+    ranks = model.ranks_
+    out: dict[str, Any] = {"rank_draws": int(ranks.attrs.get("rank_draws", 0))}
+    n_names = int(ranks["name"].nunique())
+    per_name = ranks.groupby("name")["context"].nunique()
+    if n_names > MAX_NAMES_POOLED:
+        out["by_name"] = None
+        out["by_name_note"] = (
+            f"{n_names} distinct item names (more than {MAX_NAMES_POOLED}): not pooled; "
+            "every item's ranks with --all"
+        )
+    elif ranks["context"].nunique() > 1 and int(per_name.max()) < 2:
+        out["by_name"] = None
+        out["by_name_note"] = (
+            f"no item name recurs across the {ranks['context'].nunique()} contexts: nothing to "
+            "pool; every item's ranks with --all"
+        )
+    else:
+        by_name = model.ranks_by_name_
+        out["by_name"] = {
+            str(n): {
+                "contexts": int(row["contexts"]),
+                **{k: float(row[k]) for k in ("beats_share", "p_best", "expected_rank")},
+            }
+            for n, row in by_name.iterrows()
         }
-    )
+    if per_item:
+        out["items"] = {
+            str(i): {
+                "context": str(row["context"]),
+                "name": str(row["name"]),
+                "size": int(row["size"]),
+                **{k: float(row[k]) for k in ("expected_rank", "rank_sd", "p_best", "beats_share")},
+            }
+            for i, row in ranks.iterrows()
+        }
+    return out
 
 
 def hdi_interval(x: np.ndarray, prob: float | None = None) -> tuple[float, float]:

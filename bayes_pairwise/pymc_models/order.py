@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 
 import numba
 import numpy as np
+import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 from pytensor.gradient import DisconnectedType
@@ -41,7 +42,7 @@ from pytensor.graph.op import Op
 
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
-from bayes_pairwise.matrices import pair_counts
+from bayes_pairwise.matrices import PairCounts, pair_counts
 from bayes_pairwise.model_specs import JAX_SAMPLERS
 from bayes_pairwise.pymc_models.base import make_prior
 from bayes_pairwise.pymc_models.error_models import (
@@ -55,14 +56,28 @@ from bayes_pairwise.pymc_models.order_kernel import (
     MAX_CONTEXT_ITEMS,
     OrderTables,
     order_logp,
+    order_rank_probabilities,
     order_tables,
 )
 
-__all__ = ["OrderLogp", "PositionalOrder", "UniformOrder", "order_model_note"]
+__all__ = [
+    "RANK_DRAWS",
+    "OrderLogp",
+    "PositionalOrder",
+    "UniformOrder",
+    "order_model_note",
+    "rank_table_by_name",
+]
 
 #: Bumped when :func:`~bayes_pairwise.pymc_models.order_kernel.order_logp` changes (the numba
 #: backend's cache key).
 _KERNEL_VERSION = 1
+
+#: Posterior draws (evenly spaced over the chains) that :attr:`PositionalOrder.ranks_` averages
+#: the rank probabilities over. Given the rates, each draw's probabilities are exact (the
+#: orders summed out); the rates' posterior is narrow, so a few hundred draws leave a Monte
+#: Carlo error far below the probabilities' own spread.
+RANK_DRAWS = 200
 
 
 class OrderLogp(Op):
@@ -338,12 +353,182 @@ class _OrderModel:
             "strengths; rank with the strength models (uniform, positional) or Bradley–Terry"
         )
 
+    @property
+    def ranks_(self) -> pd.DataFrame:
+        """Posterior rank of every item within its context (1 = best), the order summed out.
+
+        The posterior over each context's orders, given the judges' rates, is exact
+        (:func:`~bayes_pairwise.pymc_models.order_kernel.order_rank_probabilities`); it is
+        averaged over :data:`RANK_DRAWS` posterior draws of the rates (a MAP or Laplace fit:
+        its draws), so the judges' errors and the uncertainty in their rates are both taken
+        into account. Gold labels fix the orders they decide.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by item label: ``context``, ``name``, ``size`` (items in the context),
+            ``expected_rank`` and ``rank_sd``, ``p_best`` (P(rank 1)), ``beats_share`` (the
+            expected share of the context's other items it is truly better than:
+            (size − expected_rank) / (size − 1)), and ``p_rank_1`` … ``p_rank_K``.
+
+        Examples
+        --------
+        >>> from bayes_pairwise.simulate import simulate_round_robin
+        >>> sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+        >>> m = UniformOrder().fit(sim.data, method="map", random_seed=0)
+        >>> r = m.ranks_
+        >>> bool(np.allclose(r.groupby("context")["p_best"].sum(), 1.0))
+        True
+        """
+        self._check_fitted()  # type: ignore[attr-defined]
+        cached = getattr(self, "_ranks_cache", None)
+        if cached is not None and cached[0] is self.idata_:  # type: ignore[attr-defined]
+            return cached[1].copy()
+        table = _rank_table(self.idata_, self.settings_)  # type: ignore[attr-defined]
+        self._ranks_cache = (self.idata_, table)  # type: ignore[attr-defined]
+        return table.copy()
+
+    @property
+    def ranks_by_name_(self) -> pd.DataFrame:
+        """:attr:`ranks_` pooled over contexts by item name (e.g. one row per answering
+        system), best first.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by name: ``contexts`` (how many it appears in), ``beats_share`` (mean over
+            its contexts of the expected share of the other items it is truly better than),
+            ``p_best`` (mean P(best in its context): the expected share of its contexts it
+            wins) and ``expected_rank`` (mean; contexts of different sizes make this harder to
+            compare than ``beats_share``).
+
+        Examples
+        --------
+        >>> from bayes_pairwise.simulate import simulate_round_robin
+        >>> sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+        >>> m = UniformOrder().fit(sim.data, method="map", random_seed=0)
+        >>> m.ranks_by_name_["contexts"].tolist()
+        [30, 30, 30, 30]
+        """
+        return rank_table_by_name(self.ranks_)
+
     def sample_posterior_predictive(self, **kwargs: Any) -> Any:
         """Refused: the hard-truth models draw no replicated data yet."""
         raise DesignError(
             f"{type(self).__name__} has no posterior predictive draws (the order is summed "
             "out, not sampled); check the fit with the strength models' PPC"
         )
+
+
+def _stored_tables(idata: Any, settings: dict[str, Any]) -> tuple[OrderTables, np.ndarray]:
+    """The order tables of a fit, from the design it keeps (``constant_data``), and the
+    context of every item: the same after :func:`~bayes_pairwise.load_model`."""
+    cd = idata.constant_data
+    wins = np.asarray(cd["pair_wins"], dtype=float)
+    k = np.asarray(cd["k"], dtype=float)
+    n = wins.shape[0]
+    t1, t2 = (wins[:, 2], wins[:, 3]) if wins.shape[1] == 4 else (np.zeros(n), np.zeros(n))
+    weighted = bool(settings.get("data", {}).get("weighted"))
+    judges = tuple(str(v) for v in idata.posterior.coords["judge"].values)
+    item_context = np.asarray(cd["item_context"], dtype=np.int64)
+    pc = PairCounts(
+        i=np.asarray(cd["pair_i"], dtype=np.int64),
+        j=np.asarray(cd["pair_j"], dtype=np.int64),
+        judge=np.asarray(cd["pair_judge"], dtype=np.int64),
+        context=item_context[np.asarray(cd["pair_i"], dtype=np.int64)],
+        k_plus=k[:, 0] if weighted else np.rint(k[:, 0]).astype(np.int64),
+        k_minus=k[:, 1] if weighted else np.rint(k[:, 1]).astype(np.int64),
+        # the stored wins are the decided ones: n = decided + half the ties, as pair_counts has
+        n1=wins[:, 0] + 0.5 * t1,
+        n2=wins[:, 1] + 0.5 * t2,
+        items=tuple(str(v) for v in cd.coords["item"].values),
+        judges=judges,
+        t1=t1 if weighted else np.rint(t1).astype(np.int64),
+        t2=t2 if weighted else np.rint(t2).astype(np.int64),
+        truth=np.asarray(cd["pair_truth"], dtype=np.int64) if "pair_truth" in cd else None,
+        weighted=weighted,
+    )
+    n_contexts = len(settings.get("layout", {}).get("contexts", [])) or int(item_context.max()) + 1
+    return order_tables(pc, item_context, n_contexts), item_context
+
+
+def _log_rates(post: Any, draws: np.ndarray) -> np.ndarray:
+    """``(D, J, 4)`` log rates at the chosen flat draw indices of a posterior."""
+
+    def flat(name: str) -> np.ndarray:
+        x = np.asarray(post[name].transpose("chain", "draw", "judge"), dtype=float)
+        return x.reshape(-1, x.shape[-1])[draws]
+
+    ep, em = (flat("eps"), flat("eps")) if "eps" in post else (flat("eps_plus"), flat("eps_minus"))
+    return np.stack([np.log(ep), np.log1p(-ep), np.log(em), np.log1p(-em)], axis=-1)
+
+
+def _rank_table(idata: Any, settings: dict[str, Any]) -> pd.DataFrame:
+    """:attr:`_OrderModel.ranks_` of a fit (see there)."""
+    tables, item_context = _stored_tables(idata, settings)
+    post = idata.posterior
+    n = post.sizes["chain"] * post.sizes["draw"]
+    draws = np.unique(np.linspace(0, n - 1, min(n, RANK_DRAWS)).round().astype(np.int64))
+    arrays = tables.arrays()[:4]
+    prob = np.zeros((item_context.size, int(tables.size.max(initial=1))))
+    for rates in _log_rates(post, draws):
+        prob += order_rank_probabilities(np.ascontiguousarray(rates), *arrays)
+    prob /= draws.size
+    # kernel rows are context by context, items by index within a context
+    order = np.argsort(item_context, kind="stable")
+    by_item = np.empty_like(prob)
+    by_item[order] = prob
+    size = tables.size[item_context]
+    ranks = np.arange(1, prob.shape[1] + 1, dtype=float)
+    expected = by_item @ ranks
+    spread = np.sqrt(np.maximum(by_item @ ranks**2 - expected**2, 0.0))
+    layout = settings.get("layout", {})
+    items = [str(v) for v in idata.constant_data.coords["item"].values]
+    contexts = list(layout.get("contexts", [])) or [str(c) for c in range(int(size.size))]
+    table = pd.DataFrame(
+        {
+            "context": [str(contexts[c]) for c in item_context],
+            "name": list(layout.get("item_names", items)),
+            "size": size.astype(np.int64),
+            "expected_rank": expected,
+            "rank_sd": spread,
+            "p_best": by_item[:, 0],
+            "beats_share": np.where(size > 1, (size - expected) / np.maximum(size - 1, 1), np.nan),
+        },
+        index=pd.Index(items, name="item"),
+    )
+    for r in range(prob.shape[1]):
+        table[f"p_rank_{r + 1}"] = by_item[:, r]
+    table.attrs["rank_draws"] = int(draws.size)
+    return table
+
+
+def rank_table_by_name(ranks: pd.DataFrame) -> pd.DataFrame:
+    """A :attr:`PositionalOrder.ranks_` table pooled over contexts by item name, best first
+    (see :attr:`PositionalOrder.ranks_by_name_`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"context": ["q1", "q1", "q2", "q2"], "name": ["a", "b", "a", "b"],
+    ...                   "expected_rank": [1.2, 1.8, 1.0, 2.0], "p_best": [0.8, 0.2, 1.0, 0.0],
+    ...                   "beats_share": [0.8, 0.2, 1.0, 0.0]})
+    >>> rank_table_by_name(r)["p_best"].tolist()
+    [0.9, 0.1]
+    """
+    grouped = ranks.groupby("name", sort=False)
+    out = pd.DataFrame(
+        {
+            "contexts": grouped["context"].nunique().astype(np.int64),
+            "beats_share": grouped["beats_share"].mean(),
+            "p_best": grouped["p_best"].mean(),
+            "expected_rank": grouped["expected_rank"].mean(),
+        }
+    )
+    out.index.name = "name"
+    out = out.sort_values(["beats_share", "p_best"], ascending=False, kind="stable")
+    out.attrs.update(ranks.attrs)
+    return out
 
 
 class UniformOrder(_OrderModel, UniformError):  # noqa: N818 - a model, not an exception
