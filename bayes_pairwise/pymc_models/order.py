@@ -11,7 +11,9 @@ Why: on the QLoRA GPT-4 log (953 round robins of 7) the strength models push σ_
 P(truth) = σ(s_i − s_j) is 0 or 1 for nearly every pair — and every pair becomes a logistic
 wall NUTS must resolve: 327 leapfrog steps per draw and a default fit of 413 s. The order
 models give the same rates (``docs/src/speed.md``) at a few steps per draw. They estimate no
-strengths: read a ranking from the strength models or from Bradley–Terry.
+strengths; they rank: :attr:`~PositionalOrder.ranks_` is every item's posterior probability of
+each rank within its context (the orders summed out exactly at each draw of the rates), and
+:attr:`~PositionalOrder.ranks_by_name_` pools it by item name (e.g. per answering system).
 
 NUTS with nutpie samples the density written out (:mod:`~bayes_pairwise.pymc_models.order_density`:
 nothing compiled per log); MAP, the Laplace approximation and PyMC's NUTS run the graph below,
@@ -350,7 +352,9 @@ class _OrderModel:
     def strengths_(self) -> Any:
         raise DesignError(
             f"{type(self).__name__} sums the order of each context out and estimates no "
-            "strengths; rank with the strength models (uniform, positional) or Bradley–Terry"
+            "strengths: ranks_ gives each item's posterior rank within its context (and "
+            "ranks_by_name_ pools it by name); for strengths, fit the strength models "
+            "(uniform, positional) or Bradley–Terry"
         )
 
     @property
@@ -589,7 +593,8 @@ def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> 
     30 contexts of 7 items: --model positional_order fits the same error rates with each
     context's order summed out (the σ_s → ∞ limit of positional, METHODS §3) — a few leapfrog
     steps per draw where a judge near a hard truth makes positional take hundreds (the real
-    QLoRA log: 2.9 against 327); it estimates no strengths
+    QLoRA log: 2.9 against 327); it ranks items within their contexts instead of estimating
+    strengths
     >>> order_model_note(PositionalBias(), simulate_round_robin(13, random_seed=0).data) is None
     True
     """
@@ -609,5 +614,6 @@ def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> 
         f"{size.size} contexts of {sizes} items: --model {order} fits the same error rates "
         f"with each context's order summed out (the σ_s → ∞ limit of {name}, METHODS §3) — a "
         f"few leapfrog steps per draw where a judge near a hard truth makes {name} take "
-        "hundreds (the real QLoRA log: 2.9 against 327); it estimates no strengths"
+        "hundreds (the real QLoRA log: 2.9 against 327); it ranks items within their contexts "
+        "instead of estimating strengths"
     )
