@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
-from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed
+from bayes_pairwise.classical.descriptive import tie_position_check
+from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed, interval_label, z_value
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.identification import has_repeats
 from bayes_pairwise.matrices import pair_counts
@@ -41,6 +42,7 @@ __all__ = [
     "has_repeats",
     "identification_text",
     "record_caveats",
+    "ties_depend_on_position",
     "too_few_verdicts",
 ]
 
@@ -140,6 +142,48 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
         + f" seen in both orders. The error rates need at least {MIN_PAIRS_TO_SAY} such pairs "
         "per judge; until then numbers such as 0.000 or 1.000 are where the estimators start, "
         "not findings.",
+    )
+
+
+def ties_depend_on_position(data: Comparisons) -> Caveat | None:
+    """The caveat of judges whose ties depend on where the better text is shown, computed from
+    the log (:func:`~bayes_pairwise.classical.descriptive.tie_position_check`); None when no
+    judge's do, or the log keeps no ties under the tie policy ``"model"``.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> ties_depend_on_position(simulate_round_robin(8, random_seed=0).data) is None
+    True
+    """
+    if data.tie_policy != "model" or not np.any(np.asarray(data.outcome) == 0.5):
+        return None
+    z = z_value()
+    lab = interval_label()
+    said = []
+    for j, block in data.by_judge():
+        if not np.any(np.asarray(block.outcome) == 0.5):
+            continue
+        chk = tie_position_check(block)
+        if not chk.depends:
+            continue
+        who = f"judge {j}: " if data.n_judges > 1 else ""
+        said.append(
+            f"{who}{chk.summary()}. On the pairs decided in both orders (one decided verdict per "
+            f"position, no rescaling) the moments give ε₊ {chk.eps_plus:.3f} "
+            f"[{chk.eps_plus - z * chk.eps_plus_se:.3f}, {chk.eps_plus + z * chk.eps_plus_se:.3f}]"
+            f", ε₋ {chk.eps_minus:.3f} [{chk.eps_minus - z * chk.eps_minus_se:.3f}, "
+            f"{chk.eps_minus + z * chk.eps_minus_se:.3f}] ({lab})."
+        )
+    if not said:
+        return None
+    return Caveat(
+        "ties_depend_on_position",
+        "Ties depend on where the better text is shown — "
+        + " ".join(said)
+        + " The moments rescaled for the tie share and a single tie rate per judge both assume "
+        "that a tie does not depend on which text is better (METHODS §7.5); the strength models "
+        "fit one tie rate per position with tie_positional=True.",
     )
 
 
@@ -293,6 +337,10 @@ def caveats_for(
                     "(--truth-column) or repeat verdicts.",
                 )
             )
+    if model_kind in ("uniform", "positional", "classical"):
+        tied = ties_depend_on_position(data)
+        if tied is not None:
+            out.append(tied)
     if test_correlation and repeats and model_kind != "biased_bt":
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
         out.append(Caveat("within_pair_correlation", res.summary()))

@@ -97,6 +97,9 @@ SYMBOLS = {
 }
 METHOD_SCOM = "S_com closed form"
 METHOD_MOMENTS = "moments (S_com, r₁)"
+#: The moments on the pairs decided in both orders (no tie rescaling): the verdict's basis for
+#: ε₊ and ε₋ where a judge's ties depend on where the better text is shown.
+METHOD_MOMENTS_DECIDED = "moments, pairs decided in both orders"
 METHOD_GRID = "Δ_S grid (1-D)"
 METHOD_GRID_SUM = "Δ_S grid (2-D), sum"
 METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
@@ -264,6 +267,11 @@ class ClassicalFits:
         Per judge: (share, lower, upper, n_ties, n_verdicts).
     labelled : DataFrame or None
         :func:`~bayes_pairwise.classical.descriptive.labelled_error_rates` when labels exist.
+    tie_position : dict
+        Per judge with ties kept: :func:`~bayes_pairwise.classical.descriptive.tie_position_check`.
+        Where it finds that the ties depend on where the better text is shown, the moments'
+        rescaling for the tie share does not hold, and the moments on the pairs decided in
+        both orders (:data:`METHOD_MOMENTS_DECIDED`) are the verdict's basis for ε₊ and ε₋.
     mm : BradleyTerry or None
         MM strengths, all judges pooled; ``mm_note`` says which ridge and why.
     """
@@ -277,6 +285,7 @@ class ClassicalFits:
     skipped: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     tie_share: Mapping[str, tuple[float, float, float, int, int]] = field(default_factory=dict)
     labelled: pd.DataFrame | None = None
+    tie_position: Mapping[str, Any] = field(default_factory=dict)
     mm: Any = None
     mm_note: str = ""
 
@@ -779,6 +788,7 @@ def _classical(
         estimate_eps_scom,
         labelled_error_rates,
         positional_moments,
+        tie_position_check,
         wilson_interval,
     )
 
@@ -792,6 +802,7 @@ def _classical(
     scom, moments, delta, delta2d, spread = {}, {}, {}, {}, {}
     skipped: dict[str, dict[str, str]] = {}
     tie_share = {}
+    tie_position = {}
     blocks = dict(data.by_judge())
     for j, block in blocks.items():
         skipped[j] = {}
@@ -810,6 +821,8 @@ def _classical(
                 moments[j] = positional_moments(block)
             except DesignError as exc:
                 skipped[j]["moments"] = str(exc)
+            if k and block.tie_policy == "model":
+                tie_position[j] = tie_position_check(block)
     gkw = {"skip_incomplete": True, "n_bootstrap": N_BOOTSTRAP, **dict(grid_kwargs)}
     for j, block in blocks.items():
         if delta_s:
@@ -870,6 +883,7 @@ def _classical(
         skipped=skipped,
         tie_share=tie_share,
         labelled=labelled,
+        tie_position=tie_position,
         mm=mm,
         mm_note=mm_note,
     )
@@ -885,21 +899,17 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
         tau = 0.0 if not np.isfinite(tau) else tau
         tie_note = f"ties counted half, then rescaled with the tie share {tau:.3f}" if k else ""
 
-        def normal(q, method, eps, se, extra_note="", judge=j, tie_note=tie_note, k=k):
+        check = cf.tie_position.get(j)
+
+        def normal(q, method, eps, se, extra_note="", judge=j, tie_note=tie_note, check=check):
             # the estimators report the rate among decided verdicts already (ties modelled);
             # a rate below 0 is kept unclipped with its interval, never [0, 0]
             lo, hi = eps - z * se, eps + z * se
             if np.isfinite(eps) and eps < 0:
-                extra_note = _join(
-                    extra_note,
-                    "below 0: sampling noise around 0"
-                    + (
-                        ", or more ties when the better text is shown second than first "
-                        "(see tie_positional)"
-                        if k
-                        else ""
-                    ),
-                )
+                why = "below 0: sampling noise around 0"
+                if check is not None and check.depends:
+                    why = "below 0: the tie rescaling does not hold on this log (see below)"
+                extra_note = _join(extra_note, why)
             note = _join(extra_note, tie_note)
             if np.isfinite(se):
                 return _row(q, judge, method, eps, lo, hi, f"{lab} delta method", note=note)
@@ -924,8 +934,31 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
         if j in cf.moments:
             m = cf.moments[j]
             edge = "outside the moment equations' domain: kept unclipped" if m.at_boundary else ""
+            if check is not None and check.depends:
+                edge = _join(
+                    edge,
+                    "not the verdict's basis: this judge's ties depend on where the better text "
+                    f"is shown (z = {check.z:.1f}), which the rescaling for the tie share "
+                    "assumes they do not",
+                )
             rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
             rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
+        if check is not None and check.depends and np.isfinite(check.eps_plus):
+            # among decided verdicts by construction: no tie rescaling, so no tie_note
+            for q, est, se in (
+                ("eps_plus", check.eps_plus, check.eps_plus_se),
+                ("eps_minus", check.eps_minus, check.eps_minus_se),
+            ):
+                rows.append(
+                    normal(
+                        q,
+                        METHOD_MOMENTS_DECIDED,
+                        est,
+                        se,
+                        f"{check.n_both} pairs; " + check.summary(),
+                        tie_note="",
+                    )
+                )
 
         # Δ_S: the synthetic matrices hold the judge's tie share (ties at random, counted half
         # as the observed ones), so the grid's ε is the error among decided verdicts too
@@ -1655,6 +1688,13 @@ def _primary_rows(
     if not len(agreement):
         return agreement
     out = agreement.copy()
+    moved = [j for j, c in cf.tie_position.items() if c.depends]
+    if moved:  # the tie rescaling fails: the moments on pairs decided in both orders decide
+        mine = out.judge.isin([str(j) for j in moved]) & out.quantity.isin(
+            ["eps_plus", "eps_minus"]
+        )
+        out.loc[mine & (out.classical == METHOD_MOMENTS), "primary"] = False
+        out.loc[mine & (out.classical == METHOD_MOMENTS_DECIDED), "primary"] = True
     if cf.labelled is not None:
         lab = out.judge.isin([str(j) for j in cf.labelled.index])
         keys = list(zip(out.quantity, out.classical, strict=True))
@@ -1690,6 +1730,12 @@ def _say_basis(
         t = str(v.text)
         if cf.labelled is not None and str(v.judge) in {str(j) for j in cf.labelled.index}:
             t += " Basis: the labelled error rates (gold labels settle it)."
+        elif (chk := cf.tie_position.get(str(v.judge))) is not None and chk.depends:
+            t += (
+                " Basis for ε₊ and ε₋: the moments on the pairs decided in both orders — this "
+                "judge's ties depend on where the better text is shown (z = "
+                f"{chk.z:.1f}), so the moments rescaled for the tie share are not comparable."
+            )
         if note:
             t += " " + note
         if conv:
@@ -1940,6 +1986,8 @@ CORRECT_SCORE_RANKS = tuple(range(1, 9))
 CORRECT_SCORE_N_MAX = 100
 #: Which estimate of a judge's error rates the P(R_m, TO) curves use, first available wins.
 CORRECT_SCORE_SOURCES = (
+    # present only where a judge's ties depend on the better text's position: the basis there
+    (("eps_plus", "eps_minus"), METHOD_MOMENTS_DECIDED, "moments, pairs decided in both orders"),
     (("eps_plus", "eps_minus"), METHOD_MOMENTS, "moments"),
     (("eps",), METHOD_GRID, "Δ_S grid"),
     (("eps",), METHOD_SCOM, "S_com"),
@@ -2184,6 +2232,14 @@ def _fit_figures(
             t = table[keep]
             if len(t):
                 cols[v] = t.set_index("judge")["estimate"].astype(float)
+            if method == METHOD_MOMENTS:  # the verdict's basis where ties depend on position
+                basis = table[
+                    (table.role == "classical")
+                    & (table.quantity == v)
+                    & (table.method == METHOD_MOMENTS_DECIDED)
+                ].set_index("judge")["estimate"]
+                if len(basis) and v in cols:
+                    cols[v] = basis.astype(float).combine_first(cols[v])
         classical = pd.DataFrame(cols).reindex([str(j) for j in judges]) if cols else None
         try:
             forest = pd_.judge_forest_data(idata, var_names=per_judge, classical=classical)

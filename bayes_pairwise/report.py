@@ -539,7 +539,13 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
 
     from bayes_pairwise import plots
     from bayes_pairwise.conventions import interval_label
-    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_SCOM, METHOD_TIES, SYMBOLS
+    from bayes_pairwise.crosscheck import (
+        METHOD_MOMENTS,
+        METHOD_MOMENTS_DECIDED,
+        METHOD_SCOM,
+        METHOD_TIES,
+        SYMBOLS,
+    )
 
     lab = interval_label()
     page.paragraph(
@@ -560,6 +566,8 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
             ("ε (S_com)", "eps", METHOD_SCOM),
             ("ε₊ (moments)", "eps_plus", METHOD_MOMENTS),
             ("ε₋ (moments)", "eps_minus", METHOD_MOMENTS),
+            ("ε₊ (moments, pairs decided in both orders)", "eps_plus", METHOD_MOMENTS_DECIDED),
+            ("ε₋ (moments, pairs decided in both orders)", "eps_minus", METHOD_MOMENTS_DECIDED),
         ):
             rows = _rows(cc, role="classical", quantity=q, method=method).set_index("judge")
             if len(rows):
@@ -580,7 +588,17 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
             table,
             caption="Descriptive statistics (ties counted half) and the closed-form / moment "
             f"estimates per judge with their {lab} intervals, among decided verdicts (ε (S_com) "
-            "is empty when S_com > 1/2: a position-biased judge).",
+            "is empty when S_com > 1/2: a position-biased judge)."
+            + (
+                " The moments on the pairs decided in both orders (no tie rescaling) appear "
+                "for judges whose ties depend on where the better text is shown: "
+                + "; ".join(
+                    f"{j}: {c.summary()}" for j, c in cc.classical.tie_position.items() if c.depends
+                )
+                + "."
+                if any(c.depends for c in cc.classical.tie_position.values())
+                else ""
+            ),
         )
     df, cap = _copeland_table(cc)
     page.heading("Copeland ranking", level=3)

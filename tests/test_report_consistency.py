@@ -34,6 +34,7 @@ from bayes_pairwise.crosscheck import (
     METHOD_GRID_SPLIT,
     METHOD_GRID_SUM,
     METHOD_MOMENTS,
+    METHOD_MOMENTS_DECIDED,
     METHOD_SCOM,
     METHOD_TIES,
     SYMBOLS,
@@ -334,10 +335,15 @@ def inconsistencies(html: str, cc: Any, drawn: dict[str, list[Any]] | None = Non
             # classical estimates table: every column of this quantity (ε₊ (moments) [94%], or
             # a bare eps_plus) must show the headline's classical number
             crow = classical_html.get(j, {})
+            # the column of the headline's method: "ε₊ (moments) [94%]", "ε₊ (moments, pairs
+            # decided in both orders) [94%]" (ties that depend on position), or a bare eps_plus
+            label = SHORT.get(a.classical, a.classical)
             cols = [
                 c
                 for c in crow
-                if c == a.quantity or re.fullmatch(rf"{re.escape(sym)}( \(.*\))?( \[.*\])?", c)
+                if c == a.quantity
+                or re.fullmatch(rf"{re.escape(sym)}( \[.*\])?", c)
+                or re.fullmatch(rf"{re.escape(sym)} \({re.escape(label)}\)( \[.*\])?", c)
             ]
             if a.quantity != "tie_rate" or cc.data.n_ties:
                 same(f"classical table has {sym} for {j}", bool(cols), True)
@@ -433,15 +439,20 @@ def inconsistencies(html: str, cc: Any, drawn: dict[str, list[Any]] | None = Non
         # ---- P(R_m, TO): the rates named in the caption are the headline's classical values
         prm = [c for c in captions if c.startswith("P(R_m, TO)")]
         same("number of P(R_m, TO) captions", len(prm), 1)
+        # the moments the verdict rests on: on the pairs decided in both orders where this
+        # judge's ties depend on the better text's position (PRD gpt4), else rescaled
+        basis = _moments_basis(cc, j)
+        label = "moments" if basis == METHOD_MOMENTS else basis
         m = re.search(
-            rf"{re.escape(j)}: ε₊ (-?[\d.]+), ε₋ (-?[\d.]+) \(moments\)", prm[0] if prm else ""
+            rf"{re.escape(j)}: ε₊ (-?[\d.]+), ε₋ (-?[\d.]+) \({re.escape(label)}\)",
+            prm[0] if prm else "",
         )
         same(
             f"P(R_m, TO) caption rates {j}",
             m.groups() if m else None,
             (
-                f3(_row(cc, "eps_plus", j, METHOD_MOMENTS).estimate),
-                f3(_row(cc, "eps_minus", j, METHOD_MOMENTS).estimate),
+                f3(_row(cc, "eps_plus", j, basis).estimate),
+                f3(_row(cc, "eps_minus", j, basis).estimate),
             ),
         )
     # ---- totals: ties found / modelled
@@ -463,6 +474,13 @@ def inconsistencies(html: str, cc: Any, drawn: dict[str, list[Any]] | None = Non
     return bad
 
 
+def _moments_basis(cc: Any, j: str) -> str:
+    """The moments the verdict rests on for judge ``j``: on the pairs decided in both orders
+    where its ties depend on the better text's position (PRD gpt4), else the rescaled ones."""
+    decided = (cc.table.judge == j) & (cc.table.method == METHOD_MOMENTS_DECIDED)
+    return METHOD_MOMENTS_DECIDED if decided.any() else METHOD_MOMENTS
+
+
 def _drawn_inconsistencies(cc: Any, drawn: dict[str, list[Any]]) -> list[str]:
     """The tables the report handed to the plotting functions (``data=``: the cross-check's
     own numbers) against the headline's."""
@@ -477,7 +495,7 @@ def _drawn_inconsistencies(cc: Any, drawn: dict[str, list[Any]]) -> list[str]:
         cl = cl[cl.source == "classical"]
         for j in judges:
             for q in ("eps_plus", "eps_minus"):
-                want = f3(_row(cc, q, j, METHOD_MOMENTS).estimate)
+                want = f3(_row(cc, q, j, _moments_basis(cc, j)).estimate)
                 got = [f3(x) for x in cl[(cl.judge == j) & (cl.variable == q)]["mean"]]
                 if got != [want]:
                     bad.append(f"judge forest classical {q} {j}: drawn {got}, expected {want}")
@@ -504,7 +522,7 @@ def _drawn_inconsistencies(cc: Any, drawn: dict[str, list[Any]]) -> list[str]:
     panels = drawn.get("plot_correct_score", [])
     for j in judges:
         want = {
-            q: f3(max(_row(cc, q, j, METHOD_MOMENTS).estimate, 0.0))
+            q: f3(max(_row(cc, q, j, _moments_basis(cc, j)).estimate, 0.0))
             for q in ("eps_plus", "eps_minus")
         }
         got = [

@@ -46,8 +46,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
 
 __all__ = [
+    "TIE_POSITION_Z",
     "PositionalMoments",
     "ScomEstimate",
+    "TiePositionCheck",
     "commutativity_score",
     "commutativity_score_counts",
     "commutativity_score_z",
@@ -62,6 +64,7 @@ __all__ = [
     "moments_from_rates",
     "position_consistency",
     "positional_moments",
+    "tie_position_check",
     "wilson_interval",
 ]
 
@@ -465,6 +468,179 @@ class PositionalMoments:
         )
 
 
+#: |z| at or above which :func:`tie_position_check` says a judge's ties depend on where the
+#: better text is shown (a two-sided test at about the 0.3 % level).
+TIE_POSITION_Z = 3.0
+
+
+@dataclass(frozen=True)
+class TiePositionCheck:
+    """Do a judge's ties depend on where the better text is shown? (:func:`tie_position_check`)
+
+    Attributes
+    ----------
+    judge : str
+    n_one_tie : int
+        Pairs shown in both orders and decided in one only (the other order's verdicts ties).
+    r1_one_tie : float
+        Share of those pairs' decided verdicts that pick the first-shown text.
+    n_both : int
+        Pairs decided in both orders.
+    r1_both : float
+        Share of their decided verdicts that pick the first-shown text.
+    z : float
+        (r1_one_tie − r1_both) / its standard error (pairs as units; NaN when a group is empty).
+    eps_plus, eps_minus, eps_plus_se, eps_minus_se : float
+        The moment estimator (S_com, r₁) on the decided verdicts of the pairs decided in both
+        orders: among decided verdicts, with no tie rescaling, so valid whether or not ties
+        depend on the better text's position (NaN without such pairs).
+    at_boundary : bool
+        Those moments had no solution inside the domain.
+    """
+
+    judge: str
+    n_one_tie: int
+    r1_one_tie: float
+    n_both: int
+    r1_both: float
+    z: float
+    eps_plus: float
+    eps_minus: float
+    eps_plus_se: float
+    eps_minus_se: float
+    at_boundary: bool
+
+    @property
+    def depends(self) -> bool:
+        """|z| ≥ :data:`TIE_POSITION_Z`: the ties depend on where the better text is shown."""
+        return bool(np.isfinite(self.z) and abs(self.z) >= TIE_POSITION_Z)
+
+    def summary(self) -> str:
+        """One sentence with the numbers (what the check compares and what it found)."""
+        if not np.isfinite(self.z):
+            return (
+                f"judge {self.judge}: {self.n_one_tie} pair(s) tied in one order only and "
+                f"{self.n_both} decided in both: too few to test whether ties depend on where "
+                "the better text is shown"
+            )
+        side = "second" if self.z > 0 else "first"
+        found = (
+            f"ties are more frequent when the better text is shown {side}"
+            if self.depends
+            else f"no sign that ties depend on where the better text is shown (|z| < "
+            f"{TIE_POSITION_Z:g})"
+        )
+        return (
+            f"of the {self.n_one_tie:,} pairs tied in one order only, the decided verdict picks "
+            f"the first-shown text {100 * self.r1_one_tie:.1f} %, against "
+            f"{100 * self.r1_both:.1f} % in the {self.n_both:,} pairs decided in both orders "
+            f"(z = {self.z:.1f}; equal in expectation when a tie does not depend on which text "
+            f"is better): {found}"
+        )
+
+
+def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> TiePositionCheck:
+    """Test whether a judge's ties depend on where the truly better text is shown.
+
+    Take the pairs shown in both orders. Where one order's verdicts are all ties and the other
+    is decided, the decided verdict had the better text first or second; if a tie does not
+    depend on which text is better (one tie rate per judge, METHODS §7.5), it is each with
+    probability ½, and the decided verdict picks the first-shown text with the same probability
+    ((1 − ε₊ + ε₋)/2) as a verdict of a pair decided in both orders. More ties when the better
+    text is shown second (τ₋ > τ₊) leave more decided verdicts with the better text first:
+    ``r1_one_tie`` above ``r1_both``. The test needs no gold labels and no model; the tie
+    closeness (ties of close pairs) does not move it.
+
+    Why it matters: the moments rescaled for the tie share and a single tie rate per judge both
+    assume it. The moments on the pairs decided in both orders (returned here) do not: each such
+    pair holds one decided verdict per position.
+
+    Parameters
+    ----------
+    data : Comparisons
+        A log with its ties kept (``ties="model"`` or ``"half"``).
+    judge : str or int, optional
+
+    Returns
+    -------
+    TiePositionCheck
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "b", "a", "c", "b", "c"],
+    ...                    "second": ["b", "a", "c", "a", "c", "b"],
+    ...                    "outcome": ["first", "second", "first", "tie", "tie", "first"]})
+    >>> chk = tie_position_check(load_comparisons(df, ties="model"))
+    >>> chk.n_one_tie, chk.r1_one_tie, chk.n_both, chk.r1_both  # too few pairs for a z
+    (2, 1.0, 1, 0.5)
+    """
+    from dataclasses import replace
+
+    block = _block(data, judge)
+    lab = block.judges[0] if block.n_judges == 1 else str(judge)
+    pc = _counts(block)
+    k1, k2 = pc.k_plus.astype(float), pc.k_minus.astype(float)
+    d1, d2 = k1 - pc.t1, k2 - pc.t2  # decided verdicts per order
+    n1, n2 = np.asarray(pc.n1_decided, dtype=float), np.asarray(pc.n2_decided, dtype=float)
+    shown = (k1 > 0) & (k2 > 0)
+    both = shown & (d1 > 0) & (d2 > 0)
+    one = shown & ((d1 > 0) != (d2 > 0))
+    first = n1 + (d2 - n2)  # decided verdicts won by the first-shown text
+    decided = d1 + d2
+
+    def ratio(mask: np.ndarray) -> tuple[float, float]:
+        b, v = first[mask], decided[mask]
+        n = int(mask.sum())
+        if v.sum() <= 0:
+            return float("nan"), float("nan")
+        r = float(b.sum() / v.sum())
+        if n < 2:
+            return r, float("nan")
+        return r, float(np.sqrt(n / (n - 1) * np.sum(((b - r * v) / v.sum()) ** 2)))
+
+    r_one, se_one = ratio(one)
+    r_both, se_both = ratio(both)
+    se = float(np.hypot(se_one, se_both))
+    z = (r_one - r_both) / se if np.isfinite(se) and se > 0 else float("nan")
+    ep = em = ep_se = em_se = float("nan")
+    boundary = False
+    if int(both.sum()) >= 2:
+        rows = np.flatnonzero(both)
+        dec = replace(  # the decided verdicts of the pairs decided in both orders, ties left out
+            pc,
+            i=pc.i[rows],
+            j=pc.j[rows],
+            judge=pc.judge[rows],
+            context=pc.context[rows],
+            k_plus=d1[rows],
+            k_minus=d2[rows],
+            n1=n1[rows],
+            n2=n2[rows],
+            t1=np.zeros(rows.size),
+            t2=np.zeros(rows.size),
+            truth=pc.truth[rows],
+        )
+        m = _moments(dec, np.ones(rows.size, dtype=bool))
+        ep, em = m["eps_plus"], m["eps_minus"]
+        ep_se, em_se = m["eps_plus_se"], m["eps_minus_se"]
+        boundary = bool(m["moments_at_boundary"])
+    return TiePositionCheck(
+        judge=lab,
+        n_one_tie=int(one.sum()),
+        r1_one_tie=r_one,
+        n_both=int(both.sum()),
+        r1_both=r_both,
+        z=float(z),
+        eps_plus=float(ep),
+        eps_minus=float(em),
+        eps_plus_se=float(ep_se),
+        eps_minus_se=float(em_se),
+        at_boundary=boundary,
+    )
+
+
 def _point_idata(values: dict[str, float], judge: str, method: str) -> az.InferenceData:
     import arviz as az
 
@@ -478,6 +654,41 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
     """Every descriptive number of one judge, with delta-method standard errors."""
     pc = _counts(block)
     both = _need_both_orders(pc, block)
+    m = _moments(pc, both)
+    tau, se_tau, decided = _tie_share(block)
+    eps_u, eps_u_se = m["eps_scom"], m["eps_scom_se"]
+    ep, ep_se, em, em_se = m["eps_plus"], m["eps_plus_se"], m["eps_minus"], m["eps_minus_se"]
+    if decided:  # ties modelled: every error rate among decided verdicts (conventions)
+        eps_u, eps_u_se = decided_error_rate(eps_u, tau, se_half=eps_u_se, se_tau=se_tau)
+        ep, ep_se = decided_error_rate(ep, tau, se_half=ep_se, se_tau=se_tau)
+        em, em_se = decided_error_rate(em, tau, se_half=em_se, se_tau=se_tau)
+    return {
+        "judge": judge_label,
+        "n_verdicts": int(block.n_comparisons),
+        "n_pairs": int(pc.n_pairs),
+        "n_pairs_both_orders": int(both.sum()),
+        "n_ties_kept": int(np.sum(block.outcome == 0.5)),
+        "tie_policy": block.tie_policy,
+        "s_com": m["s_com"],
+        "s_com_se": m["s_com_se"],
+        "r1": m["r1"],
+        "r1_se": m["r1_se"],
+        "eps_scom": eps_u,
+        "eps_scom_se": eps_u_se,
+        "eps_plus": ep,
+        "eps_minus": em,
+        "eps_plus_se": ep_se,
+        "eps_minus_se": em_se,
+        "moments_at_boundary": m["moments_at_boundary"],
+        "tie_share": tau,
+        "decided_scale": decided,
+    }
+
+
+def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
+    """S_com over the pairs in ``both``, r₁ over every pair row of ``pc``, the closed-form ε and
+    the unclipped moments (ε₊, ε₋), with delta-method standard errors (pairs as units), on the
+    scale of ``pc``'s counts."""
     a, c = _scom_terms(pc.k_plus[both], pc.k_minus[both], pc.n1[both], pc.n2[both])
     n_p = int(both.sum())
     S = a.sum() / c.sum()
@@ -507,31 +718,18 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
         ep_se, em_se = (float(x) for x in np.sqrt(np.clip(np.diag(cov_m), 0, None)))
     else:  # no real solution (ε₊ + ε₋ set to 1): the delta method fails, resample the pairs
         ep_se, em_se = _moments_bootstrap_se(pc, both)
-    tau, se_tau, decided = _tie_share(block)
-    if decided:  # ties modelled: every error rate among decided verdicts (conventions)
-        eps_u, eps_u_se = decided_error_rate(eps_u, tau, se_half=eps_u_se, se_tau=se_tau)
-        ep, ep_se = decided_error_rate(ep, tau, se_half=ep_se, se_tau=se_tau)
-        em, em_se = decided_error_rate(em, tau, se_half=em_se, se_tau=se_tau)
     return {
-        "judge": judge_label,
-        "n_verdicts": int(block.n_comparisons),
-        "n_pairs": int(P_all),
-        "n_pairs_both_orders": n_p,
-        "n_ties_kept": int(np.sum(block.outcome == 0.5)),
-        "tie_policy": block.tie_policy,
         "s_com": float(S),
         "s_com_se": float(np.sqrt(var_s)),
         "r1": float(r1),
         "r1_se": float(np.sqrt(var_r)),
         "eps_scom": eps_u,
         "eps_scom_se": eps_u_se,
-        "eps_plus": ep,
-        "eps_minus": em,
+        "eps_plus": float(ep),
+        "eps_minus": float(em),
         "eps_plus_se": ep_se,
         "eps_minus_se": em_se,
         "moments_at_boundary": boundary,
-        "tie_share": tau,
-        "decided_scale": decided,
     }
 
 
