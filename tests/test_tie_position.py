@@ -178,3 +178,21 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.eps_minus == pytest.approx(0.1367, abs=5e-4)
     assert positional_moments(data).eps_plus < 0
     assert pd.notna(chk.eps_plus_se) and chk.eps_plus_se < 0.002
+
+
+def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys):
+    import json
+
+    from bayes_pairwise.cli import main
+
+    for taus, fires in (((0.08, 0.30), True), ((0.15, 0.15), False)):
+        path = tmp_path / f"log{taus[0]}.csv"
+        _log(*taus, seed=7, n_contexts=80).to_frame().to_csv(path, index=False)
+        args = ["estimate", str(path), "--context-column", "context", "--method", "moments"]
+        assert main([*args, "--json"]) == 0
+        warned = [
+            w
+            for w in json.loads(capsys.readouterr().out).get("warnings", [])
+            if w.startswith("Ties depend on where the better text is shown")
+        ]
+        assert bool(warned) is fires
