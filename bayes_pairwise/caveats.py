@@ -145,10 +145,11 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     )
 
 
-def ties_depend_on_position(data: Comparisons) -> Caveat | None:
+def ties_depend_on_position(data: Comparisons, *, tie_positional: bool = False) -> Caveat | None:
     """The caveat of judges whose ties depend on where the better text is shown, computed from
     the log (:func:`~bayes_pairwise.classical.descriptive.tie_position_check`); None when no
-    judge's do, or the log keeps no ties under the tie policy ``"model"``.
+    judge's do, or the log keeps no ties under the tie policy ``"model"``. ``tie_positional``:
+    the caveat is for a fit that has one tie rate per position already (it says so).
 
     Examples
     --------
@@ -182,8 +183,13 @@ def ties_depend_on_position(data: Comparisons) -> Caveat | None:
         "Ties depend on where the better text is shown — "
         + " ".join(said)
         + " The moments rescaled for the tie share and a single tie rate per judge both assume "
-        "that a tie does not depend on which text is better (METHODS §7.5); the strength models "
-        "fit one tie rate per position with tie_positional=True.",
+        "that a tie does not depend on which text is better (METHODS §7.5); "
+        + (
+            "this fit has one tie rate per position (tie_rate_plus, tie_rate_minus)."
+            if tie_positional
+            else "the error models (the order models too) fit one tie rate per position with "
+            "tie_positional=True (fit --tie-positional)."
+        ),
     )
 
 
@@ -220,6 +226,7 @@ def caveats_for(
     n_bootstrap: int = 99,
     random_seed: int = 0,
     identified: tuple[str, str] | None = None,
+    tie_positional: bool = False,
 ) -> list[Caveat]:
     """The caveats that apply to an analysis of ``data``.
 
@@ -239,6 +246,8 @@ def caveats_for(
     identified : (str, str), optional
         :func:`identification_text` of ``data`` when already computed (it is computed here
         otherwise, where a caveat needs it).
+    tie_positional : bool
+        The analysis fits one tie rate per position (:func:`ties_depend_on_position`).
 
     Returns
     -------
@@ -338,7 +347,7 @@ def caveats_for(
                 )
             )
     if model_kind in ("uniform", "positional", "classical"):
-        tied = ties_depend_on_position(data)
+        tied = ties_depend_on_position(data, tie_positional=tie_positional)
         if tied is not None:
             out.append(tied)
     if test_correlation and repeats and model_kind != "biased_bt":
@@ -371,7 +380,12 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
     # the fit's seed (0 when unseeded): the same numbers as fit --json's identification
     seed = integer_seed(random_seed)
     seed = 0 if seed is None else seed
-    caveats = caveats_for(data, model_kind=kind, random_seed=seed)
+    caveats = caveats_for(
+        data,
+        model_kind=kind,
+        random_seed=seed,
+        tie_positional=bool(getattr(model, "tie_positional", False)),
+    )
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])
     return model

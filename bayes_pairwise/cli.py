@@ -715,15 +715,25 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
 
     model = get_model(args.model, **_sampler_kwargs(args))  # an unknown model fails here
+    if args.tie_positional:
+        if "tie_positional" not in model.get_params():
+            raise BayesPairwiseError(
+                f"--tie-positional: {args.model} has no tie rate by position (the error models "
+                "uniform, positional and their order variants do)"
+            )
+        model.set_params(tie_positional=True)
     data = _load_data(args)
     # the data go to the model unchanged: its ``ties`` setting decides (METHODS §7.5)
     if isinstance(model, UniformError | PositionalBias) and model.models_ties(data):
         _info(
             f"ties: {int(np.sum(data.outcome == 0.5))} tie(s) modelled as an outcome of the "
-            f"{args.model} model (tie_rate reported; recorded in the fit's settings)"
+            f"{args.model} model ("
+            + ("tie_rate_plus and tie_rate_minus" if args.tie_positional else "tie_rate")
+            + " reported; recorded in the fit's settings)"
         )
     method = _method(args)
-    _order_model_notes(data, [args.model], method, **_sampler_kwargs(args))
+    tied = {"tie_positional": True} if args.tie_positional else {}
+    _order_model_notes(data, [args.model], method, **_sampler_kwargs(args), **tied)
     _info(f"fitting {args.model} ({method}) to {data!r} …")
     started = time.perf_counter()
     # a line per phase (compiling, sampling, …) and, on a terminal, the sampler's progress bar
@@ -1617,6 +1627,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fit", help="fit a Bayesian model (NUTS, MAP or the fast Laplace path)")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
+    p.add_argument(
+        "--tie-positional",
+        action="store_true",
+        help="error models with ties modelled: one tie rate per position of the better text "
+        "(tie_rate_plus when it is shown first, tie_rate_minus when second) instead of one "
+        "per judge — where the ties depend on that position (the caveat "
+        "ties_depend_on_position says so, computed from the log)",
+    )
     p.add_argument("--out", default=None, help="save the fit as NetCDF (.nc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -1920,6 +1938,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except _UsageError as exc:
         return _fail(str(exc))
+    # argparse drops a value of "--" ("--n-items=--") and leaves [] where one value belongs
+    given = list(sys.argv[1:] if argv is None else argv)
+    bad = [t.split("=", 1)[0] for t in given if t.startswith("--") and t.endswith("=--")]
+    if bad:
+        return _fail(f"argument {bad[0]}: expected one value, got '--'")
     debug = os.environ.get("BAYES_PAIRWISE_TRACEBACK", "") not in ("", "0")
     with _sigterm_raises(), quiet_third_party(), _one_line_warnings():
         try:

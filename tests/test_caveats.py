@@ -112,7 +112,7 @@ def test_record_caveats_takes_a_numpy_integer_seed_as_that_seed(monkeypatch, see
 
     seen: list = []
 
-    def spy(data, *, model_kind, random_seed):
+    def spy(data, *, model_kind, random_seed, tie_positional=False):
         seen.append(random_seed)
         return []
 

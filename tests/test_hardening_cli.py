@@ -529,3 +529,13 @@ def test_load_model_tampered_missing_or_folder_raises_model_file_error(saved_fit
         load_model(path)
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_double_dash_value_is_refused_in_one_line(tmp_path, capsys):
+    """argparse drops a value of "--" and left a list where a number belongs: an internal
+    error (exit 1) on ``simulate --n-items=--`` (found by the property test above)."""
+    out = tmp_path / "h.csv"
+    assert main(["simulate", "--n-items=--", "--eps=0.1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().split("\n")
+    assert err == ["error: argument --n-items: expected one value, got '--'"]
+    assert not out.exists()

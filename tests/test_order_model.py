@@ -43,9 +43,11 @@ def _log(seed: int, *, sizes=(4, 5, 3, 2), judges=("A", "B"), labels=0.3, repeat
     return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge", "gold"])
 
 
-def _brute_force(data, log_rates, *, ranks=False):
+def _brute_force(data, log_rates, *, ranks=False, tie_rates=None):
     """Per-context log (1/k!) Σ_orders Π_rows p(row | order), every order written out; with
-    ``ranks``, P(rank r) of every item (rows by item index, NaN for an impossible context)."""
+    ``ranks``, P(rank r) of every item (rows by item index, NaN for an impossible context);
+    with ``tie_rates`` (J, 4: log τ₊, log(1−τ₊), log τ₋, log(1−τ₋)) the ties by the better
+    item's position enter every order's likelihood."""
     pc = bp.pair_counts(data)
     ic = np.asarray(data.item_context)
     n1 = np.asarray(pc.n1_decided, float)
@@ -70,6 +72,14 @@ def _brute_force(data, log_rates, *, ranks=False):
                     total += f1[r] * lr[0] + n1[r] * lr[1] + f2[r] * lr[2] + n2[r] * lr[3]
                 else:
                     total += n2[r] * lr[0] + f2[r] * lr[1] + n1[r] * lr[2] + f1[r] * lr[3]
+                if tie_rates is not None:
+                    lt = tie_rates[pc.judge[r]]
+                    t1, t2 = pc.t1[r], pc.t2[r]
+                    d1, d2 = pc.k_plus[r] - t1, pc.k_minus[r] - t2
+                    if i_above:  # i first: the better first (τ₊); j first: second (τ₋)
+                        total += t1 * lt[0] + d1 * lt[1] + t2 * lt[2] + d2 * lt[3]
+                    else:
+                        total += t2 * lt[0] + d2 * lt[1] + t1 * lt[2] + d1 * lt[3]
             vals.append(total)
         vals = np.array(vals)
         top = vals.max()
@@ -144,6 +154,61 @@ def test_rank_probabilities_are_the_posterior_over_every_order(seed, kw):
         np.testing.assert_allclose(got[members, :k].sum(axis=0), 1.0, rtol=1e-12)
 
 
+@pytest.mark.parametrize("seed", [0, 2])
+def test_ties_by_position_enter_every_orders_likelihood(seed):
+    """With tie_positional the tables hold the ties as a second block of rates: the kernel's
+    value, gradient and rank probabilities equal the sum over every order written out."""
+    df = _log(seed, sizes=(4, 5, 3, 2), labels=0.3 if seed else 0.0)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model", truth="gold")
+    pc = bp.pair_counts(data)
+    assert (pc.t1 + pc.t2).sum() > 0
+    rates = RATES[: data.n_judges]
+    ties = np.log([[0.07, 0.93, 0.3, 0.7], [0.2, 0.8, 0.1, 0.9]])[: data.n_judges]
+    both = np.concatenate([rates, ties], axis=0)
+    tables = order_tables(pc, np.asarray(data.item_context), data.n_contexts, tie_positional=True)
+    logp, grad = order_logp(both, *tables.arrays())
+    np.testing.assert_allclose(
+        logp, _brute_force(data, rates, tie_rates=ties), rtol=1e-12, atol=1e-12
+    )
+    h = 1e-6
+    for k, e in enumerate(np.eye(both.size).reshape(-1, *both.shape)):
+        up, dn = both + h * e, both - h * e
+        fd = (
+            _brute_force(data, up[: len(rates)], tie_rates=up[len(rates) :])
+            - _brute_force(data, dn[: len(rates)], tie_rates=dn[len(rates) :])
+        ) / (2 * h)
+        np.testing.assert_allclose(grad[:, k], fd, rtol=1e-6, atol=1e-6)
+    got = order_rank_probabilities(both, *tables.arrays()[:4])
+    want = _brute_force(data, rates, ranks=True, tie_rates=ties)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_tie_rates_by_position_are_recovered_where_one_tie_rate_biases_the_errors():
+    """Hard truth, ε₊ 0.05, ε₋ 0.2, ties at τ₊ 0.08 (better first) and τ₋ 0.30 (second):
+    tie_positional recovers all four; one tie rate per judge moves ε₊ and ε₋ apart."""
+    from bayes_pairwise.simulate import simulate_hard_pairs
+
+    sim = simulate_hard_pairs(
+        6, eps_plus=0.05, eps_minus=0.2, hard_share=0.0, tie_rate=0.0, labelled=0.0,
+        strength_sigma=50.0, n_contexts=200, random_seed=3,
+    )  # fmt: skip
+    rng = np.random.default_rng(9)
+    frame = sim.frame.drop(columns=["truth"]).copy()
+    frame.loc[rng.random(len(frame)) < np.where(sim.better_first, 0.08, 0.3), "outcome"] = "tie"
+    data = bp.load_comparisons(frame, context="context", ties="model")
+    m = bp.PositionalOrder(tie_positional=True).fit(data, method="map", random_seed=0)
+    got = m.summary()["mean"]
+    assert got["tie_rate_plus"] == pytest.approx(0.08, abs=0.015)
+    assert got["tie_rate_minus"] == pytest.approx(0.30, abs=0.02)
+    assert got["eps_plus"] == pytest.approx(sim.realised_eps_plus, abs=0.01)
+    assert got["eps_minus"] == pytest.approx(sim.realised_eps_minus, abs=0.015)
+    assert "tie rates per position" in m.settings_["log_density"]
+    one = bp.PositionalOrder().fit(data, method="map", random_seed=0).summary()["mean"]
+    assert one["eps_minus"] - got["eps_minus"] > 0.01 and got["eps_plus"] - one["eps_plus"] > 0.004
+    r = m.ranks_  # the tie columns enter the ranks too
+    np.testing.assert_allclose(r.groupby("context")["p_best"].sum(), 1.0, rtol=1e-9)
+
+
 def test_underflowing_products_fall_back_to_logs():
     """A strong 3-cycle (every order violates a pair seen 120 times in each order): the
     products underflow, the log-space programme takes over, and the sum is still exact."""
@@ -172,8 +237,8 @@ def test_cyclic_labels_and_large_contexts_are_refused_by_name():
     with pytest.raises(DesignError, match="up to 12 items; context 0 has 13"):
         bp.UniformOrder().fit(big, method="map")
     sim = simulate_round_robin(5, eps=0.1, n_contexts=3, random_seed=0).data
-    with pytest.raises(DesignError, match="tie_positional and tie_closeness"):
-        bp.PositionalOrder(tie_positional=True).fit(sim, method="map")
+    with pytest.raises(DesignError, match="tie_closeness needs the strength models"):
+        bp.PositionalOrder(tie_closeness=True).fit(sim, method="map")
     with pytest.raises(DesignError, match="no JAX form"):
         bp.UniformOrder(nuts_sampler="numpyro").fit(sim)
 
@@ -333,9 +398,12 @@ def test_a_strength_models_nuts_fit_names_its_hard_truth_limit_when_the_log_allo
     note = order_model_note(bp.UniformError(), small)
     assert note.startswith("12 contexts of 6 items: --model uniform_order fits")
     assert "positional_order" in order_model_note(bp.PositionalBias(), small)
+    assert "--model positional_order --tie-positional fits" in order_model_note(
+        bp.PositionalBias(tie_positional=True), small
+    )
     for model, data, method in (
         (bp.PositionalBias(), small, "map"),  # not NUTS
-        (bp.PositionalBias(tie_positional=True), small, "nuts"),  # no order form
+        (bp.PositionalBias(tie_closeness=True), small, "nuts"),  # no order form
         (PositionalDifficulty(), small, "nuts"),  # no order model
         (bp.PositionalBias(), simulate_round_robin(13, random_seed=0).data, "nuts"),  # 13 items
         (bp.PositionalBias(), simulate_round_robin(6, random_seed=0).data, "nuts"),  # one context

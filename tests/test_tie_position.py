@@ -25,9 +25,12 @@ from bayes_pairwise.simulate import simulate_hard_pairs
 EPS_PLUS, EPS_MINUS = 0.05, 0.20
 
 
-def _log(tau_plus: float, tau_minus: float, seed: int, *, n_contexts: int = 150):
+def _log(
+    tau_plus: float, tau_minus: float, seed: int, *, n_contexts: int = 150, sigma: float = 1.5
+):
     """Round robins of 8 (both orders once), ε₊ 0.05, ε₋ 0.2, no hard pairs, no labels; a
-    verdict is a tie with τ₊ when the better text is shown first, τ₋ when second."""
+    verdict is a tie with τ₊ when the better text is shown first, τ₋ when second. ``sigma``:
+    the strengths' spread (50: a hard truth, one total order per context)."""
     sim = simulate_hard_pairs(
         8,
         eps_plus=EPS_PLUS,
@@ -36,6 +39,7 @@ def _log(tau_plus: float, tau_minus: float, seed: int, *, n_contexts: int = 150)
         tie_rate=0.0,
         labelled=0.0,
         n_contexts=n_contexts,
+        strength_sigma=sigma,
         random_seed=seed,
     )
     rng = np.random.default_rng(seed + 1000)
@@ -196,3 +200,24 @@ def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys)
             if w.startswith("Ties depend on where the better text is shown")
         ]
         assert bool(warned) is fires
+
+
+def test_fit_tie_positional_from_the_command_line(tmp_path, capsys):
+    """`fit --tie-positional` (the caveat's advice) on the order model: both tie rates recovered,
+    and the caveat says the fit already has them; a model without tie rates refuses the flag."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "log.csv"
+    _log(0.08, 0.30, seed=8, n_contexts=120, sigma=50.0).to_frame().to_csv(path, index=False)
+    base = ["fit", str(path), "--context-column", "context", "--map", "--json"]
+    assert main([*base, "--model", "positional_order", "--tie-positional"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    p = out["parameters"]
+    assert p["tie_rate_plus"]["mean"] == pytest.approx(0.08, abs=0.02)
+    assert p["tie_rate_minus"]["mean"] == pytest.approx(0.30, abs=0.03)
+    said = [c["text"] for c in out["caveats"] if c["code"] == "ties_depend_on_position"]
+    assert len(said) == 1 and "this fit has one tie rate per position" in said[0]
+    assert main([*base, "--model", "biased_bt", "--tie-positional"]) != 0
+    assert "--tie-positional: biased_bt has no tie rate" in capsys.readouterr().err

@@ -21,11 +21,13 @@ with the kernel as an Op.
 
 The observation unit (``contexts``, dim ``context``) is a context: its pair rows share one
 order, so the pointwise log-likelihood (LOO) is per context. Supported: one tie rate per judge
-(it does not depend on the order), gold labels (an order a label contradicts has probability
-0), several judges, contexts of up to
+(it does not depend on the order), or one per position of the better item
+(``tie_positional=True``: the ties enter each order's likelihood, as a second block of rates in
+the tables; NUTS then runs the graph, not the written-out density), gold labels (an order a
+label contradicts has probability 0), several judges, contexts of up to
 :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items. Not supported
-(refused by name): position-dependent or closeness tie rates, replicated data (no ``random``:
-no posterior predictive checks).
+(refused by name): closeness tie rates, replicated data (no ``random``: no posterior
+predictive checks).
 """
 
 from __future__ import annotations
@@ -248,23 +250,30 @@ class _OrderModel:
 
     def _check_data(self, data: Comparisons) -> None:
         super()._check_data(data)  # type: ignore[misc]
-        if self.tie_positional or self.tie_closeness:  # type: ignore[attr-defined]
+        if self.tie_closeness:  # type: ignore[attr-defined]
             raise DesignError(
-                f"{type(self).__name__} sums the truth out per context with one tie rate per "
-                "judge (it must not depend on the order): tie_positional and tie_closeness "
-                "need the strength models (uniform, positional)"
+                f"{type(self).__name__} sums the truth out per context with a tie rate per "
+                "judge (or per position, tie_positional=True) that does not depend on how close "
+                "the texts are: tie_closeness needs the strength models (uniform, positional)"
             )
         if self.resolved_sampler()["nuts_sampler"] in JAX_SAMPLERS:  # type: ignore[attr-defined]
             raise DesignError(
                 f"{type(self).__name__}'s kernel has no JAX form: fit it with nutpie or PyMC's "
                 "NUTS (nuts_sampler='auto', 'nutpie' or 'pymc')"
             )
-        self._tables(self._prepared(data))  # type: ignore[attr-defined]
+        self._tables(self._prepared(data), self._tie_positional(data))  # type: ignore[attr-defined]
 
-    def _tables(self, data: Comparisons) -> tuple[Any, OrderTables]:
+    def _tie_positional(self, data: Comparisons) -> bool:
+        """Tie rates by the better item's position: asked for, and the ties are modelled."""
+        return bool(self.tie_positional) and self.models_ties(data)  # type: ignore[attr-defined]
+
+    def _tables(self, data: Comparisons, tie_positional: bool = False) -> tuple[Any, OrderTables]:
         pc = pair_counts(data, weighted=data.has_weights)
-        tables = order_tables(pc, np.asarray(data.item_context), data.n_contexts)
-        probe = np.log(np.full((data.n_judges, 4), 0.5))
+        tables = order_tables(
+            pc, np.asarray(data.item_context), data.n_contexts, tie_positional=tie_positional
+        )
+        rows = data.n_judges * (2 if tie_positional else 1)
+        probe = np.log(np.full((rows, 4), 0.5))
         bad = np.flatnonzero(~np.isfinite(order_logp(probe, *tables.arrays())[0]))
         if bad.size:
             names = [data.contexts[c] for c in bad[:5]]
@@ -278,8 +287,9 @@ class _OrderModel:
         self, data: Comparisons, priors: dict[str, dict[str, Any]], likelihood: str
     ) -> pm.Model:
         tie_model = self.models_ties(data)  # type: ignore[attr-defined]
+        tie_pos = self._tie_positional(data)
         data = self._prepared(data)  # type: ignore[attr-defined]
-        pc, tables = self._tables(data)
+        pc, tables = self._tables(data, tie_pos)
         coords = {
             "item": list(data.items),
             "judge": list(data.judges),
@@ -308,7 +318,26 @@ class _OrderModel:
                 axis=1,
             )
             ties = decided = None
-            if tie_model:
+            if tie_pos:  # τ₊ / τ₋ by the better item's position: in the tables, per order
+                model.add_coord("tie_position", ["plus", "minus"])
+                alpha = make_prior(
+                    "tie_logit", priors["tie_logit"], "real", dims=("judge", "tie_position")
+                )
+                a_plus, a_minus = alpha[:, 0], alpha[:, 1]
+                pm.Deterministic("tie_rate_plus", pm.math.sigmoid(a_plus), dims="judge")
+                pm.Deterministic("tie_rate_minus", pm.math.sigmoid(a_minus), dims="judge")
+                tie_rows = pt.stack(
+                    [
+                        -pt.softplus(-a_plus),
+                        -pt.softplus(a_plus),
+                        -pt.softplus(-a_minus),
+                        -pt.softplus(a_minus),
+                    ],
+                    axis=1,
+                )
+                log_rates = pt.concatenate([log_rates, tie_rows], axis=0)
+                tie_logit = pt.zeros(2 * n_j)  # unused: one per row of log_rates
+            elif tie_model:
                 tie_logit = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
                 pm.Deterministic("tie_rate", pm.math.sigmoid(tie_logit), dims="judge")
                 ties, decided = _tie_counts(pc, data)
@@ -334,6 +363,8 @@ class _OrderModel:
         """The log-density written out for nutpie (:mod:`.order_density`): the callbacks are
         cached once per machine, where the graph's hold the tables and compile per process."""
         tie_model = self.models_ties(data)  # type: ignore[attr-defined]
+        if self._tie_positional(data):
+            return None, "tie rates per position (tie_positional): not written out"
         data = self._prepared(data)  # type: ignore[attr-defined]
         pc, tables = self._tables(data)
         return order_density(
@@ -453,7 +484,8 @@ def _stored_tables(idata: Any, settings: dict[str, Any]) -> tuple[OrderTables, n
         weighted=weighted,
     )
     n_contexts = len(settings.get("layout", {}).get("contexts", [])) or int(item_context.max()) + 1
-    return order_tables(pc, item_context, n_contexts), item_context
+    tie_pos = "tie_rate_plus" in idata.posterior
+    return order_tables(pc, item_context, n_contexts, tie_positional=tie_pos), item_context
 
 
 def _log_rates(post: Any, draws: np.ndarray) -> np.ndarray:
@@ -464,7 +496,12 @@ def _log_rates(post: Any, draws: np.ndarray) -> np.ndarray:
         return x.reshape(-1, x.shape[-1])[draws]
 
     ep, em = (flat("eps"), flat("eps")) if "eps" in post else (flat("eps_plus"), flat("eps_minus"))
-    return np.stack([np.log(ep), np.log1p(-ep), np.log(em), np.log1p(-em)], axis=-1)
+    rates = np.stack([np.log(ep), np.log1p(-ep), np.log(em), np.log1p(-em)], axis=-1)
+    if "tie_rate_plus" in post:  # the tie rates by position: a second block of rows
+        tp, tm = flat("tie_rate_plus"), flat("tie_rate_minus")
+        ties = np.stack([np.log(tp), np.log1p(-tp), np.log(tm), np.log1p(-tm)], axis=-1)
+        rates = np.concatenate([rates, ties], axis=1)
+    return rates
 
 
 def _rank_table(idata: Any, settings: dict[str, Any]) -> pd.DataFrame:
@@ -600,7 +637,7 @@ def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> 
     """
     if method != "nuts" or type(model) not in (UniformError, PositionalBias):
         return None
-    if getattr(model, "tie_positional", False) or getattr(model, "tie_closeness", False):
+    if getattr(model, "tie_closeness", False):
         return None
     size = np.bincount(np.asarray(data.item_context), minlength=data.n_contexts)
     if size.size < 2 or size.max() > MAX_CONTEXT_ITEMS or size.max() < 3:
@@ -610,6 +647,8 @@ def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> 
         UniformOrder.default_spec if type(model) is UniformError else PositionalOrder.default_spec
     )
     sizes = f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}"
+    if getattr(model, "tie_positional", False):
+        order += " --tie-positional"
     return (
         f"{size.size} contexts of {sizes} items: --model {order} fits the same error rates "
         f"with each context's order summed out (the σ_s → ∞ limit of {name}, METHODS §3) — a "

@@ -95,17 +95,26 @@ class OrderTables:
         return self.size, self.offset, self.counts, self.forbid, self.log_k_factorial
 
 
-def order_tables(pc: Any, item_context: np.ndarray, n_contexts: int) -> OrderTables:
+def order_tables(
+    pc: Any, item_context: np.ndarray, n_contexts: int, *, tie_positional: bool = False
+) -> OrderTables:
     """The count tables of :func:`order_logp` from a log's pair rows.
+
+    With ``tie_positional`` the ties enter the tables too, as a second block of J "judges"
+    whose four log rates are ``(log τ₊, log(1−τ₊), log τ₋, log(1−τ₋))``: τ₊ when the better
+    item is shown first, τ₋ when second (the tie rate then depends on the order, so it is part
+    of every order's likelihood). :func:`order_logp` then takes log rates of shape (2J, 4).
 
     Parameters
     ----------
     pc : PairCounts
-        :func:`bayes_pairwise.matrices.pair_counts` of the log (ties modelled or not; the tie
-        verdicts of a row do not enter ``counts``).
+        :func:`bayes_pairwise.matrices.pair_counts` of the log (ties modelled or not; without
+        ``tie_positional`` the tie verdicts of a row do not enter ``counts``).
     item_context : int array
         Context of every item.
     n_contexts : int
+    tie_positional : bool
+        Put the ties in the tables, by the better item's position (see above).
 
     Returns
     -------
@@ -142,7 +151,8 @@ def order_tables(pc: Any, item_context: np.ndarray, n_contexts: int) -> OrderTab
     local = np.empty(ctx_of_item.size, dtype=np.int64)
     for c in range(n_contexts):
         local[order[start[c] : start[c + 1]]] = np.arange(size[c])
-    n_j = len(pc.judges)
+    n_jr = len(pc.judges)  # judges of the error rates
+    n_j = 2 * n_jr if tie_positional else n_jr  # rows of log_rates (ties: a second block)
     offset = np.concatenate([[0], np.cumsum(size * size * n_j * 4)]).astype(np.int64)
     counts = np.zeros(int(offset[-1]))
     n1 = np.asarray(pc.n1_decided, dtype=float)
@@ -160,6 +170,19 @@ def order_tables(pc: Any, item_context: np.ndarray, n_contexts: int) -> OrderTab
     at = offset[ctx] + ((b * k + a) * n_j + judge) * 4
     for q, v in enumerate((n2, f2, n1, f1)):
         np.add.at(counts, at + q, v)
+    if tie_positional:
+        t1 = np.asarray(pc.t1, dtype=float)
+        t2 = np.asarray(pc.t2, dtype=float)
+        d1 = np.asarray(pc.k_plus, dtype=float) - t1
+        d2 = np.asarray(pc.k_minus, dtype=float) - t2
+        # i ≻ j: i first is the better first (ties t1 at τ₊), j first the better second
+        at = offset[ctx] + ((a * k + b) * n_j + n_jr + judge) * 4
+        for q, v in enumerate((t1, d1, t2, d2)):
+            np.add.at(counts, at + q, v)
+        # j ≻ i: j first (t2) is the better first, i first (t1) the better second
+        at = offset[ctx] + ((b * k + a) * n_j + n_jr + judge) * 4
+        for q, v in enumerate((t2, d2, t1, d1)):
+            np.add.at(counts, at + q, v)
     forbid = np.zeros(ctx_of_item.size, dtype=np.int64)
     known = np.asarray(pc.truth) >= 0
     if known.any():
