@@ -49,6 +49,24 @@ def _log(
     return bp.load_comparisons(frame, context="context", ties="model")
 
 
+def _cross_check(data, model: str):
+    """A MAP cross-check of one model with the classical rows only (no grids, no strengths)."""
+    from bayes_pairwise.crosscheck import crosscheck
+
+    return crosscheck(
+        data,
+        models=(model,),
+        method="map",
+        random_seed=0,
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+        strengths=False,
+        leaderboard=False,
+        diagnostics=False,
+    )
+
+
 def _by_hand(data):
     """(n_one_tie, r1_one_tie, n_both, r1_both) from the verdict rows, pandas only."""
     df = data.to_frame()
@@ -110,21 +128,10 @@ def test_fires_when_ties_follow_the_better_texts_position_and_the_decided_moment
 
 
 def test_the_cross_check_rests_on_the_decided_moments_and_says_why():
-    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_MOMENTS_DECIDED, crosscheck
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_MOMENTS_DECIDED
 
     data = _log(0.08, 0.30, seed=5, n_contexts=100)
-    cc = crosscheck(
-        data,
-        models=("positional",),
-        method="map",
-        random_seed=0,
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        strengths=False,
-        leaderboard=False,
-        diagnostics=False,
-    )
+    cc = _cross_check(data, "positional")
     chk = cc.classical.tie_position["judge"]
     assert chk.depends
     ag = cc.agreement.set_index(["quantity", "classical"])
@@ -142,21 +149,10 @@ def test_the_cross_check_rests_on_the_decided_moments_and_says_why():
 
 
 def test_no_decided_rows_where_ties_do_not_depend_on_position():
-    from bayes_pairwise.crosscheck import METHOD_MOMENTS_DECIDED, crosscheck
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS_DECIDED
 
     data = _log(0.15, 0.15, seed=6, n_contexts=60)
-    cc = crosscheck(
-        data,
-        models=("uniform",),
-        method="map",
-        random_seed=0,
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        strengths=False,
-        leaderboard=False,
-        diagnostics=False,
-    )
+    cc = _cross_check(data, "uniform")
     assert not cc.classical.tie_position["judge"].depends
     assert not (cc.table.method == METHOD_MOMENTS_DECIDED).any()
     assert not any("Ties depend on where" in c for c in cc.caveats)

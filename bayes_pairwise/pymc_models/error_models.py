@@ -42,7 +42,14 @@ from bayes_pairwise.pymc_models.likelihoods import (
     tie_counts_dist,
 )
 
-__all__ = ["TIE_SETTINGS", "PositionalBias", "UniformError", "observed_counts", "pair_labels"]
+__all__ = [
+    "TIE_SETTINGS",
+    "PositionalBias",
+    "UniformError",
+    "observed_counts",
+    "pair_labels",
+    "tie_logits_by_position",
+]
 
 #: Values of the ``ties`` setting of the error models.
 TIE_SETTINGS = ("auto", "model", "drop")
@@ -70,6 +77,29 @@ def pair_labels(pc: PairCounts) -> list[str]:
         judges = np.asarray(pc.judges, dtype=object)[pc.judge]
         labels = [f"{j}: {lab}" for j, lab in zip(judges, labels, strict=True)]
     return labels
+
+
+def tie_logits_by_position(priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
+    """In the current PyMC model: ``tie_logit`` (dims judge × tie_position) and the
+    deterministics ``tie_rate_plus`` / ``tie_rate_minus``; returns the logits (α₊, α₋) of a
+    tie when the better item is shown first / second (``tie_positional=True``).
+
+    Examples
+    --------
+    >>> import pymc as pm
+    >>> with pm.Model(coords={"judge": ["a", "b"]}) as m:
+    ...     a_plus, a_minus = tie_logits_by_position(
+    ...         {"tie_logit": {"dist": "Logistic", "mu": 0.0, "s": 1.0}})
+    >>> sorted(m.named_vars)
+    ['tie_logit', 'tie_rate_minus', 'tie_rate_plus']
+    """
+    model = pm.modelcontext(None)
+    model.add_coord("tie_position", ["plus", "minus"])
+    alpha = make_prior("tie_logit", priors["tie_logit"], "real", dims=("judge", "tie_position"))
+    a_plus, a_minus = alpha[:, 0], alpha[:, 1]
+    pm.Deterministic("tie_rate_plus", pm.math.sigmoid(a_plus), dims="judge")
+    pm.Deterministic("tie_rate_minus", pm.math.sigmoid(a_minus), dims="judge")
+    return a_plus, a_minus
 
 
 def observed_counts(pc: PairCounts, tie_model: bool) -> np.ndarray:
@@ -272,15 +302,8 @@ class _ErrorModel(BayesianPairwiseModel):
 
         logit τ = α_judge[, position] − β_judge·|d|, β ≥ 0 (only with ``tie_closeness``).
         """
-        model = pm.modelcontext(None)
         if self.tie_positional:
-            model.add_coord("tie_position", ["plus", "minus"])
-            alpha = make_prior(
-                "tie_logit", priors["tie_logit"], "real", dims=("judge", "tie_position")
-            )
-            a_plus, a_minus = alpha[:, 0], alpha[:, 1]
-            pm.Deterministic("tie_rate_plus", pm.math.sigmoid(a_plus), dims="judge")
-            pm.Deterministic("tie_rate_minus", pm.math.sigmoid(a_minus), dims="judge")
+            a_plus, a_minus = tie_logits_by_position(priors)
         else:
             a_plus = a_minus = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
         eta_plus, eta_minus = a_plus[judge], a_minus[judge]

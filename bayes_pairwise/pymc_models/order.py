@@ -54,6 +54,7 @@ from bayes_pairwise.pymc_models.error_models import (
     UniformError,
     observed_counts,
     pair_labels,
+    tie_logits_by_position,
 )
 from bayes_pairwise.pymc_models.order_density import OrderDensity, order_density
 from bayes_pairwise.pymc_models.order_kernel import (
@@ -319,13 +320,7 @@ class _OrderModel:
             )
             ties = decided = None
             if tie_pos:  # τ₊ / τ₋ by the better item's position: in the tables, per order
-                model.add_coord("tie_position", ["plus", "minus"])
-                alpha = make_prior(
-                    "tie_logit", priors["tie_logit"], "real", dims=("judge", "tie_position")
-                )
-                a_plus, a_minus = alpha[:, 0], alpha[:, 1]
-                pm.Deterministic("tie_rate_plus", pm.math.sigmoid(a_plus), dims="judge")
-                pm.Deterministic("tie_rate_minus", pm.math.sigmoid(a_minus), dims="judge")
+                a_plus, a_minus = tie_logits_by_position(priors)
                 tie_rows = pt.stack(
                     [
                         -pt.softplus(-a_plus),
