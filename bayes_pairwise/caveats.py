@@ -21,13 +21,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
-from bayes_pairwise.classical.descriptive import tie_position_check
+from bayes_pairwise.classical.descriptive import TiePositionCheck, tie_position_check
 from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed, interval_label, z_value
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.identification import has_repeats
@@ -145,11 +146,17 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     )
 
 
-def ties_depend_on_position(data: Comparisons, *, tie_positional: bool = False) -> Caveat | None:
+def ties_depend_on_position(
+    data: Comparisons,
+    *,
+    tie_positional: bool = False,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+) -> Caveat | None:
     """The caveat of judges whose ties depend on where the better text is shown, computed from
     the log (:func:`~bayes_pairwise.classical.descriptive.tie_position_check`); None when no
     judge's do, or the log keeps no ties under the tie policy ``"model"``. ``tie_positional``:
     the caveat is for a fit that has one tie rate per position already (it says so).
+    ``checks``: the checks by judge when already computed (a judge not in it is checked here).
 
     Examples
     --------
@@ -165,7 +172,7 @@ def ties_depend_on_position(data: Comparisons, *, tie_positional: bool = False) 
     for j, block in data.by_judge():
         if not np.any(np.asarray(block.outcome) == 0.5):
             continue
-        chk = tie_position_check(block)
+        chk = checks[j] if checks is not None and j in checks else tie_position_check(block)
         if not chk.depends:
             continue
         who = f"judge {j}: " if data.n_judges > 1 else ""
@@ -227,6 +234,7 @@ def caveats_for(
     random_seed: int = 0,
     identified: tuple[str, str] | None = None,
     tie_positional: bool = False,
+    tie_checks: Mapping[str, TiePositionCheck] | None = None,
 ) -> list[Caveat]:
     """The caveats that apply to an analysis of ``data``.
 
@@ -248,6 +256,9 @@ def caveats_for(
         otherwise, where a caveat needs it).
     tie_positional : bool
         The analysis fits one tie rate per position (:func:`ties_depend_on_position`).
+    tie_checks : dict, optional
+        :func:`~bayes_pairwise.classical.descriptive.tie_position_check` by judge when already
+        computed (a judge not in it is checked here).
 
     Returns
     -------
@@ -347,7 +358,7 @@ def caveats_for(
                 )
             )
     if model_kind in ("uniform", "positional", "classical"):
-        tied = ties_depend_on_position(data, tie_positional=tie_positional)
+        tied = ties_depend_on_position(data, tie_positional=tie_positional, checks=tie_checks)
         if tied is not None:
             out.append(tied)
     if test_correlation and repeats and model_kind != "biased_bt":

@@ -1305,12 +1305,17 @@ def _verdicts(
 
 
 def _caveats(
-    data: Comparisons, fits: Mapping[str, Any], seed: int, identified: Mapping[str, Any]
+    data: Comparisons,
+    fits: Mapping[str, Any],
+    seed: int,
+    identified: Mapping[str, Any],
+    tie_checks: Mapping[str, Any],
 ) -> tuple[list[str], dict[str, list[str]]]:
     """What the data cannot show (:func:`bayes_pairwise.caveats.caveats_for`): for the whole
     cross-check (each text once) and per judge. ``identified`` holds the identification the
     headline states (:func:`~bayes_pairwise.identification.what_the_log_shows`), so the caveat
-    repeats its number instead of simulating again."""
+    repeats its number instead of simulating again; ``tie_checks`` the classical fits' tie
+    position checks (:attr:`ClassicalFits.tie_position`), not computed again per model kind."""
     from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
@@ -1333,7 +1338,11 @@ def _caveats(
 
                         said["text"] = identification_text(block, random_seed=seed)
                 found = caveats_for(
-                    block, model_kind=kind, random_seed=seed, identified=said.get("text")
+                    block,
+                    model_kind=kind,
+                    random_seed=seed,
+                    identified=said.get("text"),
+                    tie_checks=tie_checks,
                 )
             for c in found:
                 if c.text not in per[j]:
@@ -1571,7 +1580,7 @@ def crosscheck(
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
     agreement = _primary_rows(agreement, cf, fitted, verdict_model)
-    general, per_judge = _caveats(data, fitted, log_seed, shows["identification"])
+    general, per_judge = _caveats(data, fitted, log_seed, shows["identification"], cf.tie_position)
     if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():

@@ -4,6 +4,7 @@
     python benchmarks/bench_real_logs.py --only real    # the real log alone (the strength model)
     python benchmarks/bench_real_logs.py --only order   # the real log, hard-truth order model
     python benchmarks/bench_real_logs.py --only order --only report   # + the report on it
+    python benchmarks/bench_real_logs.py --only order --only order_tp  # + tie rates by position
     python benchmarks/bench_real_logs.py --draws 300    # shorter (not the target's settings)
 
 What is timed, in this process, one after the other (the same machine, the same load):
@@ -16,6 +17,9 @@ What is timed, in this process, one after the other (the same machine, the same 
   --model positional``;
 * ``order``: the same log and settings with ``--model positional_order``, the hard-truth limit
   of the positional model (one total order per context, summed out; no strengths to sample).
+* ``order_tp`` (only when asked for): the order model with tie rates by the better answer's
+  position (``--tie-positional``; the real log's ties depend on it, z = 20.6); the reference is
+  the ``order`` fit of the same run.
 
 * ``report`` (only when asked for): ``report`` on the real log with ``--model positional_order``
   (the report's defaults: 2 × (500 + 1000)), written to a temporary file; the reference is the
@@ -64,13 +68,13 @@ def synthetic_log():
     return _qlora_like()[0]
 
 
-def fit(data, ties: str, draws: int | None, name: str = "positional") -> dict:
+def fit(data, ties: str, draws: int | None, name: str = "positional", **settings) -> dict:
     import arviz as az
 
     from bayes_pairwise.pymc_models import get_model
 
     kw = {} if draws is None else {"draws": draws, "tune": draws}
-    model = get_model(name, ties=ties, **kw)
+    model = get_model(name, ties=ties, **kw, **settings)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -141,7 +145,9 @@ def show(label: str, r: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", choices=("real", "synthetic", "order", "report"), action="append")
+    ap.add_argument(
+        "--only", choices=("real", "synthetic", "order", "order_tp", "report"), action="append"
+    )
     ap.add_argument("--draws", type=int, default=None, help="draws = tune (default: the spec's)")
     args = ap.parse_args()
     parts = args.only or ["synthetic", "real", "order"]
@@ -168,6 +174,12 @@ def main() -> None:
             f"real log, order model: targets {'met' if ok else 'NOT met'} on this machine "
             "(the wall time includes compiling the model)"
         )
+    if "order_tp" in parts:
+        res["order_tp"] = fit(
+            real_log(), "model", args.draws, name="positional_order", tie_positional=True
+        )
+        show("order_tp", res["order_tp"])
+        print(f"order_tp  target {'met' if targets_met(res['order_tp']) else 'NOT met'}")
     if "report" in parts:
         r = report(real_log(), "positional_order")
         res["report"] = r
@@ -181,7 +193,13 @@ def main() -> None:
         )
         if "order" in res:
             print(f"report / order fit: {r['wall_s'] / res['order']['wall_s']:.2f}x")
-    for a, b in (("real", "synthetic"), ("order", "synthetic"), ("order", "real")):
+    pairs = (
+        ("real", "synthetic"),
+        ("order", "synthetic"),
+        ("order", "real"),
+        ("order_tp", "order"),
+    )
+    for a, b in pairs:
         if a in res and b in res:
             wall = res[a]["wall_s"] / res[b]["wall_s"]
             steps = res[a]["steps_per_draw"] / res[b]["steps_per_draw"]

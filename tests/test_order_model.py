@@ -202,7 +202,7 @@ def test_tie_rates_by_position_are_recovered_where_one_tie_rate_biases_the_error
     assert got["tie_rate_minus"] == pytest.approx(0.30, abs=0.02)
     assert got["eps_plus"] == pytest.approx(sim.realised_eps_plus, abs=0.01)
     assert got["eps_minus"] == pytest.approx(sim.realised_eps_minus, abs=0.015)
-    assert "tie rates per position" in m.settings_["log_density"]
+    assert m.settings_["log_density"].startswith("graph (MAP and Laplace")
     one = bp.PositionalOrder().fit(data, method="map", random_seed=0).summary()["mean"]
     assert one["eps_minus"] - got["eps_minus"] > 0.01 and got["eps_plus"] - one["eps_plus"] > 0.004
     r = m.ranks_  # the tie columns enter the ranks too
@@ -267,19 +267,27 @@ def _by_name(model, grad):
 
 
 @pytest.mark.parametrize("cls", [bp.PositionalOrder, bp.UniformOrder])
-@pytest.mark.parametrize("ties", ["model", "drop"])
+@pytest.mark.parametrize("ties", ["model", "drop", "positional"])
 def test_the_written_out_density_is_the_graphs(cls, ties):
     """What nutpie samples (no per-log compile) equals the PyMC model: log-density, gradient,
-    the constrained variables and the per-context log-likelihood, with ties, two judges and
-    gold labels."""
+    the constrained variables and the per-context log-likelihood, with ties (one rate per
+    judge, or one per position of the better item), two judges and gold labels."""
     from bayes_pairwise.pymc_models.base import _frozen
     from bayes_pairwise.pymc_models.order_density import order_density_logp_grad
 
-    data = bp.load_comparisons(_log(0), context="q", judge="judge", ties=ties, truth="gold")
-    m = cls()
+    data = bp.load_comparisons(
+        _log(0),
+        context="q",
+        judge="judge",
+        ties="drop" if ties == "drop" else "model",
+        truth="gold",
+    )
+    m = cls(tie_positional=ties == "positional")
     spec, why = m.written_out_density(data)
     assert why == "" and spec.names[0] in ("eps_simplex_simplex__", "eps_interval__")
-    assert ("tie_logit" in spec.names) == (ties == "model")
+    assert ("tie_logit" in spec.names) == (ties != "drop")
+    if ties == "positional":
+        assert spec.shapes[1] == (2, 2)  # (judge, tie_position)
     model = _frozen(m.build_model(data))
     logp, dlogp = model.compile_logp(), model.compile_dlogp()
     per_context = model.compile_logp(vars=[model["contexts"]], sum=False)
@@ -371,6 +379,31 @@ def test_nuts_fit_has_contexts_as_observations_and_round_trips(tmp_path):
     np.testing.assert_array_equal(
         back.idata_.posterior["eps_minus"], m.idata_.posterior["eps_minus"]
     )
+
+
+def test_nuts_fit_with_tie_rates_by_position_runs_the_written_out_density():
+    """Tie rates by position are written out too (nothing compiled per log): the fit's
+    pointwise log-likelihood at a draw is the kernel's with the tie block at that draw's rates."""
+    df = _log(5, sizes=(4,) * 30, judges=("A",), labels=0.0)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
+    m = bp.PositionalOrder(draws=300, tune=300, chains=2, tie_positional=True)
+    m.fit(data, random_seed=2)
+    assert m.settings_["log_density"] == "written out"
+    post = m.idata_.posterior
+    assert post["tie_logit"].dims == ("chain", "draw", "judge", "tie_position")
+    assert float(post["tie_rate_plus"].max()) < 1.0 and "tie_rate" not in post
+    at = post.isel(chain=1, draw=7)
+    ep, em = float(at["eps_plus"].values[0]), float(at["eps_minus"].values[0])
+    tp, tm = float(at["tie_rate_plus"].values[0]), float(at["tie_rate_minus"].values[0])
+    pc = bp.pair_counts(data)
+    tables = order_tables(pc, np.asarray(data.item_context), data.n_contexts, tie_positional=True)
+    rates = np.log([[ep, 1 - ep, em, 1 - em], [tp, 1 - tp, tm, 1 - tm]])
+    want = order_logp(rates, *tables.arrays())[0]
+    ll = m.idata_.log_likelihood["contexts"].isel(chain=1, draw=7).values
+    np.testing.assert_allclose(ll, want, rtol=1e-9)
+    # the simulated judge ties at 0.1 whichever text is better
+    assert float(post["tie_rate_plus"].mean()) == pytest.approx(0.1, abs=0.05)
+    assert float(post["tie_rate_minus"].mean()) == pytest.approx(0.1, abs=0.05)
 
 
 def test_cli_fit_with_the_order_model(tmp_path, capsys):

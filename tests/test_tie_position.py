@@ -127,6 +127,26 @@ def test_fires_when_ties_follow_the_better_texts_position_and_the_decided_moment
     assert f"ε₊ {chk.eps_plus:.3f}" in cav.text and f"z = {chk.z:.1f}" in cav.text
 
 
+def test_caveats_take_the_checks_already_computed(monkeypatch):
+    """The cross-check hands its per-judge checks to the caveats instead of a pass per kind."""
+    import bayes_pairwise.caveats as caveats
+
+    data = _log(0.08, 0.30, seed=3, n_contexts=60)
+    want = caveats.ties_depend_on_position(data)
+    checks = {"judge": tie_position_check(data)}
+
+    def _no_second_pass(*args, **kwargs):
+        raise AssertionError("tie_position_check run again")
+
+    monkeypatch.setattr(caveats, "tie_position_check", _no_second_pass)
+    assert caveats.ties_depend_on_position(data, checks=checks) == want
+    found = caveats.caveats_for(
+        data, model_kind="classical", test_correlation=False, identified=("", ""),
+        tie_checks=checks,
+    )  # fmt: skip
+    assert want in found
+
+
 def test_the_cross_check_rests_on_the_decided_moments_and_says_why():
     from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_MOMENTS_DECIDED
 

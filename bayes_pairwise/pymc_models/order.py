@@ -23,7 +23,7 @@ The observation unit (``contexts``, dim ``context``) is a context: its pair rows
 order, so the pointwise log-likelihood (LOO) is per context. Supported: one tie rate per judge
 (it does not depend on the order), or one per position of the better item
 (``tie_positional=True``: the ties enter each order's likelihood, as a second block of rates in
-the tables; NUTS then runs the graph, not the written-out density), gold labels (an order a
+the tables), gold labels (an order a
 label contradicts has probability 0), several judges, contexts of up to
 :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items. Not supported
 (refused by name): closeness tie rates, replicated data (no ``random``: no posterior
@@ -358,16 +358,16 @@ class _OrderModel:
         """The log-density written out for nutpie (:mod:`.order_density`): the callbacks are
         cached once per machine, where the graph's hold the tables and compile per process."""
         tie_model = self.models_ties(data)  # type: ignore[attr-defined]
-        if self._tie_positional(data):
-            return None, "tie rates per position (tie_positional): not written out"
+        tie_pos = self._tie_positional(data)
         data = self._prepared(data)  # type: ignore[attr-defined]
-        pc, tables = self._tables(data)
+        pc, tables = self._tables(data, tie_pos)
         return order_density(
             tables,
             n_judges=data.n_judges,
             positional=self.positional,  # type: ignore[attr-defined]
-            tie_counts=_tie_counts(pc, data) if tie_model else None,
+            tie_counts=_tie_counts(pc, data) if tie_model and not tie_pos else None,
             priors=priors,
+            tie_positional=tie_pos,
         )
 
     def reported_names(self, strengths: bool = True) -> list[str]:
@@ -612,7 +612,8 @@ def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> 
 
     When ``model`` is :class:`UniformError` or :class:`PositionalBias` (not a subclass: the
     hierarchical and difficulty variants have no order model), fitted by NUTS with one tie rate
-    per judge, and every context of ``data`` has at most
+    per judge or one per position of the better item (the note then names
+    ``--tie-positional``), not by closeness, and every context of ``data`` has at most
     :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items (some three or
     more, two contexts or more): the order model's name and why, computed from the log.
     ``None`` otherwise.

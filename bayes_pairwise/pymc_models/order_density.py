@@ -11,10 +11,12 @@ log-likelihood for LOO compiled the graph once more in PyTensor's C backend (ano
 Here the density is written out, as :mod:`~bayes_pairwise.pymc_models.direct` does for the
 strength models: the priors and their transforms (``eps`` Uniform through the interval
 transform, ``eps_simplex`` Dirichlet through the simplex transform, ``tie_logit`` Logistic,
-untransformed), the kernel, the tie terms, and the chain rule back. The tables are read from the
-user-data block nutpie passes to its callbacks, so the callbacks depend on nothing but this
-source and are cached on disk once per machine. Each value variable is transformed and shaped
-as in the PyMC model (the rates first, then the tie logits), so the density equals the PyMC
+untransformed), the kernel, the tie terms, and the chain rule back. With tie rates by position
+(``tie_positional``) the tie logits ``(judge, tie_position)`` enter the kernel as the tables'
+second block of rates, ``(log τ₊, log(1−τ₊), log τ₋, log(1−τ₋))`` per judge, as in the graph.
+The tables are read from the user-data block nutpie passes to its callbacks, so the callbacks
+depend on nothing but this source and are cached on disk once per machine. Each value variable
+is transformed and shaped as in the PyMC model (the rates first, then the tie logits), so the density equals the PyMC
 model's, constants included (``tests/test_order_model.py`` checks value and gradient against
 the compiled graph).
 
@@ -48,7 +50,7 @@ class OrderDensity:
     """What the written-out density of a hard-truth model needs (built by
     :func:`order_density`); the arrays are C-contiguous copies."""
 
-    shape: np.ndarray  # int64: judges, contexts, positional, ties
+    shape: np.ndarray  # int64: judges, contexts, positional, ties, tie rates by position
     prior: np.ndarray  # float64: eps lower, eps upper, Dirichlet a (3), tie mu, tie s
     size: np.ndarray
     offset: np.ndarray
@@ -115,7 +117,7 @@ class OrderDensity:
         if self.shape[2]:
             log_p = np.log(self.prior[2:5] / self.prior[2:5].sum())
             base[: 2 * n_j] = np.tile(log_p[:2] - log_p.mean(), n_j)
-        if self.shape[3]:
+        if self.shape[3] or self.shape[4]:
             base[self.sizes[0] :] = self.prior[5]
         return base + rng.uniform(-1.0, 1.0, self.n_dim) if jitter else base
 
@@ -137,7 +139,12 @@ class OrderDensity:
             t = np.asarray(values["eps_interval__"])
             lo, hi = self.prior[0], self.prior[1]
             out["eps"] = lo + (hi - lo) / (1.0 + np.exp(-t))
-        if self.shape[3]:
+        if self.shape[4]:
+            alpha = np.asarray(values["tie_logit"])
+            out["tie_logit"] = alpha
+            out["tie_rate_plus"] = 1.0 / (1.0 + np.exp(-alpha[..., 0]))
+            out["tie_rate_minus"] = 1.0 / (1.0 + np.exp(-alpha[..., 1]))
+        elif self.shape[3]:
             eta = np.asarray(values["tie_logit"])
             out["tie_logit"] = eta
             out["tie_rate"] = 1.0 / (1.0 + np.exp(-eta))
@@ -154,13 +161,16 @@ class OrderDensity:
         n_j = int(self.shape[0])
         ep = np.ascontiguousarray(ep.reshape(-1, n_j), dtype=np.float64)
         em = np.ascontiguousarray(em.reshape(-1, n_j), dtype=np.float64)
-        if self.shape[3]:
+        alpha = np.zeros((ep.shape[0], 0))
+        eta = np.zeros_like(ep)
+        if self.shape[4]:
+            alpha = np.asarray(values["tie_logit"]).reshape(-1, 2 * n_j)
+            alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        elif self.shape[3]:
             eta = np.ascontiguousarray(
                 np.asarray(values["tie_logit"]).reshape(-1, n_j), dtype=np.float64
             )
-        else:
-            eta = np.zeros_like(ep)
-        out = _pointwise(ep, em, eta, *self.arrays()[2:])
+        out = _pointwise(ep, em, eta, alpha, *self.arrays()[2:])
         return out.reshape(*lead, -1)
 
 
@@ -171,6 +181,7 @@ def order_density(
     positional: bool,
     tie_counts: tuple[np.ndarray, np.ndarray] | None,
     priors: dict[str, dict[str, Any]],
+    tie_positional: bool = False,
 ) -> tuple[OrderDensity | None, str]:
     """The :class:`OrderDensity` of a hard-truth model, or ``None`` and why not.
 
@@ -182,9 +193,13 @@ def order_density(
     positional : bool
         ``eps_simplex`` (Dirichlet) rather than ``eps`` (Uniform).
     tie_counts : (ties, decided), optional
-        Per context and judge, ``(C, J)`` each, when ties are modelled.
+        Per context and judge, ``(C, J)`` each, when one tie rate per judge is modelled.
     priors : dict
         The model's resolved priors.
+    tie_positional : bool
+        Tie rates by the better item's position: ``tables`` hold their second block of rows
+        (:func:`~bayes_pairwise.pymc_models.order_kernel.order_tables` with
+        ``tie_positional=True``) and ``tie_counts`` is ``None``.
 
     Returns
     -------
@@ -216,15 +231,17 @@ def order_density(
     shapes: list[tuple[int, ...]] = [(n_judges, 2) if positional else (n_judges,)]
     n_c = tables.n_contexts
     ties = decided = np.zeros((n_c, n_judges))
-    if tie_counts is not None:
+    if tie_counts is not None or tie_positional:
         tie = priors["tie_logit"]
         if tie.get("dist") != "Logistic":
             return None, f"tie_logit prior {tie.get('dist')} (written out: Logistic)"
         prior[5], prior[6] = float(tie.get("mu", 0.0)), float(tie.get("s", 1.0))
-        ties, decided = tie_counts
         names.append("tie_logit")
-        shapes.append((n_judges,))
-    shape = [n_judges, n_c, int(positional), int(tie_counts is not None)]
+        shapes.append((n_judges, 2) if tie_positional else (n_judges,))
+    if tie_counts is not None and not tie_positional:
+        ties, decided = tie_counts
+    with_ties = tie_counts is not None and not tie_positional
+    shape = [n_judges, n_c, int(positional), int(with_ties), int(tie_positional)]
     return (
         OrderDensity(
             shape=np.array(shape, dtype=np.int64),
@@ -304,14 +321,25 @@ def _sigmoid(x: float) -> float:
 
 
 @numba.njit(**_JIT)
-def _log_rates(ep: np.ndarray, em: np.ndarray) -> np.ndarray:
+def _log_rates(ep: np.ndarray, em: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """The kernel's rates: per judge ``(log ε₊, log(1−ε₊), log ε₋, log(1−ε₋))``, then, when
+    ``alpha`` holds the tie logits ``(α₊, α₋)`` of every judge (length 2J, else 0), the tie
+    block ``(log τ₊, log(1−τ₊), log τ₋, log(1−τ₋))``, τ± = σ(α±)."""
     n_j = ep.shape[0]
-    rates = np.empty((n_j, 4))
+    tie_pos = alpha.shape[0] > 0
+    rates = np.empty((2 * n_j if tie_pos else n_j, 4))
     for q in range(n_j):
         rates[q, 0] = math.log(ep[q])
         rates[q, 1] = math.log1p(-ep[q])
         rates[q, 2] = math.log(em[q])
         rates[q, 3] = math.log1p(-em[q])
+        if tie_pos:
+            a_p = alpha[2 * q]
+            a_m = alpha[2 * q + 1]
+            rates[n_j + q, 0] = -_softplus(-a_p)
+            rates[n_j + q, 1] = -_softplus(a_p)
+            rates[n_j + q, 2] = -_softplus(-a_m)
+            rates[n_j + q, 3] = -_softplus(a_m)
     return rates
 
 
@@ -324,12 +352,13 @@ def _tie_terms(eta: np.ndarray, ties: np.ndarray, decided: np.ndarray, c: int) -
 
 
 @numba.njit(**_JIT)
-def _pointwise(ep, em, eta, size, offset, counts, forbid, log_k, ties, decided):
+def _pointwise(ep, em, eta, alpha, size, offset, counts, forbid, log_k, ties, decided):
     n_d = ep.shape[0]
     n_c = size.shape[0]
     out = np.empty((n_d, n_c))
-    for d in range(n_d):  # without a tie model the tie counts are zeros
-        lp, _ = order_logp(_log_rates(ep[d], em[d]), size, offset, counts, forbid, log_k)
+    for d in range(n_d):  # without one tie rate per judge the tie counts are zeros
+        rates = _log_rates(ep[d], em[d], alpha[d])
+        lp, _ = order_logp(rates, size, offset, counts, forbid, log_k)
         for c in range(n_c):
             out[d, c] = lp[c] + _tie_terms(eta[d], ties, decided, c)
     return out
@@ -358,6 +387,7 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     n_c = shape[1]
     positional = shape[2] != 0
     with_ties = shape[3] != 0
+    tie_pos = shape[4] != 0
     for k in range(grad.shape[0]):
         grad[k] = 0.0
     ep = np.empty(n_j)
@@ -404,23 +434,33 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
             lp += -2.0 * _softplus(-t) - t
             grad[q] = 1.0 - 2.0 * s_t
     o_t = 2 * n_j if positional else n_j
-    eta = np.zeros(n_j)
-    if with_ties:
-        mu = prior[5]
-        s_log = prior[6]
-        for q in range(n_j):
-            eta[q] = x[o_t + q]
-            zt = (eta[q] - mu) / s_log
-            lp += -zt - math.log(s_log) - 2.0 * _softplus(-zt)
-            grad[o_t + q] = (1.0 - 2.0 * _sigmoid(zt)) / s_log
-    ctx_lp, ctx_grad = order_logp(_log_rates(ep, em), size, offset, counts, forbid, log_k)
+    n_tie = 2 * n_j if tie_pos else (n_j if with_ties else 0)
+    eta = np.zeros(n_tie)  # one logit per judge, or (α₊, α₋) per judge
+    mu = prior[5]
+    s_log = prior[6]
+    for k in range(n_tie):  # Logistic(mu, s) priors, untransformed
+        eta[k] = x[o_t + k]
+        zt = (eta[k] - mu) / s_log
+        lp += -zt - math.log(s_log) - 2.0 * _softplus(-zt)
+        grad[o_t + k] = (1.0 - 2.0 * _sigmoid(zt)) / s_log
+    alpha = eta if tie_pos else np.zeros(0)
+    ctx_lp, ctx_grad = order_logp(_log_rates(ep, em, alpha), size, offset, counts, forbid, log_k)
     gp = np.zeros(n_j)
     gm = np.zeros(n_j)
+    g_tie = np.zeros(4 * n_j if tie_pos else 0)  # ∂/∂ the tie block's log rates
     for c in range(n_c):
         lp += ctx_lp[c]
         for q in range(n_j):
             gp[q] += ctx_grad[c, 4 * q] / ep[q] - ctx_grad[c, 4 * q + 1] / (1.0 - ep[q])
             gm[q] += ctx_grad[c, 4 * q + 2] / em[q] - ctx_grad[c, 4 * q + 3] / (1.0 - em[q])
+        for k in range(g_tie.shape[0]):
+            g_tie[k] += ctx_grad[c, 4 * n_j + k]
+    if tie_pos:  # d log σ(α)/dα = 1 − σ(α), d log(1 − σ(α))/dα = −σ(α)
+        for q in range(n_j):
+            for side in range(2):
+                s_a = _sigmoid(eta[2 * q + side])
+                g_log, g_log1m = g_tie[4 * q + 2 * side], g_tie[4 * q + 2 * side + 1]
+                grad[o_t + 2 * q + side] += g_log * (1.0 - s_a) - g_log1m * s_a
     if with_ties:
         for q in range(n_j):
             s_eta = _sigmoid(eta[q])
