@@ -16,9 +16,9 @@ untransformed), the kernel, the tie terms, and the chain rule back. With tie rat
 second block of rates, ``(log τ₊, log(1−τ₊), log τ₋, log(1−τ₋))`` per judge, as in the graph.
 The tables are read from the user-data block nutpie passes to its callbacks, so the callbacks
 depend on nothing but this source and are cached on disk once per machine. Each value variable
-is transformed and shaped as in the PyMC model (the rates first, then the tie logits), so the density equals the PyMC
-model's, constants included (``tests/test_order_model.py`` checks value and gradient against
-the compiled graph).
+is transformed and shaped as in the PyMC model (the rates first, then the tie logits), so the
+density equals the PyMC model's, constants included (``tests/test_order_model.py`` checks
+value and gradient against the compiled graph).
 
 Only NUTS uses it; MAP and the Laplace approximation optimise the graph (two or three
 parameters per judge: nothing to gain).
