@@ -219,13 +219,20 @@ def test_many_judges_do_not_grow_the_logp_graph():
 
 def test_written_out_exp_and_log1p_match_libm_over_their_range():
     """The kernel's own e^x (x ≤ 0) and log(1 + y) (0 ≤ y ≤ 1), to a few ulp."""
-    from bayes_pairwise.pymc_models.fused import _exp_nonpos, _log1p_unit
+    from bayes_pairwise.pymc_models.fused import _exp_nonpos, _log1p_unit, _softplus_sigmoid
 
-    x = -np.concatenate([np.linspace(0.0, 700.0, 20001), np.logspace(-18, 2.8, 2001)])
+    x = -np.concatenate([np.linspace(0.0, 300.0, 20001), np.logspace(-18, 2.47, 2001)])
     got = np.array([_exp_nonpos(v) for v in x])
     np.testing.assert_allclose(got, np.exp(x), rtol=4e-16, atol=0)
     assert _exp_nonpos(0.0) == 1.0
-    assert 0.0 < _exp_nonpos(-1e6) <= np.exp(-699.0)  # floored at e^-700, never 0 or NaN
+    # floored at e^-300 (its square stays a normal number), never 0 or NaN
+    assert _exp_nonpos(-1e6) == _exp_nonpos(-300.0) == pytest.approx(np.exp(-300.0), rel=1e-15)
+    # where it is floored, softplus and the sigmoid are off by less than 1e-130, absolute
+    for v in (-301.0, -700.0, -1e4):
+        sp, sg = _softplus_sigmoid(v)
+        assert 0.0 <= sp < 1e-130 and 0.0 <= sg < 1e-130
+        sp, sg = _softplus_sigmoid(-v)
+        assert sp == -v and sg == 1.0
     y = np.concatenate([np.linspace(0.0, 1.0, 20001), np.logspace(-300, 0, 2001)])
     got = np.array([_log1p_unit(v) for v in y])
     np.testing.assert_allclose(got, np.log1p(y), rtol=6e-16, atol=0)
