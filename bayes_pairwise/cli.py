@@ -1717,8 +1717,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--models",
         default="uniform,positional",
-        help=f"comma-separated model spec names, from {{{', '.join(model_names)}}} "
-        "(default: uniform,positional)",
+        help=f"comma-separated model spec names, from {{{', '.join(model_names)}}}, each "
+        "with optional tie forms after '+' (positional_order+tie_positional; models scored per "
+        "context and per pair row do not mix) (default: uniform,positional)",
     )
     sampler_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")

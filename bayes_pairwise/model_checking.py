@@ -57,6 +57,18 @@ _UNIT_TEXT = (
     "one (judge, unordered pair) row: all verdicts of one judge on one pair (both orders, all "
     "repeats) share one latent true outcome and are left out together"
 )
+#: The same for the hard-truth (order) models, whose observations are contexts.
+_CONTEXT_UNIT = "context"
+_CONTEXT_UNIT_TEXT = (
+    "one context: all verdicts of every judge on its items share one order of the items "
+    "(summed out) and are left out together"
+)
+#: The data a hard-truth model's fit keeps (``constant_data``): equal in every compared fit.
+_CONTEXT_DATA = ("item_context", "pair_i", "pair_j", "pair_judge", "k", "pair_wins", "pair_truth")
+
+#: Tie forms a model name in a comparison may add after ``+`` (the models' settings of the same
+#: names, ``fit --tie-positional`` / ``--tie-closeness``): ``positional_order+tie_positional``.
+TIE_FORMS = ("tie_positional", "tie_closeness")
 
 #: Columns of :func:`compare_models`' table.
 COMPARE_COLUMNS = (
@@ -93,11 +105,19 @@ def _fitted(
     from bayes_pairwise.pymc_models import BayesianPairwiseModel, get_model
 
     if isinstance(spec, str):
-        model = get_model(spec, **sampler)
+        # "positional_order+tie_positional": a spec name and tie forms (fit's --tie-… flags)
+        base, *flags = spec.split("+")
+        unknown = [f for f in flags if f not in TIE_FORMS]
+        if unknown:
+            raise DesignError(
+                f"unknown tie form {unknown[0]!r} in model {spec!r} (after '+': "
+                f"{', '.join(TIE_FORMS)})"
+            )
+        model = get_model(base, **sampler, **dict.fromkeys(flags, True))
         name = spec
     elif isinstance(spec, BayesianPairwiseModel):
         model = spec
-        name = model.name
+        name = model.name + "".join(f"+{f}" for f in TIE_FORMS if getattr(model, f, False))
     else:
         raise TypeError(f"models must be names or model objects, got {type(spec).__name__}")
     _check_loo_unit(name, model)
@@ -109,15 +129,50 @@ def _fitted(
 
 
 def _check_loo_unit(name: str, model: Any) -> None:
-    """LOO compares models on one observation unit: the strength error models' pair rows."""
-    unit = getattr(model, "observed_name", "")
-    if unit != "wins":
-        what = "context" if unit == "contexts" else "verdict"
+    """LOO compares models on one observation unit: the strength error models' pair rows, or
+    the hard-truth models' contexts; a per-verdict model has neither."""
+    if getattr(model, "observed_name", "") not in ("wins", "contexts"):
         raise DesignError(
-            f"model {name!r} scores one observation per {what}; LOO comparison needs models "
-            f"on the same unit ({_UNIT_TEXT}), i.e. the strength error models (uniform, "
-            "positional and variants)"
+            f"model {name!r} scores one observation per verdict; LOO comparison needs models "
+            f"on one unit: pair rows ({_UNIT_TEXT}; the strength error models: uniform, "
+            "positional and variants) or contexts (the order models: uniform_order, "
+            "positional_order)"
         )
+
+
+def _same_observations(fits: Mapping[str, Any]) -> str:
+    """The fits' common observation unit (``"wins"`` or ``"contexts"``); DesignError where
+    the units or the observations differ."""
+    units = {name: m.observed_name for name, m in fits.items()}
+    if len(set(units.values())) > 1:
+        said = ", ".join(
+            f"{n} per {'context' if u == 'contexts' else 'pair row'}" for n, u in units.items()
+        )
+        raise DesignError(
+            f"the models score different observation units ({said}): their pointwise "
+            "log-likelihoods are not comparable; compare the order models with each other and "
+            "the strength models with each other"
+        )
+    unit = next(iter(units.values()))
+    if unit == "wins":
+        observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]
+    else:
+        observed = [
+            np.concatenate(
+                [
+                    np.asarray(m.idata_.constant_data[k], dtype=float).ravel()
+                    for k in _CONTEXT_DATA
+                    if k in m.idata_.constant_data
+                ]
+            )
+            for m in fits.values()
+        ]
+    if any(o.shape != observed[0].shape or not np.array_equal(o, observed[0]) for o in observed):
+        raise DesignError(
+            "the models were fitted to different observations (e.g. one models ties, another "
+            "drops them): their pointwise log-likelihoods are not comparable"
+        )
+    return unit
 
 
 def compare_models(
@@ -137,7 +192,8 @@ def compare_models(
     ----------
     data : Comparisons
     models : sequence of str or fitted/unfitted model objects
-        Model spec names (:func:`~bayes_pairwise.pymc_models.available_models`) or models;
+        Model spec names (:func:`~bayes_pairwise.pymc_models.available_models`), each with
+        optional tie forms after ``+`` (``"positional_order+tie_positional"``), or models;
         unfitted ones are fitted to ``data`` with NUTS, fitted ones are used as they are (they
         must have been fitted to ``data``).
     draws, tune, chains : int, optional
@@ -155,7 +211,8 @@ def compare_models(
         ``elpd_diff``, ``dse``, ``weight``, ``p_loo`` (ArviZ's columns), ``n_parameters``
         (unconstrained free parameters), ``pareto_k_bad`` (pair rows whose Pareto k exceeds
         ArviZ's threshold: the LOO estimate is unreliable for them), ``warning`` and
-        ``preferred``. ``attrs``: ``unit`` (``"pair"``), ``unit_text``, ``message`` (the
+        ``preferred``. ``attrs``: ``unit`` (``"pair"``; ``"context"`` for the order models),
+        ``unit_text``, ``message`` (the
         verdict, one sentence), ``preferred`` (name) and ``fits`` (name → fitted model).
 
     Raises
@@ -200,8 +257,9 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
     ----------
     fits : mapping of str to fitted model
         Name → error model fitted with NUTS to the same data (at least two). Every fit stores
-        its pointwise log-likelihood ``idata_.log_likelihood["wins"]`` at fit time, one value
-        per (judge, unordered pair) row.
+        its pointwise log-likelihood at fit time: one value per (judge, unordered pair) row
+        (``wins``: the strength error models) or per context (``contexts``: the order models,
+        e.g. one tie rate against tie rates by position). The two units do not mix.
     sigma : float
         Models within ``sigma`` standard errors (``dse``) of the best are "equivalent"; among
         those the one with the fewest parameters is ``preferred``.
@@ -216,7 +274,7 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
     ------
     DesignError
         Fewer than two fits, a per-verdict model, a MAP fit, a fit without a pointwise
-        log-likelihood, or fits to different observations.
+        log-likelihood, fits on different units, or fits to different observations.
 
     Examples
     --------
@@ -248,12 +306,8 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
             raise DesignError(
                 f"model {name!r} has no pointwise log-likelihood" + (f" ({why})" if why else "")
             )
-    observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]
-    if any(o.shape != observed[0].shape or not np.array_equal(o, observed[0]) for o in observed):
-        raise DesignError(
-            "the models were fitted to different observations (e.g. one models ties, another "
-            "drops them): their pointwise log-likelihoods are not comparable"
-        )
+    by_context = _same_observations(fits) == "contexts"
+    unit = _CONTEXT_UNIT if by_context else LOO_UNIT
     idatas = {name: m.idata_ for name, m in fits.items()}
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
@@ -278,10 +332,10 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
     table = table[list(COMPARE_COLUMNS)].reset_index(drop=True)
     table.attrs.update(
         {
-            "unit": LOO_UNIT,
-            "unit_text": _UNIT_TEXT,
+            "unit": unit,
+            "unit_text": _CONTEXT_UNIT_TEXT if by_context else _UNIT_TEXT,
             "message": _verdict(table, best, preferred, sigma)
-            + _hedge(bad, n_units, good_k, preferred),
+            + _hedge(bad, n_units, good_k, preferred, unit),
             "preferred": preferred,
             "reliable": not any(bad.values()),
         }
@@ -289,7 +343,13 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
     return table
 
 
-def _hedge(bad: Mapping[str, int], n_units: Mapping[str, int], good_k: float, pref: str) -> str:
+def _hedge(
+    bad: Mapping[str, int],
+    n_units: Mapping[str, int],
+    good_k: float,
+    pref: str,
+    unit: str = LOO_UNIT,
+) -> str:
     """The warning added to the verdict when PSIS-LOO is unreliable (bad Pareto k), or ``""``.
 
     Examples
@@ -309,7 +369,7 @@ def _hedge(bad: Mapping[str, int], n_units: Mapping[str, int], good_k: float, pr
         return ""
     return (
         f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:g} for {', '.join(worst)}"
-        f" of the {LOO_UNIT} rows), so the elpd values and their SE may be off and "
+        f" of the {unit} rows), so the elpd values and their SE may be off and "
         f"'{pref} is preferred' is tentative. To settle it: refit with more draws, compare by "
         "K-fold cross-validation (leave out whole contexts), or recompute the bad rows exactly "
         "with arviz.reloo."

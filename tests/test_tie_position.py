@@ -20,6 +20,7 @@ from bayes_pairwise.classical.descriptive import (
     positional_moments,
     tie_position_check,
 )
+from bayes_pairwise.errors import DesignError
 from bayes_pairwise.simulate import simulate_hard_pairs
 
 EPS_PLUS, EPS_MINUS = 0.05, 0.20
@@ -145,6 +146,32 @@ def test_caveats_take_the_checks_already_computed(monkeypatch):
         tie_checks=checks,
     )  # fmt: skip
     assert want in found
+
+
+def test_loo_prefers_tie_rates_by_position_where_the_log_has_them():
+    """The order models compare by PSIS-LOO on their unit, the context: with ties at τ₊ 0.05
+    / τ₋ 0.35 the tie rates by position win clearly; units and observations must match."""
+    import copy
+    from types import SimpleNamespace
+
+    from bayes_pairwise.model_checking import _same_observations, compare_fitted, compare_models
+
+    data = _log(0.05, 0.35, seed=7, n_contexts=60, sigma=50.0)
+    kw = {"draws": 300, "tune": 300, "chains": 2}
+    one = bp.PositionalOrder(**kw).fit(data, random_seed=1)
+    both = bp.PositionalOrder(tie_positional=True, **kw).fit(data, random_seed=1)
+    table = compare_models(data, [one, both])
+    assert table.attrs["unit"] == "context" and "one context" in table.attrs["unit_text"]
+    best = table.iloc[0]
+    assert best["model"] == "positional_order+tie_positional" and bool(best["preferred"])
+    assert table.iloc[1]["elpd_diff"] > 4 * table.iloc[1]["dse"]
+    other = copy.deepcopy(one)
+    other.idata_.constant_data["pair_wins"].values[0, 0] += 1
+    with pytest.raises(DesignError, match="different observations"):
+        compare_fitted({"a": one, "b": other})
+    pair_rows = SimpleNamespace(observed_name="wins")
+    with pytest.raises(DesignError, match="different observation units"):
+        _same_observations({"order": one, "strength": pair_rows})
 
 
 def test_the_cross_check_rests_on_the_decided_moments_and_says_why():

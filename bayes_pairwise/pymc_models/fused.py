@@ -96,8 +96,9 @@ def _exp_nonpos(x: float) -> float:
     to 1 (or multiplies it by a number of order 1), so the absolute error is below 1e−130. The
     clamp keeps every intermediate of :func:`_log1p_unit` normal: from −700 (the former clamp),
     the square of its argument underflowed to subnormals, which the processor handles in
-    microcode (a row with |d| > ≈ 350 took twice as long). Range reduction ``x = k ln 2 + t``, ``|t| ≤ ln 2 / 2``; ``e^t`` by its Taylor series to
-    degree 13 (truncation below 1e−17); ``2^k`` from its bits.
+    microcode (a row with |d| > ≈ 350 took twice as long). Range reduction
+    ``x = k ln 2 + t``, ``|t| ≤ ln 2 / 2``; ``e^t`` by its Taylor series to degree 13
+    (truncation below 1e−17); ``2^k`` from its bits.
     """
     x = max(x, -300.0)
     k = math.floor(x * _INV_LN2 + 0.5)
