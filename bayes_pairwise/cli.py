@@ -977,7 +977,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     _check_data_args(args)
     data = _load_data(args)
-    _order_model_notes(data, ["uniform", "positional", args.model], _method(args))
+    tied = {"tie_positional": True} if args.tie_positional else {}
+    _order_model_notes(data, ["uniform", "positional", args.model], _method(args), **tied)
     _info(f"cross-checking {data!r} …")
     res = crosscheck(
         data,
@@ -985,6 +986,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         method=_method(args),
         random_seed=args.seed,
         progress=True,
+        **tied,
         **_sampler_kwargs(args),
     )
     if args.json:
@@ -1158,7 +1160,9 @@ def _print_headline(cc: Any) -> None:
         print(f"caveat {k}: {c}")
 
 
-def _order_model_notes(data: Any, names: Sequence[str], method: str, **kw: Any) -> None:
+def _order_model_notes(
+    data: Any, names: Sequence[str], method: str, *, tie_positional: bool = False, **kw: Any
+) -> None:
     """A note on stderr for each strength model whose hard-truth limit fits this log
     (:func:`~bayes_pairwise.pymc_models.order.order_model_note`), before its NUTS fit."""
     from bayes_pairwise.data import Comparisons
@@ -1171,7 +1175,10 @@ def _order_model_notes(data: Any, names: Sequence[str], method: str, **kw: Any) 
             return
     for name in dict.fromkeys(names):
         try:
-            note = order_model_note(get_model(name, **kw), data, method=method)
+            model = get_model(name, **kw)
+            if tie_positional and "tie_positional" in model.get_params():
+                model.set_params(tie_positional=True)
+            note = order_model_note(model, data, method=method)
         except (BayesPairwiseError, ValueError, KeyError):  # the fit refuses it, by name
             continue
         if note:
@@ -1187,11 +1194,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         data = _load_data(args)
     kw = _sampler_kwargs(args)
-    _order_model_notes(data, [args.model], _method(args))
+    tied = {"tie_positional": True} if args.tie_positional else {}
+    _order_model_notes(data, [args.model], _method(args), **tied)
     page = build_report(
         data,
         load_warnings=_user_warnings(caught),
         model=args.model,
+        **tied,
         method=_method(args),
         random_seed=args.seed,
         progress=True,
@@ -1570,6 +1579,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     model_names = available_models()  # reads the spec folder only: no PyMC import
 
+    def tie_positional_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--tie-positional",
+            action="store_true",
+            help="error models with ties modelled: one tie rate per position of the better "
+            "text (tie_rate_plus when it is shown first, tie_rate_minus when second) instead "
+            "of one per judge — where the ties depend on that position (the caveat "
+            "ties_depend_on_position says so, computed from the log)",
+        )
+
     def model_args(p: argparse.ArgumentParser, default_model: str, *, fast: bool = False) -> None:
         p.add_argument(
             "--model",
@@ -1627,14 +1646,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fit", help="fit a Bayesian model (NUTS, MAP or the fast Laplace path)")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
-    p.add_argument(
-        "--tie-positional",
-        action="store_true",
-        help="error models with ties modelled: one tie rate per position of the better text "
-        "(tie_rate_plus when it is shown first, tie_rate_minus when second) instead of one "
-        "per judge — where the ties depend on that position (the caveat "
-        "ties_depend_on_position says so, computed from the log)",
-    )
+    tie_positional_arg(p)
     p.add_argument("--out", default=None, help="save the fit as NetCDF (.nc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -1653,6 +1665,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="Bayesian vs grid vs moments vs MM, side by side")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
+    tie_positional_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare)
 
@@ -1701,6 +1714,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="write a self-contained HTML diagnostics report")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
+    tie_positional_arg(p)
     p.add_argument("--out", default="report.html", help="output HTML file (.html)")
     p.add_argument(
         "--json",

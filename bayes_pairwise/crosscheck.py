@@ -93,8 +93,21 @@ SYMBOLS = {
     "eps_minus": "ε₋",
     "eps_sum": "ε₊ + ε₋",
     "tie_rate": "tie rate",
+    "tie_rate_plus": "τ₊",
+    "tie_rate_minus": "τ₋",
     "gamma": "γ",
 }
+#: The models' quantities in the side-by-side table (tie rates by position: ``tie_positional``).
+MODEL_QUANTITIES = (
+    "eps",
+    "eps_plus",
+    "eps_minus",
+    "eps_sum",
+    "tie_rate",
+    "tie_rate_plus",
+    "tie_rate_minus",
+    "gamma",
+)
 METHOD_SCOM = "S_com closed form"
 METHOD_MOMENTS = "moments (S_com, r₁)"
 #: The moments on the pairs decided in both orders (no tie rescaling): the verdict's basis for
@@ -1079,6 +1092,7 @@ def _fit_models(
     sink: WarningSink,
     steps: Steps,
     sampler_kwargs: Mapping[str, Any],
+    tie_positional: bool = False,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     fits: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -1101,6 +1115,8 @@ def _fit_models(
         with sink.capture(f"{name}: "):
             try:
                 m = get_model(name, **kw)
+                if tie_positional and "tie_positional" in m.get_params():
+                    m.set_params(tie_positional=True)
                 # the sampler's own progress bar on a terminal; piped, the step lines only
                 bar = {"progress": True} if steps.on and _tty() else {}
                 if steps.on and not bar:  # piped: a NUTS progress line every few seconds
@@ -1128,7 +1144,7 @@ def _model_rows(fits: Mapping[str, Any], judges: Sequence[str]) -> list[dict[str
     for f in fits.values():
         label = _fit_label(f)
         for j in judges:
-            for q in ("eps", "eps_plus", "eps_minus", "eps_sum", "tie_rate", "gamma"):
+            for q in MODEL_QUANTITIES:
                 st = posterior_stats(f, q, judge=j)
                 if st is None:
                     continue
@@ -1310,12 +1326,14 @@ def _caveats(
     seed: int,
     identified: Mapping[str, Any],
     tie_checks: Mapping[str, Any],
+    tie_positional: bool = False,
 ) -> tuple[list[str], dict[str, list[str]]]:
     """What the data cannot show (:func:`bayes_pairwise.caveats.caveats_for`): for the whole
     cross-check (each text once) and per judge. ``identified`` holds the identification the
     headline states (:func:`~bayes_pairwise.identification.what_the_log_shows`), so the caveat
     repeats its number instead of simulating again; ``tie_checks`` the classical fits' tie
-    position checks (:attr:`ClassicalFits.tie_position`), not computed again per model kind."""
+    position checks (:attr:`ClassicalFits.tie_position`), not computed again per model kind;
+    ``tie_positional``: the models fit one tie rate per position (the caveat says so)."""
     from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
@@ -1343,6 +1361,7 @@ def _caveats(
                     random_seed=seed,
                     identified=said.get("text"),
                     tie_checks=tie_checks,
+                    tie_positional=tie_positional,
                 )
             for c in found:
                 if c.text not in per[j]:
@@ -1371,6 +1390,7 @@ def crosscheck(
     diagnostics: bool = True,
     progress: bool = False,
     grid_kwargs: Mapping[str, Any] | None = None,
+    tie_positional: bool = False,
     **sampler_kwargs: Any,
 ) -> CrossCheck:
     """Classical vs Bayesian estimates for every judge, their agreement and a verdict.
@@ -1413,6 +1433,10 @@ def crosscheck(
         A line per step on stderr.
     grid_kwargs : mapping, optional
         Settings of the Δ_S fits (e.g. ``n_subsets``).
+    tie_positional : bool
+        Fit the error models with one tie rate per position of the better text (every model
+        that takes ``tie_positional``; ``compare --tie-positional``): where the log's ties
+        depend on that position (the caveat ``ties_depend_on_position`` says so).
     **sampler_kwargs
         ``draws``, ``tune``, ``chains`` … for the models.
 
@@ -1466,7 +1490,15 @@ def crosscheck(
         if correlated and names and not any(n in DIFFICULTY_MODELS for n in names):
             names.append(DIFFICULTY_MODELS[0])  # the verdict's model (see below)
         fitted, fit_errors = _fit_models(
-            data, names, method, seeds["models"], log_seed, sink, steps, sampler_kwargs
+            data,
+            names,
+            method,
+            seeds["models"],
+            log_seed,
+            sink,
+            steps,
+            sampler_kwargs,
+            tie_positional=tie_positional,
         )
     from bayes_pairwise.pymc_models.diagnostics import tie_handling
 
@@ -1580,7 +1612,10 @@ def crosscheck(
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
     agreement = _primary_rows(agreement, cf, fitted, verdict_model)
-    general, per_judge = _caveats(data, fitted, log_seed, shows["identification"], cf.tie_position)
+    by_position = any(getattr(f, "tie_positional", False) for f in fitted.values())
+    general, per_judge = _caveats(
+        data, fitted, log_seed, shows["identification"], cf.tie_position, by_position
+    )
     if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():
@@ -1621,6 +1656,7 @@ def crosscheck(
         "n_bootstrap": N_BOOTSTRAP,
         "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),
+        "tie_positional": bool(tie_positional),
         **{k: v for k, v in sampler_kwargs.items()},
     }
     return CrossCheck(

@@ -238,6 +238,7 @@ def build_report(
     ppc_draws: int = 1000,
     grid_kwargs: Mapping[str, Any] | None = None,
     load_warnings: Sequence[warnings.WarningMessage] = (),
+    tie_positional: bool = False,
 ) -> HtmlPage:
     """Run the classical estimators and a Bayesian model and lay everything out as HTML.
 
@@ -285,6 +286,9 @@ def build_report(
     grid_kwargs : mapping, optional
         Settings for the Δ_S fits (default ``skip_incomplete=True``: contexts without a
         complete round-robin are skipped, with a design warning).
+    tie_positional : bool
+        Fit the model with one tie rate per position of the better text
+        (:func:`~bayes_pairwise.crosscheck.crosscheck`'s setting; ``report --tie-positional``).
 
     Returns
     -------
@@ -346,6 +350,7 @@ def build_report(
             ppc_draws=ppc_draws,
             progress=prog.on,
             grid_kwargs=gkw,
+            tie_positional=tie_positional,
             **(
                 sampler
                 if method == "nuts"

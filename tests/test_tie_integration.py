@@ -230,6 +230,7 @@ def test_cli_fit_file_with_ties_models_them_by_default(frame, tmp_path, capsys):
         "n_ties_modelled": n_tie,
         "n_ties_counted_half": 0,
         "n_ties_dropped": 0,
+        "tie_rates": "per judge",
     }
     assert abs(res["parameters"]["tie_rate"]["mean"] - n_tie / len(frame)) < 0.03
     assert f"{n_tie} tie(s) modelled" in err

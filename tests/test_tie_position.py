@@ -50,7 +50,7 @@ def _log(
     return bp.load_comparisons(frame, context="context", ties="model")
 
 
-def _cross_check(data, model: str):
+def _cross_check(data, model: str, **kw):
     """A MAP cross-check of one model with the classical rows only (no grids, no strengths)."""
     from bayes_pairwise.crosscheck import crosscheck
 
@@ -65,6 +65,7 @@ def _cross_check(data, model: str):
         strengths=False,
         leaderboard=False,
         diagnostics=False,
+        **kw,
     )
 
 
@@ -264,3 +265,39 @@ def test_fit_tie_positional_from_the_command_line(tmp_path, capsys):
     assert len(said) == 1 and "this fit has one tie rate per position" in said[0]
     assert main([*base, "--model", "biased_bt", "--tie-positional"]) != 0
     assert "--tie-positional: biased_bt has no tie rate" in capsys.readouterr().err
+
+
+def test_compare_and_report_fit_tie_rates_by_position_when_asked(tmp_path, capsys):
+    """The caveat's advice through the cross-check's doors: compare --tie-positional (and
+    crosscheck(tie_positional=True), report's engine) fits both tie rates, records the setting
+    and says the fit has them; a model without tie rates is fitted as it is."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    data = _log(0.08, 0.30, seed=8, n_contexts=120, sigma=50.0)
+    cc = _cross_check(data, "positional_order", tie_positional=True)
+    fit = cc.fits["positional_order"]
+    assert fit.tie_positional and cc.settings["tie_positional"] is True
+    post = fit.idata_.posterior
+    assert float(post["tie_rate_plus"].mean()) == pytest.approx(0.08, abs=0.02)
+    assert float(post["tie_rate_minus"].mean()) == pytest.approx(0.30, abs=0.03)
+    said = [c for c in cc.caveats if c.startswith("Ties depend on where")]
+    assert len(said) == 1 and "this fit has one tie rate per position" in said[0]
+    # without the setting the same log is told how to get it
+    plain = _cross_check(data, "positional_order")
+    assert plain.settings["tie_positional"] is False
+    assert any("fit --tie-positional" in c for c in plain.caveats)
+    path = tmp_path / "log.csv"
+    data.to_frame().to_csv(path, index=False)
+    args = ["compare", str(path), "--context-column", "context", "--map", "--tie-positional"]
+    assert main([*args, "--model", "biased_bt", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["settings"]["tie_positional"] is True
+    ties = out["tie_handling"]
+    assert ties["positional"]["tie_rates"] == ties["uniform"]["tie_rates"] == "by position"
+    assert ties["biased_bt"]["tie_rates"] is None  # ties half a win: no tie rate
+    # the side-by-side table holds both tie rates of each error model
+    rows = {(r["method"], r["quantity"]): r["estimate"] for r in out["table"]}
+    assert rows[("positional (MAP)", "tie_rate_plus")] == pytest.approx(0.08, abs=0.03)
+    assert rows[("positional (MAP)", "tie_rate_minus")] == pytest.approx(0.30, abs=0.04)

@@ -901,7 +901,8 @@ def tie_handling(model: Any) -> dict[str, Any]:
         ``(n1, n2, t1, t2)`` and a ``tie_rate`` is reported), ``"half"`` (kept as half a win, the
         biased Bradley–Terry likelihood), ``"dropped"`` (removed before or by the fit) or
         ``"none"`` (the data held no tie); ``n_ties`` (ties in the data given to the fit),
-        ``n_ties_modelled``, ``n_ties_dropped`` and the data's ``tie_policy``.
+        ``n_ties_modelled``, ``n_ties_dropped``, the data's ``tie_policy`` and, when ties are
+        modelled, ``tie_rates``: ``"per judge"`` or ``"by position"`` (``tie_positional``).
 
     Examples
     --------
@@ -919,7 +920,9 @@ def tie_handling(model: Any) -> dict[str, Any]:
     ('dropped', 1)
     """
     idata = _idata_of(model)
-    data = dict(getattr(model, "settings_", {}).get("data", {}))
+    settings = getattr(model, "settings_", {})
+    data = dict(settings.get("data", {}))
+    by_position = bool(dict(settings.get("params", {})).get("tie_positional", False))
     n_ties = int(data.get("n_ties", 0))
     dropped_at_load = int(data.get("n_ties_dropped", 0))
     od = idata.observed_data if "observed_data" in idata.groups() else {}
@@ -945,6 +948,10 @@ def tie_handling(model: Any) -> dict[str, Any]:
         "n_ties_modelled": modelled,
         "n_ties_counted_half": half,
         "n_ties_dropped": dropped_at_load + (kept if handling == "dropped" else 0),
+        # one tie rate per judge, or one per position of the better item (tie_positional)
+        "tie_rates": (
+            ("by position" if by_position else "per judge") if handling == "model" else None
+        ),
     }
 
 
