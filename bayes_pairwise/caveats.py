@@ -189,8 +189,9 @@ def ties_depend_on_position(
         "ties_depend_on_position",
         "Ties depend on where the better text is shown — "
         + " ".join(said)
-        + " The moments rescaled for the tie share and a single tie rate per judge both assume "
-        "that a tie does not depend on which text is better (METHODS §7.5); "
+        + " S_com and the moments rescaled for the tie share, the Δ_S grids (ties placed at "
+        "random) and a single tie rate per judge all assume that a tie does not depend on which "
+        "text is better (METHODS §7.5); "
         + (
             "this fit has one tie rate per position (tie_rate_plus, tie_rate_minus)."
             if tie_positional

@@ -113,6 +113,8 @@ METHOD_MOMENTS = "moments (S_com, r₁)"
 #: The moments on the pairs decided in both orders (no tie rescaling): the verdict's basis for
 #: ε₊ and ε₋ where a judge's ties depend on where the better text is shown.
 METHOD_MOMENTS_DECIDED = "moments, pairs decided in both orders"
+#: The same pairs' S_com closed form (ε): the verdict's basis for ε there.
+METHOD_SCOM_DECIDED = "S_com closed form, pairs decided in both orders"
 METHOD_GRID = "Δ_S grid (1-D)"
 METHOD_GRID_SUM = "Δ_S grid (2-D), sum"
 METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
@@ -941,9 +943,20 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     note=f"{k} of {n} verdicts",
                 )
             )
+        moved = check is not None and check.depends
+
+        def not_basis(what: str, check: Any = check) -> str:
+            return (
+                "not the verdict's basis: this judge's ties depend on where the better text "
+                f"is shown (z = {check.z:.1f}), which {what} assumes they do not"
+            )
+
         if j in cf.scom:
             s = cf.scom[j]
-            rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, f"S_com = {s.s_com:.3f}"))
+            said = f"S_com = {s.s_com:.3f}"
+            if moved:
+                said = _join(said, not_basis("the rescaling for the tie share"))
+            rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, said))
         if j in cf.moments:
             m = cf.moments[j]
             edge = "outside the moment equations' domain: kept unclipped" if m.at_boundary else ""
@@ -956,22 +969,18 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                 )
             rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
             rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
-        if check is not None and check.depends and np.isfinite(check.eps_plus):
+        if moved and np.isfinite(check.eps_plus):
             # among decided verdicts by construction: no tie rescaling, so no tie_note
-            for q, est, se in (
-                ("eps_plus", check.eps_plus, check.eps_plus_se),
-                ("eps_minus", check.eps_minus, check.eps_minus_se),
+            for q, method, est, se in (
+                ("eps", METHOD_SCOM_DECIDED, check.eps, check.eps_se),
+                ("eps_plus", METHOD_MOMENTS_DECIDED, check.eps_plus, check.eps_plus_se),
+                ("eps_minus", METHOD_MOMENTS_DECIDED, check.eps_minus, check.eps_minus_se),
+                ("eps_sum", METHOD_MOMENTS_DECIDED, check.eps_sum, check.eps_sum_se),
             ):
-                rows.append(
-                    normal(
-                        q,
-                        METHOD_MOMENTS_DECIDED,
-                        est,
-                        se,
-                        f"{check.n_both} pairs; " + check.summary(),
-                        tie_note="",
-                    )
-                )
+                if not np.isfinite(est):  # ε: S_com of those pairs above 1/2
+                    continue
+                said = f"{check.n_both} pairs; " + check.summary()
+                rows.append(normal(q, method, est, se, said, tie_note=""))
 
         # Δ_S: the synthetic matrices hold the judge's tie share (ties at random, counted half
         # as the observed ones), so the grid's ε is the error among decided verdicts too
@@ -987,6 +996,8 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                 "" if np.isfinite(lo) else "; too few round-robins to resample: no interval"
             )
             note = _join(note, grid_note(g))
+            if moved:
+                note = _join(note, not_basis("the grid's synthetic matrices (ties at random)"))
             rows.append(_row("eps", j, METHOD_GRID, g.eps_, lo, hi, how, note=note))
         if j in cf.delta2d:
             g2 = cf.delta2d[j]
@@ -1001,7 +1012,13 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     lo,
                     hi,
                     how,
-                    note=_join("the one quantity the 2-D grid identifies", grid_note(g2)),
+                    note=_join(
+                        "the one quantity the 2-D grid identifies",
+                        grid_note(g2),
+                        not_basis("the grid's synthetic matrices (ties at random)")
+                        if moved
+                        else "",
+                    ),
                 )
             )
             if g2.eps_plus_hybrid_ is not None:
@@ -1734,12 +1751,15 @@ def _primary_rows(
         return agreement
     out = agreement.copy()
     moved = [j for j, c in cf.tie_position.items() if c.depends]
-    if moved:  # the tie rescaling fails: the moments on pairs decided in both orders decide
-        mine = out.judge.isin([str(j) for j in moved]) & out.quantity.isin(
-            ["eps_plus", "eps_minus"]
-        )
-        out.loc[mine & (out.classical == METHOD_MOMENTS), "primary"] = False
-        out.loc[mine & (out.classical == METHOD_MOMENTS_DECIDED), "primary"] = True
+    if moved:  # the tie rescaling fails: the statistics of pairs decided in both orders decide
+        mine = out.judge.isin([str(j) for j in moved])
+        decided = out.classical.isin([METHOD_MOMENTS_DECIDED, METHOD_SCOM_DECIDED])
+        for q in ("eps", "eps_plus", "eps_minus", "eps_sum"):
+            rows = mine & (out.quantity == q)
+            if (rows & decided).any():  # S_com of those pairs above 1/2 leaves ε without one
+                out.loc[rows, "primary"] = (out.classical[rows]).isin(
+                    [METHOD_MOMENTS_DECIDED, METHOD_SCOM_DECIDED]
+                )
     if cf.labelled is not None:
         lab = out.judge.isin([str(j) for j in cf.labelled.index])
         keys = list(zip(out.quantity, out.classical, strict=True))
@@ -1777,9 +1797,10 @@ def _say_basis(
             t += " Basis: the labelled error rates (gold labels settle it)."
         elif (chk := cf.tie_position.get(str(v.judge))) is not None and chk.depends:
             t += (
-                " Basis for ε₊ and ε₋: the moments on the pairs decided in both orders — this "
-                "judge's ties depend on where the better text is shown (z = "
-                f"{chk.z:.1f}), so the moments rescaled for the tie share are not comparable."
+                " Basis for ε, ε₊, ε₋ and ε₊ + ε₋: S_com and the moments on the pairs decided in "
+                "both orders — this judge's ties depend on where the better text is shown (z = "
+                f"{chk.z:.1f}), so the statistics rescaled for the tie share and the Δ_S grids "
+                "(ties at random) are not comparable."
             )
         if note:
             t += " " + note
@@ -2039,6 +2060,8 @@ CORRECT_SCORE_SOURCES = (
 )
 #: Model variables the headline's forest sets against a classical method.
 FOREST_CLASSICAL = {"eps_plus": METHOD_MOMENTS, "eps_minus": METHOD_MOMENTS, "eps": METHOD_SCOM}
+#: Where a judge's ties depend on the better text's position, the forest's method instead.
+FOREST_DECIDED = {METHOD_MOMENTS: METHOD_MOMENTS_DECIDED, METHOD_SCOM: METHOD_SCOM_DECIDED}
 
 
 @dataclass(frozen=True)
@@ -2277,11 +2300,11 @@ def _fit_figures(
             t = table[keep]
             if len(t):
                 cols[v] = t.set_index("judge")["estimate"].astype(float)
-            if method == METHOD_MOMENTS:  # the verdict's basis where ties depend on position
+            if method in FOREST_DECIDED:  # the verdict's basis where ties depend on position
                 basis = table[
                     (table.role == "classical")
                     & (table.quantity == v)
-                    & (table.method == METHOD_MOMENTS_DECIDED)
+                    & (table.method == FOREST_DECIDED[method])
                 ].set_index("judge")["estimate"]
                 if len(basis) and v in cols:
                     cols[v] = basis.astype(float).combine_first(cols[v])

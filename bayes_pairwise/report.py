@@ -548,6 +548,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
         METHOD_MOMENTS,
         METHOD_MOMENTS_DECIDED,
         METHOD_SCOM,
+        METHOD_SCOM_DECIDED,
         METHOD_TIES,
         SYMBOLS,
     )
@@ -573,6 +574,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
             ("ε₋ (moments)", "eps_minus", METHOD_MOMENTS),
             ("ε₊ (moments, pairs decided in both orders)", "eps_plus", METHOD_MOMENTS_DECIDED),
             ("ε₋ (moments, pairs decided in both orders)", "eps_minus", METHOD_MOMENTS_DECIDED),
+            ("ε (S_com, pairs decided in both orders)", "eps", METHOD_SCOM_DECIDED),
         ):
             rows = _rows(cc, role="classical", quantity=q, method=method).set_index("judge")
             if len(rows):
@@ -595,7 +597,8 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
             f"estimates per judge with their {lab} intervals, among decided verdicts (ε (S_com) "
             "is empty when S_com > 1/2: a position-biased judge)."
             + (
-                " The moments on the pairs decided in both orders (no tie rescaling) appear "
+                " S_com and the moments on the pairs decided in both orders (no tie rescaling) "
+                "appear "
                 "for judges whose ties depend on where the better text is shown: "
                 + "; ".join(
                     f"{j}: {c.summary()}" for j, c in cc.classical.tie_position.items() if c.depends

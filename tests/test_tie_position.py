@@ -189,7 +189,11 @@ def test_the_cross_check_rests_on_the_decided_moments_and_says_why():
     rows = cc.table[(cc.table.method == METHOD_MOMENTS_DECIDED)].set_index("quantity")
     assert rows.loc["eps_plus", "estimate"] == pytest.approx(chk.eps_plus)
     text = " ".join(cc.verdicts["text"])
-    assert "Basis for ε₊ and ε₋: the moments on the pairs decided in both orders" in text
+    assert "Basis for ε, ε₊, ε₋ and ε₊ + ε₋: S_com and the moments on the pairs decided" in text
+    # ε₊ + ε₋ of those moments, with its delta-method interval, is the basis for the sum too
+    assert bool(ag.loc[("eps_sum", METHOD_MOMENTS_DECIDED), "primary"])
+    assert rows.loc["eps_sum", "estimate"] == pytest.approx(chk.eps_plus + chk.eps_minus)
+    assert 0 < chk.eps_sum_se < chk.eps_plus_se + chk.eps_minus_se
     assert any("Ties depend on where the better text is shown" in c for c in cc.caveats)
     # the model's own caveats say the same (fit's output)
     fit = cc.fits["positional"]
@@ -301,3 +305,29 @@ def test_compare_and_report_fit_tie_rates_by_position_when_asked(tmp_path, capsy
     rows = {(r["method"], r["quantity"]): r["estimate"] for r in out["table"]}
     assert rows[("positional (MAP)", "tie_rate_plus")] == pytest.approx(0.08, abs=0.03)
     assert rows[("positional (MAP)", "tie_rate_minus")] == pytest.approx(0.30, abs=0.04)
+
+
+def test_the_decided_pairs_sum_has_the_spread_of_a_pair_bootstrap():
+    """ε₊ + ε₋ of the decided-pairs moments: its delta-method SE (the covariance of ε₊ and ε₋
+    included) against resampling those pairs."""
+    from bayes_pairwise.classical.descriptive import _scom_terms, moments_from_rates
+
+    data = _log(0.08, 0.30, seed=3)
+    chk = tie_position_check(data)
+    pc = bp.pair_counts(data)
+    d1, d2 = pc.k_plus - pc.t1, pc.k_minus - pc.t2
+    both = (d1 > 0) & (d2 > 0)
+    n1, n2 = np.asarray(pc.n1_decided)[both], np.asarray(pc.n2_decided)[both]
+    a, c = _scom_terms(d1[both], d2[both], n1, n2)
+    b, v = n1 + (d2[both] - n2), (d1 + d2)[both]
+    s_hat, r_hat = a.sum() / c.sum(), b.sum() / v.sum()
+    assert chk.eps_sum == pytest.approx(sum(moments_from_rates(s_hat, r_hat, clip=False)[:2]))
+    rng = np.random.default_rng(11)
+    sums = []
+    for _ in range(1000):
+        i = rng.integers(0, a.size, a.size)
+        ep, em = moments_from_rates(a[i].sum() / c[i].sum(), b[i].sum() / v[i].sum(), clip=False)[
+            :2
+        ]
+        sums.append(ep + em)
+    assert chk.eps_sum_se == pytest.approx(np.std(sums, ddof=1), rel=0.12)

@@ -496,6 +496,10 @@ class TiePositionCheck:
         depend on the better text's position (NaN without such pairs).
     at_boundary : bool
         Those moments had no solution inside the domain.
+    eps_sum, eps_sum_se : float
+        ε₊ + ε₋ of those moments, with its delta-method standard error.
+    eps, eps_se : float
+        The uniform rate from S_com of the same pairs (closed form; NaN when S_com > 1/2).
     """
 
     judge: str
@@ -509,6 +513,10 @@ class TiePositionCheck:
     eps_plus_se: float
     eps_minus_se: float
     at_boundary: bool
+    eps_sum: float = float("nan")
+    eps_sum_se: float = float("nan")
+    eps: float = float("nan")
+    eps_se: float = float("nan")
 
     @property
     def depends(self) -> bool:
@@ -551,9 +559,10 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
     ``r1_one_tie`` above ``r1_both``. The test needs no gold labels and no model; the tie
     closeness (ties of close pairs) does not move it.
 
-    Why it matters: the moments rescaled for the tie share and a single tie rate per judge both
-    assume it. The moments on the pairs decided in both orders (returned here) do not: each such
-    pair holds one decided verdict per position.
+    Why it matters: S_com and the moments rescaled for the tie share, the Δ_S grids (ties placed
+    at random) and a single tie rate per judge all assume it. S_com and the moments on the pairs
+    decided in both orders (returned here: ε, ε₊, ε₋ and ε₊ + ε₋) do not: each such pair holds
+    one decided verdict per position.
 
     Parameters
     ----------
@@ -605,6 +614,7 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
     se = float(np.hypot(se_one, se_both))
     z = (r_one - r_both) / se if np.isfinite(se) and se > 0 else float("nan")
     ep = em = ep_se = em_se = float("nan")
+    rest = dict.fromkeys(("eps_sum", "eps_sum_se", "eps", "eps_se"), float("nan"))
     boundary = False
     if int(both.sum()) >= 2:
         rows = np.flatnonzero(both)
@@ -626,6 +636,12 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
         ep, em = m["eps_plus"], m["eps_minus"]
         ep_se, em_se = m["eps_plus_se"], m["eps_minus_se"]
         boundary = bool(m["moments_at_boundary"])
+        rest = {
+            "eps_sum": m["eps_sum"],
+            "eps_sum_se": m["eps_sum_se"],
+            "eps": m["eps_scom"],
+            "eps_se": m["eps_scom_se"],
+        }
     return TiePositionCheck(
         judge=lab,
         n_one_tie=int(one.sum()),
@@ -638,6 +654,7 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
         eps_plus_se=float(ep_se),
         eps_minus_se=float(em_se),
         at_boundary=boundary,
+        **{k: float(v) for k, v in rest.items()},
     )
 
 
@@ -716,8 +733,10 @@ def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
         J = np.array([[0.5 / rd, -d / rd - 1.0], [0.5 / rd, 1.0 - d / rd]])
         cov_m = J @ np.array([[var_s, cov], [cov, var_r]]) @ J.T
         ep_se, em_se = (float(x) for x in np.sqrt(np.clip(np.diag(cov_m), 0, None)))
+        sum_se = float(np.sqrt(max(float(cov_m.sum()), 0.0)))  # ε₊ + ε₋ = 1 − √disc
     else:  # no real solution (ε₊ + ε₋ set to 1): the delta method fails, resample the pairs
         ep_se, em_se = _moments_bootstrap_se(pc, both)
+        sum_se = float(np.hypot(ep_se, em_se))
     return {
         "s_com": float(S),
         "s_com_se": float(np.sqrt(var_s)),
@@ -729,6 +748,8 @@ def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
         "eps_minus": float(em),
         "eps_plus_se": ep_se,
         "eps_minus_se": em_se,
+        "eps_sum": float(ep + em),
+        "eps_sum_se": sum_se,
         "moments_at_boundary": boundary,
     }
 
