@@ -1469,6 +1469,7 @@ def _run_sbc(args: argparse.Namespace, client: Any) -> Any:
         nuts_sampler=args.sampler,
         ties=args.ties,
         client=client,
+        tie_positional=args.tie_positional,
     )
 
 
@@ -1773,6 +1774,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--ties",
         action="store_true",
         help="simulate ties and fit the tie model, so the tie rates are calibrated too",
+    )
+    p.add_argument(
+        "--tie-positional",
+        action="store_true",
+        help="with --ties: one tie rate per position of the better text, simulated and fitted",
     )
     p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

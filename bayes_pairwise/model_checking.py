@@ -578,8 +578,10 @@ def _order_counts(
     design: Comparisons, values: dict[str, np.ndarray], ties: bool, seed: int
 ) -> np.ndarray:
     """The hard-truth models' generative process (METHODS §3) on ``design``: a uniformly random
-    order of each context's items, then per pair row and order the ties (rate τ of the judge)
-    and, among the decided verdicts, the errors (ε₊ with the better item first, ε₋ second).
+    order of each context's items, then per pair row and order the ties (rate τ of the judge,
+    or τ₊ / τ₋ by the better item's position when ``values`` hold ``tie_rate_plus`` and
+    ``tie_rate_minus``) and, among the decided verdicts, the errors (ε₊ with the better item
+    first, ε₋ second).
 
     Returns ``wins`` as :func:`_log_from_counts` takes it: (n1, n2) or (n1, n2, t1, t2).
     """
@@ -599,7 +601,12 @@ def _order_counts(
     kp = np.asarray(pc.k_plus, dtype=np.int64)
     km = np.asarray(pc.k_minus, dtype=np.int64)
     t1 = t2 = np.zeros_like(kp)
-    if ties:
+    if ties and "tie_rate_plus" in values:  # i first in the k_plus verdicts
+        tp = np.asarray(values["tie_rate_plus"]).reshape(-1)[q]
+        tm = np.asarray(values["tie_rate_minus"]).reshape(-1)[q]
+        t1 = rng.binomial(kp, np.where(i_better, tp, tm))
+        t2 = rng.binomial(km, np.where(i_better, tm, tp))
+    elif ties:
         tau = np.asarray(values["tie_rate"]).reshape(-1)[q]
         t1, t2 = rng.binomial(kp, tau), rng.binomial(km, tau)
     # wins of i: with i first (right unless the better-first error, or i worse and an ε₋ error)
@@ -637,6 +644,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         nuts_sampler=settings.get("nuts_sampler", "pymc"),
         sampler_kwargs={"cores": 1},
         **({} if bt else {"ties": "model" if ties else "drop"}),
+        **({"tie_positional": True} if settings.get("tie_positional") else {}),
     )
     if "nuts_sampler" not in settings:  # "auto" (not recorded in the settings), see sbc()
         model.set_params(nuts_sampler=_sbc_sampler(model, design))
@@ -805,6 +813,7 @@ def sbc(
     nuts_sampler: str = "auto",
     ties: bool = False,
     client: Any = None,
+    tie_positional: bool = False,
 ) -> SBCResult:
     """Simulation-based calibration of a model (Talts et al. 2018).
 
@@ -862,6 +871,9 @@ def sbc(
         ``--scheduler``). The seed of simulation k depends on ``random_seed`` and k only, so
         the result is the same on any scheduler, and the same as with ``n_jobs=1``.
 
+    tie_positional : bool
+        With ``ties``: one tie rate per position of the better item (``tie_rate_plus``,
+        ``tie_rate_minus``), simulated and fitted (``sbc --ties --tie-positional``).
     Returns
     -------
     SBCResult
@@ -881,6 +893,8 @@ def sbc(
 
         if "ties" not in get_model(model).get_params():
             raise DesignError(f"model {model!r} has no tie sub-model: sbc(ties=True) needs one")
+    if tie_positional and not ties:
+        raise DesignError("sbc(tie_positional=True) needs ties=True (the tie rates to calibrate)")
     if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
         raise ValueError("need sims >= 1, n_items >= 2 and n_ranks >= 2")
     settings: dict[str, Any] = {
@@ -898,6 +912,8 @@ def sbc(
         settings["nuts_sampler"] = str(nuts_sampler)
     if ties:  # likewise
         settings["ties"] = True
+    if tie_positional:
+        settings["tie_positional"] = True
     path = Path(results_file) if results_file is not None else None
     done: dict[int, dict[str, Any]] = {}
     if path is not None:

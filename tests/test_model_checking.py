@@ -464,6 +464,18 @@ def test_sbc_simulates_the_order_models_own_process():
     n_second = np.where(i_better, d2, d1).sum()
     assert wrong_first / n_first == pytest.approx(0.05, abs=0.01)
     assert wrong_second / n_second == pytest.approx(0.25, abs=0.015)
+    # tie rates by position: τ₊ when the better item is shown first, τ₋ when second
+    values = {"eps_plus": [0.0], "eps_minus": [0.0], "tie_rate_plus": [0.1]}
+    values["tie_rate_minus"] = [0.4]
+    wins = _order_counts(big, values, True, seed=6)
+    d1, d2 = kp - wins[:, 2], km - wins[:, 3]
+    i_better = wins[:, 0] == d1  # no errors: i wins every decided verdict iff it is better
+    ties_first = np.where(i_better, wins[:, 2], wins[:, 3]).sum()
+    ties_second = np.where(i_better, wins[:, 3], wins[:, 2]).sum()
+    assert ties_first / np.where(i_better, kp, km).sum() == pytest.approx(0.1, abs=0.01)
+    assert ties_second / np.where(i_better, km, kp).sum() == pytest.approx(0.4, abs=0.015)
+    with pytest.raises(DesignError, match="tie_positional=True\\) needs ties=True"):
+        sbc("positional_order", sims=1, tie_positional=True, progress=False)
 
 
 def test_sbc_ranks_the_order_models_rates_and_no_sigma_s(mock_sampler):
