@@ -122,7 +122,11 @@ def _fitted(
         raise TypeError(f"models must be names or model objects, got {type(spec).__name__}")
     _check_loo_unit(name, model)
     if not hasattr(model, "idata_"):
-        model.fit(data, method="nuts", random_seed=random_seed, progress=progress)
+        from bayes_pairwise.progress import Steps
+
+        # the progress lines name the variant compared (positional_order+tie_positional)
+        steps = Steps(True, prefix=name) if progress else None
+        model.fit(data, method="nuts", random_seed=random_seed, progress=progress, on_step=steps)
     elif model.method_ != "nuts":
         raise DesignError(f"model {name!r} is a MAP fit; LOO needs posterior draws (NUTS)")
     return name, model
