@@ -111,7 +111,7 @@ MODEL_QUANTITIES = (
 METHOD_SCOM = "S_com closed form"
 METHOD_MOMENTS = "moments (S_com, r₁)"
 #: The moments on the pairs decided in both orders (no tie rescaling): the verdict's basis for
-#: ε₊ and ε₋ where a judge's ties depend on where the better text is shown.
+#: ε₊, ε₋ and ε₊ + ε₋ where a judge's ties depend on where the better text is shown.
 METHOD_MOMENTS_DECIDED = "moments, pairs decided in both orders"
 #: The same pairs' S_com closed form (ε): the verdict's basis for ε there.
 METHOD_SCOM_DECIDED = "S_com closed form, pairs decided in both orders"
@@ -284,9 +284,10 @@ class ClassicalFits:
         :func:`~bayes_pairwise.classical.descriptive.labelled_error_rates` when labels exist.
     tie_position : dict
         Per judge with ties kept: :func:`~bayes_pairwise.classical.descriptive.tie_position_check`.
-        Where it finds that the ties depend on where the better text is shown, the moments'
-        rescaling for the tie share does not hold, and the moments on the pairs decided in
-        both orders (:data:`METHOD_MOMENTS_DECIDED`) are the verdict's basis for ε₊ and ε₋.
+        Where it finds that the ties depend on where the better text is shown, the rescaling
+        for the tie share (and the Δ_S grids' ties at random) does not hold, and S_com and the
+        moments on the pairs decided in both orders (:data:`METHOD_SCOM_DECIDED`,
+        :data:`METHOD_MOMENTS_DECIDED`) are the verdict's basis for ε, ε₊, ε₋ and ε₊ + ε₋.
     mm : BradleyTerry or None
         MM strengths, all judges pooled; ``mm_note`` says which ridge and why.
     """
