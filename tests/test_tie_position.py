@@ -149,6 +149,7 @@ def test_caveats_take_the_checks_already_computed(monkeypatch):
     assert want in found
 
 
+@pytest.mark.slow  # NUTS fits / a CLI cross-check of three models: the slow run
 def test_loo_prefers_tie_rates_by_position_where_the_log_has_them():
     """The order models compare by PSIS-LOO on their unit, the context: with ties at τ₊ 0.05
     / τ₋ 0.35 the tie rates by position win clearly; units and observations must match."""
@@ -271,6 +272,7 @@ def test_fit_tie_positional_from_the_command_line(tmp_path, capsys):
     assert "--tie-positional: biased_bt has no tie rate" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # NUTS fits / a CLI cross-check of three models: the slow run
 def test_compare_and_report_fit_tie_rates_by_position_when_asked(tmp_path, capsys):
     """The caveat's advice through the cross-check's doors: compare --tie-positional (and
     crosscheck(tie_positional=True), report's engine) fits both tie rates, records the setting
