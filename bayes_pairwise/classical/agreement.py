@@ -134,16 +134,41 @@ def kendall_distance(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
     return (1.0 - kendall_tau(a, b)) / 2.0
 
 
-def spearman_rho(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
+def _snap_ties(v: np.ndarray, rtol: float) -> np.ndarray:
+    """``v`` with runs of sorted values less than ``rtol · max|v|`` apart set to one value."""
+    if rtol <= 0 or v.size < 2:
+        return v
+    scale = float(np.max(np.abs(v))) or 1.0
+    order = np.argsort(v, kind="stable")
+    sv = v[order]
+    group = np.concatenate([[0], np.cumsum(np.diff(sv) > rtol * scale)])
+    out = np.empty_like(v)
+    out[order] = sv[np.searchsorted(group, group)]  # each run takes its first value
+    return out
+
+
+def spearman_rho(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> float:
     """Spearman's ρ: Pearson's r of the average ranks.
+
+    Parameters
+    ----------
+    a, b : Series (aligned by label) or arrays (aligned by position)
+    tie_rtol : float
+        Values of one vector closer than ``tie_rtol`` times its largest absolute value are
+        ties (default 0: only equal values). Estimates solved to a tolerance — two items with
+        the same record in an iterative fit — are then ranked alike on every machine, not by
+        the last bits of the arithmetic.
 
     Examples
     --------
     >>> spearman_rho([1, 2, 3, 4], [10, 20, 40, 30])
     0.8
+    >>> spearman_rho([1, 2, 3, 3 + 1e-15], [1, 2, 4, 3]), spearman_rho(
+    ...     [1, 2, 3, 3 + 1e-15], [1, 2, 4, 3], tie_rtol=1e-9)
+    (0.8, 0.9486832980505138)
     """
     x, y = _align(a, b)
-    return _pearson(rankdata(x), rankdata(y))
+    return _pearson(rankdata(_snap_ties(x, tie_rtol)), rankdata(_snap_ties(y, tie_rtol)))
 
 
 def pearson_r(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
