@@ -180,6 +180,7 @@ def test_two_item_contexts_enter_the_delta_s_check_as_in_ppc_data():
     assert ppc.loc["delta_s_area", "observed"] == pytest.approx(observed)
 
 
+@pytest.mark.slow  # a MAP fit and its replicates compiled cold: 24 s
 def test_ppc_counts_for_biased_bt():
     sim = bp.simulate_biased_bt(6, 400, gamma=0.8, random_seed=0)
     m = BiasedBradleyTerry().fit(sim.data, method="map", random_seed=0)

@@ -77,6 +77,7 @@ def test_without_hard_pairs_it_is_the_positional_tie_model() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-9)
 
 
+@pytest.mark.slow  # compiles the mixture's pointwise graph of its own: 27 s cold
 def test_model_pointwise_loglik_is_one_term_per_row() -> None:
     """The observed node gives one log-likelihood per pair row, equal to the textbook mixture at
     the model's own parameter values (a broadcast bug once made it P copies of the vector)."""

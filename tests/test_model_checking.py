@@ -122,6 +122,7 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert res5.to_dict()["sims"] == 5
 
 
+@pytest.mark.slow  # builds three models' graphs cold: 21 s
 def test_sbc_auto_sampler_and_a_chosen_one_is_kept(mock_sampler):
     """sbc's "auto": nutpie where the log-density is written out (nothing compiled per
     simulated log), PyMC's NUTS where nutpie would compile every log anew."""

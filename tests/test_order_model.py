@@ -183,6 +183,7 @@ def test_ties_by_position_enter_every_orders_likelihood(seed):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow  # two fits of a 6-item log: 36 s cold, the default run's second slowest
 def test_tie_rates_by_position_are_recovered_where_one_tie_rate_biases_the_errors():
     """Hard truth, ε₊ 0.05, ε₋ 0.2, ties at τ₊ 0.08 (better first) and τ₋ 0.30 (second):
     tie_positional recovers all four; one tie rate per judge moves ε₊ and ε₋ apart."""

@@ -508,6 +508,7 @@ class TestDesign:
             warnings.simplefilter("error", DesignWarning)
             BiasedBradleyTerry(draws=5, chains=1).fit(data, random_seed=0)
 
+    @pytest.mark.slow  # the first biased BT graph of its worker, compiled cold: 20 s
     def test_self_preference_single_vs_several_judges(self, mock_sampler):
         sim = bp.simulate_biased_bt(6, 600, n_judges=2, random_seed=1)
         fam = {it: ("openai" if k % 2 else "anthropic") for k, it in enumerate(sim.data.items)}
