@@ -1470,6 +1470,8 @@ def _run_sbc(args: argparse.Namespace, client: Any) -> Any:
         ties=args.ties,
         client=client,
         tie_positional=args.tie_positional,
+        list_size=args.list_size,
+        lists_per_judge=args.lists_per_judge,
     )
 
 
@@ -1779,6 +1781,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--tie-positional",
         action="store_true",
         help="with --ties: one tie rate per position of the better text, simulated and fitted",
+    )
+    p.add_argument(
+        "--list-size",
+        type=_int_type(2, 1000),
+        default=4,
+        help="noisy_plackett_luce: items per ranked list, 2 … --n-items (default 4)",
+    )
+    p.add_argument(
+        "--lists-per-judge",
+        type=_int_type(1, 100_000),
+        default=50,
+        help="noisy_plackett_luce: lists each judge ranks (default 50)",
     )
     p.add_argument("--plot", default=None, help="rank histograms (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -38,7 +38,7 @@ import pandas as pd
 from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
-from bayes_pairwise.errors import DesignError, quiet_third_party
+from bayes_pairwise.errors import DesignError, quiet_sampler_logs, quiet_third_party
 
 __all__ = [
     "LOO_UNIT",
@@ -620,17 +620,25 @@ def _order_counts(
     return np.stack(cols, axis=1)
 
 
+def _listwise(model: str) -> bool:
+    """A model of ranked lists (noisy Plackett–Luce), not of pairwise verdicts."""
+    from bayes_pairwise.pymc_models import load_spec
+
+    return load_spec(model).model_class == "NoisyPlackettLuce"
+
+
 def _sim_seed(random_seed: int, sim: int) -> int:
     return int(np.random.SeedSequence([int(random_seed), int(sim)]).generate_state(1)[0] >> 1)
 
 
 def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     """One SBC simulation: prior draw → simulated log → NUTS fit → ranks and coverage."""
-    import arviz as az
     import pymc as pm
 
     from bayes_pairwise.pymc_models import get_model, load_spec
 
+    if _listwise(settings["model"]):
+        return _sbc_one_lists(settings, sim)
     seed = _sim_seed(settings["random_seed"], sim)
     bt = load_spec(settings["model"]).model_class == "BiasedBradleyTerry"
     ties = bool(settings.get("ties", False))
@@ -655,7 +663,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     names = _sbc_parameters(model, ties)
     order = _hard_truth(model)
     # in a Dask worker too: not PyMC's "Sampling: [eps, …]" line for every simulation
-    with warnings.catch_warnings(), quiet_third_party():
+    with warnings.catch_warnings(), quiet_third_party(), quiet_sampler_logs():
         warnings.simplefilter("ignore")
         pm_model = model.build_model(design)
         prior = pm.sample_prior_predictive(
@@ -677,7 +685,117 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         else:
             wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 4 if ties else 2)
             data = _log_from_counts(design, wins)
-        model.fit(data, method="nuts", random_seed=seed + 1)
+        model.fit(data, method="nuts", random_seed=seed + 1, log_likelihood=False)
+    return _sbc_record(model, names, truth, settings, sim, seed)
+
+
+def _list_design(
+    n_items: int, n_judges: int, lists_per_judge: int, list_size: int, random_seed: int
+) -> Any:
+    """The listwise SBC design: ``lists_per_judge`` lists of ``list_size`` distinct items per
+    judge, items and shown order drawn once from ``random_seed`` (the same in every
+    simulation); the returned :class:`~bayes_pairwise.rankings.Rankings` holds each list in its
+    shown order (``ranked`` = the items shown, ``shown`` = 0, 1, …)."""
+    from bayes_pairwise.rankings import rankings_from_arrays
+
+    rng = np.random.default_rng([int(random_seed), 11])
+    n_lists = int(n_judges) * int(lists_per_judge)
+    items = np.stack(
+        [rng.choice(int(n_items), int(list_size), replace=False) for _ in range(n_lists)]
+    )
+    return rankings_from_arrays(
+        items,
+        shown=np.tile(np.arange(int(list_size)), (n_lists, 1)),
+        judge=np.arange(n_lists) % int(n_judges),
+        items=[f"t{k:03d}" for k in range(int(n_items))],
+        judges=[f"j{k:02d}" for k in range(int(n_judges))],
+    )
+
+
+def _simulate_lists(design: Any, values: dict[str, np.ndarray], seed: int) -> Any:
+    """The lists of ``design`` (:func:`_list_design`) ranked by the noisy Plackett–Luce
+    process with parameter ``values`` (``strength`` per item, ``first`` or ``position`` and
+    ``lapse`` per judge, as the model names them)."""
+    from bayes_pairwise.pymc_models.plackett_luce import rank_shown_lists
+    from bayes_pairwise.rankings import rankings_from_arrays
+
+    k = int(design.max_length)
+    bonus = np.zeros((design.n_judges, k))
+    if "first" in values:
+        bonus[:, 0] = values["first"]
+    elif "position" in values:
+        bonus[:, :] = np.asarray(values["position"])[:, :k]
+    ranked, order = rank_shown_lists(
+        design.ranked,
+        design.judge,
+        values["strength"],
+        bonus=bonus,
+        lapse=values.get("lapse", 0.0),
+        random_seed=np.random.default_rng([int(seed), 5]),
+    )
+    return rankings_from_arrays(
+        ranked,
+        shown=order,
+        judge=design.judge,
+        items=list(design.items),
+        judges=list(design.judges),
+    )
+
+
+def _sbc_one_lists(settings: dict[str, Any], sim: int) -> dict[str, Any]:
+    """:func:`_sbc_one` for the listwise model (noisy Plackett–Luce): prior draw → lists ranked
+    by the model's own process (:func:`~bayes_pairwise.pymc_models.plackett_luce.rank_shown_lists`)
+    on the fixed shown design → NUTS fit → ranks and coverage."""
+    import pymc as pm
+
+    from bayes_pairwise.pymc_models import get_model
+
+    seed = _sim_seed(settings["random_seed"], sim)
+    design = _list_design(
+        settings["n_items"],
+        settings["n_judges"],
+        settings["lists_per_judge"],
+        settings["list_size"],
+        settings["random_seed"],
+    )
+    model = get_model(
+        settings["model"],
+        draws=settings["draws"],
+        tune=settings["tune"],
+        chains=settings["chains"],
+        nuts_sampler=settings.get("nuts_sampler", "pymc"),
+        sampler_kwargs={"cores": 1},
+    )
+    if "nuts_sampler" not in settings:
+        model.set_params(nuts_sampler=_sbc_sampler(model, design))
+    names = _sbc_parameters(model)
+    with warnings.catch_warnings(), quiet_third_party(), quiet_sampler_logs():
+        warnings.simplefilter("ignore")
+        pm_model = model.build_model(design)
+        prior = pm.sample_prior_predictive(  # the lists' CustomDist has no random draw
+            draws=1,
+            model=pm_model,
+            random_seed=seed,
+            var_names=[v.name for v in (*pm_model.free_RVs, *pm_model.deterministics)],
+        )
+        truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
+        values = {k: np.asarray(prior.prior[k])[0, 0] for k in prior.prior.data_vars}
+        data = _simulate_lists(design, values, seed)
+        model.fit(data, method="nuts", random_seed=seed + 1, log_likelihood=False)
+    return _sbc_record(model, names, truth, settings, sim, seed)
+
+
+def _sbc_record(
+    model: Any,
+    names: list[str],
+    truth: dict[str, float],
+    settings: dict[str, Any],
+    sim: int,
+    seed: int,
+) -> dict[str, Any]:
+    """One simulation's ranks and HDI coverage of the true values among the posterior draws."""
+    import arviz as az
+
     draws = _flat(model.idata_.posterior, names)
     n_ranks = int(settings["n_ranks"])
     records = []
@@ -818,6 +936,8 @@ def sbc(
     ties: bool = False,
     client: Any = None,
     tie_positional: bool = False,
+    list_size: int = 4,
+    lists_per_judge: int = 50,
 ) -> SBCResult:
     """Simulation-based calibration of a model (Talts et al. 2018).
 
@@ -878,6 +998,14 @@ def sbc(
     tie_positional : bool
         With ``ties``: one tie rate per position of the better item (``tie_rate_plus``,
         ``tie_rate_minus``), simulated and fitted (``sbc --ties --tie-positional``).
+    list_size, lists_per_judge : int
+        The listwise model (``noisy_plackett_luce``) only: each judge ranks
+        ``lists_per_judge`` lists of ``list_size`` distinct items out of ``n_items``, the items
+        and the order they are shown in drawn once from ``random_seed``; each simulation ranks
+        them by the model's process (Plackett–Luce on strength + the bonus of the shown slot,
+        a random order with the lapse rate) and ranks ``first`` and ``lapse`` per judge and
+        σ_s. ``repeats`` does not apply.
+
     Returns
     -------
     SBCResult
@@ -901,6 +1029,16 @@ def sbc(
         raise DesignError("sbc(tie_positional=True) needs ties=True (the tie rates to calibrate)")
     if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
         raise ValueError("need sims >= 1, n_items >= 2 and n_ranks >= 2")
+    listwise = _listwise(model)
+    if listwise and not 2 <= int(list_size) <= int(n_items):
+        raise ValueError(f"list_size must be 2 … n_items ({n_items}), got {list_size}")
+    if listwise and int(lists_per_judge) < 1:
+        raise ValueError(f"lists_per_judge must be >= 1, got {lists_per_judge}")
+    if listwise and int(repeats) != 1:
+        raise DesignError(
+            f"model {model!r} ranks lists: its design is set by list_size and lists_per_judge "
+            f"(CLI --list-size, --lists), not repeats ({repeats})"
+        )
     settings: dict[str, Any] = {
         "model": model,
         "n_items": int(n_items),
@@ -918,6 +1056,9 @@ def sbc(
         settings["ties"] = True
     if tie_positional:
         settings["tie_positional"] = True
+    if listwise:  # recorded only for the listwise model: pairwise results files still resume
+        settings["list_size"] = int(list_size)
+        settings["lists_per_judge"] = int(lists_per_judge)
     path = Path(results_file) if results_file is not None else None
     done: dict[int, dict[str, Any]] = {}
     if path is not None:

@@ -628,11 +628,13 @@ def rankings_from_arrays(
     shown: np.ndarray | None = None,
     judge: np.ndarray | None = None,
     items: list[str] | None = None,
+    judges: list[str] | None = None,
 ) -> Rankings:
     """A :class:`Rankings` from arrays of item indexes (rows best first, all of one length).
 
-    ``shown[l, r]`` is the shown slot (0 = first) of the item at rank r of list l. Used by the
-    simulations and benchmarks; a user's log goes through :func:`load_rankings`.
+    ``shown[l, r]`` is the shown slot (0 = first) of the item at rank r of list l; ``judges``
+    names the judge indexes (default: their numbers). Used by the simulations and benchmarks; a
+    user's log goes through :func:`load_rankings`.
 
     Examples
     --------
@@ -650,7 +652,7 @@ def rankings_from_arrays(
         "list": np.repeat(np.arange(m), k),
         "item": np.asarray(labels, dtype=object)[rk.ravel()],
         "rank": np.tile(np.arange(1, k + 1), m),
-        "judge": np.repeat(jd, k),
+        "judge": np.repeat(jd if judges is None else np.asarray(judges, dtype=object)[jd], k),
     }
     if shown is not None:
         frame["shown"] = np.asarray(shown, dtype=np.int64).ravel() + 1

@@ -33,9 +33,9 @@ def fake_nuts(calls: list[dict[str, Any]] | None = None):
                 }
             )
         names = [v.name for v in model.free_RVs] + [v.name for v in model.deterministics]
-        # the order models' observed node draws nothing: their parameters only (the others
-        # keep every variable, so that their seeded draws stay as they were)
-        order = any(v.name == "contexts" for v in model.observed_RVs)
+        # the order models' and the lists' observed nodes draw nothing: their parameters only
+        # (the others keep every variable, so that their seeded draws stay as they were)
+        order = any(v.name in ("contexts", "ranking") for v in model.observed_RVs)
         prior = pm.sample_prior_predictive(
             draws=draws * chains,
             model=model,

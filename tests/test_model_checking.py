@@ -497,3 +497,123 @@ def test_sbc_ranks_the_order_models_rates_and_no_sigma_s(mock_sampler):
         f"{p}[j0{k}]" for p in ("eps_plus", "eps_minus", "tie_rate") for k in (0, 1)
     }
     assert mock_sampler[0]["nuts_sampler"] == "nutpie" and mock_sampler[0]["direct"] is not None
+
+
+# ----------------------------------------------------------------------------- listwise SBC
+def test_rank_shown_lists_matches_closed_forms():
+    """k equal items, a bonus b for the first shown, lapse λ: the first shown is ranked first
+    with probability (1 − λ) e^b / (e^b + k − 1) + λ / k; strengths far apart give their order
+    except after a lapse, (1 − λ) + λ / k!."""
+    from math import factorial
+
+    from bayes_pairwise.pymc_models.plackett_luce import rank_shown_lists
+
+    k, b, lam, n = 4, 1.2, 0.25, 40_000
+    rng = np.random.default_rng(0)
+    items = np.stack([rng.permutation(6)[:k] for _ in range(n)])
+    judge = np.arange(n) % 2
+    bonus = np.zeros((2, k))
+    bonus[0, 0] = b
+    ranked, order = rank_shown_lists(
+        items, judge, np.zeros(6), bonus=bonus, lapse=np.array([lam, 0.0]), random_seed=1
+    )
+    assert np.array_equal(ranked, np.take_along_axis(items, order, axis=1))
+    assert np.array_equal(np.sort(ranked, axis=1), np.sort(items, axis=1))
+    for jd, p in ((0, (1 - lam) * np.exp(b) / (np.exp(b) + k - 1) + lam / k), (1, 1 / k)):
+        hit = order[judge == jd, 0] == 0
+        assert abs(hit.mean() - p) < 4 * np.sqrt(p * (1 - p) / hit.size)
+    far = np.arange(6) * 60.0
+    ranked, _ = rank_shown_lists(items, judge, far, lapse=lam, random_seed=2)
+    exact = (np.diff(far[ranked], axis=1) < 0).all(axis=1)
+    p = (1 - lam) + lam / factorial(k)
+    assert abs(exact.mean() - p) < 4 * np.sqrt(p * (1 - p) / n)
+
+
+def test_sbc_list_design_is_fixed_and_dealt_to_the_judges():
+    from bayes_pairwise.model_checking import _list_design
+
+    d = _list_design(7, 3, 5, 4, random_seed=2)
+    again = _list_design(7, 3, 5, 4, random_seed=2)
+    assert np.array_equal(d.ranked, again.ranked) and np.array_equal(d.judge, again.judge)
+    assert not np.array_equal(d.ranked, _list_design(7, 3, 5, 4, random_seed=3).ranked)
+    assert d.n_lists == 15 and d.judges == ("j00", "j01", "j02")
+    assert np.bincount(d.judge).tolist() == [5, 5, 5]
+    assert all(len(set(row)) == 4 for row in d.ranked.tolist())  # distinct items per list
+    assert (d.shown == np.arange(4)).all()  # held in the order shown
+
+
+def test_sbc_lists_follow_each_judges_parameters():
+    """The simulated lists carry the judge of the design and that judge's bonus and lapse."""
+    from bayes_pairwise.model_checking import _list_design, _simulate_lists
+
+    d = _list_design(6, 3, 400, 3, random_seed=4)
+    values = {
+        "strength": np.zeros(6),
+        "first": np.array([40.0, -40.0, 0.0]),
+        "lapse": np.array([0.0, 0.0, 0.5]),
+    }
+    log = _simulate_lists(d, values, seed=9)
+    assert np.array_equal(log.judge, d.judge) and log.items == d.items
+    # the same items per list, reordered
+    assert np.array_equal(np.sort(log.ranked, axis=1), np.sort(d.ranked, axis=1))
+    first = log.first_shown_ranked_first()
+    assert first[log.judge == 0].all()  # a bonus of 40: always first
+    assert not first[log.judge == 1].any()  # −40: never first (no lapse)
+    # no bonus, lapse 0.5: a third either way
+    assert abs(first[log.judge == 2].mean() - 1 / 3) < 4 * np.sqrt(2 / 9 / 400)
+    shown_first = np.take_along_axis(d.ranked, np.zeros((d.n_lists, 1), int), axis=1)[:, 0]
+    winner = log.ranked[:, 0]
+    assert np.array_equal(winner[log.judge == 0], shown_first[log.judge == 0])
+
+
+def test_sbc_noisy_plackett_luce_ranks_first_lapse_and_sigma(tmp_path, mock_sampler):
+    kw = dict(
+        n_items=5,
+        n_judges=2,
+        list_size=3,
+        lists_per_judge=8,
+        random_seed=1,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+    )
+    res = sbc("noisy_plackett_luce", sims=2, results_file=tmp_path / "s.jsonl", **kw)
+    assert res.failed == 0
+    assert set(res.ranks["parameter"]) == {
+        "first[j00]",
+        "first[j01]",
+        "lapse[j00]",
+        "lapse[j01]",
+        "sigma_s",
+    }
+    assert res.ranks["rank"].between(0, 99).all()
+    lapse = res.ranks[res.ranks["parameter"].str.startswith("lapse")]["true"]
+    assert lapse.between(0.0, 0.5).all()  # drawn from the spec's prior on (0, 0.5)
+    assert res.settings["list_size"] == 3 and res.settings["lists_per_judge"] == 8
+    assert [c["nuts_sampler"] for c in mock_sampler] == ["pymc", "pymc"]  # nothing written out
+    with pytest.raises(DesignError, match="other settings"):  # the list design is recorded
+        sbc(
+            "noisy_plackett_luce",
+            sims=2,
+            results_file=tmp_path / "s.jsonl",
+            **{**kw, "list_size": 4},
+        )
+    with pytest.raises(DesignError, match="not repeats"):
+        sbc("noisy_plackett_luce", sims=1, repeats=2, progress=False)
+    with pytest.raises(ValueError, match="list_size"):
+        sbc("noisy_plackett_luce", sims=1, n_items=3, list_size=4, progress=False)
+    with pytest.raises(DesignError, match="no tie sub-model"):
+        sbc("noisy_plackett_luce", sims=1, ties=True, progress=False)
+
+
+def test_cli_sbc_lists(tmp_path, mock_sampler, capsys):
+    from bayes_pairwise.cli import main
+
+    argv = ["sbc", "--model", "noisy_plackett_luce", "--n-items", "4", "--list-size", "3"]
+    argv += ["--lists-per-judge", "6", "--sims", "1", "--draws", "20", "--jobs", "1", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["failed"] == 0 and out["settings"]["lists_per_judge"] == 6
+    names = {p["parameter"] for p in out["parameters"]}
+    assert names == {"first[judge]", "lapse[judge]", "sigma_s"}

@@ -38,7 +38,13 @@ from bayes_pairwise.errors import DesignError
 from bayes_pairwise.pymc_models.base import BayesianPairwiseModel, make_prior
 from bayes_pairwise.rankings import Rankings
 
-__all__ = ["POSITION_EFFECTS", "NoisyPlackettLuce", "list_ppc_data", "simulate_noisy_rankings"]
+__all__ = [
+    "POSITION_EFFECTS",
+    "NoisyPlackettLuce",
+    "list_ppc_data",
+    "rank_shown_lists",
+    "simulate_noisy_rankings",
+]
 
 #: Values of the ``position`` setting.
 POSITION_EFFECTS = ("first", "slot", "none")
@@ -416,6 +422,63 @@ def list_ppc_data(idata: az.InferenceData, *, hdi_prob: float | None = None) -> 
     return pd.DataFrame(rows)
 
 
+def rank_shown_lists(
+    items: np.ndarray,
+    judge: np.ndarray,
+    strengths: np.ndarray,
+    *,
+    bonus: np.ndarray | None = None,
+    lapse: float | np.ndarray = 0.0,
+    random_seed: int | np.random.Generator | None = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rank shown lists by the model's generative process (the module docstring).
+
+    List l shows ``items[l]`` in that order (slot 0 first) to judge ``judge[l]``, whose
+    utilities are ``strengths[item] + bonus[judge, slot]`` plus a Gumbel draw each (so the
+    order of the utilities is a Plackett–Luce draw); with probability ``lapse[judge]`` the list
+    is ranked in a uniformly random order instead.
+
+    Parameters
+    ----------
+    items : ndarray of int, shape (n_lists, k)
+        Item indexes of each list in the order shown.
+    judge : ndarray of int, shape (n_lists,)
+        Judge index of each list.
+    strengths : ndarray, shape (n_items,)
+        Log-odds strengths.
+    bonus : ndarray, shape (n_judges, k), optional
+        Log-odds bonus per judge and shown slot (``position="first"``: the first column only).
+    lapse : float or ndarray of shape (n_judges,)
+        Lapse rate per judge.
+    random_seed : int or Generator
+
+    Returns
+    -------
+    ranked, order : ndarray of int, shape (n_lists, k)
+        The item at each rank (best first) and its shown slot.
+
+    Examples
+    --------
+    >>> ranked, order = rank_shown_lists(np.array([[0, 1, 2]]), np.array([0]),
+    ...                                  np.array([-30.0, 0.0, 30.0]))
+    >>> ranked.tolist(), order.tolist()
+    ([[2, 1, 0]], [[2, 1, 0]])
+    """
+    rng = np.random.default_rng(random_seed)
+    items = np.asarray(items, dtype=np.int64)
+    judge = np.asarray(judge, dtype=np.int64)
+    n_lists, k = items.shape
+    th = np.asarray(strengths, dtype=float)
+    lj = np.asarray(lapse, dtype=float)
+    u = th[items] + rng.gumbel(size=(n_lists, k))
+    if bonus is not None:
+        u = u + np.asarray(bonus, dtype=float)[judge][:, :k]
+    lap = rng.random(n_lists) < (lj[judge] if lj.ndim else np.full(n_lists, float(lj)))
+    u = np.where(lap[:, None], rng.random((n_lists, k)), u)
+    order = np.argsort(-u, axis=1)
+    return np.take_along_axis(items, order, axis=1), order
+
+
 def simulate_noisy_rankings(
     strengths: np.ndarray,
     n_lists: int,
@@ -441,18 +504,15 @@ def simulate_noisy_rankings(
     from bayes_pairwise.rankings import rankings_from_arrays
 
     rng = np.random.default_rng(random_seed)
-    th = np.asarray(strengths, dtype=float)
-    n = th.size
-    fj = np.broadcast_to(np.asarray(first, dtype=float), (n_judges,))
-    lj = np.broadcast_to(np.asarray(lapse, dtype=float), (n_judges,))
+    n = np.asarray(strengths).size
     judge = np.arange(n_lists) % n_judges
     items = np.stack([rng.choice(n, k, replace=False) for _ in range(n_lists)])  # shown order
-    u = th[items] + rng.gumbel(size=(n_lists, k))
-    u[:, 0] += fj[judge]
-    lap = rng.random(n_lists) < lj[judge]
-    u = np.where(lap[:, None], rng.random((n_lists, k)), u)
-    order = np.argsort(-u, axis=1)
-    ranked = np.take_along_axis(items, order, axis=1)
+    fj = np.broadcast_to(np.asarray(first, dtype=float), (n_judges,))
+    bonus = np.zeros((n_judges, k))
+    bonus[:, 0] = fj
+    ranked, order = rank_shown_lists(
+        items, judge, strengths, bonus=bonus, lapse=lapse, random_seed=rng
+    )
     return rankings_from_arrays(
         ranked,
         shown=order,
