@@ -1084,10 +1084,13 @@ def sbc(
     if todo:
         report(total - len(todo))
 
+    errors: list[Exception] = []
+
     def collect(_: int, rec: Any) -> None:
         nonlocal failed
         if isinstance(rec, Exception):  # a failed fit is counted, not fatal
             failed += 1
+            errors.append(rec)
         else:
             finish(rec)
 
@@ -1107,6 +1110,12 @@ def sbc(
                 run_tasks(_sbc_one, tasks, client=own, on_done=collect, return_exceptions=True)
     elif todo:
         run_tasks(_sbc_one, tasks, client=client, on_done=collect, return_exceptions=True)
+    if todo and failed == len(todo) and not any(k < total for k in done):
+        # nothing to calibrate: say why instead of an empty table
+        raise DesignError(
+            f"sbc {model}: every simulation failed ({failed} of {total}); the first: "
+            f"{type(errors[0]).__name__}: {errors[0]}"
+        ) from errors[0]
     records = [r for k in sorted(done) if k < total for r in done[k]["records"]]
     ranks = pd.DataFrame(
         records,

@@ -617,3 +617,22 @@ def test_cli_sbc_lists(tmp_path, mock_sampler, capsys):
     assert out["failed"] == 0 and out["settings"]["lists_per_judge"] == 6
     names = {p["parameter"] for p in out["parameters"]}
     assert names == {"first[judge]", "lapse[judge]", "sigma_s"}
+
+
+def test_sbc_says_why_when_every_simulation_failed(monkeypatch):
+    """One failed fit is counted and the run goes on; all of them failing is an error that
+    names the first failure, not an empty table."""
+    import bayes_pairwise.model_checking as mc
+
+    def one(settings, sim):
+        if sim == 1 or settings["random_seed"] == 9:
+            raise RuntimeError(f"cannot simulate sim {sim}")
+        rec = {"sim": sim, "parameter": "eps", "true": 0.1, "posterior_mean": 0.1}
+        rec.update(rank=10 * sim, n_ranks=100, covered=True)
+        return {"sim": sim, "seed": 0, "divergences": 0, "records": [rec]}
+
+    monkeypatch.setattr(mc, "_sbc_one", one)
+    res = sbc("uniform", sims=3, n_jobs=1, progress=False)
+    assert res.failed == 1 and res.ranks["sim"].tolist() == [0, 2]
+    with pytest.raises(DesignError, match=r"every simulation failed \(3 of 3\).*sim 0"):
+        sbc("uniform", sims=3, random_seed=9, n_jobs=1, progress=False)
