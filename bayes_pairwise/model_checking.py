@@ -437,13 +437,15 @@ class SBCResult:
         The model spec name.
     ranks : DataFrame
         One row per (simulation, parameter): ``sim``, ``parameter``, ``true``,
-        ``posterior_mean``, ``rank`` (0 … ``n_ranks`` − 1), ``n_ranks``, ``covered`` (94% HDI).
+        ``posterior_mean``, ``rank`` (0 … ``n_ranks`` − 1), ``n_ranks``, ``covered`` (94% HDI),
+        ``ess_bulk`` (the fit's bulk ESS of the parameter).
     summary : DataFrame
         One row per parameter: ``parameter``, ``sims``, ``coverage`` (share of 94% HDIs holding
         the true value), ``uniformity_p`` (χ² test of the binned ranks against uniform),
-        ``mean_rank`` (ranks scaled to [0, 1]; 0.5 when calibrated).
+        ``mean_rank`` (ranks scaled to [0, 1]; 0.5 when calibrated), ``median_ess_bulk``.
     settings : dict
-        Every argument of the run (also the header of the results file).
+        Every argument of the run (also the header of the results file, beside the spec's
+        priors and sampler settings).
     failed : int
         Simulations whose fit raised (left out).
     """
@@ -633,14 +635,13 @@ def _sim_seed(random_seed: int, sim: int) -> int:
 
 def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     """One SBC simulation: prior draw → simulated log → NUTS fit → ranks and coverage."""
-    import pymc as pm
+    from bayes_pairwise.pymc_models import load_spec
 
-    from bayes_pairwise.pymc_models import get_model, load_spec
-
-    if _listwise(settings["model"]):
+    model_class = load_spec(settings["model"]).model_class
+    if model_class == "NoisyPlackettLuce":
         return _sbc_one_lists(settings, sim)
     seed = _sim_seed(settings["random_seed"], sim)
-    bt = load_spec(settings["model"]).model_class == "BiasedBradleyTerry"
+    bt = model_class == "BiasedBradleyTerry"
     ties = bool(settings.get("ties", False))
     if bt:  # one Bernoulli per verdict, with a covariate so that w is calibrated too
         design = _bt_design(
@@ -648,33 +649,19 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         )
     else:
         design = _design(settings["n_items"], settings["n_judges"], settings["repeats"])
-    model = get_model(
-        settings["model"],
-        draws=settings["draws"],
-        tune=settings["tune"],
-        chains=settings["chains"],
-        nuts_sampler=settings.get("nuts_sampler", "pymc"),
-        sampler_kwargs={"cores": 1},
+    model = _sbc_model(
+        settings,
+        design,
         **({} if bt else {"ties": "model" if ties else "drop"}),
         **({"tie_positional": True} if settings.get("tie_positional") else {}),
     )
-    if "nuts_sampler" not in settings:  # "auto" (not recorded in the settings), see sbc()
-        model.set_params(nuts_sampler=_sbc_sampler(model, design))
     names = _sbc_parameters(model, ties)
     order = _hard_truth(model)
     # in a Dask worker too: not PyMC's "Sampling: [eps, …]" line for every simulation
     with warnings.catch_warnings(), quiet_third_party(), quiet_sampler_logs():
         warnings.simplefilter("ignore")
-        pm_model = model.build_model(design)
-        prior = pm.sample_prior_predictive(
-            draws=1,
-            model=pm_model,
-            random_seed=seed,
-            # the order models' observed node has no random draw: their log is simulated below
-            var_names=[v.name for v in (*pm_model.free_RVs, *pm_model.deterministics)]
-            if order
-            else None,
-        )
+        # the order models' observed node has no random draw: their log is simulated below
+        prior = _prior_draw(model.build_model(design), seed, observed=not order)
         truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
         if order:
             values = {k: np.asarray(prior.prior[k]).reshape(-1) for k in prior.prior.data_vars}
@@ -687,6 +674,35 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
             data = _log_from_counts(design, wins)
         model.fit(data, method="nuts", random_seed=seed + 1, log_likelihood=False)
     return _sbc_record(model, names, truth, settings, sim, seed)
+
+
+def _sbc_model(settings: dict[str, Any], design: Any, **extra: Any) -> Any:
+    """The model every simulation fits: the spec with the run's NUTS settings (one core per
+    fit: the simulations are the parallel unit) and ``extra`` settings; the sampler of
+    ``"auto"`` (not recorded in ``settings``) chosen for ``design`` by :func:`_sbc_sampler`."""
+    from bayes_pairwise.pymc_models import get_model
+
+    model = get_model(
+        settings["model"],
+        draws=settings["draws"],
+        tune=settings["tune"],
+        chains=settings["chains"],
+        nuts_sampler=settings.get("nuts_sampler", "pymc"),
+        sampler_kwargs={"cores": 1},
+        **extra,
+    )
+    if "nuts_sampler" not in settings:
+        model.set_params(nuts_sampler=_sbc_sampler(model, design))
+    return model
+
+
+def _prior_draw(pm_model: Any, seed: int, *, observed: bool) -> Any:
+    """One draw of every parameter from ``pm_model``'s prior, and of its observed log when
+    ``observed`` (models whose observed node has no random draw simulate their log apart)."""
+    import pymc as pm
+
+    names = None if observed else [v.name for v in (*pm_model.free_RVs, *pm_model.deterministics)]
+    return pm.sample_prior_predictive(draws=1, model=pm_model, random_seed=seed, var_names=names)
 
 
 def _list_design(
@@ -746,10 +762,6 @@ def _sbc_one_lists(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     """:func:`_sbc_one` for the listwise model (noisy Plackett–Luce): prior draw → lists ranked
     by the model's own process (:func:`~bayes_pairwise.pymc_models.plackett_luce.rank_shown_lists`)
     on the fixed shown design → NUTS fit → ranks and coverage."""
-    import pymc as pm
-
-    from bayes_pairwise.pymc_models import get_model
-
     seed = _sim_seed(settings["random_seed"], sim)
     design = _list_design(
         settings["n_items"],
@@ -758,26 +770,12 @@ def _sbc_one_lists(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         settings["list_size"],
         settings["random_seed"],
     )
-    model = get_model(
-        settings["model"],
-        draws=settings["draws"],
-        tune=settings["tune"],
-        chains=settings["chains"],
-        nuts_sampler=settings.get("nuts_sampler", "pymc"),
-        sampler_kwargs={"cores": 1},
-    )
-    if "nuts_sampler" not in settings:
-        model.set_params(nuts_sampler=_sbc_sampler(model, design))
+    model = _sbc_model(settings, design)
     names = _sbc_parameters(model)
     with warnings.catch_warnings(), quiet_third_party(), quiet_sampler_logs():
         warnings.simplefilter("ignore")
-        pm_model = model.build_model(design)
-        prior = pm.sample_prior_predictive(  # the lists' CustomDist has no random draw
-            draws=1,
-            model=pm_model,
-            random_seed=seed,
-            var_names=[v.name for v in (*pm_model.free_RVs, *pm_model.deterministics)],
-        )
+        # the lists' CustomDist has no random draw: they are ranked by _simulate_lists
+        prior = _prior_draw(model.build_model(design), seed, observed=False)
         truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
         values = {k: np.asarray(prior.prior[k])[0, 0] for k in prior.prior.data_vars}
         data = _simulate_lists(design, values, seed)
@@ -796,7 +794,9 @@ def _sbc_record(
     """One simulation's ranks and HDI coverage of the true values among the posterior draws."""
     import arviz as az
 
-    draws = _flat(model.idata_.posterior, names)
+    posterior = model.idata_.posterior
+    draws = _flat(posterior, names)
+    n_chains = int(posterior.sizes["chain"])
     n_ranks = int(settings["n_ranks"])
     records = []
     for name, true in truth.items():
@@ -813,6 +813,8 @@ def _sbc_record(
                 "rank": rank,
                 "n_ranks": n_ranks,
                 "covered": bool(lo <= true <= hi),
+                # a low ESS makes the ranked draws autocorrelated and the HDI too narrow
+                "ess_bulk": float(az.ess(x.reshape(n_chains, -1), method="bulk")),
             }
         )
     divergences = 0
@@ -821,7 +823,21 @@ def _sbc_record(
     return {"sim": int(sim), "seed": seed, "divergences": divergences, "records": records}
 
 
-def _read_results(path: Path, settings: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def _spec_record(model: str) -> dict[str, Any]:
+    """What a results file records of the model spec besides the run's settings: its priors
+    and the sampler settings the run does not set (``target_accept`` …), so that a run is not
+    resumed across an edit of the spec."""
+    from bayes_pairwise.pymc_models import load_spec
+
+    spec = load_spec(model)
+    run = ("draws", "tune", "chains", "nuts_sampler")
+    sampler = {k: v for k, v in spec.sampler.items() if k not in run}
+    return json.loads(json.dumps({"priors": spec.priors, "sampler": sampler}))
+
+
+def _read_results(
+    path: Path, settings: dict[str, Any], spec: dict[str, Any]
+) -> dict[int, dict[str, Any]]:
     done: dict[int, dict[str, Any]] = {}
     if not path.exists():
         return done
@@ -836,6 +852,23 @@ def _read_results(path: Path, settings: dict[str, Any]) -> dict[int, dict[str, A
         raise DesignError(
             f"the SBC results file {path} was written with other settings "
             f"({header.get('settings')}); use another file or the same settings"
+        )
+    if "spec" not in header:  # written before the spec was recorded
+        warnings.warn(
+            f"the SBC results file {path} does not record the model spec it was written with: "
+            f"resuming it assumes that models/{settings['model']}.toml has not changed since",
+            stacklevel=3,
+        )
+    elif header["spec"] != spec:
+        changed = sorted(
+            f"{part}.{k}"
+            for part in ("priors", "sampler")
+            for k in set(header["spec"].get(part, {})) | set(spec[part])
+            if header["spec"].get(part, {}).get(k) != spec[part].get(k)
+        )
+        raise DesignError(
+            f"the SBC results file {path} was written with another version of the model spec "
+            f"{settings['model']!r} (changed: {', '.join(changed)}); use another file"
         )
     for ln in lines[1:]:
         try:
@@ -876,8 +909,11 @@ def sbc_summary(ranks: pd.DataFrame, *, bins: int | None = None) -> pd.DataFrame
     Returns
     -------
     DataFrame
-        ``parameter``, ``sims``, ``coverage``, ``uniformity_p`` and ``mean_rank``
-        (rank / (n_ranks − 1)).
+        ``parameter``, ``sims``, ``coverage``, ``uniformity_p``, ``mean_rank``
+        (rank / (n_ranks − 1)) and ``median_ess_bulk`` (the median over the simulations of the
+        parameter's bulk ESS; NaN for results files written before it was recorded). Ranks of
+        autocorrelated draws pile up at both ends and an HDI from few effective draws is too
+        narrow, so read a low coverage next to this column.
 
     Examples
     --------
@@ -899,10 +935,14 @@ def sbc_summary(ranks: pd.DataFrame, *, bins: int | None = None) -> pd.DataFrame
                 "coverage": float(grp["covered"].mean()),
                 "uniformity_p": _uniformity_p(r, n_ranks, b),
                 "mean_rank": float(np.mean(r / (n_ranks - 1))),
+                "median_ess_bulk": float(grp["ess_bulk"].median())
+                if "ess_bulk" in grp
+                else float("nan"),
             }
         )
     return pd.DataFrame(
-        rows, columns=["parameter", "sims", "coverage", "uniformity_p", "mean_rank"]
+        rows,
+        columns=["parameter", "sims", "coverage", "uniformity_p", "mean_rank", "median_ess_bulk"],
     )
 
 
@@ -1062,9 +1102,10 @@ def sbc(
     path = Path(results_file) if results_file is not None else None
     done: dict[int, dict[str, Any]] = {}
     if path is not None:
-        done = _read_results(path, settings)
+        spec = _spec_record(model)
+        done = _read_results(path, settings, spec)
         if not path.exists() or path.stat().st_size == 0:
-            _append(path, {"settings": settings})
+            _append(path, {"settings": settings, "spec": spec})
     todo = [k for k in range(int(sims)) if k not in done]
     total = int(sims)
     failed = 0
@@ -1119,7 +1160,16 @@ def sbc(
     records = [r for k in sorted(done) if k < total for r in done[k]["records"]]
     ranks = pd.DataFrame(
         records,
-        columns=["sim", "parameter", "true", "posterior_mean", "rank", "n_ranks", "covered"],
+        columns=[
+            "sim",
+            "parameter",
+            "true",
+            "posterior_mean",
+            "rank",
+            "n_ranks",
+            "covered",
+            "ess_bulk",
+        ],
     )
     settings_out = {
         **settings,

@@ -636,3 +636,73 @@ def test_sbc_says_why_when_every_simulation_failed(monkeypatch):
     assert res.failed == 1 and res.ranks["sim"].tolist() == [0, 2]
     with pytest.raises(DesignError, match=r"every simulation failed \(3 of 3\).*sim 0"):
         sbc("uniform", sims=3, random_seed=9, n_jobs=1, progress=False)
+
+
+def test_sbc_record_ess_of_autocorrelated_draws():
+    """The recorded bulk ESS of a parameter follows the closed form of an AR(1) chain,
+    N (1 − ρ) / (1 + ρ), and is ≈ N for independent draws."""
+    import types
+
+    import arviz as az
+
+    import bayes_pairwise.model_checking as mc
+
+    rng = np.random.default_rng(7)
+    n_chains, n_draws, rho = 4, 2000, 0.8
+    ar = np.empty((n_chains, n_draws))
+    ar[:, 0] = rng.normal(size=n_chains)
+    for t in range(1, n_draws):
+        ar[:, t] = rho * ar[:, t - 1] + np.sqrt(1 - rho**2) * rng.normal(size=n_chains)
+    iid = rng.normal(size=(n_chains, n_draws))
+    diverging = np.zeros((n_chains, n_draws), dtype=bool)
+    diverging[1, [5, 9]] = True
+    idata = az.from_dict(
+        posterior={"eps": ar, "sigma_s": iid}, sample_stats={"diverging": diverging}
+    )
+    model = types.SimpleNamespace(idata_=idata)
+    out = mc._sbc_record(
+        model, ["eps", "sigma_s"], {"eps": 0.0, "sigma_s": 0.0}, {"n_ranks": 100}, 3, 11
+    )
+    assert out["divergences"] == 2
+    ess = {r["parameter"]: r["ess_bulk"] for r in out["records"]}
+    expected = n_chains * n_draws * (1 - rho) / (1 + rho)  # 889
+    assert 0.75 * expected < ess["eps"] < 1.3 * expected
+    assert 0.8 * n_chains * n_draws < ess["sigma_s"] < 1.2 * n_chains * n_draws
+    ranks = pd.DataFrame(out["records"])
+    summary = mc.sbc_summary(ranks, bins=2).set_index("parameter")
+    assert summary.loc["eps", "median_ess_bulk"] == pytest.approx(ess["eps"])
+
+
+def test_sbc_results_file_records_the_spec(tmp_path, monkeypatch):
+    """A results file is not resumed across an edit of the model spec (its priors or its
+    sampler settings); a file from before the spec was recorded resumes with a warning."""
+    import bayes_pairwise.model_checking as mc
+
+    def one(settings, sim):
+        rec = {"sim": sim, "parameter": "eps", "true": 0.1, "posterior_mean": 0.1}
+        rec.update(rank=10 * sim, n_ranks=100, covered=True, ess_bulk=500.0)
+        return {"sim": sim, "seed": 0, "divergences": 0, "records": [rec]}
+
+    monkeypatch.setattr(mc, "_sbc_one", one)
+    path = tmp_path / "s.jsonl"
+    kw = dict(n_jobs=1, progress=False, results_file=path)
+    sbc("positional", sims=2, **kw)
+    header = json.loads(path.read_text().splitlines()[0])
+    spec = bp.pymc_models.load_spec("positional")
+    assert header["spec"]["sampler"]["target_accept"] == spec.sampler["target_accept"]
+    assert header["spec"]["priors"]["sigma_s"] == spec.priors["sigma_s"]
+    assert "draws" not in header["spec"]["sampler"]  # the run's own settings are in "settings"
+    edited = json.loads(json.dumps(header["spec"]))
+    edited["sampler"]["target_accept"] = 0.95
+    monkeypatch.setattr(mc, "_spec_record", lambda model: edited)
+    with pytest.raises(DesignError, match=r"another version of the model spec.*sampler\.target"):
+        sbc("positional", sims=3, **kw)
+    monkeypatch.undo()
+    monkeypatch.setattr(mc, "_sbc_one", one)
+    lines = path.read_text().splitlines()
+    old = json.dumps({"settings": header["settings"]})
+    path.write_text("\n".join([old, *lines[1:]]) + "\n")
+    with pytest.warns(UserWarning, match="does not record the model spec"):
+        res = sbc("positional", sims=3, **kw)
+    assert res.ranks["sim"].tolist() == [0, 1, 2]
+    assert res.summary["median_ess_bulk"].iloc[0] == 500.0
