@@ -40,6 +40,7 @@ __all__ = [
     "HDI_PROB",
     "LOWER_BOUND_NOTE",
     "RHAT_MAX",
+    "STRENGTH_TIE_RTOL",
     "TIES",
     "TIE_POLICIES",
     "decided_error_rate",
@@ -55,6 +56,13 @@ __all__ = [
 
 #: Probability of every reported interval (posterior HDI and classical intervals alike).
 HDI_PROB: float = 0.94
+
+#: Estimated strengths closer than this share of their largest absolute value are tied when
+#: two rankings are compared (Kendall τ, Spearman ρ: the cross-check's MM-vs-model row, its
+#: plot, the judges' leaderboard agreement). MM, Newton and MAP solve to a tolerance, so two
+#: items with the same record differ in the last bits only, and those bits differed between
+#: machines (Spearman 0.9527 vs 0.9530 on the golden case).
+STRENGTH_TIE_RTOL: float = 1e-9
 
 #: The tie policy when none is given: ties are data, an outcome of the error models.
 TIES: str = "model"

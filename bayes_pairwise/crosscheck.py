@@ -45,6 +45,7 @@ import pandas as pd
 from bayes_pairwise.conventions import (
     AGREEMENT_TOLERANCE,
     CLASSICAL_TIE_RULE,
+    STRENGTH_TIE_RTOL,
     interval_label,
     resolve_hdi_prob,
     z_value,
@@ -74,11 +75,6 @@ N_BOOTSTRAP = 200
 #: Bootstrap replicates of the classical leaderboards (pooled and per judge): enough for rank
 #: probabilities to two decimals, cheap next to the model fits.
 N_BOOTSTRAP_LEADERBOARD = 200
-#: Strengths of one fit closer than this share of their largest absolute value are tied in the
-#: MM-vs-model Spearman row: MM and MAP solve to a tolerance, so two items with the same record
-#: differ in the last bits only, and those bits differed between machines (0.9527 vs 0.9530 on
-#: the golden case).
-STRENGTH_TIE_RTOL = 1e-9
 #: Verdicts listed per judge in :attr:`CrossCheck.likely_errors` (highest ``p_error`` first).
 LIKELY_ERRORS_PER_JUDGE = 5
 #: Why a MAP cross-check has no LOO comparison (the report prints it).

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import resolve_hdi_prob
+from bayes_pairwise.conventions import STRENGTH_TIE_RTOL, resolve_hdi_prob
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
 
@@ -993,7 +993,9 @@ def judge_agreement(
     -------
     DataFrame
         One row per other judge, most concordant first: ``judge``, ``reference``,
-        ``n_items`` (items both rank), ``kendall_tau`` (τ-b of the two strength vectors),
+        ``n_items`` (items both rank), ``kendall_tau`` (τ-b of the two strength vectors;
+        strengths within :data:`~bayes_pairwise.conventions.STRENGTH_TIE_RTOL` of each other
+        are ties: items with the same record are solved to a tolerance),
         ``tau_lower``/``tau_upper`` (the equal-tailed interval of τ between paired draws:
         draw b of the judge against draw b of the reference; NaN when either board has no
         draws), ``spearman``, ``same_top`` (both put the same item first) and ``top``
@@ -1024,7 +1026,12 @@ def judge_agreement(
     {'judge': ['llm', 'contrarian'], 'kendall_tau': [1.0, -1.0], 'same_top': [True, False]}
     """
     hdi_prob = resolve_hdi_prob(hdi_prob)
-    from scipy.stats import kendalltau, spearmanr
+    from bayes_pairwise.classical.agreement import kendall_tau, spearman_rho
+
+    def tau_of(x: np.ndarray, y: np.ndarray, of: Callable[..., float] = kendall_tau) -> float:
+        if not (np.isfinite(x).all() and np.isfinite(y).all()):
+            return float("nan")
+        return of(x, y, tie_rtol=STRENGTH_TIE_RTOL)
 
     if reference not in boards:
         raise ValueError(f"reference {reference!r} is not among the boards {sorted(boards)}")
@@ -1043,15 +1050,16 @@ def judge_agreement(
                 f"judge {name!r} and reference {reference!r} rank {len(common)} common item(s); "
                 "Kendall τ needs at least two"
             )
-        tau = float(kendalltau(point[common], ref_point[common]).statistic)
-        rho = float(spearmanr(point[common], ref_point[common]).statistic)
+        x, y = point[common].to_numpy(float), ref_point[common].to_numpy(float)
+        tau = tau_of(x, y)
+        rho = tau_of(x, y, spearman_rho)
         lo = hi = float("nan")
         draws = board.strength_draws
         if draws is not None and ref_draws is not None:
             n = min(len(draws), len(ref_draws))
             a = draws[common].to_numpy()[:n]
             b = ref_draws[common].to_numpy()[:n]
-            taus = np.array([kendalltau(a[k], b[k]).statistic for k in range(n)], dtype=float)
+            taus = np.array([tau_of(a[k], b[k]) for k in range(n)], dtype=float)
             taus = taus[np.isfinite(taus)]
             if taus.size:
                 lo, hi = (float(q) for q in np.quantile(taus, [alpha, 1.0 - alpha]))

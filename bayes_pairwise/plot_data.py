@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import CONTEXT_SEP, resolve_hdi_prob, z_value
+from bayes_pairwise.conventions import CONTEXT_SEP, STRENGTH_TIE_RTOL, resolve_hdi_prob, z_value
 from bayes_pairwise.leaderboard import rank_probability_data
 from bayes_pairwise.model_checking import sbc_rank_data
 from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
@@ -916,7 +916,9 @@ def bt_vs_posterior_data(
     from bayes_pairwise.classical.agreement import spearman_rho
 
     rho = (
-        spearman_rho(df.loc[ok, "mm"].to_numpy(), df.loc[ok, "mean"].to_numpy())
+        spearman_rho(
+            df.loc[ok, "mm"].to_numpy(), df.loc[ok, "mean"].to_numpy(), tie_rtol=STRENGTH_TIE_RTOL
+        )
         if ok.sum() >= 2
         else float("nan")
     )

@@ -47,11 +47,38 @@ def test_against_scipy_with_ties(seed):
     assert res["n"] == n
 
 
-def test_large_vector_blockwise_tau():
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=2500)
-    b = a + rng.normal(size=2500)
-    assert kendall_tau(a, b) == pytest.approx(stats.kendalltau(a, b).statistic, abs=1e-12)
+def test_large_vector_tau_closed_form():
+    """a = 0 … n−1 against a with its first and last values swapped: the pairs holding one of
+    the two (2(n − 2) + 1 of them) are discordant, so τ = 1 − 2D / n₀ (n = 100,000: 5·10⁹
+    pairs, counted in O(n log n))."""
+    n = 100_000
+    a = np.arange(n, dtype=float)
+    b = a.copy()
+    b[[0, -1]] = b[[-1, 0]]
+    d = 2 * (n - 2) + 1
+    assert kendall_tau(a, b) == pytest.approx(1 - 2 * d / (n * (n - 1) / 2), abs=1e-12)
+
+
+def test_near_ties_by_tolerance():
+    """Estimates of items with the same record differ in the last bits only: with ``tie_rtol``
+    τ-b, Spearman ρ and the agreement table rank them as the exact ties they are, so the
+    numbers do not depend on those bits."""
+    rng = np.random.default_rng(4)
+    exact = np.repeat(rng.normal(size=6), 2)  # six pairs of equal estimates
+    bits = exact * (1 + rng.choice([-1, 1], exact.size) * 4e-16)  # last-bit noise
+    other = rng.normal(size=exact.size)
+    tau = stats.kendalltau(exact, other).statistic
+    rho = stats.spearmanr(exact, other).statistic
+    assert kendall_tau(bits, other, tie_rtol=1e-9) == pytest.approx(tau, abs=1e-12)
+    assert kendall_distance(bits, other, tie_rtol=1e-9) == pytest.approx((1 - tau) / 2)
+    assert spearman_rho(bits, other, tie_rtol=1e-9) == pytest.approx(rho, abs=1e-12)
+    res = rank_agreement(bits, other, tie_rtol=1e-9)
+    assert res["kendall_tau"] == pytest.approx(tau, abs=1e-12)
+    assert res["spearman_rho"] == pytest.approx(rho, abs=1e-12)
+    assert res["pearson_r"] == pytest.approx(stats.pearsonr(bits, other).statistic)
+    # without the tolerance the bits decide, as scipy's ranks of the raw values do
+    assert kendall_tau(bits, other) == pytest.approx(stats.kendalltau(bits, other).statistic)
+    assert kendall_tau(bits, other) != pytest.approx(tau, abs=1e-6)
 
 
 def test_series_aligned_by_label():

@@ -23,7 +23,7 @@ from scipy.stats import kendalltau
 matplotlib.use("Agg")
 
 from bayes_pairwise import plots
-from bayes_pairwise.conventions import HDI_PROB, z_value
+from bayes_pairwise.conventions import HDI_PROB, STRENGTH_TIE_RTOL, z_value
 from bayes_pairwise.crosscheck import POOLED, crosscheck
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.report import LEADERBOARD_ROWS, build_report
@@ -73,11 +73,18 @@ def with_human():
 
 
 def _tau(a: Any, b: Any) -> float:
-    """Kendall τ-b of two boards' strengths over their common items, computed here."""
+    """Kendall τ-b of two boards' strengths over their common items, computed here; strengths
+    equal to ``STRENGTH_TIE_RTOL`` of the largest (items with the same record, solved to a
+    tolerance) made exact ties first."""
     sa = a.table.set_index("item")["strength"]
     sb = b.table.set_index("item")["strength"]
     common = [i for i in sb.index if i in sa.index]
-    return float(kendalltau(sa[common].to_numpy(), sb[common].to_numpy()).statistic)
+
+    def tied(v: np.ndarray) -> np.ndarray:
+        return np.round(v / np.abs(v).max(), int(-np.log10(STRENGTH_TIE_RTOL)))
+
+    x, y = tied(sa[common].to_numpy()), tied(sb[common].to_numpy())
+    return float(kendalltau(x, y).statistic)
 
 
 # ============================================================================ (a) τ vs scipy

@@ -70,27 +70,13 @@ def _align(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _tied_pairs(v: np.ndarray) -> float:
-    _, counts = np.unique(v, return_counts=True)
-    return float(np.sum(counts * (counts - 1) / 2))
-
-
 def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
-    n = x.size
-    if n < 2:
+    if x.size < 2:
         return float("nan")
-    n0 = n * (n - 1) / 2
-    # Σ_{i<j} sgn(x_i − x_j) sgn(y_i − y_j) = C − D, in row blocks to bound memory
-    s = 0.0
-    block = max(1, 4_000_000 // n)
-    for start in range(0, n, block):
-        stop = min(n, start + block)
-        sx = np.sign(x[start:stop, None] - x[None, :])
-        sy = np.sign(y[start:stop, None] - y[None, :])
-        s += float(np.sum(sx * sy))
-    s /= 2.0  # every unordered pair counted twice
-    denom = np.sqrt((n0 - _tied_pairs(x)) * (n0 - _tied_pairs(y)))
-    return float(s / denom) if denom > 0 else float("nan")
+    from scipy.stats import kendalltau
+
+    # τ-b (Kendall 1945), O(n log n); NaN when either vector is constant
+    return float(kendalltau(x, y, variant="b").statistic)
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
@@ -103,12 +89,15 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(np.sum(dx * dy) / denom, -1.0, 1.0))
 
 
-def kendall_tau(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
+def kendall_tau(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> float:
     """Kendall's τ-b between two score vectors.
 
     Parameters
     ----------
     a, b : Series (aligned by label) or arrays (aligned by position)
+    tie_rtol : float
+        Values of one vector closer than ``tie_rtol`` times its largest absolute value are
+        ties (default 0: only equal values), as in :func:`spearman_rho`.
 
     Returns
     -------
@@ -119,19 +108,23 @@ def kendall_tau(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
     --------
     >>> kendall_tau([1, 2, 3, 4], [1, 3, 2, 4])   # 5 concordant, 1 discordant pair
     0.6666666666666666
+    >>> kendall_tau([1, 2, 3, 3 + 1e-15], [1, 2, 4, 3], tie_rtol=1e-9)  # τ-b with one tie
+    0.9128709291752769
     """
-    return _kendall_tau_b(*_align(a, b))
+    x, y = _align(a, b)
+    return _kendall_tau_b(_snap_ties(x, tie_rtol), _snap_ties(y, tie_rtol))
 
 
-def kendall_distance(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
-    """Kendall distance K_D = (1 − τ_b)/2 (the share of discordant pairs without ties).
+def kendall_distance(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> float:
+    """Kendall distance K_D = (1 − τ_b)/2 (the share of discordant pairs without ties);
+    ``tie_rtol`` as in :func:`kendall_tau`.
 
     Examples
     --------
     >>> kendall_distance([1, 2, 3, 4], [1, 3, 2, 4])
     0.16666666666666669
     """
-    return (1.0 - kendall_tau(a, b)) / 2.0
+    return (1.0 - kendall_tau(a, b, tie_rtol=tie_rtol)) / 2.0
 
 
 def _snap_ties(v: np.ndarray, rtol: float) -> np.ndarray:
@@ -182,12 +175,15 @@ def pearson_r(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
     return _pearson(*_align(a, b))
 
 
-def rank_agreement(a: ArrayOrSeries, b: ArrayOrSeries) -> pd.Series:
+def rank_agreement(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> pd.Series:
     """All four agreement measures at once.
 
     Parameters
     ----------
     a, b : Series (aligned by label) or arrays (aligned by position)
+    tie_rtol : float
+        Near-ties for the rank measures (τ-b, its distance, Spearman ρ), as in
+        :func:`spearman_rho`; Pearson's r uses the values as given.
 
     Returns
     -------
@@ -208,12 +204,13 @@ def rank_agreement(a: ArrayOrSeries, b: ArrayOrSeries) -> pd.Series:
     [1.0, 0.0, 1.0]
     """
     x, y = _align(a, b)
-    tau = _kendall_tau_b(x, y)
+    xs, ys = _snap_ties(x, tie_rtol), _snap_ties(y, tie_rtol)
+    tau = _kendall_tau_b(xs, ys)
     return pd.Series(
         {
             "kendall_tau": tau,
             "kendall_distance": (1.0 - tau) / 2.0,
-            "spearman_rho": _pearson(rankdata(x), rankdata(y)),
+            "spearman_rho": _pearson(rankdata(xs), rankdata(ys)),
             "pearson_r": _pearson(x, y),
             "n": float(x.size),
         },
