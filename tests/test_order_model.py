@@ -22,6 +22,7 @@ from bayes_pairwise.errors import DesignError
 from bayes_pairwise.pymc_models import diagnose
 from bayes_pairwise.pymc_models.order_kernel import (
     order_logp,
+    order_pair_probabilities,
     order_rank_probabilities,
     order_tables,
 )
@@ -43,7 +44,7 @@ def _log(seed: int, *, sizes=(4, 5, 3, 2), judges=("A", "B"), labels=0.3, repeat
     return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge", "gold"])
 
 
-def _brute_force(data, log_rates, *, ranks=False, tie_rates=None):
+def _brute_force(data, log_rates, *, ranks=False, tie_rates=None, pairs=False):
     """Per-context log (1/k!) Σ_orders Π_rows p(row | order), every order written out; with
     ``ranks``, P(rank r) of every item (rows by item index, NaN for an impossible context);
     with ``tie_rates`` (J, 4: log τ₊, log(1−τ₊), log τ₋, log(1−τ₋)) the ties by the better
@@ -56,6 +57,7 @@ def _brute_force(data, log_rates, *, ranks=False, tie_rates=None):
     f2 = pc.k_minus - pc.t2 - n2
     out = []
     prob = np.zeros((data.n_items, np.bincount(ic).max()))
+    above = np.zeros_like(prob)  # with pairs: P(item ≻ the context's local item b)
     for c in range(data.n_contexts):
         rows = np.flatnonzero(ic[pc.i] == c)
         vals = []
@@ -90,6 +92,17 @@ def _brute_force(data, log_rates, *, ranks=False, tie_rates=None):
                 for r, item in enumerate(perm):
                     prob[item, r] += np.exp(v - top) if top > -np.inf else np.nan
             prob[members] /= prob[members].sum(axis=1, keepdims=True)
+        if pairs:
+            members = np.flatnonzero(ic == c)
+            local = {item: b for b, item in enumerate(members)}
+            weight = np.exp(vals - top)
+            for perm, w in zip(itertools.permutations(members), weight, strict=True):
+                for r, item in enumerate(perm):
+                    for lower in perm[r + 1 :]:
+                        above[item, local[lower]] += w
+            above[members] /= weight.sum()
+    if pairs:
+        return above
     return prob if ranks else np.array(out)
 
 
@@ -154,6 +167,29 @@ def test_rank_probabilities_are_the_posterior_over_every_order(seed, kw):
         np.testing.assert_allclose(got[members, :k].sum(axis=0), 1.0, rtol=1e-12)
 
 
+@pytest.mark.parametrize(("seed", "kw"), [(0, {}), (2, {"labels": 0.6, "repeats": 1})])
+def test_pair_probabilities_are_the_posterior_over_every_order(seed, kw):
+    """Given the rates, P(a ≻ b) of every pair of a context equals the posterior over the k!
+    orders written out (gold labels too), and the two orientations of a pair sum to 1."""
+    df = _log(seed, **kw)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model", truth="gold")
+    rates = np.asarray(RATES[: data.n_judges], dtype=float)
+    tables = order_tables(bp.pair_counts(data), np.asarray(data.item_context), data.n_contexts)
+    got = order_pair_probabilities(rates, *tables.arrays()[:4])
+    want = _brute_force(data, rates, pairs=True)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    ic = np.asarray(data.item_context)
+    for c in range(data.n_contexts):
+        members = np.flatnonzero(ic == c)
+        block = got[members][:, : members.size]
+        np.testing.assert_allclose(block + block.T, 1.0 - np.eye(members.size), atol=1e-12)
+    # P(a ≻ b) summed over b is the expected number of items below a: size − E[rank]
+    ranks = order_rank_probabilities(rates, *tables.arrays()[:4])
+    size = np.bincount(ic)[ic]
+    expected_rank = ranks @ np.arange(1, ranks.shape[1] + 1)
+    np.testing.assert_allclose(got.sum(axis=1), size - expected_rank, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("seed", [0, 2])
 def test_ties_by_position_enter_every_orders_likelihood(seed):
     """With tie_positional the tables hold the ties as a second block of rates: the kernel's
@@ -208,6 +244,10 @@ def test_tie_rates_by_position_are_recovered_where_one_tie_rate_biases_the_error
     assert one["eps_minus"] - got["eps_minus"] > 0.01 and got["eps_plus"] - one["eps_plus"] > 0.004
     r = m.ranks_  # the tie columns enter the ranks too
     np.testing.assert_allclose(r.groupby("context")["p_best"].sum(), 1.0, rtol=1e-9)
+    # the expected tie share meets the observed one (every pair in both orders: a = 1/2)
+    observed = float((frame["outcome"] == "tie").mean())
+    assert got["tie_rate"] == pytest.approx(observed, abs=0.005)
+    assert got["tie_rate"] == pytest.approx((got["tie_rate_plus"] + got["tie_rate_minus"]) / 2)
 
 
 def test_underflowing_products_fall_back_to_logs():
@@ -392,7 +432,13 @@ def test_nuts_fit_with_tie_rates_by_position_runs_the_written_out_density():
     assert m.settings_["log_density"] == "written out"
     post = m.idata_.posterior
     assert post["tie_logit"].dims == ("chain", "draw", "judge", "tie_position")
-    assert float(post["tie_rate_plus"].max()) < 1.0 and "tie_rate" not in post
+    assert float(post["tie_rate_plus"].max()) < 1.0
+    # the expected tie share of every draw lies between its two rates, near the observed share
+    lo = np.minimum(post["tie_rate_plus"], post["tie_rate_minus"])
+    hi = np.maximum(post["tie_rate_plus"], post["tie_rate_minus"])
+    assert bool(((post["tie_rate"] >= lo - 1e-12) & (post["tie_rate"] <= hi + 1e-12)).all())
+    observed = float((df["outcome"] == "tie").mean())
+    assert float(post["tie_rate"].mean()) == pytest.approx(observed, abs=0.02)
     at = post.isel(chain=1, draw=7)
     ep, em = float(at["eps_plus"].values[0]), float(at["eps_minus"].values[0])
     tp, tm = float(at["tie_rate_plus"].values[0]), float(at["tie_rate_minus"].values[0])
@@ -582,3 +628,38 @@ def test_the_cross_checks_figures_put_posterior_ranks_beside_copeland():
     pd.testing.assert_frame_equal(ranks, order_rank_data(model, sim.data))
     with pytest.raises(ValueError, match="estimates strengths, not ranks"):
         order_rank_data(bp.UniformError().fit(sim.data, method="map", random_seed=0))
+
+
+def test_order_model_tie_rate_is_the_expected_tie_share():
+    """With tie rates by position the order models report ``tie_rate``, the expected share of
+    ties among a judge's verdicts: a τ₊ + (1 − a) τ₋ per draw, a the share of its verdicts
+    that show the better item first. Gold labels on every pair and unequal verdicts per order
+    make a known: the rows whose first item has the lower index."""
+    import arviz as az
+
+    df = _log(5, labels=1.0, repeats=3)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model", truth="gold")
+    rng = np.random.default_rng(0)
+    shape = (2, 5, data.n_judges)
+    post = {
+        "eps_plus": rng.uniform(0.01, 0.2, shape),
+        "eps_minus": rng.uniform(0.05, 0.3, shape),
+        "tie_rate_plus": rng.uniform(0.05, 0.15, shape),
+        "tie_rate_minus": rng.uniform(0.2, 0.4, shape),
+    }
+    idata = az.from_dict(
+        posterior=post, coords={"judge": list(data.judges)}, dims={k: ["judge"] for k in post}
+    )
+    bp.PositionalOrder(tie_positional=True)._derived_posterior(idata, data)
+    index = lambda s: int(s.split("i")[1])  # noqa: E731 - the lower index is better
+    better_first = df["first"].map(index) < df["second"].map(index)
+    a = better_first.groupby(df["judge"]).mean().reindex(list(data.judges)).to_numpy()
+    assert a.min() > 0.3 and a.max() < 0.7 and not np.allclose(a, 0.5)  # unequal per order
+    want = a * post["tie_rate_plus"] + (1 - a) * post["tie_rate_minus"]
+    got = idata.posterior["tie_rate"].transpose("chain", "draw", "judge").to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # one tie rate per judge: nothing derived (the model's own tie_rate is a parameter)
+    plain = az.from_dict(posterior={"eps": post["eps_plus"]}, coords={"judge": list(data.judges)},
+                         dims={"eps": ["judge"]})  # fmt: skip
+    bp.PositionalOrder()._derived_posterior(plain, data)
+    assert "tie_rate" not in plain.posterior

@@ -748,6 +748,7 @@ class BayesianPairwiseModel:
                 on_step("MAP: the posterior mode")
             idata = _map_idata(model, frozen, seed, map_settings, direct)
             log_density = "written out" if direct is not None else f"graph ({why})"
+        self._derived_posterior(idata, data)
         loglik = _log_likelihood_plan(idata, frozen, self.observed_name, log_likelihood)
         if loglik == "stored":
             if on_step is not None:
@@ -807,6 +808,10 @@ class BayesianPairwiseModel:
 
     def _extra_settings(self) -> dict[str, Any]:
         return {}
+
+    def _derived_posterior(self, idata: az.InferenceData, data: Comparisons) -> None:
+        """Add quantities computed from the fitted draws to ``idata.posterior`` (none here;
+        the order models add the judge's expected tie share, see there)."""
 
     def written_out_density(self, data: Comparisons) -> tuple[WrittenOut | None, str]:
         """The model's log-density written out for nutpie (no graph to compile), or None and

@@ -43,6 +43,7 @@ __all__ = [
     "MAX_CONTEXT_ITEMS",
     "OrderTables",
     "order_logp",
+    "order_pair_probabilities",
     "order_rank_probabilities",
     "order_tables",
 ]
@@ -453,54 +454,17 @@ def order_logp(
 
 
 @numba.njit(**_JIT)
-def order_rank_probabilities(
+def _order_marginals(
     log_rates: np.ndarray,
     size: np.ndarray,
     offset: np.ndarray,
     counts: np.ndarray,
     forbid: np.ndarray,
+    pairs: bool,
 ) -> np.ndarray:
-    """Posterior probability of every rank of every item, given the judges' rates.
-
-    With the rates fixed, the posterior over a context's orders is the prior (uniform) times
-    the likelihood of :func:`order_logp`. The subset programme runs forwards over the worst
-    items (``f(T)``: every order of the set ``T``) and backwards over the best
-    (``g(T)``: every order of the other items above ``T``)::
-
-        g(F) = 0,   g(T) = logsumexp_{a ∉ T} [ g(T ∪ a) + R_a(T) ]
-
-    and ``a`` has rank ``k − |T|`` (1 = best) with probability
-    ``Σ_{T ∌ a} exp(g(T ∪ a) + R_a(T) + f(T) − f(F))``: item ``a`` directly above the set
-    ``T`` of the items below it. In log space (it runs once per posterior draw, not per
-    leapfrog step). Gold labels forbid the orders they contradict.
-
-    Parameters
-    ----------
-    log_rates : float array (J, 4)
-        Per judge ``(log ε₊, log(1−ε₊), log ε₋, log(1−ε₋))``.
-    size, offset, counts, forbid
-        The first four of :meth:`OrderTables.arrays`.
-
-    Returns
-    -------
-    float array (sum of sizes, max size)
-        Row per item, context by context in the local order of :func:`order_tables` (the
-        items of a context by index); column r − 1 is P(rank r), zero beyond the context's
-        size. NaN rows for a context whose gold labels leave no order.
-
-    Examples
-    --------
-    Two items, one verdict per order, both right if a ≻ b: a is better with probability
-    (0.9 · 0.8) / (0.9 · 0.8 + 0.1 · 0.2).
-
-    >>> import numpy as np
-    >>> L = np.log([[0.1, 0.9, 0.2, 0.8]])
-    >>> p = order_rank_probabilities(
-    ...     L, np.array([2]), np.array([0, 16]),
-    ...     np.array([0, 0, 0, 0,  0, 1, 0, 1,  1, 0, 1, 0,  0, 0, 0, 0.]), np.array([0, 0]))
-    >>> bool(np.isclose(p[0, 0], 0.72 / 0.74)), bool(np.allclose(p.sum(axis=1), 1.0))
-    (True, True)
-    """
+    """The posterior marginals of :func:`order_rank_probabilities` (``pairs`` False: column
+    r − 1 is P(rank r)) or :func:`order_pair_probabilities` (``pairs`` True: column b is
+    P(item ≻ the context's item b)): one programme, two ways of summing its terms."""
     n_c = size.shape[0]
     n_l = log_rates.shape[0] * 4
     flat = log_rates.reshape(n_l)
@@ -564,6 +528,101 @@ def order_rank_probabilities(
                 if not (t >> a) & 1 and not t & fb[a]:
                     v = g[t | (1 << a)] + rtab[t, a] + f[t] - top
                     if v > -np.inf:
-                        out[start + a, r] += math.exp(v)
+                        p = math.exp(v)
+                        if pairs:  # a directly above T: above every item b of T
+                            for b in range(k):
+                                if (t >> b) & 1:
+                                    out[start + a, b] += p
+                        else:
+                            out[start + a, r] += p
         start += k
     return out
+
+
+def order_rank_probabilities(
+    log_rates: np.ndarray,
+    size: np.ndarray,
+    offset: np.ndarray,
+    counts: np.ndarray,
+    forbid: np.ndarray,
+) -> np.ndarray:
+    """Posterior probability of every rank of every item, given the judges' rates.
+
+    With the rates fixed, the posterior over a context's orders is the prior (uniform) times
+    the likelihood of :func:`order_logp`. The subset programme runs forwards over the worst
+    items (``f(T)``: every order of the set ``T``) and backwards over the best
+    (``g(T)``: every order of the other items above ``T``)::
+
+        g(F) = 0,   g(T) = logsumexp_{a ∉ T} [ g(T ∪ a) + R_a(T) ]
+
+    and ``a`` has rank ``k − |T|`` (1 = best) with probability
+    ``Σ_{T ∌ a} exp(g(T ∪ a) + R_a(T) + f(T) − f(F))``: item ``a`` directly above the set
+    ``T`` of the items below it. In log space (it runs once per posterior draw, not per
+    leapfrog step). Gold labels forbid the orders they contradict.
+
+    Parameters
+    ----------
+    log_rates : float array (J, 4)
+        Per judge ``(log ε₊, log(1−ε₊), log ε₋, log(1−ε₋))``.
+    size, offset, counts, forbid
+        The first four of :meth:`OrderTables.arrays`.
+
+    Returns
+    -------
+    float array (sum of sizes, max size)
+        Row per item, context by context in the local order of :func:`order_tables` (the
+        items of a context by index); column r − 1 is P(rank r), zero beyond the context's
+        size. NaN rows for a context whose gold labels leave no order.
+
+    Examples
+    --------
+    Two items, one verdict per order, both right if a ≻ b: a is better with probability
+    (0.9 · 0.8) / (0.9 · 0.8 + 0.1 · 0.2).
+
+    >>> import numpy as np
+    >>> L = np.log([[0.1, 0.9, 0.2, 0.8]])
+    >>> p = order_rank_probabilities(
+    ...     L, np.array([2]), np.array([0, 16]),
+    ...     np.array([0, 0, 0, 0,  0, 1, 0, 1,  1, 0, 1, 0,  0, 0, 0, 0.]), np.array([0, 0]))
+    >>> bool(np.isclose(p[0, 0], 0.72 / 0.74)), bool(np.allclose(p.sum(axis=1), 1.0))
+    (True, True)
+    """
+    return _order_marginals(log_rates, size, offset, counts, forbid, False)
+
+
+def order_pair_probabilities(
+    log_rates: np.ndarray,
+    size: np.ndarray,
+    offset: np.ndarray,
+    counts: np.ndarray,
+    forbid: np.ndarray,
+) -> np.ndarray:
+    """Posterior probability that each item is truly better than each other item of its
+    context, given the judges' rates (the same programme as :func:`order_rank_probabilities`:
+    item ``a`` directly above the set ``T`` is above every item of ``T``).
+
+    Parameters
+    ----------
+    log_rates, size, offset, counts, forbid
+        As :func:`order_rank_probabilities`.
+
+    Returns
+    -------
+    float array (sum of sizes, max size)
+        Row per item (context by context, local order), column b: P(item ≻ the context's
+        local item b); 0 on the diagonal and beyond the context's size, and
+        P(a ≻ b) + P(b ≻ a) = 1. NaN rows for a context whose gold labels leave no order.
+
+    Examples
+    --------
+    The two-item case of :func:`order_rank_probabilities`: P(a ≻ b) = P(a has rank 1).
+
+    >>> import numpy as np
+    >>> L = np.log([[0.1, 0.9, 0.2, 0.8]])
+    >>> p = order_pair_probabilities(
+    ...     L, np.array([2]), np.array([0, 16]),
+    ...     np.array([0, 0, 0, 0,  0, 1, 0, 1,  1, 0, 1, 0,  0, 0, 0, 0.]), np.array([0, 0]))
+    >>> bool(np.isclose(p[0, 1], 0.72 / 0.74)), bool(np.isclose(p[0, 1] + p[1, 0], 1.0))
+    (True, True)
+    """
+    return _order_marginals(log_rates, size, offset, counts, forbid, True)
