@@ -11,6 +11,8 @@
   labelled rates next to them.
 * ``difficulty_not_identified`` / ``difficulty_repeats_only`` — the pair-difficulty model
   without labels (``docs/src/pair_difficulty.md``).
+* ``ties_cluster_by_context`` — ties modelled and some contexts tied far more than one tie rate
+  allows (:func:`tie_dispersion`): the tie rate is an average over contexts.
 * ``within_pair_correlation`` — when repeats exist (k ≥ 2 per order): the result of
   :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
 
@@ -37,12 +39,17 @@ from bayes_pairwise.matrices import pair_counts
 __all__ = [
     "CORRELATED_ERRORS",
     "MODEL_KINDS",
+    "TIE_CLUSTER_P",
+    "TIE_CLUSTER_RATIO",
     "Caveat",
+    "TieDispersion",
     "caveats_for",
     "caveats_from_idata",
     "has_repeats",
     "identification_text",
     "record_caveats",
+    "tie_dispersion",
+    "ties_cluster_by_context",
     "ties_depend_on_position",
     "too_few_verdicts",
 ]
@@ -198,6 +205,130 @@ def ties_depend_on_position(
             else "the error models (the order models too) fit one tie rate per position with "
             "tie_positional=True (fit --tie-positional)."
         ),
+    )
+
+
+#: :func:`ties_cluster_by_context` speaks when the tie counts per context are this many times
+#: as dispersed as one tie rate allows, at χ² p below :data:`TIE_CLUSTER_P`.
+TIE_CLUSTER_RATIO = 2.0
+TIE_CLUSTER_P = 1e-3
+
+
+@dataclass(frozen=True)
+class TieDispersion:
+    """How the ties of one judge spread over the contexts, against one tie rate.
+
+    Attributes
+    ----------
+    judge : str
+    contexts : int
+        Contexts with at least one verdict of the judge.
+    tie_rate : float
+        The judge's tie share over all its verdicts.
+    chi2, p_value : float
+        Pearson's χ² of the tie counts per context against binomials with that one rate
+        (contexts − 1 degrees of freedom) and its p-value.
+    ratio : float
+        χ² / degrees of freedom: 1 when one rate explains the spread.
+    mostly_tied, expected_mostly_tied : float
+        Contexts whose verdicts are at least half ties, observed and expected under one rate.
+    """
+
+    judge: str
+    contexts: int
+    tie_rate: float
+    chi2: float
+    p_value: float
+    ratio: float
+    mostly_tied: int
+    expected_mostly_tied: float
+
+    @property
+    def clusters(self) -> bool:
+        """The ties cluster by context (:data:`TIE_CLUSTER_RATIO`, :data:`TIE_CLUSTER_P`)."""
+        return self.ratio >= TIE_CLUSTER_RATIO and self.p_value < TIE_CLUSTER_P
+
+
+def tie_dispersion(data: Comparisons) -> list[TieDispersion]:
+    """Per judge with ties and verdicts in two contexts or more: the spread of its tie counts
+    over the contexts against one tie rate (:class:`TieDispersion`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> rows = [("a", "b", "tie", "q1")] * 4 + [("a", "b", "first", "q2")] * 4
+    >>> df = pd.DataFrame(rows, columns=["first", "second", "outcome", "q"])
+    >>> (d,) = tie_dispersion(load_comparisons(df, context="q", ties="model"))
+    >>> d.tie_rate, d.chi2, d.mostly_tied   # (4 − 2)² / 1 + (0 − 2)² / 1
+    (0.5, 8.0, 1)
+    """
+    from scipy.stats import binom, chi2
+
+    if data.tie_policy != "model" or data.n_contexts < 2:
+        return []
+    out = []
+    ctx_of_row = np.asarray(data.item_context)[np.asarray(data.first)]
+    tie = np.asarray(data.outcome) == 0.5
+    judge = np.asarray(data.judge)
+    for q, name in enumerate(data.judges):
+        mine = judge == q
+        n = np.bincount(ctx_of_row[mine], minlength=data.n_contexts).astype(float)
+        k = np.bincount(ctx_of_row[mine & tie], minlength=data.n_contexts).astype(float)
+        seen = n > 0
+        n, k = n[seen], k[seen]
+        tau = float(k.sum() / n.sum()) if n.sum() else 0.0
+        if n.size < 2 or not 0.0 < tau < 1.0:
+            continue
+        x2 = float(np.sum((k - n * tau) ** 2 / (n * tau * (1.0 - tau))))
+        df = n.size - 1
+        out.append(
+            TieDispersion(
+                judge=str(name),
+                contexts=int(n.size),
+                tie_rate=tau,
+                chi2=x2,
+                p_value=float(chi2.sf(x2, df)),
+                ratio=x2 / df,
+                mostly_tied=int(np.sum(2 * k >= n)),
+                expected_mostly_tied=float(np.sum(binom.sf(np.ceil(n / 2) - 1, n, tau))),
+            )
+        )
+    return out
+
+
+def ties_cluster_by_context(data: Comparisons) -> Caveat | None:
+    """The caveat of judges whose ties cluster by context (some questions tied almost
+    throughout), computed from the log (:func:`tie_dispersion`); None when no judge's do.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> ties_cluster_by_context(simulate_round_robin(5, n_contexts=20, random_seed=0).data)
+    """
+    said = []
+    for d in tie_dispersion(data):
+        if not d.clusters:
+            continue
+        who = f"judge {d.judge}: " if data.n_judges > 1 else ""
+        said.append(
+            f"{who}its tie counts per context vary {d.ratio:.1f} × as much as one tie rate "
+            f"({d.tie_rate:.3f}) allows (χ² {d.chi2:,.0f} on {d.contexts - 1:,} df, "
+            f"p {'< 1e-16' if d.p_value < 1e-16 else f'{d.p_value:.1g}'}); "
+            f"{d.mostly_tied} of {d.contexts:,} contexts are at least half "
+            f"ties, where one rate expects {d.expected_mostly_tied:.2g}."
+        )
+    if not said:
+        return None
+    return Caveat(
+        "ties_cluster_by_context",
+        "Ties cluster by context — "
+        + " ".join(said)
+        + " The models fit one tie rate per judge (or per position) for every context, so read "
+        "tie_rate as an average over the contexts; the contexts tied throughout are predicted "
+        "worst and make PSIS-LOO's p_loo larger than the number of parameters. The error rates "
+        "are estimated from the decided verdicts; which questions are tied does not bias them "
+        "as long as a tie does not depend on which text is better.",
     )
 
 
@@ -362,6 +493,9 @@ def caveats_for(
         tied = ties_depend_on_position(data, tie_positional=tie_positional, checks=tie_checks)
         if tied is not None:
             out.append(tied)
+        clustered = ties_cluster_by_context(data)
+        if clustered is not None:
+            out.append(clustered)
     if test_correlation and repeats and model_kind != "biased_bt":
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
         out.append(Caveat("within_pair_correlation", res.summary()))

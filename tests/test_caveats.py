@@ -126,3 +126,51 @@ def test_record_caveats_takes_a_numpy_integer_seed_as_that_seed(monkeypatch, see
     caveats_module.record_caveats(Fitted(), sim.data_unlabelled, random_seed=seed)
     caveats_module.record_caveats(Fitted(), sim.data_unlabelled, random_seed=True)
     assert seen == [7, 0] and type(seen[0]) is int
+
+
+def _tie_log(rates_by_context, judges, n=12, seed=0):
+    """``n`` verdicts per judge in each context (one pair, both orders), ties with the given
+    probability per context and judge (``rates_by_context[c][judge]``)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c, rates in enumerate(rates_by_context):
+        for judge in judges:
+            for r in range(n):
+                tie = rng.random() < rates[judge]
+                a, b = (f"c{c}x", f"c{c}y") if r % 2 else (f"c{c}y", f"c{c}x")
+                rows.append((a, b, "tie" if tie else "first", f"q{c}", judge))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge"])
+
+
+def test_tie_dispersion_closed_form_and_the_caveat_names_the_clustered_judge() -> None:
+    """χ² of the tie counts against one rate, by hand; the caveat speaks of the judge whose
+    ties cluster (half the questions tied throughout) and not of the one with one rate."""
+    import pandas as pd
+
+    from bayes_pairwise.caveats import tie_dispersion, ties_cluster_by_context
+    from bayes_pairwise.data import load_comparisons
+
+    # by hand: contexts with 3 and 1 ties of 4 verdicts: τ = 1/2, χ² = 2 · (1² / 1) = 2
+    rows = [("a", "b", "tie", "q1")] * 3 + [("a", "b", "first", "q1")]
+    rows += [("c", "d", "tie", "q2")] + [("c", "d", "first", "q2")] * 3
+    df = pd.DataFrame(rows, columns=["first", "second", "outcome", "q"])
+    (d,) = tie_dispersion(load_comparisons(df, context="q", ties="model"))
+    assert (d.contexts, d.tie_rate, d.chi2, d.ratio, d.mostly_tied) == (2, 0.5, 2.0, 2.0, 1)
+    assert d.p_value == pytest.approx(0.1572992, rel=1e-6) and not d.clusters
+
+    rates = [{"odd": 0.95 if c % 2 else 0.02, "even": 0.3} for c in range(40)]
+    data = load_comparisons(_tie_log(rates, ["odd", "even"]), context="q", judge="judge")
+    by = {x.judge: x for x in tie_dispersion(data)}
+    assert by["odd"].clusters and by["odd"].ratio > 5 and by["odd"].mostly_tied >= 18
+    assert not by["even"].clusters and by["even"].ratio < 1.6
+    c = ties_cluster_by_context(data)
+    assert c is not None and c.code == "ties_cluster_by_context"
+    assert "judge odd:" in c.text and "judge even" not in c.text
+    assert f"{by['odd'].mostly_tied} of 40 contexts are at least half ties" in c.text
+    assert "ties_cluster_by_context" in _codes(data, "positional")
+    # ties not modelled, or one context: nothing to say
+    assert ties_cluster_by_context(data.drop_ties()) is None
+    one = load_comparisons(_tie_log(rates[:1], ["odd"]), context="q", judge="judge")
+    assert tie_dispersion(one) == []
