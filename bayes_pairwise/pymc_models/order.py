@@ -544,6 +544,19 @@ def _kernel_rows(item_context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return row, local
 
 
+def _mean_over_draws(
+    kernel: Any, post: Any, tables: OrderTables, n_items: int, most: int
+) -> np.ndarray:
+    """``kernel`` (:func:`order_rank_probabilities` or :func:`order_pair_probabilities`)
+    averaged over ``most`` evenly spaced posterior draws of the rates (kernel rows)."""
+    arrays = tables.arrays()[:4]
+    prob = np.zeros((n_items, int(tables.size.max(initial=1))))
+    draws = _draw_indices(post, most)
+    for rates in _log_rates(post, draws):
+        prob += kernel(np.ascontiguousarray(rates), *arrays)
+    return prob / draws.size
+
+
 def better_first_share(
     post: Any, pc: Any, tables: OrderTables, item_context: np.ndarray
 ) -> np.ndarray:
@@ -576,11 +589,7 @@ def better_first_share(
     >>> better_first_share(m.idata_.posterior, pc, tables, np.asarray(sim.data.item_context))
     array([0.5])
     """
-    prob = np.zeros((item_context.size, int(tables.size.max(initial=1))))
-    draws = _draw_indices(post, SHARE_DRAWS)
-    for rates in _log_rates(post, draws):
-        prob += order_pair_probabilities(np.ascontiguousarray(rates), *tables.arrays()[:4])
-    prob /= draws.size
+    prob = _mean_over_draws(order_pair_probabilities, post, tables, item_context.size, SHARE_DRAWS)
     row, local = _kernel_rows(item_context)
     p = prob[row[np.asarray(pc.i)], local[np.asarray(pc.j)]]
     kp = np.asarray(pc.k_plus, dtype=float)
@@ -596,11 +605,7 @@ def _rank_table(idata: Any, settings: dict[str, Any]) -> pd.DataFrame:
     tables, item_context = _stored_tables(idata, settings)
     post = idata.posterior
     draws = _draw_indices(post)
-    arrays = tables.arrays()[:4]
-    prob = np.zeros((item_context.size, int(tables.size.max(initial=1))))
-    for rates in _log_rates(post, draws):
-        prob += order_rank_probabilities(np.ascontiguousarray(rates), *arrays)
-    prob /= draws.size
+    prob = _mean_over_draws(order_rank_probabilities, post, tables, item_context.size, RANK_DRAWS)
     by_item = prob[_kernel_rows(item_context)[0]]  # kernel rows: context by context
     size = tables.size[item_context]
     ranks = np.arange(1, prob.shape[1] + 1, dtype=float)
