@@ -1028,10 +1028,11 @@ def judge_agreement(
     hdi_prob = resolve_hdi_prob(hdi_prob)
     from bayes_pairwise.classical.agreement import kendall_tau, spearman_rho
 
-    def tau_of(x: np.ndarray, y: np.ndarray, of: Callable[..., float] = kendall_tau) -> float:
+    def agreement(x: np.ndarray, y: np.ndarray, measure: Callable[..., float]) -> float:
+        """``measure`` (τ-b or ρ) with the strengths' tie rule; NaN for non-finite draws."""
         if not (np.isfinite(x).all() and np.isfinite(y).all()):
             return float("nan")
-        return of(x, y, tie_rtol=STRENGTH_TIE_RTOL)
+        return measure(x, y, tie_rtol=STRENGTH_TIE_RTOL)
 
     if reference not in boards:
         raise ValueError(f"reference {reference!r} is not among the boards {sorted(boards)}")
@@ -1051,15 +1052,15 @@ def judge_agreement(
                 "Kendall τ needs at least two"
             )
         x, y = point[common].to_numpy(float), ref_point[common].to_numpy(float)
-        tau = tau_of(x, y)
-        rho = tau_of(x, y, spearman_rho)
+        tau = agreement(x, y, kendall_tau)
+        rho = agreement(x, y, spearman_rho)
         lo = hi = float("nan")
         draws = board.strength_draws
         if draws is not None and ref_draws is not None:
             n = min(len(draws), len(ref_draws))
             a = draws[common].to_numpy()[:n]
             b = ref_draws[common].to_numpy()[:n]
-            taus = np.array([tau_of(a[k], b[k]) for k in range(n)], dtype=float)
+            taus = np.array([agreement(a[k], b[k], kendall_tau) for k in range(n)], dtype=float)
             taus = taus[np.isfinite(taus)]
             if taus.size:
                 lo, hi = (float(q) for q in np.quantile(taus, [alpha, 1.0 - alpha]))

@@ -622,11 +622,15 @@ def _order_counts(
     return np.stack(cols, axis=1)
 
 
+#: The model class of ranked lists (noisy Plackett–Luce), not of pairwise verdicts.
+_LISTWISE_CLASS = "NoisyPlackettLuce"
+
+
 def _listwise(model: str) -> bool:
-    """A model of ranked lists (noisy Plackett–Luce), not of pairwise verdicts."""
+    """A model of ranked lists (:data:`_LISTWISE_CLASS`), not of pairwise verdicts."""
     from bayes_pairwise.pymc_models import load_spec
 
-    return load_spec(model).model_class == "NoisyPlackettLuce"
+    return load_spec(model).model_class == _LISTWISE_CLASS
 
 
 def _sim_seed(random_seed: int, sim: int) -> int:
@@ -638,7 +642,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
     from bayes_pairwise.pymc_models import load_spec
 
     model_class = load_spec(settings["model"]).model_class
-    if model_class == "NoisyPlackettLuce":
+    if model_class == _LISTWISE_CLASS:
         return _sbc_one_lists(settings, sim)
     seed = _sim_seed(settings["random_seed"], sim)
     bt = model_class == "BiasedBradleyTerry"
