@@ -315,7 +315,8 @@ def ties_cluster_by_context(data: Comparisons) -> Caveat | None:
             f"{who}its tie counts per context vary {d.ratio:.1f} × as much as one tie rate "
             f"({d.tie_rate:.3f}) allows (χ² {d.chi2:,.0f} on {d.contexts - 1:,} df, "
             f"p {'< 1e-16' if d.p_value < 1e-16 else f'{d.p_value:.1g}'}); "
-            f"{d.mostly_tied} of {d.contexts:,} contexts are at least half "
+            f"{d.mostly_tied} of {d.contexts:,} contexts "
+            f"{'is' if d.mostly_tied == 1 else 'are'} at least half "
             f"ties, where one rate expects {d.expected_mostly_tied:.2g}."
         )
     if not said:

@@ -170,6 +170,10 @@ def test_tie_dispersion_closed_form_and_the_caveat_names_the_clustered_judge() -
     assert "judge odd:" in c.text and "judge even" not in c.text
     assert f"{by['odd'].mostly_tied} of 40 contexts are at least half ties" in c.text
     assert "ties_cluster_by_context" in _codes(data, "positional")
+    # one question tied throughout: the count is singular in the text
+    single = [{"x": 1.0 if c == 0 else 0.02} for c in range(40)]
+    c = ties_cluster_by_context(load_comparisons(_tie_log(single, ["x"]), context="q"))
+    assert c is not None and "1 of 40 contexts is at least half ties" in c.text
     # ties not modelled, or one context: nothing to say
     assert ties_cluster_by_context(data.drop_ties()) is None
     one = load_comparisons(_tie_log(rates[:1], ["odd"]), context="q", judge="judge")
