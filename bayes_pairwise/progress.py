@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -150,7 +151,10 @@ def wait_reporting(
                 continue
             last = now
             done, div = 0, 0
-            with contextlib.suppress(Exception):  # a snapshot is best effort
+            # a snapshot is best effort; during tuning it holds no draws, and ArviZ warns
+            # ("More chains than draws") about an empty trace nobody asked for
+            with contextlib.suppress(Exception), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
                 stats = sampler.inspect().sample_stats
                 done = int(stats.sizes.get("draw", 0))
                 if "diverging" in stats:

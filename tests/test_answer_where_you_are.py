@@ -232,6 +232,28 @@ def test_nuts_progress_lines_when_piped():
     assert interrupted.cancelled
 
 
+def test_nuts_progress_during_tuning_says_tuning_and_leaks_no_arviz_warning():
+    """While the chains tune, nutpie's snapshot holds no draws and ArviZ warns "More chains
+    (2) than draws (0)" building it; the line says tuning and the warning stays inside."""
+    import warnings
+
+    import arviz as az
+    import numpy as np
+
+    from bayes_pairwise.progress import wait_reporting
+
+    class Tuning(_FakeBackgroundSampler):
+        def inspect(self):
+            return az.from_dict(sample_stats={"diverging": np.zeros((2, 0), dtype=bool)})
+
+    lines: list[str] = []
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        wait_reporting(Tuning(6), lines.append, draws=100, tune=100, chains=2, every=0.5)
+    assert lines and lines[0].startswith("NUTS: tuning (100 steps per chain, 2 chains)")
+    assert not [w for w in seen if "More chains" in str(w.message)]
+
+
 @pytest.mark.slow  # two short NUTS fits
 def test_progress_lines_do_not_change_the_draws():
     import numpy as np
