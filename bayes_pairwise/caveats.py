@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -297,9 +297,14 @@ def tie_dispersion(data: Comparisons) -> list[TieDispersion]:
     return out
 
 
-def ties_cluster_by_context(data: Comparisons) -> Caveat | None:
+def ties_cluster_by_context(
+    data: Comparisons, *, dispersed: Sequence[str] = (), one_rate_too: bool = False
+) -> Caveat | None:
     """The caveat of judges whose ties cluster by context (some questions tied almost
     throughout), computed from the log (:func:`tie_dispersion`); None when no judge's do.
+    ``dispersed``: the names of the analysis' models that let the tie rate vary by context (the
+    order models' ``tie_dispersion=True``), and the caveat says what that changes;
+    ``one_rate_too``: other models of the analysis fit one tie rate (the cross-check's).
 
     Examples
     --------
@@ -321,15 +326,33 @@ def ties_cluster_by_context(data: Comparisons) -> Caveat | None:
         )
     if not said:
         return None
+    if dispersed:
+        fitted = (
+            f" {' and '.join(dispersed)} {'lets' if len(dispersed) == 1 else 'let'} the tie "
+            "rate vary by context (tie_dispersion: each context's tie count beta-binomial, "
+            "tie_rho the correlation of two verdicts' ties within a context), so its tie_rate "
+            "interval allows for it."
+        )
+        if one_rate_too:
+            fitted += (
+                " The other models fit one tie rate for every context: read their tie_rate as "
+                "an average over the contexts, with an interval too narrow for such a log."
+            )
+    else:
+        fitted = (
+            " The models fit one tie rate per judge (or per position) for every context, so "
+            "read tie_rate as an average over the contexts with an interval too narrow for "
+            "such a log; the contexts tied throughout are predicted worst and make PSIS-LOO's "
+            "p_loo larger than the number of parameters. The order models fit a tie rate that "
+            "varies by context with tie_dispersion=True (fit --tie-dispersion)."
+        )
     return Caveat(
         "ties_cluster_by_context",
         "Ties cluster by context — "
         + " ".join(said)
-        + " The models fit one tie rate per judge (or per position) for every context, so read "
-        "tie_rate as an average over the contexts; the contexts tied throughout are predicted "
-        "worst and make PSIS-LOO's p_loo larger than the number of parameters. The error rates "
-        "are estimated from the decided verdicts; which questions are tied does not bias them "
-        "as long as a tie does not depend on which text is better.",
+        + fitted
+        + " The error rates are estimated from the decided verdicts; which questions are tied "
+        "does not bias them as long as a tie does not depend on which text is better.",
     )
 
 
@@ -368,6 +391,8 @@ def caveats_for(
     identified: tuple[str, str] | None = None,
     tie_positional: bool = False,
     tie_checks: Mapping[str, TiePositionCheck] | None = None,
+    dispersed: Sequence[str] = (),
+    one_rate_too: bool = False,
 ) -> list[Caveat]:
     """The caveats that apply to an analysis of ``data``.
 
@@ -392,6 +417,10 @@ def caveats_for(
     tie_checks : dict, optional
         :func:`~bayes_pairwise.classical.descriptive.tie_position_check` by judge when already
         computed (a judge not in it is checked here).
+    dispersed : sequence of str
+        The analysis' models that let the tie rate vary by context, and ``one_rate_too``:
+        whether others fit one tie rate (:func:`ties_cluster_by_context`).
+    one_rate_too : bool
 
     Returns
     -------
@@ -494,7 +523,7 @@ def caveats_for(
         tied = ties_depend_on_position(data, tie_positional=tie_positional, checks=tie_checks)
         if tied is not None:
             out.append(tied)
-        clustered = ties_cluster_by_context(data)
+        clustered = ties_cluster_by_context(data, dispersed=dispersed, one_rate_too=one_rate_too)
         if clustered is not None:
             out.append(clustered)
     if test_correlation and repeats and model_kind != "biased_bt":
@@ -532,6 +561,7 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
         model_kind=kind,
         random_seed=seed,
         tie_positional=bool(getattr(model, "tie_positional", False)),
+        dispersed=(model.name,) if getattr(model, "tie_dispersion", False) else (),
     )
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])

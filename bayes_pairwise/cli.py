@@ -722,6 +722,13 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                 "uniform, positional and their order variants do)"
             )
         model.set_params(tie_positional=True)
+    if args.tie_dispersion:
+        if "tie_dispersion" not in model.get_params():
+            raise BayesPairwiseError(
+                f"--tie-dispersion: {args.model} has no tie rate that varies by context (the "
+                "order models uniform_order and positional_order do)"
+            )
+        model.set_params(tie_dispersion=True)
     data = _load_data(args)
     # the data go to the model unchanged: its ``ties`` setting decides (METHODS §7.5)
     if isinstance(model, UniformError | PositionalBias) and model.models_ties(data):
@@ -729,6 +736,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             f"ties: {int(np.sum(data.outcome == 0.5))} tie(s) modelled as an outcome of the "
             f"{args.model} model ("
             + ("tie_rate_plus and tie_rate_minus" if args.tie_positional else "tie_rate")
+            + (" and tie_rho" if args.tie_dispersion else "")
             + " reported; recorded in the fit's settings)"
         )
     method = _method(args)
@@ -972,6 +980,21 @@ def _bounds_line(b: dict[str, Any]) -> str:
     return f"sharp bounds {what} ({b['interval']}): {parts}{tail}"
 
 
+def _tie_dispersion(args: argparse.Namespace) -> dict[str, bool]:
+    """``--tie-dispersion`` for ``compare`` and ``report``: refused unless their model takes it
+    (the cross-check fits it on that model only)."""
+    if not args.tie_dispersion:
+        return {}
+    from bayes_pairwise.pymc_models import get_model
+
+    if "tie_dispersion" not in get_model(args.model).get_params():
+        raise BayesPairwiseError(
+            f"--tie-dispersion: {args.model} has no tie rate that varies by context (the order "
+            "models uniform_order and positional_order do: --model positional_order)"
+        )
+    return {"tie_dispersion": True}
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bayes_pairwise.crosscheck import crosscheck
 
@@ -987,6 +1010,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         random_seed=args.seed,
         progress=True,
         **tied,
+        **_tie_dispersion(args),
         **_sampler_kwargs(args),
     )
     if args.json:
@@ -1201,6 +1225,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         load_warnings=_user_warnings(caught),
         model=args.model,
         **tied,
+        **_tie_dispersion(args),
         method=_method(args),
         random_seed=args.seed,
         progress=True,
@@ -1582,7 +1607,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     model_names = available_models()  # reads the spec folder only: no PyMC import
 
-    def tie_positional_arg(p: argparse.ArgumentParser) -> None:
+    def tie_form_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--tie-dispersion",
+            action="store_true",
+            help="order models (uniform_order, positional_order) with ties modelled: a tie rate "
+            "that varies by context (each context's tie count beta-binomial; tie_rho, the "
+            "correlation of ties within a context, is reported) instead of one for every "
+            "context — where the ties cluster by question (the caveat ties_cluster_by_context "
+            "says so, computed from the log)",
+        )
         p.add_argument(
             "--tie-positional",
             action="store_true",
@@ -1649,7 +1683,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fit", help="fit a Bayesian model (NUTS, MAP or the fast Laplace path)")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
-    tie_positional_arg(p)
+    tie_form_args(p)
     p.add_argument("--out", default=None, help="save the fit as NetCDF (.nc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -1668,7 +1702,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="Bayesian vs grid vs moments vs MM, side by side")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
-    tie_positional_arg(p)
+    tie_form_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare)
 
@@ -1717,7 +1751,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="write a self-contained HTML diagnostics report")
     _add_data_args(p)
     model_args(p, "positional", fast=True)
-    tie_positional_arg(p)
+    tie_form_args(p)
     p.add_argument("--out", default="report.html", help="output HTML file (.html)")
     p.add_argument(
         "--json",

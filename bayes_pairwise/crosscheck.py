@@ -1112,6 +1112,7 @@ def _fit_models(
     steps: Steps,
     sampler_kwargs: Mapping[str, Any],
     tie_positional: bool = False,
+    tie_dispersion: bool = False,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     fits: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -1136,6 +1137,8 @@ def _fit_models(
                 m = get_model(name, **kw)
                 if tie_positional and "tie_positional" in m.get_params():
                     m.set_params(tie_positional=True)
+                if tie_dispersion and "tie_dispersion" in m.get_params():
+                    m.set_params(tie_dispersion=True)
                 # the sampler's own progress bar on a terminal; piped, the step lines only
                 bar = {"progress": True} if steps.on and _tty() else {}
                 if steps.on and not bar:  # piped: a NUTS progress line every few seconds
@@ -1352,13 +1355,16 @@ def _caveats(
     headline states (:func:`~bayes_pairwise.identification.what_the_log_shows`), so the caveat
     repeats its number instead of simulating again; ``tie_checks`` the classical fits' tie
     position checks (:attr:`ClassicalFits.tie_position`), not computed again per model kind;
-    ``tie_positional``: the models fit one tie rate per position (the caveat says so)."""
+    ``tie_positional``: the models fit one tie rate per position (the caveat says so); the
+    models with ``tie_dispersion`` let the tie rate vary by context (so does this)."""
     from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
         return str(getattr(f, "caveat_kind", None) or str(getattr(f, "name", "")).split("_")[0])
 
     kinds = ["classical"] + [kind(f) for f in fits.values() if kind(f) in MODEL_KINDS]
+    dispersed = tuple(n for n, f in fits.items() if getattr(f, "tie_dispersion", False))
+    one_rate_too = len(dispersed) < len(fits)
     general: list[str] = []
     per: dict[str, list[str]] = {}
     for j, block in data.by_judge():
@@ -1381,6 +1387,8 @@ def _caveats(
                     identified=said.get("text"),
                     tie_checks=tie_checks,
                     tie_positional=tie_positional,
+                    dispersed=dispersed,
+                    one_rate_too=one_rate_too,
                 )
             for c in found:
                 if c.text not in per[j]:
@@ -1410,6 +1418,7 @@ def crosscheck(
     progress: bool = False,
     grid_kwargs: Mapping[str, Any] | None = None,
     tie_positional: bool = False,
+    tie_dispersion: bool = False,
     **sampler_kwargs: Any,
 ) -> CrossCheck:
     """Classical vs Bayesian estimates for every judge, their agreement and a verdict.
@@ -1456,6 +1465,10 @@ def crosscheck(
         Fit the error models with one tie rate per position of the better text (every model
         that takes ``tie_positional``; ``compare --tie-positional``): where the log's ties
         depend on that position (the caveat ``ties_depend_on_position`` says so).
+    tie_dispersion : bool
+        Fit the models that take ``tie_dispersion`` (the order models; ``compare
+        --tie-dispersion``) with a tie rate that varies by context: where the log's ties
+        cluster by question (the caveat ``ties_cluster_by_context`` says so).
     **sampler_kwargs
         ``draws``, ``tune``, ``chains`` … for the models.
 
@@ -1518,6 +1531,7 @@ def crosscheck(
             steps,
             sampler_kwargs,
             tie_positional=tie_positional,
+            tie_dispersion=tie_dispersion,
         )
     from bayes_pairwise.pymc_models.diagnostics import tie_handling
 
@@ -1676,6 +1690,7 @@ def crosscheck(
         "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),
         "tie_positional": bool(tie_positional),
+        "tie_dispersion": bool(tie_dispersion),
         **{k: v for k, v in sampler_kwargs.items()},
     }
     return CrossCheck(

@@ -68,7 +68,7 @@ _CONTEXT_DATA = ("item_context", "pair_i", "pair_j", "pair_judge", "k", "pair_wi
 
 #: Tie forms a model name in a comparison may add after ``+`` (the models' settings of the same
 #: names, ``fit --tie-positional`` / ``--tie-closeness``): ``positional_order+tie_positional``.
-TIE_FORMS = ("tie_positional", "tie_closeness")
+TIE_FORMS = ("tie_positional", "tie_closeness", "tie_dispersion")
 
 #: Columns of :func:`compare_models`' table.
 COMPARE_COLUMNS = (

@@ -56,6 +56,10 @@ PRIOR_FAMILIES: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = 
         "Uniform": (("lower", "upper"), ()),
         "Beta": (("alpha", "beta"), ()),
     },
+    # a share on (0, 1), e.g. the correlation of ties within a context (tie_rho)
+    "unit": {
+        "Beta": (("alpha", "beta"), ()),
+    },
     # (eps_plus, eps_minus, 1 - eps_plus - eps_minus)
     "simplex3": {
         "Dirichlet": (("a",), ()),

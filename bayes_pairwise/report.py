@@ -239,6 +239,7 @@ def build_report(
     grid_kwargs: Mapping[str, Any] | None = None,
     load_warnings: Sequence[warnings.WarningMessage] = (),
     tie_positional: bool = False,
+    tie_dispersion: bool = False,
 ) -> HtmlPage:
     """Run the classical estimators and a Bayesian model and lay everything out as HTML.
 
@@ -289,6 +290,9 @@ def build_report(
     tie_positional : bool
         Fit the model with one tie rate per position of the better text
         (:func:`~bayes_pairwise.crosscheck.crosscheck`'s setting; ``report --tie-positional``).
+    tie_dispersion : bool
+        Fit an order model with a tie rate that varies by context (``report
+        --tie-dispersion``).
 
     Returns
     -------
@@ -351,6 +355,7 @@ def build_report(
             progress=prog.on,
             grid_kwargs=gkw,
             tie_positional=tie_positional,
+            tie_dispersion=tie_dispersion,
             **(
                 sampler
                 if method == "nuts"

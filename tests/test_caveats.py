@@ -112,7 +112,7 @@ def test_record_caveats_takes_a_numpy_integer_seed_as_that_seed(monkeypatch, see
 
     seen: list = []
 
-    def spy(data, *, model_kind, random_seed, tie_positional=False):
+    def spy(data, *, model_kind, random_seed, **kw):
         seen.append(random_seed)
         return []
 
@@ -170,6 +170,15 @@ def test_tie_dispersion_closed_form_and_the_caveat_names_the_clustered_judge() -
     assert "judge odd:" in c.text and "judge even" not in c.text
     assert f"{by['odd'].mostly_tied} of 40 contexts are at least half ties" in c.text
     assert "ties_cluster_by_context" in _codes(data, "positional")
+    # a fit that lets the tie rate vary says so, and names who does in a mixed analysis
+    mixed = ties_cluster_by_context(
+        data, dispersed=("uniform_order", "positional_order"), one_rate_too=True
+    )
+    assert "uniform_order and positional_order let the tie rate vary by context" in mixed.text
+    assert "The other models fit one tie rate" in mixed.text and "too narrow" in mixed.text
+    alone = ties_cluster_by_context(data, dispersed=("positional_order",)).text
+    assert "positional_order lets the tie rate" in alone and "other models" not in alone
+    assert "fit --tie-dispersion" in c.text and "too narrow" in c.text
     # one question tied throughout: the count is singular in the text
     single = [{"x": 1.0 if c == 0 else 0.02} for c in range(40)]
     c = ties_cluster_by_context(load_comparisons(_tie_log(single, ["x"]), context="q"))

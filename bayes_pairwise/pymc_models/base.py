@@ -502,11 +502,14 @@ class BayesianPairwiseModel:
     def __repr__(self) -> str:
         import inspect
 
-        defaults = {
-            k: p.default
-            for k, p in inspect.signature(type(self).__init__).parameters.items()
-            if p.default is not inspect.Parameter.empty
-        }
+        defaults: dict[str, Any] = {}
+        for klass in type(self).__mro__:  # a mixin's __init__ passes the rest on (**kwargs)
+            init = klass.__dict__.get("__init__")
+            if init is None or klass is object:
+                continue
+            for k, p in inspect.signature(init).parameters.items():
+                if p.default is not inspect.Parameter.empty:
+                    defaults.setdefault(k, p.default)
         given = {
             k: v
             for k, v in self.get_params().items()

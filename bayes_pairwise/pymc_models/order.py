@@ -76,6 +76,7 @@ __all__ = [
     "better_first_share",
     "order_model_note",
     "rank_table_by_name",
+    "tie_dispersion_logp",
 ]
 
 #: Bumped when :func:`~bayes_pairwise.pymc_models.order_kernel.order_logp` changes (the numba
@@ -218,17 +219,20 @@ def _context_logp(
     value: Any,
     log_rates: Any,
     tie_logit: Any,
+    tie_rho: Any,
     *,
     tables: tuple[np.ndarray, ...],
     ties: np.ndarray | None,
     decided: np.ndarray | None,
+    dispersion: bool = False,
 ) -> Any:
     """``logp`` of the ``contexts`` node: the order sum plus the context's tie terms.
 
     The tables enter as constants of this graph, not as parameters of the node: PyMC would
     hand parameters over with leading broadcast dimensions, and their reshapes would reach the
     kernel with a layout its loops cannot vectorise. The parameters are reshaped to their core
-    shapes.
+    shapes. With ``dispersion`` the tie terms are a beta-binomial per context and judge
+    (:func:`tie_dispersion_logp`).
     """
     log_rates = pt.as_tensor(log_rates)
     log_rates = log_rates.reshape((log_rates.shape[-2], log_rates.shape[-1]))
@@ -236,8 +240,64 @@ def _context_logp(
     if ties is not None and decided is not None:  # one rate per judge, the same under every order
         eta = pt.as_tensor(tie_logit)
         eta = eta.reshape((eta.shape[-1],))
-        logp = logp + (ties * -pt.softplus(-eta) + decided * -pt.softplus(eta)).sum(axis=-1)
+        if dispersion:
+            rho = pt.as_tensor(tie_rho)
+            rho = rho.reshape((rho.shape[-1],))
+            kappa = 1.0 / rho - 1.0
+            a = pt.sigmoid(eta) * kappa
+            b = pt.sigmoid(-eta) * kappa
+            g = pt.gammaln
+            cell = g(ties + a) - g(a) + g(decided + b) - g(b) - g(ties + decided + kappa) + g(kappa)
+            logp = logp + cell.sum(axis=-1)
+        else:
+            logp = logp + (ties * -pt.softplus(-eta) + decided * -pt.softplus(eta)).sum(axis=-1)
     return logp
+
+
+def tie_dispersion_logp(
+    ties: np.ndarray, decided: np.ndarray, tie_rate: float, tie_rho: float
+) -> np.ndarray:
+    """Log-probability of each context's tie verdicts under one tie rate that varies by context
+    (``tie_dispersion=True``): each context's tie probability ~ Beta with mean ``tie_rate`` and
+    intra-context correlation ``tie_rho``, integrated out.
+
+    The probability of the sequence of verdicts (ties and decided ones), not of the count: the
+    binomial coefficient is left out, as the model with one tie rate leaves it out, so the two
+    are scored on the same observations (PSIS-LOO compares them). As ``tie_rho`` → 0 it is the
+    one-rate model's ``t log τ + d log(1 − τ)``.
+
+    Parameters
+    ----------
+    ties, decided : float arrays
+        Tie and decided verdicts per context (one judge).
+    tie_rate, tie_rho : float
+
+    Returns
+    -------
+    float array
+        ``log B(t + a, d + b) − log B(a, b)`` with ``a = τ κ``, ``b = (1 − τ) κ``,
+        ``κ = 1 / ρ − 1``.
+
+    Examples
+    --------
+    >>> from scipy.special import comb
+    >>> from scipy.stats import betabinom
+    >>> lp = tie_dispersion_logp(np.array([3.0]), np.array([9.0]), 0.2, 0.1)
+    >>> kappa = 1 / 0.1 - 1
+    >>> by_hand = betabinom.logpmf(3, 12, 0.2 * kappa, 0.8 * kappa) - np.log(comb(12, 3))
+    >>> bool(np.isclose(lp[0], by_hand))
+    True
+    """
+    from scipy.special import gammaln
+
+    t = np.asarray(ties, dtype=float)
+    d = np.asarray(decided, dtype=float)
+    kappa = 1.0 / tie_rho - 1.0
+    a, b = tie_rate * kappa, (1.0 - tie_rate) * kappa
+    return (
+        gammaln(t + a) - gammaln(a) + gammaln(d + b) - gammaln(b)
+        - gammaln(t + d + kappa) + gammaln(kappa)
+    )  # fmt: skip
 
 
 class _OrderModel:
@@ -250,11 +310,16 @@ class _OrderModel:
     direct_rates: ClassVar[str | None] = None  # PyTensor's graph with the kernel's Op
     caveat_kind: ClassVar[str | None] = None
 
+    def __init__(self, *, tie_dispersion: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # type: ignore[call-arg]
+        self.tie_dispersion = tie_dispersion
+
     @property
     def prior_kinds(self) -> dict[str, str]:
         kinds = dict(super().prior_kinds)  # type: ignore[misc]
         for name in ("sigma_s", "tie_closeness"):
             kinds.pop(name)
+        kinds["tie_rho"] = "unit"
         return kinds
 
     def _check_data(self, data: Comparisons) -> None:
@@ -265,12 +330,35 @@ class _OrderModel:
                 "judge (or per position, tie_positional=True) that does not depend on how close "
                 "the texts are: tie_closeness needs the strength models (uniform, positional)"
             )
+        if self.tie_dispersion:
+            self._check_dispersion(data)
         if self.resolved_sampler()["nuts_sampler"] in JAX_SAMPLERS:  # type: ignore[attr-defined]
             raise DesignError(
                 f"{type(self).__name__}'s kernel has no JAX form: fit it with nutpie or PyMC's "
                 "NUTS (nuts_sampler='auto', 'nutpie' or 'pymc')"
             )
         self._tables(self._prepared(data), self._tie_positional(data))  # type: ignore[attr-defined]
+
+    def _check_dispersion(self, data: Comparisons) -> None:
+        """``tie_dispersion`` needs one tie rate per judge, modelled, from whole verdicts."""
+        name = type(self).__name__
+        if not self.models_ties(data):  # type: ignore[attr-defined]
+            raise DesignError(
+                f"{name}(tie_dispersion=True) lets the tie rate vary by context, but this fit "
+                "models no ties (the log has none, or ties='drop'): leave tie_dispersion off"
+            )
+        if self.tie_positional:  # type: ignore[attr-defined]
+            raise DesignError(
+                f"{name}: tie_dispersion (a tie rate that varies by context) and tie_positional "
+                "(one per position of the better item) do not combine: the positional tie "
+                "rates enter every order's likelihood, the dispersed one is summed out per "
+                "context beside it; choose one"
+            )
+        if data.has_weights:
+            raise DesignError(
+                f"{name}(tie_dispersion=True) needs whole verdicts per context (a beta-binomial "
+                "count); this log is weighted"
+            )
 
     def _tie_positional(self, data: Comparisons) -> bool:
         """Tie rates by the better item's position: asked for, and the ties are modelled."""
@@ -346,14 +434,24 @@ class _OrderModel:
                 ties, decided = _tie_counts(pc, data)
             else:
                 tie_logit = pt.zeros(n_j)
+            dispersion = bool(self.tie_dispersion) and tie_model and not tie_pos
+            if dispersion:
+                tie_rho = make_prior("tie_rho", priors["tie_rho"], "unit", dims="judge")
+            else:
+                tie_rho = pt.zeros(n_j)
             pm.CustomDist(
                 "contexts",
                 log_rates,
                 tie_logit,
+                tie_rho,
                 logp=functools.partial(
-                    _context_logp, tables=tables.arrays(), ties=ties, decided=decided
+                    _context_logp,
+                    tables=tables.arrays(),
+                    ties=ties,
+                    decided=decided,
+                    dispersion=dispersion,
                 ),
-                signature="(j,q),(j)->()",
+                signature="(j,q),(j),(j)->()",
                 dtype="int64",
                 observed=np.arange(n_c, dtype=np.int64),
                 dims="context",
@@ -376,6 +474,7 @@ class _OrderModel:
             tie_counts=_tie_counts(pc, data) if tie_model and not tie_pos else None,
             priors=priors,
             tie_positional=tie_pos,
+            tie_dispersion=bool(self.tie_dispersion) and tie_model and not tie_pos,
         )
 
     def _derived_posterior(self, idata: Any, data: Comparisons) -> None:
@@ -399,7 +498,10 @@ class _OrderModel:
 
     def reported_names(self, strengths: bool = True) -> list[str]:
         """Posterior variables presented as findings (no strengths: the order is summed out)."""
-        return super().reported_names(strengths=False)  # type: ignore[misc]
+        names = super().reported_names(strengths=False)  # type: ignore[misc]
+        if "tie_rho" in self.idata_.posterior:  # type: ignore[attr-defined]
+            names.append("tie_rho")
+        return names
 
     @property
     def strengths_(self) -> Any:

@@ -50,8 +50,8 @@ class OrderDensity:
     """What the written-out density of a hard-truth model needs (built by
     :func:`order_density`); the arrays are C-contiguous copies."""
 
-    shape: np.ndarray  # int64: judges, contexts, positional, ties, tie rates by position
-    prior: np.ndarray  # float64: eps lower, eps upper, Dirichlet a (3), tie mu, tie s
+    shape: np.ndarray  # int64: judges, contexts, positional, ties, by position, dispersion
+    prior: np.ndarray  # float64: eps lower, upper, Dirichlet a (3), tie mu, s, tie_rho Beta a, b
     size: np.ndarray
     offset: np.ndarray
     counts: np.ndarray
@@ -59,7 +59,10 @@ class OrderDensity:
     log_k: np.ndarray
     ties: np.ndarray  # (C, J) tie verdicts per context and judge (zeros without a tie model)
     decided: np.ndarray  # (C, J) decided verdicts
-    names: tuple[str, ...]  # value variables: the rates, then the tie logits
+    # with tie_dispersion: the distinct (judge, ties, decided) cells and how many contexts have
+    # each, (K, 4) — the beta-binomial is evaluated once per distinct cell, not per context
+    tie_cells: np.ndarray
+    names: tuple[str, ...]  # value variables: the rates, the tie logits, then tie_rho
     shapes: tuple[tuple[int, ...], ...]
 
     #: Whether MAP and the Laplace approximation can use it (no: they optimise the graph).
@@ -106,6 +109,7 @@ class OrderDensity:
             self.log_k,
             self.ties,
             self.decided,
+            self.tie_cells,
         )
 
     def initial_point(self, seed: int, *, jitter: bool = True) -> np.ndarray:
@@ -118,7 +122,9 @@ class OrderDensity:
             log_p = np.log(self.prior[2:5] / self.prior[2:5].sum())
             base[: 2 * n_j] = np.tile(log_p[:2] - log_p.mean(), n_j)
         if self.shape[3] or self.shape[4]:
-            base[self.sizes[0] :] = self.prior[5]
+            base[self.sizes[0] : self.sizes[0] + self.sizes[1]] = self.prior[5]
+        if self.shape[5]:  # the Beta's mean, through the log-odds transform
+            base[self.sizes[0] + self.sizes[1] :] = math.log(self.prior[7] / self.prior[8])
         return base + rng.uniform(-1.0, 1.0, self.n_dim) if jitter else base
 
     def constrained(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -148,11 +154,14 @@ class OrderDensity:
             eta = np.asarray(values["tie_logit"])
             out["tie_logit"] = eta
             out["tie_rate"] = 1.0 / (1.0 + np.exp(-eta))
+        if self.shape[5]:
+            out["tie_rho"] = 1.0 / (1.0 + np.exp(-np.asarray(values["tie_rho_logodds__"])))
         return out
 
     def pointwise(self, values: dict[str, np.ndarray]) -> np.ndarray:
         """Per-context log-likelihood of every draw, ``(*lead, C)``, from the model's
-        constrained variables (``eps`` or ``eps_plus``/``eps_minus``, ``tie_logit``)."""
+        constrained variables (``eps`` or ``eps_plus``/``eps_minus``, ``tie_logit``,
+        ``tie_rho``)."""
         if self.shape[2]:
             ep, em = np.asarray(values["eps_plus"]), np.asarray(values["eps_minus"])
         else:
@@ -163,6 +172,11 @@ class OrderDensity:
         em = np.ascontiguousarray(em.reshape(-1, n_j), dtype=np.float64)
         alpha = np.zeros((ep.shape[0], 0))
         eta = np.zeros_like(ep)
+        rho = np.zeros((ep.shape[0], n_j if self.shape[5] else 0))
+        if self.shape[5]:
+            rho = np.ascontiguousarray(
+                np.asarray(values["tie_rho"]).reshape(-1, n_j), dtype=np.float64
+            )
         if self.shape[4]:
             alpha = np.asarray(values["tie_logit"]).reshape(-1, 2 * n_j)
             alpha = np.ascontiguousarray(alpha, dtype=np.float64)
@@ -170,7 +184,7 @@ class OrderDensity:
             eta = np.ascontiguousarray(
                 np.asarray(values["tie_logit"]).reshape(-1, n_j), dtype=np.float64
             )
-        out = _pointwise(ep, em, eta, alpha, *self.arrays()[2:])
+        out = _pointwise(ep, em, eta, alpha, rho, *self.arrays()[2:9])
         return out.reshape(*lead, -1)
 
 
@@ -182,6 +196,7 @@ def order_density(
     tie_counts: tuple[np.ndarray, np.ndarray] | None,
     priors: dict[str, dict[str, Any]],
     tie_positional: bool = False,
+    tie_dispersion: bool = False,
 ) -> tuple[OrderDensity | None, str]:
     """The :class:`OrderDensity` of a hard-truth model, or ``None`` and why not.
 
@@ -200,6 +215,9 @@ def order_density(
         Tie rates by the better item's position: ``tables`` hold their second block of rows
         (:func:`~bayes_pairwise.pymc_models.order_kernel.order_tables` with
         ``tie_positional=True``) and ``tie_counts`` is ``None``.
+    tie_dispersion : bool
+        The tie rate varies by context: ``tie_rho`` (Beta prior, log-odds transform) and a
+        beta-binomial per context and judge instead of the binomial (needs ``tie_counts``).
 
     Returns
     -------
@@ -217,7 +235,7 @@ def order_density(
     >>> spec.names, spec.n_dim, why
     (('eps_simplex_simplex__',), 2, '')
     """
-    prior = np.zeros(7)
+    prior = np.zeros(9)
     eps = priors["eps"]
     if positional:
         if eps.get("dist") != "Dirichlet":
@@ -241,7 +259,15 @@ def order_density(
     if tie_counts is not None and not tie_positional:
         ties, decided = tie_counts
     with_ties = tie_counts is not None and not tie_positional
-    shape = [n_judges, n_c, int(positional), int(with_ties), int(tie_positional)]
+    dispersion = bool(tie_dispersion) and with_ties
+    if dispersion:
+        rho = priors["tie_rho"]
+        if rho.get("dist") != "Beta":
+            return None, f"tie_rho prior {rho.get('dist')} (written out: Beta)"
+        prior[7], prior[8] = float(rho["alpha"]), float(rho["beta"])
+        names.append("tie_rho_logodds__")
+        shapes.append((n_judges,))
+    shape = [n_judges, n_c, int(positional), int(with_ties), int(tie_positional), int(dispersion)]
     return (
         OrderDensity(
             shape=np.array(shape, dtype=np.int64),
@@ -253,6 +279,9 @@ def order_density(
             log_k=_copy(tables.log_k_factorial, np.float64),
             ties=_copy(ties, np.float64),
             decided=_copy(decided, np.float64),
+            tie_cells=_copy(
+                _distinct_cells(ties, decided) if dispersion else np.zeros((0, 4)), np.float64
+            ),
             names=tuple(names),
             shapes=tuple(shapes),
         ),
@@ -282,6 +311,17 @@ def order_density_logp_grad(spec: OrderDensity, x: np.ndarray) -> tuple[float, n
     return float(lp), grad
 
 
+def _distinct_cells(ties: np.ndarray, decided: np.ndarray) -> np.ndarray:
+    """``(judge, ties, decided, contexts)`` of every distinct cell of the ``(C, J)`` counts
+    (cells without verdicts left out)."""
+    n_c, n_j = ties.shape
+    judge = np.broadcast_to(np.arange(n_j), (n_c, n_j))
+    cells = np.stack([judge.ravel(), ties.ravel(), decided.ravel()], axis=1).astype(np.float64)
+    cells = cells[cells[:, 1] + cells[:, 2] > 0]
+    distinct, times = np.unique(cells, axis=0, return_counts=True)
+    return np.column_stack([distinct, times.astype(np.float64)]).reshape(-1, 4)
+
+
 def _copy(x: Any, dtype: Any) -> np.ndarray:
     return np.array(x, dtype=dtype, order="C", copy=True)
 
@@ -290,7 +330,6 @@ def _user_data(spec: OrderDensity) -> np.ndarray:
     out: list[int] = []
     for a in spec.arrays():
         out += [a.ctypes.data, a.size]
-    out += [0, 0]
     return np.array(out, dtype=np.int64)
 
 
@@ -352,15 +391,48 @@ def _tie_terms(eta: np.ndarray, ties: np.ndarray, decided: np.ndarray, c: int) -
 
 
 @numba.njit(**_JIT)
-def _pointwise(ep, em, eta, alpha, size, offset, counts, forbid, log_k, ties, decided):
+def _beta_binomial(t: float, d: float, tau: float, kappa: float) -> tuple:
+    """``log B(t + a, d + b) − log B(a, b)`` (a = τκ, b = (1 − τ)κ; whole counts t, d) and its
+    partials ``A = ∂/∂a``, ``B = ∂/∂b``, ``K``: as sums of logs and reciprocals, exact for any
+    κ (the differences of log-gamma functions lose digits when κ is large)."""
+    a = tau * kappa
+    b = (1.0 - tau) * kappa
+    lp = 0.0
+    g_a = 0.0
+    g_b = 0.0
+    g_k = 0.0
+    for i in range(int(t + 0.5)):
+        lp += math.log(a + i)
+        g_a += 1.0 / (a + i)
+    for i in range(int(d + 0.5)):
+        lp += math.log(b + i)
+        g_b += 1.0 / (b + i)
+    for i in range(int(t + d + 0.5)):
+        lp -= math.log(kappa + i)
+        g_k += 1.0 / (kappa + i)
+    return lp, g_a, g_b, g_k
+
+
+@numba.njit(**_JIT)
+def _pointwise(ep, em, eta, alpha, rho, size, offset, counts, forbid, log_k, ties, decided):
     n_d = ep.shape[0]
     n_c = size.shape[0]
+    n_j = ep.shape[1]
     out = np.empty((n_d, n_c))
     for d in range(n_d):  # without one tie rate per judge the tie counts are zeros
         rates = _log_rates(ep[d], em[d], alpha[d])
         lp, _ = order_logp(rates, size, offset, counts, forbid, log_k)
-        for c in range(n_c):
-            out[d, c] = lp[c] + _tie_terms(eta[d], ties, decided, c)
+        if rho.shape[1]:
+            for c in range(n_c):
+                out[d, c] = lp[c]
+                for q in range(n_j):
+                    kappa = 1.0 / rho[d, q] - 1.0
+                    out[d, c] += _beta_binomial(
+                        ties[c, q], decided[c, q], _sigmoid(eta[d, q]), kappa
+                    )[0]
+        else:
+            for c in range(n_c):
+                out[d, c] = lp[c] + _tie_terms(eta[d], ties, decided, c)
     return out
 
 
@@ -377,17 +449,19 @@ def _unpack(ud: np.ndarray) -> tuple:
     n_c = shape[1]
     ties = numba.carray(void_pointer(ud[14]), (n_c, n_j), np.float64)
     decided = numba.carray(void_pointer(ud[16]), (n_c, n_j), np.float64)
-    return shape, prior, size, offset, counts, forbid, log_k, ties, decided
+    cells = numba.carray(void_pointer(ud[18]), (ud[19] // 4, 4), np.float64)
+    return shape, prior, size, offset, counts, forbid, log_k, ties, decided, cells
 
 
 @numba.njit(**_JIT)
 def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
-    shape, prior, size, offset, counts, forbid, log_k, ties, decided = _unpack(ud)
+    shape, prior, size, offset, counts, forbid, log_k, ties, decided, cells = _unpack(ud)
     n_j = shape[0]
     n_c = shape[1]
     positional = shape[2] != 0
     with_ties = shape[3] != 0
     tie_pos = shape[4] != 0
+    dispersion = shape[5] != 0
     for k in range(grad.shape[0]):
         grad[k] = 0.0
     ep = np.empty(n_j)
@@ -461,7 +535,31 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
                 s_a = _sigmoid(eta[2 * q + side])
                 g_log, g_log1m = g_tie[4 * q + 2 * side], g_tie[4 * q + 2 * side + 1]
                 grad[o_t + 2 * q + side] += g_log * (1.0 - s_a) - g_log1m * s_a
-    if with_ties:
+    if dispersion:  # tie_rho ~ Beta(α, β) through the log-odds transform; beta-binomial cells
+        o_r = o_t + n_tie
+        b_a, b_b = prior[7], prior[8]
+        lp -= n_j * (math.lgamma(b_a) + math.lgamma(b_b) - math.lgamma(b_a + b_b))
+        for q in range(n_j):
+            u = x[o_r + q]
+            rho = _sigmoid(u)
+            # density and Jacobian: α log ρ + β log(1 − ρ)
+            lp -= b_a * _softplus(-u) + b_b * _softplus(u)
+            grad[o_r + q] += b_a * (1.0 - rho) - b_b * rho
+            kappa = 1.0 / rho - 1.0
+            tau = _sigmoid(eta[q])
+            g_eta = 0.0
+            g_kappa = 0.0
+            for k in range(cells.shape[0]):  # each distinct (ties, decided) once
+                if int(cells[k, 0]) != q:
+                    continue
+                m = cells[k, 3]
+                cell, g_a, g_b, g_k = _beta_binomial(cells[k, 1], cells[k, 2], tau, kappa)
+                lp += m * cell
+                g_eta += m * (g_a - g_b)
+                g_kappa += m * (tau * g_a + (1.0 - tau) * g_b - g_k)
+            grad[o_t + q] += g_eta * kappa * tau * (1.0 - tau)  # a = τκ, b = (1 − τ)κ
+            grad[o_r + q] -= g_kappa * kappa  # dκ/du = −(1 − ρ)/ρ = −κ
+    elif with_ties:
         for q in range(n_j):
             s_eta = _sigmoid(eta[q])
             tq = 0.0

@@ -1,0 +1,182 @@
+"""A tie rate that varies by context (``tie_dispersion=True`` on the order models): a
+beta-binomial tie count per context and judge, checked against SciPy, finite differences, the
+one-rate model it contains, recovery on a log whose questions differ in how often they tie, and
+PSIS-LOO on that log."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import comb
+from scipy.stats import betabinom
+
+import bayes_pairwise as bp
+from bayes_pairwise.errors import DesignError
+from bayes_pairwise.pymc_models.order import tie_dispersion_logp
+from bayes_pairwise.pymc_models.order_density import order_density_logp_grad
+
+
+def _clustered_log(
+    seed: int, *, n_contexts=60, size=4, tie_rate=0.15, tie_rho=0.3, eps=(0.05, 0.2), judges=("A",)
+):
+    """Round robins with a hard truth (lower index better), each pair once in each order per
+    judge; each context's tie probability ~ Beta(mean tie_rate, correlation tie_rho) per judge;
+    a decided verdict errs with ε₊ (better first) or ε₋ (better second)."""
+    rng = np.random.default_rng(seed)
+    kappa = 1.0 / tie_rho - 1.0
+    rows = []
+    for c in range(n_contexts):
+        for judge in judges:
+            tau_c = rng.beta(tie_rate * kappa, (1.0 - tie_rate) * kappa)
+            for i, j in itertools.permutations(range(size), 2):
+                if rng.random() < tau_c:
+                    out = "tie"
+                else:
+                    better_first = i < j
+                    err = rng.random() < (eps[0] if better_first else eps[1])
+                    out = "first" if better_first != err else "second"
+                rows.append((f"c{c}i{i}", f"c{c}i{j}", out, f"q{c}", judge))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge"])
+
+
+def test_the_tie_term_is_scipys_beta_binomial_without_the_coefficient():
+    t = np.array([0.0, 3.0, 12.0, 5.0])
+    d = np.array([12.0, 9.0, 0.0, 0.0])
+    for tau, rho in [(0.2, 0.1), (0.6, 0.9), (0.05, 1e-6)]:
+        kappa = 1.0 / rho - 1.0
+        n = t + d
+        want = betabinom.logpmf(t, n, tau * kappa, (1 - tau) * kappa) - np.log(comb(n, t))
+        np.testing.assert_allclose(tie_dispersion_logp(t, d, tau, rho), want, rtol=1e-9)
+    # rho -> 0: one tie rate, t log tau + d log(1 - tau)
+    np.testing.assert_allclose(
+        tie_dispersion_logp(t, d, 0.2, 1e-9),
+        t * np.log(0.2) + d * np.log(0.8),
+        rtol=1e-6,
+    )
+
+
+@pytest.mark.parametrize("cls", [bp.PositionalOrder, bp.UniformOrder])
+def test_the_written_out_gradient_is_the_finite_difference_even_at_extreme_rho(cls):
+    data = bp.load_comparisons(
+        _clustered_log(0, n_contexts=8, judges=("A", "B")), context="q", judge="judge"
+    )
+    spec, why = cls(tie_dispersion=True).written_out_density(data)
+    assert why == "" and spec.names[-1] == "tie_rho_logodds__"
+    rng = np.random.default_rng(3)
+    for u in (-9.0, 0.4, 7.0):  # rho 1e-4 (kappa 8,100), 0.6, 0.999
+        x = rng.normal(0.0, 0.7, spec.n_dim)
+        x[-2:] = u
+        lp, grad = order_density_logp_grad(spec, x)
+        h = 1e-6
+        fd = np.array(
+            [
+                (order_density_logp_grad(spec, x + h * e)[0] - order_density_logp_grad(
+                    spec, x - h * e
+                )[0]) / (2 * h)
+                for e in np.eye(spec.n_dim)
+            ]
+        )  # fmt: skip
+        np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-5)
+        assert np.isfinite(lp)
+
+
+def test_the_error_rates_do_not_depend_on_it_and_the_tie_spread_is_recovered():
+    """The tie terms and the order terms are separate factors: MAP's error rates are those of
+    the one-rate model; the tie rate is the same mean and tie_rho finds the simulated 0.3."""
+    df = _clustered_log(1, n_contexts=200)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
+    one = bp.PositionalOrder().fit(data, method="map", random_seed=0)
+    spread = bp.PositionalOrder(tie_dispersion=True).fit(data, method="map", random_seed=0)
+    p1, p2 = one.idata_.posterior, spread.idata_.posterior
+    for name in ("eps_plus", "eps_minus"):
+        assert float(p2[name].values.ravel()[0]) == pytest.approx(
+            float(p1[name].values.ravel()[0]), abs=1e-5
+        )
+    # the one rate's mode under its Logistic(0, 1) prior (τ ~ Uniform): (t + 1) / (n + 2)
+    t, n = int((df["outcome"] == "tie").sum()), len(df)
+    assert float(p1["tie_rate"].values.ravel()[0]) == pytest.approx((t + 1) / (n + 2), abs=1e-6)
+    assert float(p2["tie_rate"].values.ravel()[0]) == pytest.approx(0.15, abs=0.03)
+    assert float(p2["tie_rho"].values.ravel()[0]) == pytest.approx(0.3, abs=0.08)
+    assert p2["tie_rho"].dims == ("chain", "draw", "judge")
+    assert "tie_rho" in spread.reported_names()
+
+
+def test_it_is_refused_where_it_cannot_apply():
+    df = _clustered_log(2, n_contexts=6)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
+    with pytest.raises(DesignError, match="do not combine"):
+        bp.PositionalOrder(tie_dispersion=True, tie_positional=True).fit(data, method="map")
+    dropped = bp.load_comparisons(df, context="q", judge="judge", ties="drop")
+    with pytest.raises(DesignError, match="models no ties"):
+        bp.UniformOrder(tie_dispersion=True).fit(dropped, method="map")
+    weighted = bp.load_comparisons(
+        df.assign(w=0.5), context="q", judge="judge", ties="model", weights="w"
+    )
+    with pytest.raises(DesignError, match="weighted"):
+        bp.UniformOrder(tie_dispersion=True).fit(weighted, method="map")
+    with pytest.raises(ValueError, match="unknown setting"):
+        bp.UniformError().set_params(tie_dispersion=True)
+
+
+def test_nuts_loo_prefers_it_where_questions_differ_and_it_round_trips(tmp_path):
+    """On a log whose questions tie at different rates the one-rate model mispredicts the
+    questions tied throughout: PSIS-LOO prefers the dispersed tie rate by several standard
+    errors, its p_loo is smaller, tie_rho meets the log's dispersion ratio, and its interval
+    for the tie rate is wider (the one-rate model's is too narrow for such a log)."""
+    from bayes_pairwise.caveats import tie_dispersion
+    from bayes_pairwise.model_checking import compare_fitted
+
+    df = _clustered_log(4, n_contexts=120)
+    data = bp.load_comparisons(df, context="q", judge="judge", ties="model")
+    kw = {"draws": 400, "tune": 400, "chains": 2}
+    one = bp.PositionalOrder(**kw).fit(data, random_seed=1)
+    spread = bp.PositionalOrder(tie_dispersion=True, **kw).fit(data, random_seed=1)
+    assert spread.settings_["log_density"] == "written out"
+    table = compare_fitted({"one rate": one, "by context": spread})
+    table = table.set_index("model")
+    assert table.index[0] == "by context"
+    assert float(table.loc["one rate", "elpd_diff"]) > 3 * float(table.loc["one rate", "dse"])
+    assert float(table.loc["by context", "p_loo"]) < float(table.loc["one rate", "p_loo"])
+    # tie_rho meets the caveat's dispersion ratio of the same log: ratio = 1 + (n − 1) ρ for
+    # n = 12 verdicts per context (this draw of the log: ρ ≈ 0.22 where 0.3 was simulated)
+    (d,) = tie_dispersion(data)
+    rho = spread.idata_.posterior["tie_rho"].values.ravel()
+    assert float(np.median(rho)) == pytest.approx((d.ratio - 1.0) / 11.0, abs=0.03)
+    sd_one = float(one.idata_.posterior["tie_rate"].std())
+    sd_spread = float(spread.idata_.posterior["tie_rate"].std())
+    assert sd_spread > 1.5 * sd_one
+    back = bp.load_model(spread.save(tmp_path / "spread.nc"))
+    assert back.get_params()["tie_dispersion"] is True
+    np.testing.assert_array_equal(
+        back.idata_.posterior["tie_rho"], spread.idata_.posterior["tie_rho"]
+    )
+
+
+def test_cli_fit_takes_it_for_the_order_models_and_names_the_others(tmp_path, capsys):
+    import json
+
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "clustered.csv"
+    _clustered_log(5, n_contexts=80).to_csv(path, index=False)
+    base = ["fit", str(path), "--context-column", "q", "--ties", "model", "--map"]
+    assert main([*base, "--model", "positional_order", "--tie-dispersion", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["parameters"]["tie_rho"]["mean"] == pytest.approx(0.3, abs=0.1)
+    # the caveat says the fit allows for the clustering (and names the option where it does not)
+    codes = {c["code"]: c["text"] for c in out["caveats"]}
+    assert "positional_order lets the tie rate vary by context" in codes["ties_cluster_by_context"]
+    assert main([*base, "--model", "positional_order", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert "tie_rho" not in plain["parameters"]
+    text = {c["code"]: c["text"] for c in plain["caveats"]}["ties_cluster_by_context"]
+    assert "fit --tie-dispersion" in text and "too narrow" in text
+    for cmd in ("fit", "compare", "report"):
+        args = [cmd, str(path), "--context-column", "q", "--model", "positional", "--map"]
+        if cmd == "report":
+            args += ["--out", str(tmp_path / "r.html")]
+        assert main([*args, "--tie-dispersion"]) == 2
+        assert "--tie-dispersion: positional has no" in capsys.readouterr().err
