@@ -102,6 +102,13 @@ def test_the_error_rates_do_not_depend_on_it_and_the_tie_spread_is_recovered():
     assert float(p2["tie_rho"].values.ravel()[0]) == pytest.approx(0.3, abs=0.08)
     assert p2["tie_rho"].dims == ("chain", "draw", "judge")
     assert "tie_rho" in spread.reported_names()
+    from bayes_pairwise.pymc_models.diagnostics import tie_handling
+
+    # the order models observe contexts and keep the pair counts as constant data: their tie
+    # handling is read there (it said "none", 0 ties modelled, before)
+    assert tie_handling(spread)["tie_rates"] == "per judge, varying by context"
+    assert tie_handling(one)["tie_rates"] == "per judge"
+    assert tie_handling(one)["handling"] == "model" and tie_handling(one)["n_ties_modelled"] == t
 
 
 def test_it_is_refused_where_it_cannot_apply():

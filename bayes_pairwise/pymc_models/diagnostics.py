@@ -902,7 +902,8 @@ def tie_handling(model: Any) -> dict[str, Any]:
         biased Bradley–Terry likelihood), ``"dropped"`` (removed before or by the fit) or
         ``"none"`` (the data held no tie); ``n_ties`` (ties in the data given to the fit),
         ``n_ties_modelled``, ``n_ties_dropped``, the data's ``tie_policy`` and, when ties are
-        modelled, ``tie_rates``: ``"per judge"`` or ``"by position"`` (``tie_positional``).
+        modelled, ``tie_rates``: ``"per judge"``, ``"by position"`` (``tie_positional``) or
+        ``"per judge, varying by context"`` (``tie_dispersion``: the order models).
 
     Examples
     --------
@@ -922,10 +923,16 @@ def tie_handling(model: Any) -> dict[str, Any]:
     idata = _idata_of(model)
     settings = getattr(model, "settings_", {})
     data = dict(settings.get("data", {}))
-    by_position = bool(dict(settings.get("params", {})).get("tie_positional", False))
+    params = dict(settings.get("params", {}))
+    by_position = bool(params.get("tie_positional", False))
+    by_context = bool(params.get("tie_dispersion", False))
     n_ties = int(data.get("n_ties", 0))
     dropped_at_load = int(data.get("n_ties_dropped", 0))
     od = idata.observed_data if "observed_data" in idata.groups() else {}
+    if "wins" not in od and "constant_data" in idata.groups():
+        # the order models observe contexts; their pair counts are kept as constant data
+        cd = idata.constant_data
+        od = {"wins": cd["pair_wins"]} if "pair_wins" in cd else od
     modelled = 0
     half = 0
     if "wins" in od:
@@ -948,9 +955,18 @@ def tie_handling(model: Any) -> dict[str, Any]:
         "n_ties_modelled": modelled,
         "n_ties_counted_half": half,
         "n_ties_dropped": dropped_at_load + (kept if handling == "dropped" else 0),
-        # one tie rate per judge, or one per position of the better item (tie_positional)
+        # one tie rate per judge, one per position of the better item (tie_positional), or
+        # one per judge that varies by context (tie_dispersion)
         "tie_rates": (
-            ("by position" if by_position else "per judge") if handling == "model" else None
+            (
+                "by position"
+                if by_position
+                else "per judge, varying by context"
+                if by_context
+                else "per judge"
+            )
+            if handling == "model"
+            else None
         ),
     }
 
