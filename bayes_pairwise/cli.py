@@ -1495,6 +1495,8 @@ def _run_sbc(args: argparse.Namespace, client: Any) -> Any:
         ties=args.ties,
         client=client,
         tie_positional=args.tie_positional,
+        tie_dispersion=args.tie_dispersion,
+        n_contexts=args.n_contexts,
         list_size=args.list_size,
         lists_per_judge=args.lists_per_judge,
     )
@@ -1815,6 +1817,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--tie-positional",
         action="store_true",
         help="with --ties: one tie rate per position of the better text, simulated and fitted",
+    )
+    p.add_argument(
+        "--tie-dispersion",
+        action="store_true",
+        help="order models, with --ties and --n-contexts >= 2: a tie rate that varies by "
+        "context (tie_rho), simulated per context and fitted",
+    )
+    p.add_argument(
+        "--n-contexts",
+        type=_int_type(1, 100_000),
+        default=1,
+        help="pairwise models: the design is this many round robins of --n-items each (1)",
     )
     p.add_argument(
         "--list-size",

@@ -467,19 +467,27 @@ class SBCResult:
         }
 
 
-def _design(n_items: int, n_judges: int, repeats: int) -> Comparisons:
-    """Round-robin design: every pair, ``repeats`` verdicts per order, per judge."""
-    items = [f"t{k:03d}" for k in range(n_items)]
+def _design(n_items: int, n_judges: int, repeats: int, n_contexts: int = 1) -> Comparisons:
+    """Round-robin design: every pair, ``repeats`` verdicts per order, per judge; with
+    ``n_contexts`` > 1, that many round robins of ``n_items`` items each (a context column)."""
     rows = []
-    for jdx in range(n_judges):
-        for a in range(n_items):
-            for b in range(a + 1, n_items):
-                for _ in range(repeats):
-                    rows.append((f"j{jdx:02d}", items[a], items[b]))
-                    rows.append((f"j{jdx:02d}", items[b], items[a]))
-    frame = pd.DataFrame(rows, columns=["judge", "first", "second"])
+    for c in range(n_contexts):
+        prefix = f"q{c:03d}/" if n_contexts > 1 else ""
+        items = [f"{prefix}t{k:03d}" for k in range(n_items)]
+        for jdx in range(n_judges):
+            for a in range(n_items):
+                for b in range(a + 1, n_items):
+                    for _ in range(repeats):
+                        rows.append((f"j{jdx:02d}", items[a], items[b], f"q{c:03d}"))
+                        rows.append((f"j{jdx:02d}", items[b], items[a], f"q{c:03d}"))
+    frame = pd.DataFrame(rows, columns=["judge", "first", "second", "context"])
     frame["outcome"] = "first"
-    return load_comparisons(frame, judge="judge" if n_judges > 1 else None, detect=False)
+    return load_comparisons(
+        frame,
+        judge="judge" if n_judges > 1 else None,
+        context="context" if n_contexts > 1 else None,
+        detect=False,
+    )
 
 
 def _bt_design(n_items: int, n_judges: int, repeats: int, random_seed: int) -> Comparisons:
@@ -526,23 +534,28 @@ def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
     pc = pair_counts(data)
     items = np.asarray(data.items, dtype=object)
     judges = np.asarray(data.judges, dtype=object)
+    contexts = np.asarray(data.contexts, dtype=object)[np.asarray(data.item_context)]
     with_ties = wins.shape[1] == 4
     rows = []
     for r in range(len(pc.i)):
         i, j, jd = items[pc.i[r]], items[pc.j[r]], judges[pc.judge[r]]
+        q = contexts[pc.i[r]]
         n1, n2 = int(wins[r, 0]), int(wins[r, 1])
         t1, t2 = (int(wins[r, 2]), int(wins[r, 3])) if with_ties else (0, 0)
         kp, km = int(pc.k_plus[r]), int(pc.k_minus[r])
         rows += [
-            (jd, i, j, "first" if k < n1 else "tie" if k < n1 + t1 else "second") for k in range(kp)
+            (jd, i, j, "first" if k < n1 else "tie" if k < n1 + t1 else "second", q)
+            for k in range(kp)
         ]
         rows += [
-            (jd, j, i, "second" if k < n2 else "tie" if k < n2 + t2 else "first") for k in range(km)
+            (jd, j, i, "second" if k < n2 else "tie" if k < n2 + t2 else "first", q)
+            for k in range(km)
         ]
-    frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"])
+    frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome", "context"])
     return load_comparisons(
         frame,
         judge="judge" if data.n_judges > 1 else None,
+        context="context" if data.n_contexts > 1 else None,
         ties="model" if with_ties else "error",
         detect=False,
     )
@@ -572,6 +585,8 @@ def _sbc_parameters(model: Any, ties: bool = False) -> list[str]:
     from bayes_pairwise.pymc_models.error_models import TIE_REPORTED
 
     reported = [p for p in model.reported if ties or p not in TIE_REPORTED]
+    if ties and getattr(model, "tie_dispersion", False):
+        reported.append("tie_rho")
     return reported if _hard_truth(model) else [*reported, "sigma_s"]
 
 
@@ -586,7 +601,8 @@ def _order_counts(
     """The hard-truth models' generative process (METHODS §3) on ``design``: a uniformly random
     order of each context's items, then per pair row and order the ties (rate τ of the judge,
     or τ₊ / τ₋ by the better item's position when ``values`` hold ``tie_rate_plus`` and
-    ``tie_rate_minus``) and, among the decided verdicts, the errors (ε₊ with the better item
+    ``tie_rate_minus``, or with ``tie_rho`` a rate per context and judge drawn from the Beta of
+    mean τ and correlation ρ) and, among the decided verdicts, the errors (ε₊ with the better item
     first, ε₋ second).
 
     Returns ``wins`` as :func:`_log_from_counts` takes it: (n1, n2) or (n1, n2, t1, t2).
@@ -612,6 +628,16 @@ def _order_counts(
         tm = np.asarray(values["tie_rate_minus"]).reshape(-1)[q]
         t1 = rng.binomial(kp, np.where(i_better, tp, tm))
         t2 = rng.binomial(km, np.where(i_better, tm, tp))
+    elif ties and "tie_rho" in values:  # a tie probability per (context, judge) ~ Beta
+        tau = np.asarray(values["tie_rate"]).reshape(-1)
+        kappa = 1.0 / np.asarray(values["tie_rho"]).reshape(-1) - 1.0
+        n_j = tau.shape[0]
+        cell = rng.beta(
+            np.tile(tau * kappa, (design.n_contexts, 1)),
+            np.tile((1.0 - tau) * kappa, (design.n_contexts, 1)),
+        )  # (C, J)
+        tau_row = cell[ctx[np.asarray(pc.i)], q] if n_j else cell[:, 0]
+        t1, t2 = rng.binomial(kp, tau_row), rng.binomial(km, tau_row)
     elif ties:
         tau = np.asarray(values["tie_rate"]).reshape(-1)[q]
         t1, t2 = rng.binomial(kp, tau), rng.binomial(km, tau)
@@ -652,12 +678,17 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
             settings["n_items"], settings["n_judges"], settings["repeats"], settings["random_seed"]
         )
     else:
-        design = _design(settings["n_items"], settings["n_judges"], settings["repeats"])
+        design = _design(
+            settings["n_items"],
+            settings["n_judges"],
+            settings["repeats"],
+            settings.get("n_contexts", 1),
+        )
     model = _sbc_model(
         settings,
         design,
         **({} if bt else {"ties": "model" if ties else "drop"}),
-        **({"tie_positional": True} if settings.get("tie_positional") else {}),
+        **{f: True for f in ("tie_positional", "tie_dispersion") if settings.get(f)},
     )
     names = _sbc_parameters(model, ties)
     order = _hard_truth(model)
@@ -982,6 +1013,8 @@ def sbc(
     tie_positional: bool = False,
     list_size: int = 4,
     lists_per_judge: int = 50,
+    n_contexts: int = 1,
+    tie_dispersion: bool = False,
 ) -> SBCResult:
     """Simulation-based calibration of a model (Talts et al. 2018).
 
@@ -1049,6 +1082,13 @@ def sbc(
         them by the model's process (Plackett–Luce on strength + the bonus of the shown slot,
         a random order with the lapse rate) and ranks ``first`` and ``lapse`` per judge and
         σ_s. ``repeats`` does not apply.
+    n_contexts : int
+        Pairwise models: the design is ``n_contexts`` round robins of ``n_items`` items each
+        (default one).
+    tie_dispersion : bool
+        The order models, with ``ties``: a tie rate that varies by context (``tie_rho``),
+        simulated per context and judge from its Beta and fitted (``sbc --ties
+        --tie-dispersion``); needs ``n_contexts`` ≥ 2.
 
     Returns
     -------
@@ -1071,6 +1111,21 @@ def sbc(
             raise DesignError(f"model {model!r} has no tie sub-model: sbc(ties=True) needs one")
     if tie_positional and not ties:
         raise DesignError("sbc(tie_positional=True) needs ties=True (the tie rates to calibrate)")
+    if int(n_contexts) < 1:
+        raise ValueError(f"n_contexts must be >= 1, got {n_contexts}")
+    if tie_dispersion:
+        from bayes_pairwise.pymc_models import get_model
+
+        if not ties or int(n_contexts) < 2:
+            raise DesignError(
+                "sbc(tie_dispersion=True) needs ties=True and n_contexts >= 2 (a tie rate that "
+                "varies by context, calibrated across contexts)"
+            )
+        if "tie_dispersion" not in get_model(model).get_params():
+            raise DesignError(
+                f"model {model!r} has no tie rate that varies by context (the order models "
+                "uniform_order and positional_order do)"
+            )
     if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
         raise ValueError("need sims >= 1, n_items >= 2 and n_ranks >= 2")
     listwise = _listwise(model)
@@ -1100,6 +1155,10 @@ def sbc(
         settings["ties"] = True
     if tie_positional:
         settings["tie_positional"] = True
+    if int(n_contexts) > 1:  # recorded only when set: older results files still resume
+        settings["n_contexts"] = int(n_contexts)
+    if tie_dispersion:
+        settings["tie_dispersion"] = True
     if listwise:  # recorded only for the listwise model: pairwise results files still resume
         settings["list_size"] = int(list_size)
         settings["lists_per_judge"] = int(lists_per_judge)

@@ -187,3 +187,51 @@ def test_cli_fit_takes_it_for_the_order_models_and_names_the_others(tmp_path, ca
             args += ["--out", str(tmp_path / "r.html")]
         assert main([*args, "--tie-dispersion"]) == 2
         assert "--tie-dispersion: positional has no" in capsys.readouterr().err
+
+
+def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler):
+    """The SBC generative process draws one tie probability per context and judge from the
+    Beta: the tie counts' variance is n τ(1 − τ)(1 + (n − 1) ρ); the contexts survive into
+    the simulated log; tie_rho is ranked beside the rates."""
+    from bayes_pairwise.model_checking import _design, _log_from_counts, _order_counts, sbc
+
+    design = _design(4, 1, 3, n_contexts=3000)  # 36 verdicts per context
+    assert design.n_contexts == 3000 and design.n_items == 12_000
+    values = {
+        "eps_plus": np.array([0.05]),
+        "eps_minus": np.array([0.2]),
+        "tie_rate": np.array([0.2]),
+        "tie_rho": np.array([0.25]),
+    }
+    wins = _order_counts(design, values, True, 7)
+    log = _log_from_counts(design, wins)
+    assert log.n_contexts == 3000 and log.contexts == design.contexts
+    pc = bp.pair_counts(log)
+    ctx = np.asarray(log.item_context)[pc.i]
+    t = np.bincount(ctx, pc.t1 + pc.t2, log.n_contexts)
+    n = 36
+    assert t.mean() / n == pytest.approx(0.2, abs=0.01)
+    want = n * 0.2 * 0.8 * (1 + (n - 1) * 0.25)
+    assert t.var() == pytest.approx(want, rel=0.1)
+    res = sbc(
+        "positional_order",
+        n_items=4,
+        n_contexts=5,
+        sims=2,
+        random_seed=1,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+        ties=True,
+        tie_dispersion=True,
+    )
+    assert res.failed == 0
+    assert {p.split("[")[0] for p in res.ranks["parameter"]} == {
+        "eps_plus", "eps_minus", "tie_rate", "tie_rho"
+    }  # fmt: skip
+    assert mock_sampler[0]["direct"] is not None  # the written-out density
+    with pytest.raises(DesignError, match="n_contexts >= 2"):
+        sbc("positional_order", n_items=4, sims=1, ties=True, tie_dispersion=True)
+    with pytest.raises(DesignError, match="no tie rate that varies by context"):
+        sbc("positional", n_items=4, n_contexts=3, sims=1, ties=True, tie_dispersion=True)
