@@ -96,6 +96,7 @@ SYMBOLS = {
     "tie_rate": "tie rate",
     "tie_rate_plus": "τ₊",
     "tie_rate_minus": "τ₋",
+    "tie_rho": "tie correlation ρ",
     "gamma": "γ",
 }
 #: The models' quantities in the side-by-side table (tie rates by position: ``tie_positional``).
@@ -107,6 +108,7 @@ MODEL_QUANTITIES = (
     "tie_rate",
     "tie_rate_plus",
     "tie_rate_minus",
+    "tie_rho",
     "gamma",
 )
 METHOD_SCOM = "S_com closed form"
@@ -120,6 +122,8 @@ METHOD_GRID = "Δ_S grid (1-D)"
 METHOD_GRID_SUM = "Δ_S grid (2-D), sum"
 METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
 METHOD_TIES = "observed share of ties"
+#: The moment estimate of the within-context correlation of ties (the order models' tie_rho).
+METHOD_TIE_CORRELATION = "moments of the tie counts per context"
 METHOD_LABELS = "labelled verdicts (gold)"
 #: What the headline's model columns hold, by fit method (:meth:`CrossCheck.estimate_column`).
 ESTIMATE_COLUMN = {"nuts": "model", "map": "MAP", "laplace": "Laplace"}
@@ -291,6 +295,10 @@ class ClassicalFits:
         :data:`METHOD_MOMENTS_DECIDED`) are the verdict's basis for ε, ε₊, ε₋ and ε₊ + ε₋.
     mm : BradleyTerry or None
         MM strengths, all judges pooled; ``mm_note`` says which ridge and why.
+    tie_correlation : dict
+        Per judge with ties kept and verdicts in two contexts or more: (ρ̂, lower, upper,
+        contexts), :func:`~bayes_pairwise.classical.descriptive.tie_correlation` (the order
+        models' ``tie_rho`` with ``tie_dispersion``).
     """
 
     desc: pd.DataFrame | None = None
@@ -305,6 +313,7 @@ class ClassicalFits:
     tie_position: Mapping[str, Any] = field(default_factory=dict)
     mm: Any = None
     mm_note: str = ""
+    tie_correlation: Mapping[str, tuple[float, float, float, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -757,6 +766,7 @@ STREAMS = (
     "ppc_replicates",
     "ppc_statistics",
     "agreement",
+    "tie_correlation",  # appended: the streams before it keep their seeds
 )
 #: The log-level checks (sharp bounds' bootstrap, the identification simulation, the caveats'
 #: correlation test) are seeded with ``random_seed`` itself, not a stream: ``fit``, ``compare``,
@@ -805,6 +815,7 @@ def _classical(
         estimate_eps_scom,
         labelled_error_rates,
         positional_moments,
+        tie_correlation,
         tie_position_check,
         wilson_interval,
     )
@@ -820,6 +831,7 @@ def _classical(
     skipped: dict[str, dict[str, str]] = {}
     tie_share = {}
     tie_position = {}
+    tie_corr: dict[str, tuple[float, float, float, int]] = {}
     blocks = dict(data.by_judge())
     for j, block in blocks.items():
         skipped[j] = {}
@@ -840,6 +852,19 @@ def _classical(
                 skipped[j]["moments"] = str(exc)
             if k and block.tie_policy == "model":
                 tie_position[j] = tie_position_check(block)
+            if k and block.tie_policy == "model" and block.n_contexts > 1:
+                ctx = np.asarray(block.item_context)[np.asarray(block.first)]
+                t_c = np.bincount(ctx[np.asarray(block.outcome) == 0.5], minlength=block.n_contexts)
+                n_c = np.bincount(ctx, minlength=block.n_contexts)
+                rho = tie_correlation(
+                    t_c,
+                    n_c,
+                    level=resolve_hdi_prob(),
+                    n_boot=N_BOOTSTRAP,
+                    random_seed=seed["tie_correlation"],
+                )
+                if math.isfinite(rho[0]):
+                    tie_corr[j] = (*rho, int(np.sum(n_c > 0)))
     gkw = {"skip_incomplete": True, "n_bootstrap": N_BOOTSTRAP, **dict(grid_kwargs)}
     for j, block in blocks.items():
         if delta_s:
@@ -903,6 +928,7 @@ def _classical(
         tie_position=tie_position,
         mm=mm,
         mm_note=mm_note,
+        tie_correlation=tie_corr,
     )
 
 
@@ -943,6 +969,20 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     t_hi,
                     f"{lab} Wilson",
                     note=f"{k} of {n} verdicts",
+                )
+            )
+        if j in cf.tie_correlation:
+            rho, r_lo, r_hi, n_ctx = cf.tie_correlation[j]
+            rows.append(
+                _row(
+                    "tie_rho",
+                    j,
+                    METHOD_TIE_CORRELATION,
+                    rho,
+                    r_lo,
+                    r_hi,
+                    f"{lab} bootstrap over contexts",
+                    note=f"{n_ctx} contexts; 0 is one tie rate for every context",
                 )
             )
         moved = check is not None and check.depends

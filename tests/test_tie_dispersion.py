@@ -235,3 +235,44 @@ def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler)
         sbc("positional_order", n_items=4, sims=1, ties=True, tie_dispersion=True)
     with pytest.raises(DesignError, match="no tie rate that varies by context"):
         sbc("positional", n_items=4, n_contexts=3, sims=1, ties=True, tie_dispersion=True)
+
+
+def test_the_classical_tie_correlation_is_unbiased_and_meets_tie_rho_in_the_cross_check():
+    """The moment estimate of ρ (the cross-check's classical row for tie_rho): unbiased at
+    ρ = 0.2 and at 0 with unequal context sizes, NaN where it cannot be computed, and beside
+    the order model's tie_rho in the cross-check, with an agreement row."""
+    from bayes_pairwise.classical.descriptive import tie_correlation
+
+    rng = np.random.default_rng(3)
+    for rho in (0.2, 0.0):
+        est = []
+        for _ in range(200):
+            n = rng.integers(5, 60, size=200)
+            kappa = 1 / rho - 1 if rho else None
+            p = rng.beta(0.15 * kappa, 0.85 * kappa, size=200) if rho else np.full(200, 0.15)
+            est.append(tie_correlation(rng.binomial(n, p), n, n_boot=2)[0])
+        assert np.mean(est) == pytest.approx(rho, abs=0.006)
+    assert all(np.isnan(tie_correlation([0, 0], [5, 6])))  # no tie at all
+    assert all(np.isnan(tie_correlation([3], [5])))  # one context
+    rho, lo, hi = tie_correlation([0, 12, 1, 0, 11, 0], [12] * 6, random_seed=0)
+    assert lo <= rho <= hi
+
+    data = bp.load_comparisons(_clustered_log(5, n_contexts=80), context="q", ties="model")
+    cc = bp.crosscheck(
+        data,
+        models=("positional_order",),
+        method="map",
+        tie_dispersion=True,
+        random_seed=0,
+        delta_s=False,
+        delta_s_2d=False,
+    )
+    t = cc.table.set_index(["quantity", "role"])
+    classical = t.loc[("tie_rho", "classical")]
+    assert classical["method"] == "moments of the tie counts per context"
+    assert classical["lower"] < 0.3 < classical["upper"]
+    model = t.loc[("tie_rho", "model")]
+    assert model["estimate"] == pytest.approx(classical["estimate"], abs=0.05)
+    a = cc.agreement[cc.agreement.quantity == "tie_rho"]
+    assert len(a) == 1 and bool(a.overlap.iloc[0]) and not bool(a.primary.iloc[0])
+    assert cc.settings["tie_dispersion"] is True

@@ -30,6 +30,7 @@ every judge as one table.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -64,6 +65,7 @@ __all__ = [
     "moments_from_rates",
     "position_consistency",
     "positional_moments",
+    "tie_correlation",
     "tie_position_check",
     "wilson_interval",
 ]
@@ -954,6 +956,76 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "decided_scale",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
+
+
+def _tie_rho_moments(t: np.ndarray, n: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """ρ̂ of :func:`tie_correlation` for each row of multiplicities ``m`` (B, C) of the
+    contexts (tie counts ``t``, verdicts ``n``, both (C,) and n > 0): the Pearson χ² against
+    the pooled rate, minus its expectation at ρ = 0, over its slope in ρ."""
+    big_n = m @ n
+    tau = (m @ t) / big_n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x2 = (m * (t - n * tau[:, None]) ** 2 / n).sum(axis=1) / (tau * (1.0 - tau))
+        slope = m @ (n - 1.0) - ((m @ (n * n)) / big_n - 1.0)
+        return (x2 - (m.sum(axis=1) - 1.0)) / slope
+
+
+def tie_correlation(
+    ties: np.ndarray,
+    verdicts: np.ndarray,
+    *,
+    level: float = 0.95,
+    n_boot: int = 999,
+    random_seed: int | np.random.Generator | None = None,
+) -> tuple[float, float, float]:
+    """Moment estimate of the within-context correlation of ties, ρ, with a bootstrap over
+    the contexts (the classical counterpart of the order models' ``tie_rho``).
+
+    If each context's tie probability varies around the mean τ so that its tie count has
+    variance n τ (1 − τ) (1 + (n − 1) ρ) (a beta-binomial, for one), Pearson's χ² of the
+    counts against the pooled rate has expectation (C − 1) + ρ [Σ(n_c − 1) − (Σn_c²/N − 1)].
+    ρ̂ solves that for the observed χ²: (ratio − 1)/(n − 1) when every context has n verdicts,
+    with ratio = χ² / (C − 1) (the caveat ``ties_cluster_by_context``'s). It may be negative
+    (less spread than one rate allows). The interval: percentiles of ρ̂ over ``n_boot``
+    resamplings of the contexts.
+
+    Parameters
+    ----------
+    ties, verdicts : array_like (C,)
+        Tie verdicts and all verdicts per context (one judge).
+    level : float
+    n_boot : int
+    random_seed : int or Generator, optional
+
+    Returns
+    -------
+    (rho, lower, upper) : floats
+        NaN when fewer than two contexts have verdicts or the pooled rate is 0 or 1.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.beta(0.2 * 3, 0.8 * 3, size=2000)     # rho = 1 / (3 + 1) = 0.25
+    >>> t = rng.binomial(40, p)
+    >>> rho, lo, hi = tie_correlation(t, np.full(2000, 40), random_seed=1)
+    >>> bool(abs(rho - 0.25) < 0.03 and lo < 0.25 < hi)
+    True
+    """
+    t = np.asarray(ties, dtype=float)
+    n = np.asarray(verdicts, dtype=float)
+    keep = n > 0
+    t, n = t[keep], n[keep]
+    if n.size < 2 or t.sum() <= 0 or t.sum() >= n.sum():
+        return math.nan, math.nan, math.nan
+    rho = float(_tie_rho_moments(t, n, np.ones((1, n.size)))[0])
+    rng = np.random.default_rng(random_seed)
+    times = rng.multinomial(n.size, np.full(n.size, 1.0 / n.size), size=int(n_boot)).astype(float)
+    boot = _tie_rho_moments(t, n, times)
+    boot = boot[np.isfinite(boot)]
+    if boot.size < 2:
+        return rho, math.nan, math.nan
+    lo, hi = np.quantile(boot, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return rho, float(lo), float(hi)
 
 
 def wilson_interval(
