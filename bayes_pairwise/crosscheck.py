@@ -296,9 +296,13 @@ class ClassicalFits:
     mm : BradleyTerry or None
         MM strengths, all judges pooled; ``mm_note`` says which ridge and why.
     tie_correlation : dict
-        Per judge with ties kept and verdicts in two contexts or more: (ρ̂, lower, upper,
-        contexts), :func:`~bayes_pairwise.classical.descriptive.tie_correlation` (the order
-        models' ``tie_rho`` with ``tie_dispersion``).
+        Per judge with ties kept and verdicts in two contexts or more:
+        :func:`~bayes_pairwise.classical.descriptive.tie_correlation` (the order models'
+        ``tie_rho`` with ``tie_dispersion``).
+    tie_share_by_context : frozenset
+        Judges whose ties cluster by context (:func:`~bayes_pairwise.caveats.tie_dispersion`'s
+        rule): their ``tie_share`` interval is the bootstrap over contexts of
+        ``tie_correlation``, not Wilson's, which assumes independent verdicts.
     """
 
     desc: pd.DataFrame | None = None
@@ -313,7 +317,8 @@ class ClassicalFits:
     tie_position: Mapping[str, Any] = field(default_factory=dict)
     mm: Any = None
     mm_note: str = ""
-    tie_correlation: Mapping[str, tuple[float, float, float, int]] = field(default_factory=dict)
+    tie_correlation: Mapping[str, Any] = field(default_factory=dict)
+    tie_share_by_context: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -809,6 +814,7 @@ def _classical(
     grid_kwargs: Mapping[str, Any],
     progress: bool,
 ) -> ClassicalFits:
+    from bayes_pairwise.caveats import tie_dispersion
     from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
     from bayes_pairwise.classical.descriptive import (
         descriptive_by_judge,
@@ -831,7 +837,8 @@ def _classical(
     skipped: dict[str, dict[str, str]] = {}
     tie_share = {}
     tie_position = {}
-    tie_corr: dict[str, tuple[float, float, float, int]] = {}
+    tie_corr: dict[str, Any] = {}
+    by_context: set[str] = set()
     blocks = dict(data.by_judge())
     for j, block in blocks.items():
         skipped[j] = {}
@@ -856,15 +863,20 @@ def _classical(
                 ctx = np.asarray(block.item_context)[np.asarray(block.first)]
                 t_c = np.bincount(ctx[np.asarray(block.outcome) == 0.5], minlength=block.n_contexts)
                 n_c = np.bincount(ctx, minlength=block.n_contexts)
-                rho = tie_correlation(
+                tc = tie_correlation(
                     t_c,
                     n_c,
                     level=resolve_hdi_prob(),
                     n_boot=N_BOOTSTRAP,
                     random_seed=seed["tie_correlation"],
                 )
-                if math.isfinite(rho[0]):
-                    tie_corr[j] = (*rho, int(np.sum(n_c > 0)))
+                if math.isfinite(tc.rho):
+                    tie_corr[j] = tc
+                # where the ties cluster by context (the caveat's rule) the binomial interval
+                # of the share is too narrow: the bootstrap over contexts replaces it
+                if any(d.clusters for d in tie_dispersion(block)):
+                    tie_share[j] = (k / n, tc.share_lower, tc.share_upper, k, n)
+                    by_context.add(j)
     gkw = {"skip_incomplete": True, "n_bootstrap": N_BOOTSTRAP, **dict(grid_kwargs)}
     for j, block in blocks.items():
         if delta_s:
@@ -929,6 +941,7 @@ def _classical(
         mm=mm,
         mm_note=mm_note,
         tie_correlation=tie_corr,
+        tie_share_by_context=frozenset(by_context),
     )
 
 
@@ -959,6 +972,7 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             return _row(q, judge, method, eps, note=note)
 
         if k:
+            clustered = j in cf.tie_share_by_context
             rows.append(
                 _row(
                     "tie_rate",
@@ -967,22 +981,28 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     tau,
                     t_lo,
                     t_hi,
-                    f"{lab} Wilson",
-                    note=f"{k} of {n} verdicts",
+                    f"{lab} bootstrap over contexts" if clustered else f"{lab} Wilson",
+                    note=f"{k} of {n} verdicts"
+                    + (
+                        "; the ties cluster by context, so the interval resamples contexts "
+                        "(Wilson's assumes independent verdicts)"
+                        if clustered
+                        else ""
+                    ),
                 )
             )
         if j in cf.tie_correlation:
-            rho, r_lo, r_hi, n_ctx = cf.tie_correlation[j]
+            tc = cf.tie_correlation[j]
             rows.append(
                 _row(
                     "tie_rho",
                     j,
                     METHOD_TIE_CORRELATION,
-                    rho,
-                    r_lo,
-                    r_hi,
+                    tc.rho,
+                    tc.rho_lower,
+                    tc.rho_upper,
                     f"{lab} bootstrap over contexts",
-                    note=f"{n_ctx} contexts; 0 is one tie rate for every context",
+                    note=f"{tc.contexts} contexts; 0 is one tie rate for every context",
                 )
             )
         moved = check is not None and check.depends

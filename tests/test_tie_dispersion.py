@@ -250,12 +250,17 @@ def test_the_classical_tie_correlation_is_unbiased_and_meets_tie_rho_in_the_cros
             n = rng.integers(5, 60, size=200)
             kappa = 1 / rho - 1 if rho else None
             p = rng.beta(0.15 * kappa, 0.85 * kappa, size=200) if rho else np.full(200, 0.15)
-            est.append(tie_correlation(rng.binomial(n, p), n, n_boot=2)[0])
+            est.append(tie_correlation(rng.binomial(n, p), n, n_boot=2).rho)
         assert np.mean(est) == pytest.approx(rho, abs=0.006)
-    assert all(np.isnan(tie_correlation([0, 0], [5, 6])))  # no tie at all
-    assert all(np.isnan(tie_correlation([3], [5])))  # one context
-    rho, lo, hi = tie_correlation([0, 12, 1, 0, 11, 0], [12] * 6, random_seed=0)
-    assert lo <= rho <= hi
+    assert np.isnan(tie_correlation([0, 0], [5, 6]).rho)  # no tie at all
+    assert np.isnan(tie_correlation([3], [5]).rho)  # one context
+    r = tie_correlation([0, 12, 1, 0, 11, 0], [12] * 6, random_seed=0)
+    assert r.rho_lower <= r.rho <= r.rho_upper and r.share == pytest.approx(24 / 72)
+    # the share's interval from resampled contexts: wider than Wilson's where ties cluster
+    from bayes_pairwise.classical.descriptive import wilson_interval
+
+    lo, hi = wilson_interval(24, 72)
+    assert r.share_upper - r.share_lower > 2 * (hi - lo)
 
     data = bp.load_comparisons(_clustered_log(5, n_contexts=80), context="q", ties="model")
     cc = bp.crosscheck(
@@ -273,6 +278,15 @@ def test_the_classical_tie_correlation_is_unbiased_and_meets_tie_rho_in_the_cros
     assert classical["lower"] < 0.3 < classical["upper"]
     model = t.loc[("tie_rho", "model")]
     assert model["estimate"] == pytest.approx(classical["estimate"], abs=0.05)
+    share = t.loc[("tie_rate", "classical")]  # these ties cluster: contexts resampled
+    assert share["interval"].endswith("bootstrap over contexts")
+    # one tie rate for every context: Wilson's interval, as before
+    flat = bp.load_comparisons(
+        _clustered_log(5, n_contexts=80, tie_rho=1e-6), context="q", ties="model"
+    )
+    cc_flat = bp.crosscheck(flat, models=(), method="map", delta_s=False, delta_s_2d=False)
+    row = cc_flat.table.set_index(["quantity", "role"]).loc[("tie_rate", "classical")]
+    assert row["interval"].endswith("Wilson")
     a = cc.agreement[cc.agreement.quantity == "tie_rho"]
     assert len(a) == 1 and bool(a.overlap.iloc[0]) and not bool(a.primary.iloc[0])
     assert cc.settings["tie_dispersion"] is True

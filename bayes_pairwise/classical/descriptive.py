@@ -50,6 +50,7 @@ __all__ = [
     "TIE_POSITION_Z",
     "PositionalMoments",
     "ScomEstimate",
+    "TieCorrelation",
     "TiePositionCheck",
     "commutativity_score",
     "commutativity_score_counts",
@@ -970,6 +971,20 @@ def _tie_rho_moments(t: np.ndarray, n: np.ndarray, m: np.ndarray) -> np.ndarray:
         return (x2 - (m.sum(axis=1) - 1.0)) / slope
 
 
+@dataclass(frozen=True)
+class TieCorrelation:
+    """:func:`tie_correlation`'s result: ρ̂ and the tie share, each with a percentile interval
+    from the same resamplings of the contexts (NaN where not computable)."""
+
+    rho: float
+    rho_lower: float
+    rho_upper: float
+    share: float
+    share_lower: float
+    share_upper: float
+    contexts: int
+
+
 def tie_correlation(
     ties: np.ndarray,
     verdicts: np.ndarray,
@@ -977,17 +992,19 @@ def tie_correlation(
     level: float = 0.95,
     n_boot: int = 999,
     random_seed: int | np.random.Generator | None = None,
-) -> tuple[float, float, float]:
+) -> TieCorrelation:
     """Moment estimate of the within-context correlation of ties, ρ, with a bootstrap over
-    the contexts (the classical counterpart of the order models' ``tie_rho``).
+    the contexts (the classical counterpart of the order models' ``tie_rho``); and the tie
+    share with an interval from the same resamplings, which stays honest where ties cluster
+    (the binomial interval assumes independent verdicts).
 
     If each context's tie probability varies around the mean τ so that its tie count has
     variance n τ (1 − τ) (1 + (n − 1) ρ) (a beta-binomial, for one), Pearson's χ² of the
     counts against the pooled rate has expectation (C − 1) + ρ [Σ(n_c − 1) − (Σn_c²/N − 1)].
     ρ̂ solves that for the observed χ²: (ratio − 1)/(n − 1) when every context has n verdicts,
     with ratio = χ² / (C − 1) (the caveat ``ties_cluster_by_context``'s). It may be negative
-    (less spread than one rate allows). The interval: percentiles of ρ̂ over ``n_boot``
-    resamplings of the contexts.
+    (less spread than one rate allows). The intervals: percentiles over ``n_boot`` resamplings
+    of the contexts.
 
     Parameters
     ----------
@@ -999,33 +1016,40 @@ def tie_correlation(
 
     Returns
     -------
-    (rho, lower, upper) : floats
-        NaN when fewer than two contexts have verdicts or the pooled rate is 0 or 1.
+    TieCorrelation
+        ρ̂ is NaN when fewer than two contexts have verdicts or the pooled rate is 0 or 1.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> p = rng.beta(0.2 * 3, 0.8 * 3, size=2000)     # rho = 1 / (3 + 1) = 0.25
     >>> t = rng.binomial(40, p)
-    >>> rho, lo, hi = tie_correlation(t, np.full(2000, 40), random_seed=1)
-    >>> bool(abs(rho - 0.25) < 0.03 and lo < 0.25 < hi)
+    >>> r = tie_correlation(t, np.full(2000, 40), random_seed=1)
+    >>> bool(abs(r.rho - 0.25) < 0.03 and r.rho_lower < 0.25 < r.rho_upper)
+    True
+    >>> bool(r.share_lower < 0.2 < r.share_upper)
     True
     """
     t = np.asarray(ties, dtype=float)
     n = np.asarray(verdicts, dtype=float)
     keep = n > 0
     t, n = t[keep], n[keep]
+    nan = math.nan
+    share = float(t.sum() / n.sum()) if n.sum() else nan
     if n.size < 2 or t.sum() <= 0 or t.sum() >= n.sum():
-        return math.nan, math.nan, math.nan
+        return TieCorrelation(nan, nan, nan, share, nan, nan, int(n.size))
     rho = float(_tie_rho_moments(t, n, np.ones((1, n.size)))[0])
     rng = np.random.default_rng(random_seed)
     times = rng.multinomial(n.size, np.full(n.size, 1.0 / n.size), size=int(n_boot)).astype(float)
+    q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
+    shares = (times @ t) / (times @ n)
+    s_lo, s_hi = np.quantile(shares, q)
     boot = _tie_rho_moments(t, n, times)
     boot = boot[np.isfinite(boot)]
-    if boot.size < 2:
-        return rho, math.nan, math.nan
-    lo, hi = np.quantile(boot, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
-    return rho, float(lo), float(hi)
+    r_lo, r_hi = np.quantile(boot, q) if boot.size >= 2 else (nan, nan)
+    return TieCorrelation(
+        rho, float(r_lo), float(r_hi), share, float(s_lo), float(s_hi), int(n.size)
+    )
 
 
 def wilson_interval(
