@@ -162,6 +162,7 @@ def test_nuts_loo_prefers_it_where_questions_differ_and_it_round_trips(tmp_path)
     )
 
 
+@pytest.mark.slow  # four CLI runs, two MAP fits with the log-level checks
 def test_cli_fit_takes_it_for_the_order_models_and_names_the_others(tmp_path, capsys):
     import json
 
@@ -189,6 +190,7 @@ def test_cli_fit_takes_it_for_the_order_models_and_names_the_others(tmp_path, ca
         assert "--tie-dispersion: positional has no" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a 12,000-item design simulated, two SBC fits
 def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler):
     """The SBC generative process draws one tie probability per context and judge from the
     Beta: the tie counts' variance is n τ(1 − τ)(1 + (n − 1) ρ); the contexts survive into
@@ -237,6 +239,7 @@ def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler)
         sbc("positional", n_items=4, n_contexts=3, sims=1, ties=True, tie_dispersion=True)
 
 
+@pytest.mark.slow  # 400 simulated logs and two cross-checks
 def test_the_classical_tie_correlation_is_unbiased_and_meets_tie_rho_in_the_cross_check():
     """The moment estimate of ρ (the cross-check's classical row for tie_rho): unbiased at
     ρ = 0.2 and at 0 with unequal context sizes, NaN where it cannot be computed, and beside
