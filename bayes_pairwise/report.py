@@ -554,6 +554,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
         METHOD_MOMENTS_DECIDED,
         METHOD_SCOM,
         METHOD_SCOM_DECIDED,
+        METHOD_TIE_CORRELATION,
         METHOD_TIES,
         SYMBOLS,
     )
@@ -574,6 +575,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
         table = cc.classical.desc[[c for c in cols if c in cc.classical.desc.columns]].copy()
         for name, q, method in (
             ("tie rate", "tie_rate", METHOD_TIES),
+            ("tie correlation ρ (moments, per context)", "tie_rho", METHOD_TIE_CORRELATION),
             ("ε (S_com)", "eps", METHOD_SCOM),
             ("ε₊ (moments)", "eps_plus", METHOD_MOMENTS),
             ("ε₋ (moments)", "eps_minus", METHOD_MOMENTS),

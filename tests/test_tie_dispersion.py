@@ -182,6 +182,16 @@ def test_cli_fit_takes_it_for_the_order_models_and_names_the_others(tmp_path, ca
     assert "tie_rho" not in plain["parameters"]
     text = {c["code"]: c["text"] for c in plain["caveats"]}["ties_cluster_by_context"]
     assert "fit --tie-dispersion" in text and "too narrow" in text
+    # the report renders the classical tie correlation beside the tie share
+    out_html = tmp_path / "disp.html"
+    args = ["report", str(path), "--context-column", "q", "--ties", "model", "--map"]
+    assert (
+        main([*args, "--model", "positional_order", "--tie-dispersion", "--out", str(out_html)])
+        == 0
+    )
+    capsys.readouterr()
+    page = out_html.read_text(encoding="utf-8")
+    assert "tie correlation ρ (moments, per context)" in page and "tie_rho" in page
     for cmd in ("fit", "compare", "report"):
         args = [cmd, str(path), "--context-column", "q", "--model", "positional", "--map"]
         if cmd == "report":
