@@ -479,6 +479,7 @@ def test_sbc_simulates_the_order_models_own_process():
         sbc("positional_order", sims=1, tie_positional=True, progress=False)
 
 
+@pytest.mark.slow  # compiles the order model's prior predictive graph (≈ 35 s cold)
 def test_sbc_ranks_the_order_models_rates_and_no_sigma_s(mock_sampler):
     res = sbc(
         "positional_order",
