@@ -30,7 +30,11 @@ from typing import Any
 import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
-from bayes_pairwise.classical.descriptive import TiePositionCheck, tie_position_check
+from bayes_pairwise.classical.descriptive import (
+    TiePositionCheck,
+    tie_counts_by_context,
+    tie_position_check,
+)
 from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed, interval_label, z_value
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.identification import has_repeats
@@ -268,13 +272,8 @@ def tie_dispersion(data: Comparisons) -> list[TieDispersion]:
     if data.tie_policy != "model" or data.n_contexts < 2:
         return []
     out = []
-    ctx_of_row = np.asarray(data.item_context)[np.asarray(data.first)]
-    tie = np.asarray(data.outcome) == 0.5
-    judge = np.asarray(data.judge)
-    for q, name in enumerate(data.judges):
-        mine = judge == q
-        n = np.bincount(ctx_of_row[mine], minlength=data.n_contexts).astype(float)
-        k = np.bincount(ctx_of_row[mine & tie], minlength=data.n_contexts).astype(float)
+    for name, (ties, verdicts) in tie_counts_by_context(data).items():
+        k, n = ties.astype(float), verdicts.astype(float)
         seen = n > 0
         n, k = n[seen], k[seen]
         tau = float(k.sum() / n.sum()) if n.sum() else 0.0
@@ -284,7 +283,7 @@ def tie_dispersion(data: Comparisons) -> list[TieDispersion]:
         df = n.size - 1
         out.append(
             TieDispersion(
-                judge=str(name),
+                judge=name,
                 contexts=int(n.size),
                 tie_rate=tau,
                 chi2=x2,
@@ -418,9 +417,10 @@ def caveats_for(
         :func:`~bayes_pairwise.classical.descriptive.tie_position_check` by judge when already
         computed (a judge not in it is checked here).
     dispersed : sequence of str
-        The analysis' models that let the tie rate vary by context, and ``one_rate_too``:
-        whether others fit one tie rate (:func:`ties_cluster_by_context`).
+        The analysis' models that let the tie rate vary by context
+        (:func:`ties_cluster_by_context`).
     one_rate_too : bool
+        Other models of the analysis fit one tie rate for every context.
 
     Returns
     -------

@@ -722,13 +722,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                 "uniform, positional and their order variants do)"
             )
         model.set_params(tie_positional=True)
-    if args.tie_dispersion:
-        if "tie_dispersion" not in model.get_params():
-            raise BayesPairwiseError(
-                f"--tie-dispersion: {args.model} has no tie rate that varies by context (the "
-                "order models uniform_order and positional_order do)"
-            )
-        model.set_params(tie_dispersion=True)
+    model.set_params(**_tie_dispersion(args, model))
     data = _load_data(args)
     # the data go to the model unchanged: its ``ties`` setting decides (METHODS §7.5)
     if isinstance(model, UniformError | PositionalBias) and model.models_ties(data):
@@ -980,14 +974,15 @@ def _bounds_line(b: dict[str, Any]) -> str:
     return f"sharp bounds {what} ({b['interval']}): {parts}{tail}"
 
 
-def _tie_dispersion(args: argparse.Namespace) -> dict[str, bool]:
-    """``--tie-dispersion`` for ``compare`` and ``report``: refused unless their model takes it
-    (the cross-check fits it on that model only)."""
+def _tie_dispersion(args: argparse.Namespace, model: Any = None) -> dict[str, bool]:
+    """``--tie-dispersion`` for ``fit``, ``compare`` and ``report`` (the setting to pass on):
+    refused unless their ``--model`` (``model`` when already built) takes it; the cross-check
+    fits it on that model only."""
     if not args.tie_dispersion:
         return {}
     from bayes_pairwise.pymc_models import get_model
 
-    if "tie_dispersion" not in get_model(args.model).get_params():
+    if "tie_dispersion" not in (model or get_model(args.model)).get_params():
         raise BayesPairwiseError(
             f"--tie-dispersion: {args.model} has no tie rate that varies by context (the order "
             "models uniform_order and positional_order do: --model positional_order)"

@@ -822,6 +822,7 @@ def _classical(
         labelled_error_rates,
         positional_moments,
         tie_correlation,
+        tie_counts_by_context,
         tie_position_check,
         wilson_interval,
     )
@@ -860,9 +861,7 @@ def _classical(
             if k and block.tie_policy == "model":
                 tie_position[j] = tie_position_check(block)
             if k and block.tie_policy == "model" and block.n_contexts > 1:
-                ctx = np.asarray(block.item_context)[np.asarray(block.first)]
-                t_c = np.bincount(ctx[np.asarray(block.outcome) == 0.5], minlength=block.n_contexts)
-                n_c = np.bincount(ctx, minlength=block.n_contexts)
+                ((t_c, n_c),) = tie_counts_by_context(block).values()
                 tc = tie_correlation(
                     t_c,
                     n_c,

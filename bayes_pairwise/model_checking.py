@@ -631,12 +631,11 @@ def _order_counts(
     elif ties and "tie_rho" in values:  # a tie probability per (context, judge) ~ Beta
         tau = np.asarray(values["tie_rate"]).reshape(-1)
         kappa = 1.0 / np.asarray(values["tie_rho"]).reshape(-1) - 1.0
-        n_j = tau.shape[0]
         cell = rng.beta(
             np.tile(tau * kappa, (design.n_contexts, 1)),
             np.tile((1.0 - tau) * kappa, (design.n_contexts, 1)),
         )  # (C, J)
-        tau_row = cell[ctx[np.asarray(pc.i)], q] if n_j else cell[:, 0]
+        tau_row = cell[ctx[np.asarray(pc.i)], q]
         t1, t2 = rng.binomial(kp, tau_row), rng.binomial(km, tau_row)
     elif ties:
         tau = np.asarray(values["tie_rate"]).reshape(-1)[q]

@@ -67,6 +67,7 @@ __all__ = [
     "position_consistency",
     "positional_moments",
     "tie_correlation",
+    "tie_counts_by_context",
     "tie_position_check",
     "wilson_interval",
 ]
@@ -957,6 +958,33 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "decided_scale",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
+
+
+def tie_counts_by_context(data: Comparisons) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per judge: its tie verdicts and all its verdicts in each context, two ``(C,)`` arrays
+    (what :func:`tie_correlation` and the caveat ``ties_cluster_by_context`` read).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> rows = [("a", "b", "tie", "q1")] * 3 + [("a", "b", "first", "q2")] * 2
+    >>> df = pd.DataFrame(rows, columns=["first", "second", "outcome", "q"])
+    >>> ((t, n),) = tie_counts_by_context(load_comparisons(df, context="q", ties="model")).values()
+    >>> t.tolist(), n.tolist()
+    ([3, 0], [3, 2])
+    """
+    ctx = np.asarray(data.item_context)[np.asarray(data.first)]
+    tie = np.asarray(data.outcome) == 0.5
+    judge = np.asarray(data.judge)
+    out = {}
+    for q, name in enumerate(data.judges):
+        mine = judge == q
+        out[str(name)] = (
+            np.bincount(ctx[mine & tie], minlength=data.n_contexts),
+            np.bincount(ctx[mine], minlength=data.n_contexts),
+        )
+    return out
 
 
 def _tie_rho_moments(t: np.ndarray, n: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -364,6 +364,12 @@ class _OrderModel:
         """Tie rates by the better item's position: asked for, and the ties are modelled."""
         return bool(self.tie_positional) and self.models_ties(data)  # type: ignore[attr-defined]
 
+    def _tie_dispersed(self, data: Comparisons) -> bool:
+        """A tie rate that varies by context: asked for, ties modelled, one rate per judge."""
+        return (
+            bool(self.tie_dispersion) and self.models_ties(data) and not self._tie_positional(data)
+        )  # type: ignore[attr-defined]
+
     def _tables(self, data: Comparisons, tie_positional: bool = False) -> tuple[Any, OrderTables]:
         pc = pair_counts(data, weighted=data.has_weights)
         tables = order_tables(
@@ -385,6 +391,7 @@ class _OrderModel:
     ) -> pm.Model:
         tie_model = self.models_ties(data)  # type: ignore[attr-defined]
         tie_pos = self._tie_positional(data)
+        dispersed = self._tie_dispersed(data)
         data = self._prepared(data)  # type: ignore[attr-defined]
         pc, tables = self._tables(data, tie_pos)
         coords = {
@@ -434,8 +441,7 @@ class _OrderModel:
                 ties, decided = _tie_counts(pc, data)
             else:
                 tie_logit = pt.zeros(n_j)
-            dispersion = bool(self.tie_dispersion) and tie_model and not tie_pos
-            if dispersion:
+            if dispersed:
                 tie_rho = make_prior("tie_rho", priors["tie_rho"], "unit", dims="judge")
             else:
                 tie_rho = pt.zeros(n_j)
@@ -449,7 +455,7 @@ class _OrderModel:
                     tables=tables.arrays(),
                     ties=ties,
                     decided=decided,
-                    dispersion=dispersion,
+                    dispersion=dispersed,
                 ),
                 signature="(j,q),(j),(j)->()",
                 dtype="int64",
@@ -465,6 +471,7 @@ class _OrderModel:
         cached once per machine, where the graph's hold the tables and compile per process."""
         tie_model = self.models_ties(data)  # type: ignore[attr-defined]
         tie_pos = self._tie_positional(data)
+        dispersed = self._tie_dispersed(data)
         data = self._prepared(data)  # type: ignore[attr-defined]
         pc, tables = self._tables(data, tie_pos)
         return order_density(
@@ -474,7 +481,7 @@ class _OrderModel:
             tie_counts=_tie_counts(pc, data) if tie_model and not tie_pos else None,
             priors=priors,
             tie_positional=tie_pos,
-            tie_dispersion=bool(self.tie_dispersion) and tie_model and not tie_pos,
+            tie_dispersion=dispersed,
         )
 
     def _derived_posterior(self, idata: Any, data: Comparisons) -> None:
