@@ -353,7 +353,15 @@ def test_laplace_on_the_written_out_density_is_the_graphs(cls, kw, dkw) -> None:
 @pytest.mark.parametrize(
     ("cls", "kw", "dkw"),
     [
-        (PositionalBias, {"tie_positional": True}, {"ties": "model", "judges": 2}),
+        # 40 s with every cache empty (its own graph compile): with the slow ones; the default
+        # run keeps the uniform case, and the positional density's value and gradient are
+        # checked against the graph by test_logp_gradient_and_variables_equal_the_pymc_model
+        pytest.param(
+            PositionalBias,
+            {"tie_positional": True},
+            {"ties": "model", "judges": 2},
+            marks=pytest.mark.slow,
+        ),
         (UniformError, {}, {"ties": "drop", "contexts": 3}),
         pytest.param(
             HierarchicalUniformError, {}, {"ties": "drop", "judges": 3}, marks=pytest.mark.slow

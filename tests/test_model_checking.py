@@ -214,6 +214,7 @@ def test_sbc_ties_ranks_tie_rates(mock_sampler):
         sbc("biased_bt", sims=1, ties=True, progress=False)
 
 
+@pytest.mark.slow  # 22 s cold (the per-verdict model's prior predictive compiled)
 def test_sbc_biased_bt_parameters(mock_sampler):
     """sbc accepts the per-verdict model and ranks gamma per judge, w and sigma_s."""
     res = sbc(

@@ -310,7 +310,13 @@ def _by_name(model, grad):
 @pytest.mark.parametrize(
     ("cls", "ties"),
     [
-        (cls, ties)
+        # each tie form is its own graph compile (10-35 s cold): the default run keeps one
+        # rate and no ties, the positional and dispersed forms run with the slow tests (in the
+        # default run their kernel is checked against every order written out, above, and the
+        # dispersed tie term against SciPy and finite differences in test_tie_dispersion.py)
+        pytest.param(cls, ties, marks=pytest.mark.slow)
+        if ties in ("positional", "dispersion")
+        else (cls, ties)
         for cls in (bp.PositionalOrder, bp.UniformOrder)
         for ties in ("model", "drop", "positional", "dispersion")
         # the dispersed tie terms are the same code for both classes (one graph compile)
