@@ -55,6 +55,18 @@ def test_summary_wording() -> None:
 
     t = CorrelationTest(50, 0.1, 0.6, 0.8, 0.8, 99, pd.DataFrame())
     assert "no evidence" in t.summary()
+    assert "LR = 0.10, p = 0.6 (99 bootstrap replicates)" in t.summary()
+
+
+def test_a_p_value_at_the_bootstraps_floor_is_said_to_be_a_bound() -> None:
+    """Strongly hard pairs: no replicate reaches the observed LR, so p is (1 + 0) / (B + 1),
+    the smallest value B replicates can give; the text says "≤" and why, not "p = 0.02"."""
+    sim = simulate_hard_pairs(30, repeats=3, hard_share=0.4, tie_rate=0.0, random_seed=0)
+    res = within_pair_correlation(sim.data, n_bootstrap=49)
+    assert res.p_value == pytest.approx(1 / 50)
+    text = res.summary()
+    assert "p ≤ 0.02 (none of 49 bootstrap replicates reached it)" in text
+    assert "p = 0.02" not in text
 
 
 @pytest.mark.slow

@@ -115,8 +115,29 @@ class CorrelationTest:
             f"Within-pair error correlation test on {self.n_pairs} pair(s) with repeats in both "
             f"orders: repeats agree {self.agreement_observed:.3f} vs "
             f"{self.agreement_expected:.3f} expected under independent errors, LR = "
-            f"{self.lr:.2f}, p = {self.p_value:.3g}: {verdict}."
+            f"{self.lr:.2f}, {self.p_text()}: {verdict}."
         )
+
+    def p_text(self) -> str:
+        """The p-value as a user reads it, with the bootstrap's resolution where it binds.
+
+        The parametric bootstrap's p-value is (1 + r) / (B + 1) for r of B replicates at least
+        as large as the observed LR: it cannot go below 1 / (B + 1). When no replicate reached
+        the observed LR the text says so instead of printing that floor as if it were measured.
+
+        Examples
+        --------
+        >>> CorrelationTest(40, 117.3, 0.01, 0.82, 0.69, 99, pd.DataFrame()).p_text()
+        'p ≤ 0.01 (none of 99 bootstrap replicates reached it)'
+        >>> CorrelationTest(40, 2.1, 0.23, 0.70, 0.69, 99, pd.DataFrame()).p_text()
+        'p = 0.23 (99 bootstrap replicates)'
+        """
+        if not np.isfinite(self.p_value):
+            return "p not computed"
+        floor = 1.0 / (self.n_bootstrap + 1)
+        if self.p_value <= floor * (1 + 1e-9):
+            return f"p ≤ {floor:.2g} (none of {self.n_bootstrap} bootstrap replicates reached it)"
+        return f"p = {self.p_value:.2g} ({self.n_bootstrap} bootstrap replicates)"
 
 
 # ----------------------------------------------------------------------------- EM fits
