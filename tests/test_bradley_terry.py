@@ -390,3 +390,43 @@ def test_cap_warning_in_spread_search():
         res = biased_bt_spread_search(x, n_restarts=3, random_seed=0, max_iter=1)
     n_capped = int((~res["stopped"]).sum())
     assert (n_capped > 0) == any(issubclass(w.category, ConvergenceWarning) for w in rec)
+
+
+def _weakly_joined(seed: int) -> np.ndarray:
+    """Two groups of 6 items, hundreds of verdicts per pair (a pooled log), joined by one edge
+    that only one side ever won (not strongly connected: the ridge alone sets the groups'
+    relative level), and an item that never loses: MM with λ = 0.1 needs tens of thousands of
+    steps here."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    x = np.zeros((n, n))
+    for lo in (0, 6):
+        for i in range(lo, lo + 6):
+            for j in range(lo, lo + 6):
+                if i != j:
+                    x[i, j] = rng.poisson(400.0)
+    x[0, 6] = 300.0  # group 1 beat group 2 on the one pair they met; never the other way
+    x[:, 11] = 0.0
+    x[11, 6:11] = 200.0  # item 11 never loses
+    return x
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ridge_mm_finishes_by_newton_at_mms_own_fixed_point(seed, monkeypatch):
+    """With λ > 0 bt_mm switches to Newton on the MM map after MM_NEWTON_AFTER steps: the
+    same fixed point as MM run to the end (1e-9), in a few steps instead of tens of
+    thousands; λ = 0 is plain MM, unchanged."""
+    import bayes_pairwise.classical.bradley_terry as btm
+
+    x = _weakly_joined(seed)
+    fast = bt_mm(x, ridge=0.1, tol=1e-12)
+    assert fast.converged and fast.n_iter <= btm.MM_NEWTON_AFTER + 10
+    monkeypatch.setattr(btm, "MM_NEWTON_AFTER", 10**9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        capped = bt_mm(x, ridge=0.1, tol=1e-9, max_iter=20_000)
+        slow = bt_mm(x, ridge=0.1, tol=1e-13, max_iter=3_000_000)
+    assert not capped.converged  # what the leaderboard's replicates used to return
+    assert slow.converged and slow.n_iter > 20_000
+    np.testing.assert_allclose(fast.theta, slow.theta, atol=1e-9)
+    assert fast.log_likelihood == pytest.approx(slow.log_likelihood, abs=1e-9)
