@@ -542,6 +542,8 @@ class CrossCheck:
                 row[f"{sym} classical"] = (
                     _fmt_interval(a.classical_estimate, a.classical_lower, a.classical_upper)
                     + f" ({_short_method(a.classical)})"
+                    if np.isfinite(a.classical_estimate)
+                    else f"none ({_short_method(a.classical)}; the verdict says why)"
                 )
             row["verdict"] = v.verdict
             row["gap"] = v.gap
@@ -849,9 +851,8 @@ def _classical(
         tie_share[j] = (k / n if n else math.nan, float(lo), float(hi), k, n)
         with sink.capture(f"{j}: "):
             try:
-                est = estimate_eps_scom(block, on_invalid="nan")
-                if math.isfinite(est.eps):
-                    scom[j] = est
+                # kept where ε is NaN (S_com above 1/2): the table says why there is none
+                scom[j] = estimate_eps_scom(block, on_invalid="nan")
             except DesignError as exc:
                 skipped[j]["S_com"] = str(exc)
             try:
@@ -1015,9 +1016,14 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
         if j in cf.scom:
             s = cf.scom[j]
             said = f"S_com = {s.s_com:.3f}"
-            if moved:
-                said = _join(said, not_basis("the rescaling for the tie share"))
-            rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, said))
+            if not np.isfinite(s.eps):  # no value: the row says why, without the tie notes
+                if np.isfinite(s.s_com) and s.s_com > 0.5:
+                    said += " > 1/2, which no uniform ε gives: a position-biased judge, read ε₊, ε₋"
+                rows.append(_row("eps", j, METHOD_SCOM, math.nan, note=said))
+            else:
+                if moved:
+                    said = _join(said, not_basis("the rescaling for the tie share"))
+                rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, said))
         if j in cf.moments:
             m = cf.moments[j]
             edge = "outside the moment equations' domain: kept unclipped" if m.at_boundary else ""
@@ -1246,11 +1252,37 @@ def _agreements(
         point = _is_point(f)
         for c in classical.itertuples(index=False):
             draws = posterior_draws(f, c.quantity, judge=c.judge)
-            if draws is None or not np.isfinite(c.estimate):
+            if draws is None:
                 continue
             p_mean = float(np.mean(draws))
             st = posterior_stats(f, c.quantity, judge=c.judge)
             p_lo, p_hi = (st[1], st[2]) if st else (math.nan, math.nan)
+            if not np.isfinite(c.estimate):
+                # the model has the rate, the classical method has no value here (e.g. S_com
+                # above 1/2 for ε): kept as a row that is not assessed, with the reason, so the
+                # headline and the verdict say so instead of leaving the rate out
+                out.append(
+                    Agreement(
+                        judge=c.judge,
+                        quantity=c.quantity,
+                        model=label,
+                        classical=c.method,
+                        classical_estimate=math.nan,
+                        classical_lower=math.nan,
+                        classical_upper=math.nan,
+                        posterior_mean=p_mean,
+                        posterior_lower=float(p_lo),
+                        posterior_upper=float(p_hi),
+                        overlap=None,
+                        gap=math.nan,
+                        difference=math.nan,
+                        difference_lower=math.nan,
+                        difference_upper=math.nan,
+                        primary=(c.quantity, c.method) in PRIMARY,
+                        basis=NO_CLASSICAL_ESTIMATE + (f": {c.note}" if c.note else ""),
+                    )
+                )
+                continue
             c_int = np.isfinite(c.lower) and np.isfinite(c.upper)
             if point:
                 if c_int:
@@ -1298,6 +1330,9 @@ def _agreements(
     return out
 
 
+#: The basis of an agreement row whose classical method gives no value for this judge.
+NO_CLASSICAL_ESTIMATE = "no classical estimate"
+
 #: The error-rate quantities a verdict must rest on (the tie rate alone is not enough).
 ERROR_RATES = ("eps", "eps_plus", "eps_minus", "eps_sum")
 
@@ -1309,11 +1344,12 @@ def _verdicts(
     out = []
     for j in judges:
         a = agreement[(agreement.judge == j) & agreement.primary] if len(agreement) else agreement
-        unassessed = (
-            [q for q in a.loc[a.overlap.isna(), "quantity"].drop_duplicates() if q in ERROR_RATES]
+        unassessed_rows = (
+            a[a.overlap.isna() & a.quantity.isin(ERROR_RATES)].drop_duplicates("quantity")
             if len(a)
-            else []
+            else a
         )
+        unassessed = list(unassessed_rows.quantity) if len(unassessed_rows) else []
         a = a[a.overlap.notna()] if len(a) else a
         cav = tuple(caveats.get(j, ()))
         if unassessed and not a.quantity.isin(ERROR_RATES).any():
@@ -1325,9 +1361,14 @@ def _verdicts(
                     verdict="NO VERDICT",
                     gap=math.nan,
                     text=(
-                        f"{j}: NO VERDICT on the error rates — the classical estimate of {syms} "
-                        "has no interval here (at the boundary of its range, or too few "
-                        "verdicts), so agreement cannot be judged"
+                        f"{j}: NO VERDICT on the error rates — "
+                        + (
+                            f"the classical estimate of {syms} has no interval here (at the "
+                            "boundary of its range, or too few verdicts), so agreement cannot "
+                            "be judged"
+                            if not unassessed_rows.basis.str.startswith(NO_CLASSICAL_ESTIMATE).any()
+                            else "; ".join(_unassessed_text(unassessed_rows))
+                        )
                         + (
                             "; the tie rates "
                             + ("agree" if a.overlap.astype(bool).all() else "disagree")
@@ -1383,10 +1424,7 @@ def _verdicts(
             bad = ", ".join(SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates())
             head = f"{j}: DISAGREE on {bad}, largest gap {gap:.3f} ({how}) — "
         if unassessed:
-            parts.append(
-                ", ".join(SYMBOLS.get(q, q) for q in unassessed)
-                + " not assessed (no classical interval)"
-            )
+            parts.extend(_unassessed_text(unassessed_rows))
         out.append(
             JudgeVerdict(
                 judge=j,
@@ -1398,6 +1436,26 @@ def _verdicts(
                 caveats=cav,
             )
         )
+    return out
+
+
+def _unassessed_text(rows: pd.DataFrame) -> list[str]:
+    """Why each error rate in ``rows`` (agreement rows with no overlap judged) is not assessed:
+    the classical method gave no value (with its reason), or a value without an interval."""
+    out, plain = [], []
+    for r in rows.itertuples(index=False):
+        sym = SYMBOLS.get(r.quantity, r.quantity)
+        if r.basis.startswith(NO_CLASSICAL_ESTIMATE):
+            model = _fmt_interval(r.posterior_mean, r.posterior_lower, r.posterior_upper)
+            why = r.basis[len(NO_CLASSICAL_ESTIMATE) :].lstrip(": ")
+            out.append(
+                f"{sym} {model} not assessed: {_short_method(r.classical)} gives no estimate"
+                + (f" ({why})" if why else "")
+            )
+        else:
+            plain.append(sym)
+    if plain:
+        out.append(", ".join(plain) + " not assessed (no classical interval)")
     return out
 
 

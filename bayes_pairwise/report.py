@@ -640,7 +640,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
         fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
         plots.plot_delta_s_curve(fit, ax=axes[0])
         marks = {}
-        if j in cc.classical.scom:
+        if j in cc.classical.scom and np.isfinite(cc.classical.scom[j].eps):
             marks["S_com closed form"] = cc.classical.scom[j].eps
         plots.plot_misfit_curve(fit, ax=axes[1], mark=marks)
         page.figure(

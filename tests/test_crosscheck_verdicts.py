@@ -60,3 +60,36 @@ def test_a_row_shared_by_two_models_is_said_once() -> None:
     assert v.verdict == "AGREE"
     assert v.text.count("tie rate") == 1
     assert "(MAP point vs classical 94% interval)" in v.text
+
+
+def test_a_position_biased_judge_keeps_its_uniform_rate_and_says_why_s_com_gives_none() -> None:
+    """ε₊ 0.55, ε₋ 0.05: S_com is above 1/2, so the closed form has no uniform ε. The uniform
+    model's ε used to vanish from the headline and the verdict (seen on judging_the_judges'
+    claude-3-haiku); now it is shown, not assessed, with the reason computed from the log —
+    beside ε₊ and ε₋, and alone (a NO VERDICT that names the reason)."""
+    import numpy as np
+
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(30, eps_plus=0.55, eps_minus=0.05, random_seed=4)
+    kw = dict(method="map", delta_s=False, biased_bt_spread=False, leaderboard=False)
+    cc = crosscheck(sim.data, **kw)
+    (judge,) = cc.classical.scom
+    s_com = float(cc.classical.scom[judge].s_com)
+    assert s_com > 0.5 and np.isnan(cc.classical.scom[judge].eps)
+    row = cc.agreement[cc.agreement.quantity == "eps"].iloc[0]
+    assert row.overlap is None and row.basis.startswith("no classical estimate")
+    assert 0.2 < row.posterior_mean < 0.5  # the uniform model's ε is kept
+    v = cc.verdicts.iloc[0]
+    assert v.verdict in ("AGREE", "DISAGREE")  # rests on ε₊ and ε₋
+    assert (
+        f"ε {row.posterior_mean:.3f} not assessed: S_com closed form gives no estimate "
+        f"(S_com = {s_com:.3f} > 1/2, which no uniform ε gives" in v.text
+    )
+    head = cc.headline().iloc[0]
+    assert head["ε classical"] == "none (S_com closed form; the verdict says why)"
+    # the uniform model alone: no verdict on the error rates, with the same reason
+    alone = crosscheck(sim.data, models=("uniform",), **kw).verdicts.iloc[0]
+    assert alone.verdict == "NO VERDICT"
+    assert f"S_com = {s_com:.3f} > 1/2" in alone.text and "no interval" not in alone.text
