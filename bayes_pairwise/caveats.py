@@ -41,6 +41,7 @@ from bayes_pairwise.identification import has_repeats
 from bayes_pairwise.matrices import pair_counts
 
 __all__ = [
+    "CAVEATS_STEP",
     "CORRELATED_ERRORS",
     "MODEL_KINDS",
     "TIE_CLUSTER_P",
@@ -530,6 +531,11 @@ def caveats_for(
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
         out.append(Caveat("within_pair_correlation", res.summary()))
     return out
+
+
+#: The progress line a fit prints before :func:`record_caveats` (its checks, the within-pair
+#: correlation test's bootstrap above all, take seconds on large logs).
+CAVEATS_STEP = "what the log cannot show (caveats)"
 
 
 def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0) -> Any:

@@ -7,6 +7,7 @@ from collections import OrderedDict
 import pytest
 
 import bayes_pairwise.pymc_models.base as base
+from bayes_pairwise.caveats import CAVEATS_STEP
 from bayes_pairwise.pymc_models import UniformError
 from bayes_pairwise.simulate import simulate_round_robin
 
@@ -46,16 +47,17 @@ def test_fit_passes_its_phases_on(mock_sampler, capsys):
     UniformError(draws=20, tune=10, chains=1).fit(data, random_seed=3, on_step=lines.append)
     # the sampler gets the callback; the fit itself announces the log-likelihood
     assert mock_sampler[-1]["on_step"] == lines.append
-    assert lines == ["pointwise log-likelihood (for LOO)"]
+    assert lines == ["pointwise log-likelihood (for LOO)", CAVEATS_STEP]
     assert capsys.readouterr().err == ""  # nothing printed when a callback is given
     # progress=True without a callback: the same lines on stderr, prefixed with the model
     UniformError(draws=20, tune=10, chains=1).fit(data, random_seed=3, progress=True)
     err = capsys.readouterr().err.splitlines()
     assert any(e.startswith("[uniform 00:") and "pointwise log-likelihood" in e for e in err)
+    assert any(e.startswith("[uniform 00:") and CAVEATS_STEP in e for e in err)
 
 
 def test_map_fit_names_its_phases():
     data = simulate_round_robin(5, eps=0.2, random_seed=2).data
     lines: list[str] = []
     UniformError().fit(data, method="map", random_seed=3, on_step=lines.append)
-    assert lines == ["MAP: the posterior mode", "pointwise log-likelihood (for LOO)"]
+    assert lines == ["MAP: the posterior mode", "pointwise log-likelihood (for LOO)", CAVEATS_STEP]

@@ -29,7 +29,7 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from bayes_pairwise.caveats import record_caveats
+from bayes_pairwise.caveats import CAVEATS_STEP, record_caveats
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import PairCounts, pair_counts
@@ -254,7 +254,14 @@ class _ErrorModel(BayesianPairwiseModel):
         simulation runs once, not again with the sampler's stream).
         """
         seed = kwargs.get("random_seed") if caveats_seed is None else caveats_seed
-        return record_caveats(super().fit(data, **kwargs), data, random_seed=seed)
+        if kwargs.get("on_step") is None and kwargs.get("progress"):
+            from bayes_pairwise.progress import Steps
+
+            kwargs["on_step"] = Steps(True, prefix=self.name)  # the fit's and the caveats'
+        fitted = super().fit(data, **kwargs)
+        if (on_step := kwargs.get("on_step")) is not None:
+            on_step(CAVEATS_STEP)  # the correlation test's bootstrap can take seconds
+        return record_caveats(fitted, data, random_seed=seed)
 
     def _rates(self, priors: dict[str, dict[str, Any]]) -> tuple[Any, Any]:
         raise NotImplementedError
