@@ -1018,7 +1018,7 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             said = f"S_com = {s.s_com:.3f}"
             if not np.isfinite(s.eps):  # no value: the row says why, without the tie notes
                 if np.isfinite(s.s_com) and s.s_com > 0.5:
-                    said += " > 1/2, which no uniform ε gives: a position-biased judge, read ε₊, ε₋"
+                    said += " > 1/2, which no uniform ε gives: the judge favours one position"
                 rows.append(_row("eps", j, METHOD_SCOM, math.nan, note=said))
             else:
                 if moved:
@@ -1332,6 +1332,14 @@ def _agreements(
 
 #: The basis of an agreement row whose classical method gives no value for this judge.
 NO_CLASSICAL_ESTIMATE = "no classical estimate"
+
+#: The rates that depend on which text was shown first: not a verdict's basis where the log
+#: does not record the presentation order (:attr:`~bayes_pairwise.data.Comparisons.order_recorded`).
+POSITION_RATES = ("eps_plus", "eps_minus", "eps_sum")
+ORDER_NOT_RECORDED_BASIS = (
+    "Basis: ε and the tie rate only — the presentation order was not recorded ('first' is a "
+    "nominal label), so ε₊, ε₋ and ε₊ + ε₋ mean nothing here and are shown for reference."
+)
 
 #: The error-rate quantities a verdict must rest on (the tie rate alone is not enough).
 ERROR_RATES = ("eps", "eps_plus", "eps_minus", "eps_sum")
@@ -1761,7 +1769,9 @@ def crosscheck(
     ags = _agreements(table, fitted, rng)
     agreement = pd.DataFrame([asdict(a) for a in ags], columns=list(Agreement.__dataclass_fields__))
     verdict_model, verdict_note = _verdict_model(fitted, fit_errors, correlated, method)
-    agreement = _primary_rows(agreement, cf, fitted, verdict_model)
+    agreement = _primary_rows(
+        agreement, cf, fitted, verdict_model, order_recorded=data.order_recorded
+    )
     by_position = any(getattr(f, "tie_positional", False) for f in fitted.values())
     general, per_judge = _caveats(
         data, fitted, log_seed, shows["identification"], cf.tie_position, by_position
@@ -1778,7 +1788,15 @@ def crosscheck(
 
     estimands = {name: fit_estimand(f) for name, f in fitted.items()}
     convergence = {name: rate_convergence(f) for name, f in fitted.items()}
-    verdicts = _say_basis(verdicts, cf, verdict_model, verdict_note, convergence, fitted)
+    verdicts = _say_basis(
+        verdicts,
+        cf,
+        verdict_model,
+        verdict_note,
+        convergence,
+        fitted,
+        order_recorded=data.order_recorded,
+    )
     if verdict_note:
         notes.append(verdict_note)
     for name, t in ties.items():
@@ -1877,13 +1895,21 @@ def _verdict_model(
 
 
 def _primary_rows(
-    agreement: pd.DataFrame, cf: ClassicalFits, fitted: Mapping[str, Any], verdict_model: str | None
+    agreement: pd.DataFrame,
+    cf: ClassicalFits,
+    fitted: Mapping[str, Any],
+    verdict_model: str | None,
+    *,
+    order_recorded: bool = True,
 ) -> pd.DataFrame:
     """With labels, the labelled rates are the verdict's basis (issue 25); with a verdict model
-    only its rows count. Other rows stay, as reference."""
+    only its rows count; where the presentation order was not recorded, no position rate
+    (ε₊, ε₋, ε₊ + ε₋) does. Other rows stay, as reference."""
     if not len(agreement):
         return agreement
     out = agreement.copy()
+    if not order_recorded:
+        out.loc[out.quantity.isin(POSITION_RATES), "primary"] = False
     moved = [j for j, c in cf.tie_position.items() if c.depends]
     if moved:  # the tie rescaling fails: the statistics of pairs decided in both orders decide
         mine = out.judge.isin([str(j) for j in moved])
@@ -1916,9 +1942,12 @@ def _say_basis(
     note: str,
     convergence: Mapping[str, Mapping[str, Any]],
     fitted: Mapping[str, Any],
+    *,
+    order_recorded: bool = True,
 ) -> pd.DataFrame:
-    """Verdict sentences say what they rest on: the labelled rates, the verdict's model, and a
-    failed convergence of the rates (issue 25)."""
+    """Verdict sentences say what they rest on: the labelled rates, the verdict's model, a
+    failed convergence of the rates (issue 25), and no position rate where the presentation
+    order was not recorded."""
     if not len(verdicts):
         return verdicts
     out = verdicts.copy()
@@ -1936,6 +1965,8 @@ def _say_basis(
                 f"{chk.z:.1f}), so the statistics rescaled for the tie share and the Δ_S grids "
                 "(ties at random) are not comparable."
             )
+        if not order_recorded:
+            t += " " + ORDER_NOT_RECORDED_BASIS
         if note:
             t += " " + note
         if conv:

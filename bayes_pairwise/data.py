@@ -193,6 +193,14 @@ class Comparisons:
         return bool(np.all(self.outcome != 0.5))
 
     @property
+    def order_recorded(self) -> bool:
+        """False where the log does not record which text was shown first (e.g. Chatbot
+        Arena's battles: 'first' is model_a, a nominal label), so that no position parameter
+        (ε₊, ε₋, γ, the first-position win rate) means anything; the loader marks such data in
+        ``source``."""
+        return ORDER_NOT_RECORDED not in self.source
+
+    @property
     def has_truth(self) -> bool:
         """True when at least one verdict carries a gold label (``truth`` ≥ 0)."""
         return bool(np.any(np.asarray(self.truth) >= 0))

@@ -507,7 +507,7 @@ def _section_data(page: HtmlPage, cc: CrossCheck, sink: WarningSink) -> None:
             f"{d.n_ties_dropped} tie verdicts were dropped (policy 'drop'): a judge that answers "
             "'tie' when unsure looks more consistent than it is."
         )
-    if "NOT recorded" in d.source:
+    if not d.order_recorded:
         checks.append(
             "The presentation order was not recorded: every position parameter is "
             "meaningless for these data."

@@ -93,3 +93,31 @@ def test_a_position_biased_judge_keeps_its_uniform_rate_and_says_why_s_com_gives
     alone = crosscheck(sim.data, models=("uniform",), **kw).verdicts.iloc[0]
     assert alone.verdict == "NO VERDICT"
     assert f"S_com = {s_com:.3f} > 1/2" in alone.text and "no interval" not in alone.text
+
+
+def test_where_the_order_was_not_recorded_no_position_rate_is_the_verdicts_basis() -> None:
+    """A Chatbot Arena layout (model_a / model_b / winner): 'first' is a nominal label, so ε₊
+    and ε₋ mean nothing. They used to decide the verdict (compare chatbot_arena: DISAGREE on
+    ε₋ for every judge); now ε and the tie rate do, and the sentence says why."""
+    import numpy as np
+
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(12, eps=0.15, repeats=2, random_seed=1)
+    frame = sim.frame.rename(columns={"first": "model_a", "second": "model_b"})
+    frame["winner"] = np.where(frame["outcome"] == 1, "model_a", "model_b")
+    arena = load_comparisons(frame.drop(columns=["outcome"]))
+    assert not arena.order_recorded and sim.data.order_recorded
+    kw = dict(method="map", delta_s=False, biased_bt_spread=False, leaderboard=False)
+    cc = crosscheck(arena, **kw)
+    ag = cc.agreement
+    assert not ag[ag.quantity.isin(["eps_plus", "eps_minus"])].primary.any()
+    assert ag[ag.quantity == "eps"].primary.all()
+    v = cc.verdicts.iloc[0]
+    assert "ε₊" not in v.text.split(" — ")[1].split(". Basis")[0]  # not among the compared
+    assert "the presentation order was not recorded" in v.text
+    # the same log with its order recorded: ε₊ and ε₋ are compared as before
+    rec = crosscheck(sim.data, **kw).agreement
+    assert set(rec[rec.primary].quantity) >= {"eps_plus", "eps_minus"}
