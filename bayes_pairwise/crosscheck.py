@@ -1341,13 +1341,21 @@ ORDER_NOT_RECORDED_BASIS = (
     "nominal label), so ε₊, ε₋ and ε₊ + ε₋ mean nothing here and are shown for reference."
 )
 
+#: The classical estimators of error rates (keys of :attr:`ClassicalFits.skipped`).
+RATE_ESTIMATORS = ("S_com", "moments", "Δ_S", "Δ_S 2-D")
+
 #: The error-rate quantities a verdict must rest on (the tie rate alone is not enough).
 ERROR_RATES = ("eps", "eps_plus", "eps_minus", "eps_sum")
 
 
 def _verdicts(
-    agreement: pd.DataFrame, judges: Sequence[str], caveats: Mapping[str, Sequence[str]]
+    agreement: pd.DataFrame,
+    judges: Sequence[str],
+    caveats: Mapping[str, Sequence[str]],
+    skipped: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[JudgeVerdict]:
+    """One verdict per judge from its primary agreement rows; ``skipped``: per judge, the
+    classical estimators that gave nothing and why (said where no error rate is left)."""
     lab = interval_label()
     out = []
     for j in judges:
@@ -1387,6 +1395,32 @@ def _verdicts(
                     ),
                     n_primary=len(a),
                     n_overlap=int(a.overlap.astype(bool).sum()) if len(a) else 0,
+                    caveats=cav,
+                )
+            )
+            continue
+        if len(a) and not unassessed and not a.quantity.isin(ERROR_RATES).any():
+            # the tie rate alone: no classical estimate of any error rate for this judge
+            by_reason: dict[str, list[str]] = {}
+            for k, v in (skipped or {}).get(j, {}).items():
+                if k in RATE_ESTIMATORS:
+                    by_reason.setdefault(v, []).append(k)
+            why = "; ".join(f"{', '.join(ks)}: {v}" for v, ks in by_reason.items())
+            out.append(
+                JudgeVerdict(
+                    judge=j,
+                    verdict="NO VERDICT",
+                    gap=math.nan,
+                    text=(
+                        f"{j}: NO VERDICT on the error rates — no classical estimate of ε, ε₊ "
+                        "or ε₋ for this judge"
+                        + (f" ({why})" if why else "")
+                        + "; the tie rates "
+                        + ("agree" if a.overlap.astype(bool).all() else "disagree")
+                        + "."
+                    ),
+                    n_primary=len(a),
+                    n_overlap=int(a.overlap.astype(bool).sum()),
                     caveats=cav,
                 )
             )
@@ -1781,7 +1815,7 @@ def crosscheck(
         for texts in per_judge.values():
             texts.insert(0, LAPLACE_CAVEAT)
     verdicts = pd.DataFrame(
-        [asdict(v) for v in _verdicts(agreement, judges, per_judge)],
+        [asdict(v) for v in _verdicts(agreement, judges, per_judge, cf.skipped)],
         columns=list(JudgeVerdict.__dataclass_fields__),
     )
     from bayes_pairwise.identification import fit_estimand, rate_convergence

@@ -44,6 +44,27 @@ def test_tie_rate_alone_gives_no_verdict() -> None:
     assert "ε₊, ε₋ has no interval" in v.text and "the tie rates agree" in v.text
 
 
+def test_a_tie_rate_without_any_error_rate_row_gives_no_verdict_and_says_why() -> None:
+    """Seen on llmfao (124 crowd judges, one order per pair): no classical error rate at all,
+    only the tie rate — the verdict said AGREE from the tie rate alone."""
+    ag = pd.DataFrame([_ag("tie_rate", True)])
+    skipped = {
+        "j": {
+            "S_com": "no pair shown in both orders",
+            "moments": "no pair shown in both orders",
+            "Δ_S": "no complete round-robin",
+            "biased-BT spread search": "not strongly connected",
+        }
+    }
+    (v,) = _verdicts(ag, ["j"], {}, skipped)
+    assert v.verdict == "NO VERDICT" and math.isnan(v.gap)
+    assert (
+        "no classical estimate of ε, ε₊ or ε₋ for this judge (S_com, moments: no pair shown "
+        "in both orders; Δ_S: no complete round-robin); the tie rates agree." in v.text
+    )
+    assert "spread" not in v.text  # not an error-rate estimator
+
+
 def test_unassessed_rate_is_named_next_to_a_verdict() -> None:
     ag = pd.DataFrame(
         [_ag("eps_plus", None), _ag("eps_minus", False, gap=0.1), _ag("tie_rate", True)]
