@@ -49,6 +49,7 @@ __all__ = [
     "integer_seed",
     "interval_label",
     "judge_rng",
+    "replicate_p_text",
     "resolve_hdi_prob",
     "resolve_ties",
     "z_value",
@@ -137,6 +138,27 @@ def interval_label(prob: float | None = None) -> str:
     '90%'
     """
     return f"{100 * resolve_hdi_prob(prob):g}%"
+
+
+def replicate_p_text(p: float, n: int) -> str:
+    """A p-value estimated from ``n`` replicates, as a user reads it.
+
+    P(rep > obs) + ½P(rep = obs) over ``n`` replicates moves in steps of 1/(2n): 0 means no
+    replicate reached the observed value, which says p < 1/n, not p = 0 (and 1 the mirror).
+
+    Examples
+    --------
+    >>> replicate_p_text(0.0, 500), replicate_p_text(1.0, 500), replicate_p_text(0.232, 500)
+    ('< 0.002', '> 0.998', '0.232')
+    """
+    if not (math.isfinite(p) and n > 0):
+        return "–" if not math.isfinite(p) else f"{p:.3f}"
+    step = 1.0 / n
+    if p < step / 2:
+        return f"< {step:.2g}"
+    if p > 1 - step / 2:
+        return f"> {1 - step:.{max(3, len(f'{step:.2g}') - 2)}f}"
+    return f"{p:.3f}"
 
 
 def z_value(prob: float | None = None) -> float:

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
-from bayes_pairwise.conventions import ESS_MIN, RHAT_MAX, interval_label
+from bayes_pairwise.conventions import ESS_MIN, RHAT_MAX, interval_label, replicate_p_text
 from bayes_pairwise.errors import WarningSink, quiet_third_party
 from bayes_pairwise.progress import Steps
 
@@ -1011,7 +1011,10 @@ def _section_bayesian(
                 f"{df['draw'].nunique()} replicated data sets ({df.attrs.get('replicates', '')}"
                 + (", plug-in at the MAP estimate" if n_samples == 1 else "")
                 + "), same design as observed. p-values P(rep > obs) + ½P(rep = obs): "
-                + ", ".join(f"{r['statistic']} {_fmt(r['p_value'])}" for r in rows)
+                + ", ".join(
+                    f"{r['statistic']} {replicate_p_text(r['p_value'], r['replicates'])}"
+                    for r in rows
+                )
                 + " (near 0 or 1: the model misses that feature of the data).",
             )
         except (ValueError, KeyError) as exc:
@@ -1025,7 +1028,13 @@ def _section_bayesian(
             page.box(
                 "The model misses: "
                 + "; ".join(
-                    f"{r.statistic} for {r.judge} (p = {_fmt(r.p_value)})"
+                    f"{r.statistic} for {r.judge} (p "
+                    + (
+                        t
+                        if (t := replicate_p_text(r.p_value, r.replicates))[0] in "<>"
+                        else f"= {t}"
+                    )
+                    + ")"
                     for r in extreme.itertuples()
                 )
                 + ". Read these judges' error rates with care: the model does not reproduce "
