@@ -534,6 +534,14 @@ class CrossCheck:
         for v in self.verdicts.itertuples(index=False):
             row: dict[str, Any] = {"judge": v.judge}
             ag = self.agreement[(self.agreement.judge == v.judge) & self.agreement.primary]
+            # one cell per rate: where two methods compare it (ε: S_com and the Δ_S grid) the
+            # one that decides the verdict, the largest gap, is written last and shown
+            first = {q: k for k, q in enumerate(dict.fromkeys(ag.quantity))}
+            ag = ag.assign(
+                _q=ag.quantity.map(first),
+                _assessed=ag.overlap.notna(),
+                _gap=ag.gap.astype(float).fillna(-1.0),
+            ).sort_values(["_q", "_assessed", "_gap"], kind="stable")
             for a in ag.itertuples(index=False):
                 sym = SYMBOLS.get(a.quantity, a.quantity)
                 row[self.estimate_column(sym)] = _fmt_interval(
@@ -1360,8 +1368,14 @@ def _verdicts(
     out = []
     for j in judges:
         a = agreement[(agreement.judge == j) & agreement.primary] if len(agreement) else agreement
+        # a rate is "not assessed" only where no classical method assessed it (bard on PRD:
+        # ε against the Δ_S grid, while S_com above 1/2 gives none)
         unassessed_rows = (
-            a[a.overlap.isna() & a.quantity.isin(ERROR_RATES)].drop_duplicates("quantity")
+            a[
+                a.overlap.isna()
+                & a.quantity.isin(ERROR_RATES)
+                & ~a.quantity.isin(a.loc[a.overlap.notna(), "quantity"])
+            ].drop_duplicates("quantity")
             if len(a)
             else a
         )

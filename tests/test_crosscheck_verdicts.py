@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict
 
 import pandas as pd
@@ -142,3 +143,32 @@ def test_where_the_order_was_not_recorded_no_position_rate_is_the_verdicts_basis
     # the same log with its order recorded: ε₊ and ε₋ are compared as before
     rec = crosscheck(sim.data, **kw).agreement
     assert set(rec[rec.primary].quantity) >= {"eps_plus", "eps_minus"}
+
+
+def test_the_headline_shows_the_comparison_that_decides_and_no_rate_is_called_unassessed_twice():
+    """PRD (MAP): ε is compared with S_com and with the Δ_S grid. For claude the S_com row
+    disagrees (the verdict's DISAGREE on ε) while the grid agrees; the headline's one ε cell
+    showed the grid's, so the table said agree beside a DISAGREE. For bard S_com gives no
+    value (S_com > 1/2) but the grid assesses ε: ε is not called "not assessed"."""
+    import bayes_pairwise as bp
+    from bayes_pairwise.crosscheck import crosscheck
+
+    data = bp.datasets.load("prd_vicuna80")
+    cc = crosscheck(data, method="map", biased_bt_spread=False, leaderboard=False)
+    ag = cc.agreement[cc.agreement.primary & (cc.agreement.quantity == "eps")]
+    head = cc.headline().set_index("judge")
+    for judge, rows in ag.groupby("judge"):
+        assessed = rows[rows.overlap.notna()]
+        if not len(assessed):
+            continue
+        worst = assessed.loc[assessed.gap.astype(float).idxmax()]
+        if worst.gap > 0:  # both agree (gap 0): either may be shown
+            assert head.loc[judge, "ε classical"].startswith(f"{worst.classical_estimate:.3f}")
+        text = cc.verdicts.set_index("judge").loc[judge, "text"]
+        assert not re.search(r"ε [0-9.]+ not assessed", text)  # assessed by another method
+    claude = ag[ag.judge == "claude"]
+    assert (claude.overlap == False).any() and (claude.overlap == True).any()  # noqa: E712
+    assert "S_com closed form" in head.loc["claude", "ε classical"]
+    bard = ag[ag.judge == "bard"]
+    assert bard.classical_estimate.isna().any() and bard.overlap.notna().any()
+    assert "not assessed" not in cc.verdicts.set_index("judge").loc["bard", "text"]
