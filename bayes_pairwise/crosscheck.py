@@ -1346,7 +1346,8 @@ NO_CLASSICAL_ESTIMATE = "no classical estimate"
 POSITION_RATES = ("eps_plus", "eps_minus", "eps_sum")
 ORDER_NOT_RECORDED_BASIS = (
     "Basis: ε and the tie rate only — the presentation order was not recorded ('first' is a "
-    "nominal label), so ε₊, ε₋ and ε₊ + ε₋ mean nothing here and are shown for reference."
+    "nominal label), so ε₊, ε₋ and ε₊ + ε₋ mean nothing here and are shown for reference; "
+    "the uniform model's ε needs no order."
 )
 
 #: The classical estimators of error rates (keys of :attr:`ClassicalFits.skipped`).
@@ -1382,6 +1383,18 @@ def _verdicts(
         unassessed = list(unassessed_rows.quantity) if len(unassessed_rows) else []
         a = a[a.overlap.notna()] if len(a) else a
         cav = tuple(caveats.get(j, ()))
+        # error rates compared but not the basis (e.g. ε₊, ε₋ where the order was not recorded)
+        mine = agreement[agreement.judge == j] if len(agreement) else agreement
+        aside = (
+            list(dict.fromkeys(mine[~mine.primary & mine.quantity.isin(ERROR_RATES)].quantity))
+            if len(mine)
+            else []
+        )
+        aside_text = (
+            "the rates compared ("
+            + ", ".join(SYMBOLS.get(q, q) for q in aside)
+            + ") are not the verdict's basis here"
+        )
         if unassessed and not a.quantity.isin(ERROR_RATES).any():
             # only the tie rate could be compared: no verdict on what the judge gets wrong
             syms = ", ".join(SYMBOLS.get(q, q) for q in unassessed)
@@ -1426,9 +1439,13 @@ def _verdicts(
                     verdict="NO VERDICT",
                     gap=math.nan,
                     text=(
-                        f"{j}: NO VERDICT on the error rates — no classical estimate of ε, ε₊ "
-                        "or ε₋ for this judge"
-                        + (f" ({why})" if why else "")
+                        f"{j}: NO VERDICT on the error rates — "
+                        + (
+                            aside_text
+                            if aside
+                            else "no classical estimate of ε, ε₊ or ε₋ for this judge"
+                            + (f" ({why})" if why else "")
+                        )
                         + "; the tie rates "
                         + ("agree" if a.overlap.astype(bool).all() else "disagree")
                         + "."
@@ -1446,8 +1463,10 @@ def _verdicts(
                     verdict="NO VERDICT",
                     gap=math.nan,
                     text=(
-                        f"{j}: NO VERDICT — no model estimate has a classical counterpart here "
-                        "(fit the uniform or positional model; the Δ_S grid needs complete "
+                        f"{j}: NO VERDICT — {aside_text}."
+                        if aside
+                        else f"{j}: NO VERDICT — no model estimate has a classical counterpart "
+                        "here (fit the uniform or positional model; the Δ_S grid needs complete "
                         "round-robins)."
                     ),
                     n_primary=0,

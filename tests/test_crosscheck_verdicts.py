@@ -140,6 +140,13 @@ def test_where_the_order_was_not_recorded_no_position_rate_is_the_verdicts_basis
     v = cc.verdicts.iloc[0]
     assert "ε₊" not in v.text.split(" — ")[1].split(". Basis")[0]  # not among the compared
     assert "the presentation order was not recorded" in v.text
+    # the positional model alone (the report's default): no verdict, and the reason is the
+    # order, not a missing classical estimate
+    alone = crosscheck(arena, models=("positional",), **kw).verdicts.iloc[0]
+    assert alone.verdict == "NO VERDICT"
+    assert "the rates compared (ε₊, ε₋, ε₊ + ε₋) are not the verdict's basis here" in alone.text
+    assert "no classical estimate" not in alone.text
+    assert "the uniform model's ε needs no order" in alone.text
     # the same log with its order recorded: ε₊ and ε₋ are compared as before
     rec = crosscheck(sim.data, **kw).agreement
     assert set(rec[rec.primary].quantity) >= {"eps_plus", "eps_minus"}
