@@ -284,6 +284,7 @@ def test_cyclic_labels_and_large_contexts_are_refused_by_name():
         bp.UniformOrder(nuts_sampler="numpyro").fit(sim)
 
 
+@pytest.mark.slow  # 21 s cold (two MAP fits, one a strength model): the default run's margin
 def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
     sim = simulate_round_robin(6, eps_plus=0.05, eps_minus=0.25, n_contexts=150, random_seed=3)
     m = bp.PositionalOrder().fit(sim.data, method="map", random_seed=0)

@@ -83,6 +83,7 @@ def test_the_written_out_gradient_is_the_finite_difference_even_at_extreme_rho(c
         assert np.isfinite(lp)
 
 
+@pytest.mark.slow  # 19 s cold (the dispersed model's first compile): the default run's margin
 def test_the_error_rates_do_not_depend_on_it_and_the_tie_spread_is_recovered():
     """The tie terms and the order terms are separate factors: MAP's error rates are those of
     the one-rate model; the tie rate is the same mean and tie_rho finds the simulated 0.3."""
