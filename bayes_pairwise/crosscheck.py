@@ -1265,34 +1265,14 @@ def _agreements(
             p_mean = float(np.mean(draws))
             st = posterior_stats(f, c.quantity, judge=c.judge)
             p_lo, p_hi = (st[1], st[2]) if st else (math.nan, math.nan)
+            c_int = np.isfinite(c.lower) and np.isfinite(c.upper)
             if not np.isfinite(c.estimate):
                 # the model has the rate, the classical method has no value here (e.g. S_com
                 # above 1/2 for ε): kept as a row that is not assessed, with the reason, so the
                 # headline and the verdict say so instead of leaving the rate out
-                out.append(
-                    Agreement(
-                        judge=c.judge,
-                        quantity=c.quantity,
-                        model=label,
-                        classical=c.method,
-                        classical_estimate=math.nan,
-                        classical_lower=math.nan,
-                        classical_upper=math.nan,
-                        posterior_mean=p_mean,
-                        posterior_lower=float(p_lo),
-                        posterior_upper=float(p_hi),
-                        overlap=None,
-                        gap=math.nan,
-                        difference=math.nan,
-                        difference_lower=math.nan,
-                        difference_upper=math.nan,
-                        primary=(c.quantity, c.method) in PRIMARY,
-                        basis=NO_CLASSICAL_ESTIMATE + (f": {c.note}" if c.note else ""),
-                    )
-                )
-                continue
-            c_int = np.isfinite(c.lower) and np.isfinite(c.upper)
-            if point:
+                overlap, gap, d_lo, d_hi = None, math.nan, math.nan, math.nan
+                basis = NO_CLASSICAL_ESTIMATE + (f": {c.note}" if c.note else "")
+            elif point:
                 if c_int:
                     gap = max(0.0, c.lower - p_mean, p_mean - c.upper)
                     overlap = gap <= AGREEMENT_TOLERANCE
@@ -1395,82 +1375,51 @@ def _verdicts(
             + ", ".join(SYMBOLS.get(q, q) for q in aside)
             + ") are not the verdict's basis here"
         )
-        if unassessed and not a.quantity.isin(ERROR_RATES).any():
-            # only the tie rate could be compared: no verdict on what the judge gets wrong
-            syms = ", ".join(SYMBOLS.get(q, q) for q in unassessed)
+        if not (len(a) and a.quantity.isin(ERROR_RATES).any()):
+            # no error rate compared: no verdict on what the judge gets wrong (the tie rate
+            # alone never decides); the sentence says why
+            on_rates = bool(unassessed) or len(a) > 0
+            if unassessed:
+                reason = (
+                    "; ".join(_unassessed_text(unassessed_rows))
+                    if unassessed_rows.basis.str.startswith(NO_CLASSICAL_ESTIMATE).any()
+                    else "the classical estimate of "
+                    + ", ".join(SYMBOLS.get(q, q) for q in unassessed)
+                    + " has no interval here (at the boundary of its range, or too few "
+                    "verdicts), so agreement cannot be judged"
+                )
+            elif aside:
+                reason = aside_text
+            elif len(a):
+                by_reason: dict[str, list[str]] = {}
+                for k, v in (skipped or {}).get(j, {}).items():
+                    if k in RATE_ESTIMATORS:
+                        by_reason.setdefault(v, []).append(k)
+                why = "; ".join(f"{', '.join(ks)}: {v}" for v, ks in by_reason.items())
+                reason = "no classical estimate of ε, ε₊ or ε₋ for this judge" + (
+                    f" ({why})" if why else ""
+                )
+            else:
+                reason = (
+                    "no model estimate has a classical counterpart here (fit the uniform or "
+                    "positional model; the Δ_S grid needs complete round-robins)"
+                )
+            ties = (
+                "; the tie rates " + ("agree" if a.overlap.astype(bool).all() else "disagree")
+                if len(a)
+                else ""
+            )
             out.append(
                 JudgeVerdict(
                     judge=j,
                     verdict="NO VERDICT",
                     gap=math.nan,
-                    text=(
-                        f"{j}: NO VERDICT on the error rates — "
-                        + (
-                            f"the classical estimate of {syms} has no interval here (at the "
-                            "boundary of its range, or too few verdicts), so agreement cannot "
-                            "be judged"
-                            if not unassessed_rows.basis.str.startswith(NO_CLASSICAL_ESTIMATE).any()
-                            else "; ".join(_unassessed_text(unassessed_rows))
-                        )
-                        + (
-                            "; the tie rates "
-                            + ("agree" if a.overlap.astype(bool).all() else "disagree")
-                            if len(a)
-                            else ""
-                        )
-                        + "."
-                    ),
+                    text=f"{j}: NO VERDICT {'on the error rates ' if on_rates else ''}— "
+                    + reason
+                    + ties
+                    + ".",
                     n_primary=len(a),
                     n_overlap=int(a.overlap.astype(bool).sum()) if len(a) else 0,
-                    caveats=cav,
-                )
-            )
-            continue
-        if len(a) and not unassessed and not a.quantity.isin(ERROR_RATES).any():
-            # the tie rate alone: no classical estimate of any error rate for this judge
-            by_reason: dict[str, list[str]] = {}
-            for k, v in (skipped or {}).get(j, {}).items():
-                if k in RATE_ESTIMATORS:
-                    by_reason.setdefault(v, []).append(k)
-            why = "; ".join(f"{', '.join(ks)}: {v}" for v, ks in by_reason.items())
-            out.append(
-                JudgeVerdict(
-                    judge=j,
-                    verdict="NO VERDICT",
-                    gap=math.nan,
-                    text=(
-                        f"{j}: NO VERDICT on the error rates — "
-                        + (
-                            aside_text
-                            if aside
-                            else "no classical estimate of ε, ε₊ or ε₋ for this judge"
-                            + (f" ({why})" if why else "")
-                        )
-                        + "; the tie rates "
-                        + ("agree" if a.overlap.astype(bool).all() else "disagree")
-                        + "."
-                    ),
-                    n_primary=len(a),
-                    n_overlap=int(a.overlap.astype(bool).sum()),
-                    caveats=cav,
-                )
-            )
-            continue
-        if not len(a):
-            out.append(
-                JudgeVerdict(
-                    judge=j,
-                    verdict="NO VERDICT",
-                    gap=math.nan,
-                    text=(
-                        f"{j}: NO VERDICT — {aside_text}."
-                        if aside
-                        else f"{j}: NO VERDICT — no model estimate has a classical counterpart "
-                        "here (fit the uniform or positional model; the Δ_S grid needs complete "
-                        "round-robins)."
-                    ),
-                    n_primary=0,
-                    n_overlap=0,
                     caveats=cav,
                 )
             )
