@@ -427,22 +427,17 @@ def bt_mm(
     w = x.sum(axis=1) + ridge
     m = p.m
     theta = np.zeros(n) if init is None else np.asarray(init, dtype=float) - np.mean(init)
-    pi = np.exp(theta)
     delta = np.inf
     it = 0
     newton = ridge > 0 and n <= MM_NEWTON_MAX_ITEMS
     for it in range(1, max_iter + 1):
-        r = m / (pi[p.i] + pi[p.j])
-        d = np.bincount(p.i, r, n) + np.bincount(p.j, r, n) + ridge
-        new = np.log(w / d)
-        new -= new.mean()  # geometric mean of π renormalised to 1
+        new = _mm_step(p, m, w, ridge, theta)[0]
         delta = float(np.max(np.abs(new - theta)))
         theta = new
-        pi = np.exp(theta)
         if delta < tol:
             break
         if newton and it == MM_NEWTON_AFTER:
-            done = _mm_fixed_point_newton(p, w, ridge, theta, tol)
+            done = _mm_fixed_point_newton(p, m, w, ridge, theta, tol)
             if done is not None:
                 theta, delta, steps = done
                 it += steps
@@ -464,11 +459,12 @@ MM_NEWTON_MAX_ITEMS = 1000
 
 
 def _mm_step(
-    p: _Pairs, w: np.ndarray, ridge: float, theta: np.ndarray
+    p: _Pairs, m: np.ndarray, w: np.ndarray, ridge: float, theta: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One MM step with its renormalisation: (G(θ), π, d)."""
+    """One MM step with its renormalisation (geometric mean of π back to 1): (G(θ), π, d);
+    ``m`` the pairs' counts ``p.m``, ``w`` the wins plus λ."""
     pi = np.exp(theta)
-    r = p.m / (pi[p.i] + pi[p.j])
+    r = m / (pi[p.i] + pi[p.j])
     d = np.bincount(p.i, r, p.n) + np.bincount(p.j, r, p.n) + ridge
     g = np.log(w / d)
     return g - g.mean(), pi, d
@@ -476,6 +472,7 @@ def _mm_step(
 
 def _mm_fixed_point_newton(
     p: _Pairs,
+    m: np.ndarray,
     w: np.ndarray,
     ridge: float,
     theta: np.ndarray,
@@ -493,13 +490,13 @@ def _mm_fixed_point_newton(
     """
     n, i, j = p.n, p.i, p.j
     eye = np.eye(n)
-    g, pi, d = _mm_step(p, w, ridge, theta)
+    g, pi, d = _mm_step(p, m, w, ridge, theta)
     res = theta - g
     size = float(np.max(np.abs(res)))
     for step in range(1, max_steps + 1):
         if size < tol:
             return g, size, step - 1
-        a = p.m / (pi[i] + pi[j]) ** 2
+        a = m / (pi[i] + pi[j]) ** 2
         dd = np.zeros((n, n))
         np.add.at(dd, (i, i), -a * pi[i])
         np.add.at(dd, (j, j), -a * pi[j])
@@ -515,7 +512,7 @@ def _mm_fixed_point_newton(
         while True:
             cand = theta - t * move
             if np.all(np.isfinite(cand)):
-                g_c, pi_c, d_c = _mm_step(p, w, ridge, cand)
+                g_c, pi_c, d_c = _mm_step(p, m, w, ridge, cand)
                 res_c = cand - g_c
                 size_c = float(np.max(np.abs(res_c)))
                 if np.isfinite(size_c) and size_c < size:
