@@ -622,6 +622,17 @@ class BayesianPairwiseModel:
         return pm.Deterministic("strength", sigma_s * z, dims="item")
 
     # ------------------------------------------------------------------ fitting
+    def _step_lines(
+        self, on_step: Callable[[str], None] | None, progress: bool
+    ) -> Callable[[str], None] | None:
+        """Where a fit's phase lines go: ``on_step`` when given, else with ``progress`` a line
+        on stderr prefixed with the model's name, else nowhere."""
+        if on_step is None and progress:
+            from bayes_pairwise.progress import Steps
+
+            return Steps(True, prefix=self.name)
+        return on_step
+
     def fit(
         self,
         data: Comparisons,
@@ -708,10 +719,7 @@ class BayesianPairwiseModel:
         direct, why = self._direct(data, priors, likelihood)
         if method != "nuts" and direct is not None and not direct.optimisable:
             direct, why = None, "MAP and Laplace optimise the graph for this model"
-        if on_step is None and progress:
-            from bayes_pairwise.progress import Steps
-
-            on_step = Steps(True, prefix=self.name)
+        on_step = self._step_lines(on_step, progress)
         if method == "nuts":
             # what ran, not "auto": the settings stored with the fit say which adaptation
             sampler = {

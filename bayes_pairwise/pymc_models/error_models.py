@@ -254,10 +254,8 @@ class _ErrorModel(BayesianPairwiseModel):
         simulation runs once, not again with the sampler's stream).
         """
         seed = kwargs.get("random_seed") if caveats_seed is None else caveats_seed
-        if kwargs.get("on_step") is None and kwargs.get("progress"):
-            from bayes_pairwise.progress import Steps
-
-            kwargs["on_step"] = Steps(True, prefix=self.name)  # the fit's and the caveats'
+        # one printer for the fit's phases and the caveats'
+        kwargs["on_step"] = self._step_lines(kwargs.get("on_step"), kwargs.get("progress", False))
         fitted = super().fit(data, **kwargs)
         if (on_step := kwargs.get("on_step")) is not None:
             on_step(CAVEATS_STEP)  # the correlation test's bootstrap can take seconds
