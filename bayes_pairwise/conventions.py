@@ -49,6 +49,7 @@ __all__ = [
     "integer_seed",
     "interval_label",
     "judge_rng",
+    "replicate_p_clause",
     "replicate_p_text",
     "resolve_hdi_prob",
     "resolve_ties",
@@ -159,6 +160,18 @@ def replicate_p_text(p: float, n: int) -> str:
     if p > 1 - step / 2:
         return f"> {1 - step:.{max(3, len(f'{step:.2g}') - 2)}f}"
     return f"{p:.3f}"
+
+
+def replicate_p_clause(p: float, n: int) -> str:
+    """:func:`replicate_p_text` after its relation, for a sentence.
+
+    Examples
+    --------
+    >>> replicate_p_clause(0.0, 500), replicate_p_clause(0.232, 500)
+    ('p < 0.002', 'p = 0.232')
+    """
+    text = replicate_p_text(float(p), int(n))
+    return f"p {text}" if text[0] in "<>" else f"p = {text}"
 
 
 def z_value(prob: float | None = None) -> float:

@@ -49,7 +49,13 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise._html import HtmlPage
-from bayes_pairwise.conventions import ESS_MIN, RHAT_MAX, interval_label, replicate_p_text
+from bayes_pairwise.conventions import (
+    ESS_MIN,
+    RHAT_MAX,
+    interval_label,
+    replicate_p_clause,
+    replicate_p_text,
+)
 from bayes_pairwise.errors import WarningSink, quiet_third_party
 from bayes_pairwise.progress import Steps
 
@@ -1028,13 +1034,7 @@ def _section_bayesian(
             page.box(
                 "The model misses: "
                 + "; ".join(
-                    f"{r.statistic} for {r.judge} (p "
-                    + (
-                        t
-                        if (t := replicate_p_text(r.p_value, r.replicates))[0] in "<>"
-                        else f"= {t}"
-                    )
-                    + ")"
+                    f"{r.statistic} for {r.judge} ({replicate_p_clause(r.p_value, r.replicates)})"
                     for r in extreme.itertuples()
                 )
                 + ". Read these judges' error rates with care: the model does not reproduce "

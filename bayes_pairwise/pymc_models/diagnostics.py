@@ -28,7 +28,14 @@ import numpy as np
 import pandas as pd
 
 # the thresholds of METHODS §7.4, stated once in conventions (re-exported here)
-from bayes_pairwise.conventions import EBFMI_MIN, ESS_MIN, RHAT_MAX, hdi_columns, resolve_hdi_prob
+from bayes_pairwise.conventions import (
+    EBFMI_MIN,
+    ESS_MIN,
+    RHAT_MAX,
+    hdi_columns,
+    replicate_p_clause,
+    resolve_hdi_prob,
+)
 
 __all__ = [
     "ESS_MIN",
@@ -515,8 +522,8 @@ def diagnose(
                     messages.append(
                         f"posterior predictive check: {row['statistic']} for judge "
                         f"{row['judge']!r} is extreme (observed {row['observed']:.4g}, "
-                        f"replicated {row['replicated_mean']:.4g}, p "
-                        + _p_in_text(row["p_value"], row["n_draws"])
+                        f"replicated {row['replicated_mean']:.4g}, "
+                        + replicate_p_clause(row["p_value"], row["n_draws"])
                         + ")"
                     )
         elif not draws_replicates:
@@ -779,15 +786,6 @@ def _delta_curves(
     obs = pooled_delta_curves(contexts, w_obs, n_subsets, seed)[0]
     rep = pooled_delta_curves(contexts, w_rep, n_subsets, seed)
     return obs, rep
-
-
-def _p_in_text(p: float, n: int) -> str:
-    """``"= 0.232"`` or ``"< 0.002"``: :func:`~bayes_pairwise.conventions.replicate_p_text`
-    after the right sign."""
-    from bayes_pairwise.conventions import replicate_p_text
-
-    text = replicate_p_text(float(p), int(n))
-    return text if text[0] in "<>" else f"= {text}"
 
 
 def _p_value(rep: np.ndarray, obs: float) -> float:
