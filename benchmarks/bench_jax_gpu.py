@@ -1,0 +1,175 @@
+"""PyMC's JAX NUTS (numpyro) on a GPU: the QLoRA log and a 1 M-verdict round robin (issue 27,
+item 4). Nothing in the package needs this or a GPU; it records what the optional path gives.
+
+    python benchmarks/bench_jax_gpu.py --only grad      # one gradient: GPU against JAX on the CPU
+    python benchmarks/bench_jax_gpu.py --only qlora     # positional, ties modelled, the real log
+    python benchmarks/bench_jax_gpu.py --only rr1000    # uniform, 1,000-item round robin, 999,000
+    python benchmarks/bench_jax_gpu.py --only qlora --log PATH --draws 300   # shorter, other path
+
+What is measured, in this process:
+
+* ``grad``: the model's log-density and gradient (PyMC's JAX graph of the model, the same that
+  the JAX samplers run) timed on the default JAX device and on the CPU in the same run — the
+  median of repeated calls after a warm-up, for the QLoRA model and the 1,000-item round robin.
+  The ratio CPU / default device is the portable number.
+* ``qlora``: ``fit --model positional --ties model`` on the QLoRA GPT-4 log with
+  ``nuts_sampler="numpyro"``, chains vectorised on the one device, the spec's draws and tuning
+  (4 × (1000 + 1000)). Wall time (JAX compile included), leapfrog steps per draw, tree-depth
+  hits, divergences, the largest R-hat and ε₊, ε₋ — against issue 27's reference ε₊ 0.0246,
+  ε₋ 0.1384 and the nutpie fit of the same model on two CPU cores (413 s, ``docs/src/speed.md``).
+* ``rr1000``: ``--model uniform`` on one round robin of 1,000 items shown in both orders
+  (999,000 verdicts, ε = 0.15, seed 0), the same sampler settings.
+
+Each part writes a JSON line to ``--out`` as soon as it ends, so a part cut off by a time limit
+leaves the others' numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+EPS_REF = {"eps_plus": 0.0246, "eps_minus": 0.1384}
+
+
+def qlora(path: str | None):
+    from bench_real_logs import QLORA
+
+    from bayes_pairwise.data import load_comparisons
+
+    return load_comparisons(path or QLORA, context="context", judge="judge", ties="model")
+
+
+def round_robin(n_items: int):
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    return simulate_round_robin(n_items, eps=0.15, random_seed=0).data
+
+
+def _median_call(f, args, repeats: int) -> float:
+    import jax
+
+    jax.block_until_ready(f(*args))  # compile and warm up
+    jax.block_until_ready(f(*args))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def grad_times(data, name: str, ties: str, repeats: int) -> dict:
+    """Median seconds per log-density-and-gradient call, default device and CPU."""
+    import jax
+    from pymc.sampling.jax import get_jaxified_logp
+
+    from bayes_pairwise.pymc_models import get_model
+    from bayes_pairwise.pymc_models.likelihoods import elementwise_likelihood
+
+    with elementwise_likelihood():
+        model = get_model(name, ties=ties).build_model(data)
+    logp = get_jaxified_logp(model, negative_logp=False)
+    point = model.initial_point()
+    x = [np.asarray(point[v.name]) for v in model.value_vars]
+    f = jax.jit(jax.value_and_grad(lambda *a: logp(a), argnums=tuple(range(len(x)))))
+    out = {"n_rows": int(data.n_comparisons), "n_params": int(sum(np.size(v) for v in x))}
+    default = jax.devices()[0]
+    for label, dev in (("default", default), ("cpu", jax.devices("cpu")[0])):
+        args = [jax.device_put(v, dev) for v in x]
+        out[f"{label}_s"] = _median_call(f, args, repeats)
+        out[f"{label}_device"] = str(dev)
+    out["cpu_over_default"] = out["cpu_s"] / out["default_s"]
+    return out
+
+
+def nuts(data, name: str, ties: str, draws: int | None) -> dict:
+    import arviz as az
+
+    from bayes_pairwise.pymc_models import get_model
+
+    kw = {} if draws is None else {"draws": draws, "tune": draws}
+    model = get_model(
+        name,
+        ties=ties,
+        nuts_sampler="numpyro",
+        sampler_kwargs={"nuts_sampler_kwargs": {"chain_method": "vectorized"}},
+        **kw,
+    )
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(data, random_seed=1, log_likelihood=False)
+    wall = time.perf_counter() - t0
+    idata = model.idata_
+    ss = idata.sample_stats
+    depth = ss["tree_depth"].values
+    rhat = az.rhat(idata.posterior)
+    out = {
+        "wall_s": wall,
+        "chains": int(idata.posterior.sizes["chain"]),
+        "draws": int(idata.posterior.sizes["draw"]),
+        "steps_per_draw": float(np.mean(ss["n_steps"].values)),
+        "step_size": float(np.mean(ss["step_size"].values)),
+        "depth_hits": int((depth >= 10).sum()),
+        "divergences": int(ss["diverging"].values.sum()),
+        "max_rhat": float(max(float(rhat[v].max()) for v in rhat.data_vars)),
+        # PyMC's JAX path: the sampler's own run (JAX compile + tuning + draws), no model build
+        "sampling_s": idata.posterior.attrs.get("sampling_time"),
+    }
+    for var in ("eps", "eps_plus", "eps_minus"):
+        if var in idata.posterior:
+            v = idata.posterior[var].values.ravel()
+            lo, hi = az.hdi(v, hdi_prob=0.94)
+            out[var] = [float(v.mean()), float(lo), float(hi)]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", choices=("grad", "qlora", "rr1000"), action="append")
+    ap.add_argument("--log", default=None, help="the QLoRA log (default: ../shared/data/…)")
+    ap.add_argument("--draws", type=int, default=None, help="draws = tune (default: the spec's)")
+    ap.add_argument("--n-items", type=int, default=1000, help="items of the round robin")
+    ap.add_argument("--repeats", type=int, default=20, help="timed gradient calls")
+    ap.add_argument("--out", default=None, help="append one JSON line per part here")
+    args = ap.parse_args()
+    import jax
+
+    print(f"jax {jax.__version__}, devices {jax.devices()}, cores {os.cpu_count()}", flush=True)
+
+    def record(part: str, res: dict) -> None:
+        line = json.dumps({"part": part, "device": str(jax.devices()[0]), **res})
+        print(line, flush=True)
+        if args.out:
+            with open(args.out, "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+
+    for part in args.only or ["grad", "qlora", "rr1000"]:
+        if part == "grad":
+            record("grad qlora", grad_times(qlora(args.log), "positional", "model", args.repeats))
+            rr = round_robin(args.n_items)
+            record(f"grad rr{args.n_items}", grad_times(rr, "uniform", "drop", args.repeats))
+        elif part == "qlora":
+            r = nuts(qlora(args.log), "positional", "model", args.draws)
+            r["eps_within_0.01"] = all(abs(r[k][0] - v) <= 0.01 for k, v in EPS_REF.items())
+            record("nuts qlora positional", r)
+        else:
+            record(
+                f"nuts rr{args.n_items} uniform",
+                nuts(round_robin(args.n_items), "uniform", "drop", args.draws),
+            )
+
+
+if __name__ == "__main__":
+    main()
