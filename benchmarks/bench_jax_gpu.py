@@ -69,8 +69,12 @@ def _median_call(f, args, repeats: int) -> float:
     return float(np.median(times))
 
 
-def grad_times(data, name: str, ties: str, repeats: int) -> dict:
-    """Median seconds per log-density-and-gradient call, default device and CPU."""
+def grad_times(
+    data, name: str, ties: str, repeats: int, hlo: Path | None = None, tag: str = ""
+) -> dict:
+    """Median seconds per log-density-and-gradient call, default device and CPU; the log-density
+    alone on the default device; what XLA compiled the gradient into there (its optimised HLO
+    written to ``hlo``, and the count of a few telling instructions)."""
     import jax
     from pymc.sampling.jax import get_jaxified_logp
 
@@ -90,6 +94,13 @@ def grad_times(data, name: str, ties: str, repeats: int) -> dict:
         out[f"{label}_s"] = _median_call(f, args, repeats)
         out[f"{label}_device"] = str(dev)
     out["cpu_over_default"] = out["cpu_s"] / out["default_s"]
+    args = [jax.device_put(v, default) for v in x]
+    out["logp_only_default_s"] = _median_call(jax.jit(lambda *a: logp(a)), args, repeats)
+    text = f.lower(*args).compile().as_text()
+    out["hlo_counts"] = {k: text.count(k) for k in (" sort(", " scatter(", " while(", "fusion(")}
+    if hlo is not None:
+        hlo.mkdir(parents=True, exist_ok=True)
+        (hlo / f"hlo_{tag or name}.txt").write_text(text, encoding="utf-8")
     return out
 
 
@@ -143,13 +154,17 @@ def main() -> None:
     ap.add_argument("--n-items", type=int, default=1000, help="items of the round robin")
     ap.add_argument("--repeats", type=int, default=20, help="timed gradient calls")
     ap.add_argument("--out", default=None, help="append one JSON line per part here")
+    ap.add_argument("--hlo", default=None, help="write the gradients' optimised HLO here")
     args = ap.parse_args()
+    xla_flags = os.environ.get("XLA_FLAGS", "")  # as given (PyMC's JAX module adds its own)
     import jax
 
     print(f"jax {jax.__version__}, devices {jax.devices()}, cores {os.cpu_count()}", flush=True)
 
     def record(part: str, res: dict) -> None:
-        line = json.dumps({"part": part, "device": str(jax.devices()[0]), **res})
+        line = json.dumps(
+            {"part": part, "device": str(jax.devices()[0]), "xla_flags": xla_flags, **res}
+        )
         print(line, flush=True)
         if args.out:
             with open(args.out, "a", encoding="utf-8") as fh:
@@ -157,9 +172,16 @@ def main() -> None:
 
     for part in args.only or ["grad", "qlora", "rr1000"]:
         if part == "grad":
-            record("grad qlora", grad_times(qlora(args.log), "positional", "model", args.repeats))
+            hlo = Path(args.hlo) if args.hlo else None
+            record(
+                "grad qlora",
+                grad_times(qlora(args.log), "positional", "model", args.repeats, hlo, "qlora"),
+            )
             rr = round_robin(args.n_items)
-            record(f"grad rr{args.n_items}", grad_times(rr, "uniform", "drop", args.repeats))
+            record(
+                f"grad rr{args.n_items}",
+                grad_times(rr, "uniform", "drop", args.repeats, hlo, f"rr{args.n_items}"),
+            )
         elif part == "qlora":
             r = nuts(qlora(args.log), "positional", "model", args.draws)
             r["eps_within_0.01"] = all(abs(r[k][0] - v) <= 0.01 for k, v in EPS_REF.items())

@@ -29,17 +29,28 @@ if ! python3 -c "$check" > "$OUT/import.log" 2>&1; then
 fi
 tail -1 "$OUT/import.log"
 LOG=.gpudata/qlora_oa_gpt4_long.csv.gz
-run() {  # run LIMIT NAME ARGS...: one part, its log in $OUT/NAME.log
+run() {  # run LIMIT NAME ARGS...: one part, its log in $OUT/NAME.log, its exit status in RC
     local limit=$1 name=$2
     shift 2
     local t0=$SECONDS
     timeout "$limit" python3 benchmarks/bench_jax_gpu.py --log "$LOG" --out "$OUT/results.jsonl" \
         "$@" ${BENCH_ARGS:-} > "$OUT/$name.log" 2>&1
-    echo "== $name: rc $? after $((SECONDS - t0)) s (limit $limit s)"
+    RC=$?
+    echo "== $name: rc $RC after $((SECONDS - t0)) s (limit $limit s), XLA_FLAGS '${XLA_FLAGS:-}'"
     grep -v -i "warn\|blas\|conda\|troubleshoot\|experimental backend" "$OUT/$name.log" | tail -4
 }
-run "${GRAD_S:-70}" grad --only grad
-run "${QLORA_S:-230}" qlora --only qlora
-run "${RR_S:-170}" rr1000 --only rr1000
+grad_ms() {  # grad_ms PART: the last recorded gradient time of PART on the default device, in ms
+    python3 -c "import json,sys; r=[json.loads(l) for l in open('$OUT/results.jsonl')]
+print(int(1000*[x for x in r if x['part']==sys.argv[1]][-1]['default_s']))" "$1" 2>/dev/null || echo 99999
+}
+run "${GRAD_S:-70}" grad --only grad --hlo "$OUT"
+if [ -n "${XLA_TRY:-}" ]; then  # the same gradients under other XLA flags, kept if they run
+    export XLA_FLAGS="$XLA_TRY"
+    run "${GRAD_S:-70}" grad_flags --only grad
+    [ "$RC" = 0 ] || unset XLA_FLAGS
+fi
+# NUTS only where one gradient costs at most MAX_GRAD_MS (default: always)
+[ "${QLORA_S:-230}" -gt 0 ] && [ "$(grad_ms "grad qlora")" -le "${MAX_GRAD_MS:-99999}" ] && run "${QLORA_S:-230}" qlora --only qlora
+[ "${RR_S:-170}" -gt 0 ] && [ "$(grad_ms "grad rr1000")" -le "${MAX_GRAD_MS:-99999}" ] && run "${RR_S:-170}" rr1000 --only rr1000
 echo "== results"
 cat "$OUT/results.jsonl" 2>/dev/null
