@@ -69,8 +69,45 @@ def _median_call(f, args, repeats: int) -> float:
     return float(np.median(times))
 
 
+def top_events(f, args, calls: int = 5, top: int = 12) -> list[tuple[str, float, int]]:
+    """The events (kernels on a GPU) that take the most time in ``calls`` calls of ``f``, read
+    from JAX's profiler trace: (name, ms per call, count per call)."""
+    import collections
+    import tempfile
+
+    import jax
+    from jax._src.lib import _profile_data
+
+    jax.block_until_ready(f(*args))
+    with tempfile.TemporaryDirectory() as tmp:
+        with jax.profiler.trace(tmp):
+            for _ in range(calls):
+                jax.block_until_ready(f(*args))
+        path = next(Path(tmp).rglob("*.xplane.pb"))
+        data = _profile_data.ProfileData.from_file(str(path))
+    planes = [p for p in data.planes if "GPU" in p.name] or [
+        p for p in data.planes if "CPU" in p.name
+    ]
+    total: collections.Counter = collections.Counter()
+    count: collections.Counter = collections.Counter()
+    for plane in planes:
+        for line in plane.lines:
+            for ev in line.events:
+                total[ev.name] += ev.duration_ns
+                count[ev.name] += 1
+    return [
+        (name[:90], ns / 1e6 / calls, count[name] // calls) for name, ns in total.most_common(top)
+    ]
+
+
 def grad_times(
-    data, name: str, ties: str, repeats: int, hlo: Path | None = None, tag: str = ""
+    data,
+    name: str,
+    ties: str,
+    repeats: int,
+    hlo: Path | None = None,
+    tag: str = "",
+    profile: bool = False,
 ) -> dict:
     """Median seconds per log-density-and-gradient call, default device and CPU; the log-density
     alone on the default device; what XLA compiled the gradient into there (its optimised HLO
@@ -98,6 +135,8 @@ def grad_times(
     out["logp_only_default_s"] = _median_call(jax.jit(lambda *a: logp(a)), args, repeats)
     text = f.lower(*args).compile().as_text()
     out["hlo_counts"] = {k: text.count(k) for k in (" sort(", " scatter(", " while(", "fusion(")}
+    if profile:
+        out["top_events"] = top_events(f, args)
     if hlo is not None:
         hlo.mkdir(parents=True, exist_ok=True)
         (hlo / f"hlo_{tag or name}.txt").write_text(text, encoding="utf-8")
@@ -154,6 +193,7 @@ def main() -> None:
     ap.add_argument("--n-items", type=int, default=1000, help="items of the round robin")
     ap.add_argument("--repeats", type=int, default=20, help="timed gradient calls")
     ap.add_argument("--out", default=None, help="append one JSON line per part here")
+    ap.add_argument("--profile", action="store_true", help="the gradients' costliest events")
     ap.add_argument("--hlo", default=None, help="write the gradients' optimised HLO here")
     args = ap.parse_args()
     xla_flags = os.environ.get("XLA_FLAGS", "")  # as given (PyMC's JAX module adds its own)
@@ -175,12 +215,16 @@ def main() -> None:
             hlo = Path(args.hlo) if args.hlo else None
             record(
                 "grad qlora",
-                grad_times(qlora(args.log), "positional", "model", args.repeats, hlo, "qlora"),
+                grad_times(
+                    qlora(args.log), "positional", "model", args.repeats, hlo, "qlora", args.profile
+                ),
             )
             rr = round_robin(args.n_items)
             record(
                 f"grad rr{args.n_items}",
-                grad_times(rr, "uniform", "drop", args.repeats, hlo, f"rr{args.n_items}"),
+                grad_times(
+                    rr, "uniform", "drop", args.repeats, hlo, f"rr{args.n_items}", args.profile
+                ),
             )
         elif part == "qlora":
             r = nuts(qlora(args.log), "positional", "model", args.draws)

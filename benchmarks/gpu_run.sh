@@ -43,7 +43,7 @@ grad_ms() {  # grad_ms PART: the last recorded gradient time of PART on the defa
     python3 -c "import json,sys; r=[json.loads(l) for l in open('$OUT/results.jsonl')]
 print(int(1000*[x for x in r if x['part']==sys.argv[1]][-1]['default_s']))" "$1" 2>/dev/null || echo 99999
 }
-run "${GRAD_S:-70}" grad --only grad --hlo "$OUT"
+run "${GRAD_S:-70}" grad --only grad --hlo "$OUT" ${GRAD_ARGS:-}
 if [ -n "${XLA_TRY:-}" ]; then  # the same gradients under other XLA flags, kept if they run
     export XLA_FLAGS="$XLA_TRY"
     run "${GRAD_S:-70}" grad_flags --only grad
