@@ -32,6 +32,7 @@ from bayes_pairwise.pymc_models.design import check_regression_design
 from bayes_pairwise.pymc_models.likelihoods import (
     bernoulli_logit_logp,
     bernoulli_logit_random,
+    per_judge,
     weighted_bernoulli_logit_logp,
     weighted_bernoulli_logit_random,
 )
@@ -179,7 +180,7 @@ class BiasedBradleyTerry(BayesianPairwiseModel):
             judge = pm.Data("verdict_judge", np.asarray(data.judge, dtype=np.int64), dims="verdict")
             strength = self._strength_block(data, priors["sigma_s"])
             gamma = make_prior("gamma", priors["gamma"], "real", dims="judge")
-            eta = strength[first] - strength[second] + gamma[judge]
+            eta = strength[first] - strength[second] + per_judge(gamma, judge)
             if names:
                 xd = pm.Data("x", x, dims=("verdict", "covariate"))
                 pm.Data("covariate_mean", mean, dims="covariate")

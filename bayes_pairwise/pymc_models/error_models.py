@@ -39,6 +39,7 @@ from bayes_pairwise.pymc_models.direct import DirectSpec, direct_spec
 from bayes_pairwise.pymc_models.likelihoods import (
     LIKELIHOODS,
     pair_counts_dist,
+    per_judge,
     tie_counts_dist,
 )
 
@@ -311,10 +312,10 @@ class _ErrorModel(BayesianPairwiseModel):
             a_plus, a_minus = tie_logits_by_position(priors)
         else:
             a_plus = a_minus = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
-        eta_plus, eta_minus = a_plus[judge], a_minus[judge]
+        eta_plus, eta_minus = per_judge(a_plus, judge), per_judge(a_minus, judge)
         if self.tie_closeness:
             beta = make_prior("tie_closeness", priors["tie_closeness"], "positive", dims="judge")
-            shrink = beta[judge] * pt.abs(d)
+            shrink = per_judge(beta, judge) * pt.abs(d)
             eta_plus, eta_minus = eta_plus - shrink, eta_minus - shrink
             if not self.tie_positional:
                 pm.Deterministic("tie_rate_equal", pm.math.sigmoid(a_plus), dims="judge")
@@ -331,8 +332,8 @@ class _ErrorModel(BayesianPairwiseModel):
             ties = kp * (sd * tp + (1 - sd) * tm) + km * (sd * tm + (1 - sd) * tp)
             total = np.bincount(pc.judge, weights=kp + km, minlength=n_judges)
             zeros = pt.zeros(n_judges)
-            per_judge = pt.inc_subtensor(zeros[np.asarray(pc.judge, dtype=np.int64)], ties)
-            pm.Deterministic("tie_rate", per_judge / np.maximum(total, 1.0), dims="judge")
+            shares = pt.inc_subtensor(zeros[np.asarray(pc.judge, dtype=np.int64)], ties)
+            pm.Deterministic("tie_rate", shares / np.maximum(total, 1.0), dims="judge")
         return eta_plus, eta_minus
 
     def _build(
