@@ -4,6 +4,14 @@
 # cp312 wheels the machine's image lacks in .whl/ (pymc, pytensor, arviz and their pure-Python
 # needs), a numpy wheel in .whlnp/ (used only if the image's numpy breaks the import) and the
 # QLoRA log in .gpudata/. Every part has its own time limit; results go to $OUT/results.jsonl.
+# The wheels, fetched where pip reaches an index (the machine's image has jax, numpyro, numba,
+# scipy, pandas, xarray, h5py, matplotlib; pymc wants cachetools < 7):
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any -d .whl \
+#     pymc==5.28.5 pytensor==2.38.3 arviz==0.23.4 h5netcdf xarray-einstats platformdirs \
+#     "cachetools<7" etuples logical-unification minikanren cons
+# Used on 2026-11-27 (docs/src/speed.md): GRAD_ARGS=--profile QLORA_S=0 RR_S=90 \
+#   BENCH_ARGS="--draws 100" bash benchmarks/gpu_run.sh
 set -u -o pipefail
 OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT"
