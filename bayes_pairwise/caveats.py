@@ -37,7 +37,7 @@ from bayes_pairwise.classical.descriptive import (
 )
 from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed, interval_label, z_value
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.identification import has_repeats
+from bayes_pairwise.identification import has_repeats, repeats_reading
 from bayes_pairwise.matrices import pair_counts
 
 __all__ = [
@@ -529,7 +529,9 @@ def caveats_for(
             out.append(clustered)
     if test_correlation and repeats and model_kind != "biased_bt":
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
-        out.append(Caveat("within_pair_correlation", res.summary()))
+        reading = repeats_reading(data) if res.testable else None
+        text = res.summary() if reading is None else f"{res.summary()} {reading}"
+        out.append(Caveat("within_pair_correlation", text))
     return out
 
 

@@ -36,6 +36,7 @@ from bayes_pairwise.data import Comparisons
 
 __all__ = [
     "IDENTIFIED_AT",
+    "MANY_REPEATS",
     "REFERENCE_EPS_HARD",
     "REFERENCE_HARD_SHARE",
     "WEAKLY_AT",
@@ -46,6 +47,7 @@ __all__ = [
     "labelled_pair_correlation",
     "rate_convergence",
     "reads_as",
+    "repeats_reading",
     "what_the_log_shows",
 ]
 
@@ -61,6 +63,10 @@ WEAKLY_AT = 1.0
 N_SIMULATIONS = 20
 #: One-sided p-value below which labelled pairs show within-pair correlation.
 CORRELATION_ALPHA = 0.05
+#: Median verdicts per (judge, pair) with repeats from which, in a log without contexts, the
+#: repeats may be answers to different prompts (a battle log of systems, as Chatbot Arena's),
+#: which the within-pair tests cannot tell from re-judgements of one pair of texts.
+MANY_REPEATS = 20
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,49 @@ def has_repeats(data: Comparisons) -> bool:
     m1 = np.asarray(pc.k_plus - pc.t1)
     m2 = np.asarray(pc.k_minus - pc.t2)
     return bool(np.any((m1 >= 2) & (m2 >= 2)))
+
+
+def repeats_reading(data: Comparisons) -> str | None:
+    """What a pair's repeats may be in this log, where that changes what the within-pair tests
+    say; ``None`` where nothing in the log calls their reading into question.
+
+    The within-pair correlation test (and pair difficulty read from repeats) assume that a
+    pair's repeats re-judge the same two texts, shown in a known order. Computed from the log:
+    whether the presentation order is recorded, and — without a context column — whether a
+    pair's repeats are so many (median ≥ :data:`MANY_REPEATS` verdicts) that they may be
+    answers to different prompts, as in a battle log of systems.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> repeats_reading(simulate_round_robin(5, repeats=2, random_seed=0).data) is None
+    True
+    >>> print(repeats_reading(simulate_round_robin(5, repeats=15, random_seed=0).data))
+    ... # doctest: +ELLIPSIS
+    Here the log has no context column and a pair's repeats are 30 verdicts ...
+    """
+    from bayes_pairwise.matrices import pair_counts
+
+    parts = []
+    if not data.order_recorded:
+        parts.append(
+            "the presentation order is not recorded, so a pair's 'two orders' are its nominal "
+            "first/second labels"
+        )
+    pc = pair_counts(data)
+    n = np.asarray(pc.k_plus + pc.k_minus)
+    n = n[n >= 2]
+    median = float(np.median(n)) if n.size else 0.0
+    if not data.has_contexts and median >= MANY_REPEATS:
+        parts.append(
+            f"the log has no context column and a pair's repeats are {median:g} verdicts "
+            "(median over the pairs judged more than once): if they answer different prompts "
+            "(a battle log of systems), agreement beyond independence says how consistently "
+            "one system beats the other across prompts, not that the same two texts fool the "
+            "judge in both orders; give each prompt as a context (--context-column) to test "
+            "pairs of texts"
+        )
+    return "Here " + "; ".join(parts) + "." if parts else None
 
 
 def labelled_pair_correlation(data: Comparisons) -> dict[str, Any] | None:
@@ -303,6 +352,9 @@ def _identification(
                 "judge repeats its errors (within_pair_correlation), but pairs wrong in every "
                 "repeat still look like reversed truths; gold labels on some pairs identify it."
             )
+            reading = repeats_reading(block)
+            if reading is not None:
+                text = f"{text} {reading}"
             out.append(Identification(j, "weakly identified", float("nan"), "", "repeats", text))
             continue
         ctx = pe["context"][rows]

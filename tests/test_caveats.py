@@ -73,6 +73,45 @@ def test_repeats_add_the_correlation_test(rep) -> None:
     assert re.search(r"LR = [0-9.]+, p (=|≤) [0-9.]+ \(", text), text
 
 
+def _battle_log(repeats: int, *, arena: bool, n_contexts: int = 1):
+    """A round robin of 5 systems with ``repeats`` verdicts per pair and order; ``arena``: read
+    through Chatbot Arena's layout (model_a / model_b / winner: order not recorded)."""
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(5, repeats=repeats, n_contexts=n_contexts, random_seed=1)
+    if not arena:
+        return sim.data
+    frame = sim.data.to_frame()
+    return load_comparisons(
+        frame.assign(
+            model_a=frame["first"],
+            model_b=frame["second"],
+            winner=np.where(frame["outcome"] == 1, "model_a", "model_b"),
+        ).drop(columns=["first", "second", "outcome"])
+    )
+
+
+def test_correlation_caveat_says_when_repeats_may_be_other_prompts() -> None:
+    """Chatbot Arena's battles: one model pair judged on ~130 prompts, no context, order not
+    recorded. The test reads agreement across prompts as 'hard pairs'; the caveat says what the
+    repeats may be, with the log's own numbers (here 2 × 15 = 30 verdicts per pair)."""
+    from bayes_pairwise.identification import repeats_reading
+
+    arena = _battle_log(15, arena=True)
+    assert not arena.order_recorded
+    text = caveats_for(arena, model_kind="uniform", n_bootstrap=19)[-1].text
+    assert text.startswith("Within-pair error correlation test")
+    assert "order is not recorded" in text
+    assert "no context column and a pair's repeats are 30 verdicts" in text
+    # re-judgements of one pair of texts: few repeats, order recorded — nothing to add
+    assert repeats_reading(_battle_log(3, arena=False)) is None
+    # many repeats inside contexts (one prompt each): the order is the only question
+    assert repeats_reading(_battle_log(15, arena=False, n_contexts=2)) is None
+    only_order = repeats_reading(_battle_log(3, arena=True))
+    assert "order is not recorded" in only_order and "context" not in only_order
+
+
 @pytest.mark.slow
 def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
     m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
