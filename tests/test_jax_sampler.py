@@ -52,7 +52,7 @@ def _tied_log(n_judges: int, seed: int = 3):
     return load_comparisons(pd.concat(frames, ignore_index=True), ties="model")
 
 
-def _judge_gathers(model) -> int:
+def _judge_gathers(model, index: str = "pair_judge") -> int:
     """Gathers indexed by the rows' judges in the model's log-density graph."""
     from pytensor.graph.traversal import ancestors
 
@@ -61,7 +61,7 @@ def _judge_gathers(model) -> int:
         for v in ancestors([model.logp()])
         if v.owner is not None
         and "AdvancedSubtensor" in type(v.owner.op).__name__
-        and any(getattr(x, "name", None) == "pair_judge" for x in v.owner.inputs)
+        and any(getattr(x, "name", None) == index for x in v.owner.inputs)
     )
 
 
@@ -77,6 +77,17 @@ def test_jax_graph_reads_per_judge_rates_without_a_gather(n_judges: int) -> None
         plain = model.build_model(data)
     assert _judge_gathers(plain) == 0
     assert _judge_gathers(model.build_model(data)) > 0  # the numba path: unchanged
+
+
+def test_biased_bt_reads_gamma_without_a_gather_in_the_jax_graph() -> None:
+    from bayes_pairwise.simulate import simulate_biased_bt
+
+    data = simulate_biased_bt(8, 200, gamma=[0.3, -0.2, 0.5], n_judges=3, random_seed=0).data
+    model = get_model("biased_bt")
+    with elementwise_likelihood():
+        plain = model.build_model(data)
+    assert _judge_gathers(plain, "verdict_judge") == 0
+    assert _judge_gathers(model.build_model(data), "verdict_judge") > 0
 
 
 def test_many_judges_keep_the_gather() -> None:
