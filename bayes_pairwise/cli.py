@@ -1175,8 +1175,8 @@ def _print_headline(cc: Any) -> None:
         print(shows.to_string(**fmt))
     print()
     print(cc.verdict)
-    for k, c in enumerate(cc.caveats, start=1):
-        print(f"caveat {k}: {c}")
+    for line in cc.caveat_lines():
+        print(line)
 
 
 def _order_model_notes(

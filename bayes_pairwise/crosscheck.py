@@ -666,6 +666,47 @@ class CrossCheck:
         index = {t: k for k, t in enumerate(self.caveats, start=1)}
         return ", ".join(str(index[t]) if t in index else t for t in texts)
 
+    def caveat_judges(self) -> list[tuple[str, ...]]:
+        """For each of :attr:`caveats`, the judges it concerns, where that is not every judge
+        (``()``: all of them), so that a numbered caveat printed under the headline says whose
+        it is.
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_round_robin(8, eps=0.1, random_seed=0)
+        >>> cc = bp.crosscheck(sim.data, models=(), leaderboard=False, delta_s_2d=False)
+        >>> cc.caveat_judges()[:1]
+        [()]
+        """
+        judges = [str(j) for j in self.verdicts["judge"]] if len(self.verdicts) else []
+        texts = [tuple(c) for c in self.verdicts["caveats"]] if len(self.verdicts) else []
+        out = []
+        for text in self.caveats:
+            whose = tuple(j for j, t in zip(judges, texts, strict=True) if text in t)
+            out.append(() if not whose or len(whose) == len(judges) else whose)
+        return out
+
+    def caveat_lines(self) -> list[str]:
+        """The caveats as a user reads them under the headline: ``"caveat 2 (judge-a): …"``
+        (numbered as in the table's caveats column; no name where a caveat is every judge's).
+
+        Examples
+        --------
+        >>> import bayes_pairwise as bp
+        >>> sim = bp.simulate_round_robin(8, eps=0.1, random_seed=0)
+        >>> cc = bp.crosscheck(sim.data, models=(), leaderboard=False, delta_s_2d=False)
+        >>> cc.caveat_lines()[0].startswith("caveat 1: ")
+        True
+        """
+        lines = []
+        for k, (text, whose) in enumerate(
+            zip(self.caveats, self.caveat_judges(), strict=True), start=1
+        ):
+            owner = f" ({', '.join(whose)})" if whose else ""
+            lines.append(f"caveat {k}{owner}: {text}")
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: table, agreement, verdicts, notes, caveats and settings."""
         return {
@@ -674,6 +715,7 @@ class CrossCheck:
             "agreement": self.agreement.to_dict(orient="records"),
             "table": self.table.to_dict(orient="records"),
             "caveats": list(self.caveats),
+            "caveat_judges": [list(j) for j in self.caveat_judges()],
             "notes": list(self.notes),
             "tie_handling": {k: dict(v) for k, v in self.tie_handling.items()},
             "settings": dict(self.settings),

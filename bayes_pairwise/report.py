@@ -1120,7 +1120,12 @@ def _section_headline(page: HtmlPage, cc: CrossCheck, model: str) -> None:
         page.box(v.text, kind=kind)
     if cc.caveats:
         page.box(
-            " ".join(f"({k}) {t}" for k, t in enumerate(cc.caveats, start=1)),
+            " ".join(
+                f"({k}{''.join(', ' + j for j in whose)}) {t}"
+                for k, (t, whose) in enumerate(
+                    zip(cc.caveats, cc.caveat_judges(), strict=True), start=1
+                )
+            ),
             kind="warn",
             title="What these data cannot show (numbered as in the table's caveats column)",
         )

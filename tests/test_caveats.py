@@ -227,3 +227,28 @@ def test_tie_dispersion_closed_form_and_the_caveat_names_the_clustered_judge() -
     assert ties_cluster_by_context(data.drop_ties()) is None
     one = load_comparisons(_tie_log(rates[:1], ["odd"]), context="q", judge="judge")
     assert tie_dispersion(one) == []
+
+
+def test_a_numbered_caveat_names_the_judges_it_concerns() -> None:
+    """compare prints the caveats once, numbered, under the headline: one that is not every
+    judge's says whose it is (the within-pair correlation test is one per judge)."""
+    import pandas as pd
+
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    frames = [
+        simulate_round_robin(6, repeats=3, eps=e, random_seed=s).data.to_frame().assign(judge=j)
+        for j, e, s in (("judge-a", 0.1, 1), ("judge-b", 0.3, 2))
+    ]
+    data = load_comparisons(pd.concat(frames, ignore_index=True))
+    cc = crosscheck(data, models=(), leaderboard=False, delta_s_2d=False, random_seed=0)
+    owners = dict(zip(cc.caveats, cc.caveat_judges(), strict=True))
+    tests = {t: w for t, w in owners.items() if t.startswith("Within-pair error correlation")}
+    assert sorted(tests.values()) == [("judge-a",), ("judge-b",)]
+    assert () in owners.values()  # the identification caveat concerns both judges
+    lines = cc.caveat_lines()
+    assert sum(line.startswith("caveat ") and " (judge-a): Within-pair" in line for line in lines)
+    assert any(re.match(r"caveat \d+: Pair difficulty", line) for line in lines)
+    assert cc.to_dict()["caveat_judges"] == [list(w) for w in cc.caveat_judges()]
