@@ -45,7 +45,7 @@ from typing import Any
 from bayes_pairwise._version import __version__
 from bayes_pairwise.conventions import TIE_POLICIES
 from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
-from bayes_pairwise.model_specs import available_models
+from bayes_pairwise.model_specs import NUTS_SAMPLERS, available_models
 from bayes_pairwise.output import (
     atomic_write,
     atomic_write_many,
@@ -693,7 +693,7 @@ def _method(args: argparse.Namespace) -> str:
 
 def _sampler_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kw: dict[str, Any] = {}
-    for k in ("draws", "tune", "chains"):
+    for k in ("draws", "tune", "chains", "nuts_sampler"):
         v = getattr(args, k, None)
         if v is not None:
             kw[k] = v
@@ -1675,6 +1675,14 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--seed", type=_SEED, default=0, help=f"random seed, 0 … {MAX_SEED} (default: 0)"
+        )
+        p.add_argument(
+            "--nuts-sampler",
+            choices=NUTS_SAMPLERS,
+            default=None,
+            help="NUTS implementation (default: the model spec's, 'auto': nutpie when "
+            "installed); numpyro / blackjax: PyMC's JAX samplers (pip install "
+            "'bayes-pairwise[jax]'), on a GPU where JAX has one, chains vectorised on it",
         )
 
     p = sub.add_parser("fit", help="fit a Bayesian model (NUTS, MAP or the fast Laplace path)")

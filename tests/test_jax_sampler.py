@@ -143,3 +143,25 @@ def test_numpyro_fit_recovers_eps_on_cpu() -> None:
     se = np.hypot(eps.std() / np.sqrt(100), eps_ref.std() / np.sqrt(100))
     assert abs(eps.mean() - eps_ref.mean()) < 3 * se
     assert m.settings_["sampler"]["nuts_sampler"] == "numpyro"
+
+
+def test_cli_nuts_sampler_reaches_the_sampler(mock_sampler, capsys) -> None:
+    """``fit --nuts-sampler`` picks the NUTS implementation, as ``nuts_sampler=`` does in
+    Python (the JAX samplers were reachable from Python only)."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    argv = ["fit", "prd_vicuna80", "--model", "uniform", "--draws", "5", "--tune", "5"]
+    assert main([*argv, "--chains", "1", "--nuts-sampler", "pymc", "--json"]) == 0
+    assert mock_sampler[-1]["nuts_sampler"] == "pymc"
+    settings = json.loads(capsys.readouterr().out)["settings"]["sampler"]
+    assert settings["nuts_sampler"] == "pymc" and settings["mass_matrix"] == "diag"
+
+
+def test_jax_chains_run_vectorised_on_one_accelerator() -> None:
+    from bayes_pairwise.pymc_models.base import jax_chain_method
+
+    assert jax_chain_method(4, "gpu", 1) == "vectorized"
+    assert jax_chain_method(4, "gpu", 4) == "parallel"  # one chain per device
+    assert jax_chain_method(4, "cpu", 1) == "parallel"  # PyMC makes host devices on the CPU

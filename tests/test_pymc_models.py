@@ -569,6 +569,13 @@ class TestMassMatrix:
         assert mock_sampler[-1]["mass_matrix"] == "low_rank"  # 12 strengths + sigma_s + eps
         assert m.settings_["sampler"]["mass_matrix"] == "low_rank"
 
+    def test_samplers_other_than_nutpie_are_stored_with_the_diagonal_they_adapt(self, mock_sampler):
+        from bayes_pairwise.simulate import simulate_round_robin
+
+        sim = simulate_round_robin(12, eps=0.1, random_seed=3)
+        m = UniformError(draws=10, chains=1, tune=10, nuts_sampler="pymc").fit(sim.data)
+        assert m.settings_["sampler"]["mass_matrix"] == "diag"
+
     def test_auto_is_diagonal_above_the_threshold(self, mock_sampler):
         from bayes_pairwise.model_specs import LOW_RANK_MAX_DIM
         from bayes_pairwise.simulate import simulate_round_robin

@@ -78,6 +78,20 @@ def nutpie_available() -> bool:
     return True
 
 
+def jax_chain_method(chains: int, backend: str, n_devices: int) -> str:
+    """How PyMC's JAX samplers run ``chains`` chains: ``"parallel"`` (one per JAX device; on the
+    CPU PyMC makes many host devices) unless an accelerator has fewer devices than chains, where
+    ``"vectorized"`` runs them together on it — numpyro would otherwise draw them one after
+    another.
+
+    Examples
+    --------
+    >>> jax_chain_method(4, "gpu", 1), jax_chain_method(4, "cpu", 100)
+    ('vectorized', 'parallel')
+    """
+    return "vectorized" if backend != "cpu" and n_devices < chains else "parallel"
+
+
 def _resolve_sampler(name: str) -> str:
     if name == "auto":
         return "nutpie" if nutpie_available() else "pymc"
@@ -327,7 +341,14 @@ def sample_nuts(
         )
     kw: dict[str, Any] = dict(kwargs)
     if sampler in JAX_SAMPLERS:  # PyMC's JAX path: one process, chains on the JAX devices
+        import jax
+        import pymc.sampling.jax  # noqa: F401  (sets XLA's host device count before JAX starts)
+
         kw["nuts_sampler"] = sampler
+        kw["nuts_sampler_kwargs"] = {
+            "chain_method": jax_chain_method(chains, jax.default_backend(), jax.device_count()),
+            **dict(kw.get("nuts_sampler_kwargs") or {}),
+        }
     else:
         kw.setdefault("cores", min(chains, os.cpu_count() or 1))
     kw.setdefault("idata_kwargs", {"log_likelihood": False})
@@ -722,10 +743,14 @@ class BayesianPairwiseModel:
         on_step = self._step_lines(on_step, progress)
         if method == "nuts":
             # what ran, not "auto": the settings stored with the fit say which adaptation
+            # (nutpie adapts the mass matrix asked for; PyMC's and the JAX samplers a diagonal)
+            nutpie = _resolve_sampler(sampler["nuts_sampler"]) == "nutpie"
             sampler = {
                 **sampler,
                 "chains": resolve_chains(sampler["chains"]),
-                "mass_matrix": _mass_matrix(sampler.get("mass_matrix", "diag"), frozen),
+                "mass_matrix": _mass_matrix(sampler.get("mass_matrix", "diag"), frozen)
+                if nutpie
+                else "diag",
             }
             key = model_fingerprint(
                 frozen, {"class": type(self).__name__, "priors": priors, "lik": likelihood}
