@@ -15,6 +15,9 @@
   allows (:func:`tie_dispersion`): the tie rate is an average over contexts.
 * ``within_pair_correlation`` — when repeats exist (k ≥ 2 per order): the result of
   :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
+* ``repeats_reading`` — when repeats exist and the log calls into question that they re-judge
+  one pair of texts in a known order (order not recorded; no contexts and many repeats per
+  pair): :func:`~bayes_pairwise.identification.repeats_reading`.
 
 :func:`record_caveats` stores them with a fitted error model (``caveats_`` and the JSON attr
 ``caveats`` of ``idata_.posterior``).
@@ -529,9 +532,10 @@ def caveats_for(
             out.append(clustered)
     if test_correlation and repeats and model_kind != "biased_bt":
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
-        reading = repeats_reading(data) if res.testable else None
-        text = res.summary() if reading is None else f"{res.summary()} {reading}"
-        out.append(Caveat("within_pair_correlation", text))
+        out.append(Caveat("within_pair_correlation", res.summary()))
+    reading = repeats_reading(data) if repeats else None
+    if reading is not None:  # what the correlation test and difficulty-by-repeats stand on
+        out.append(Caveat("repeats_reading", reading))
     return out
 
 

@@ -136,7 +136,7 @@ def repeats_reading(data: Comparisons) -> str | None:
     True
     >>> print(repeats_reading(simulate_round_robin(5, repeats=15, random_seed=0).data))
     ... # doctest: +ELLIPSIS
-    Here the log has no context column and a pair's repeats are 30 verdicts ...
+    What a pair's repeats are in this log: it has no context column and a pair's repeats are 30 ...
     """
     from bayes_pairwise.matrices import pair_counts
 
@@ -152,14 +152,21 @@ def repeats_reading(data: Comparisons) -> str | None:
     median = float(np.median(n)) if n.size else 0.0
     if not data.has_contexts and median >= MANY_REPEATS:
         parts.append(
-            f"the log has no context column and a pair's repeats are {median:g} verdicts "
+            f"it has no context column and a pair's repeats are {median:g} verdicts "
             "(median over the pairs judged more than once): if they answer different prompts "
             "(a battle log of systems), agreement beyond independence says how consistently "
             "one system beats the other across prompts, not that the same two texts fool the "
             "judge in both orders; give each prompt as a context (--context-column) to test "
             "pairs of texts"
         )
-    return "Here " + "; ".join(parts) + "." if parts else None
+    if not parts:
+        return None
+    return (
+        "What a pair's repeats are in this log: "
+        + "; ".join(parts)
+        + ". The within-pair correlation test and pair difficulty read from repeats assume "
+        "re-judgements of one pair of texts in a known order."
+    )
 
 
 def labelled_pair_correlation(data: Comparisons) -> dict[str, Any] | None:
@@ -352,9 +359,6 @@ def _identification(
                 "judge repeats its errors (within_pair_correlation), but pairs wrong in every "
                 "repeat still look like reversed truths; gold labels on some pairs identify it."
             )
-            reading = repeats_reading(block)
-            if reading is not None:
-                text = f"{text} {reading}"
             out.append(Identification(j, "weakly identified", float("nan"), "", "repeats", text))
             continue
         ctx = pe["context"][rows]

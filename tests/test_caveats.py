@@ -94,22 +94,24 @@ def _battle_log(repeats: int, *, arena: bool, n_contexts: int = 1):
 
 def test_correlation_caveat_says_when_repeats_may_be_other_prompts() -> None:
     """Chatbot Arena's battles: one model pair judged on ~130 prompts, no context, order not
-    recorded. The test reads agreement across prompts as 'hard pairs'; the caveat says what the
-    repeats may be, with the log's own numbers (here 2 × 15 = 30 verdicts per pair)."""
+    recorded. The test reads agreement across prompts as 'hard pairs'; a caveat beside it says
+    what the repeats may be, with the log's own numbers (here 2 × 15 = 30 verdicts per pair)."""
     from bayes_pairwise.identification import repeats_reading
 
     arena = _battle_log(15, arena=True)
     assert not arena.order_recorded
-    text = caveats_for(arena, model_kind="uniform", n_bootstrap=19)[-1].text
-    assert text.startswith("Within-pair error correlation test")
+    found = caveats_for(arena, model_kind="uniform", n_bootstrap=19)
+    assert [c.code for c in found][-2:] == ["within_pair_correlation", "repeats_reading"]
+    text = found[-1].text
     assert "order is not recorded" in text
     assert "no context column and a pair's repeats are 30 verdicts" in text
     # re-judgements of one pair of texts: few repeats, order recorded — nothing to add
     assert repeats_reading(_battle_log(3, arena=False)) is None
+    assert "repeats_reading" not in _codes(_battle_log(3, arena=False), "uniform", n_bootstrap=19)
     # many repeats inside contexts (one prompt each): the order is the only question
     assert repeats_reading(_battle_log(15, arena=False, n_contexts=2)) is None
     only_order = repeats_reading(_battle_log(3, arena=True))
-    assert "order is not recorded" in only_order and "context" not in only_order
+    assert "order is not recorded" in only_order and "context column" not in only_order
 
 
 @pytest.mark.slow
