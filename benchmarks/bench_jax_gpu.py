@@ -111,19 +111,29 @@ def grad_times(
 ) -> dict:
     """Median seconds per log-density-and-gradient call, default device and CPU; the log-density
     alone on the default device; what XLA compiled the gradient into there (its optimised HLO
-    written to ``hlo``, and the count of a few telling instructions)."""
+    written to ``hlo``, and the count of a few telling instructions). The reference in the same
+    run: the gradient with per-judge rates read by a gather (``gather_default_s``), the form
+    before ``likelihoods.per_judge``, whose scatter cost 68 ms on an H100."""
     import jax
     from pymc.sampling.jax import get_jaxified_logp
 
-    from bayes_pairwise.pymc_models import get_model
+    from bayes_pairwise.pymc_models import get_model, likelihoods
     from bayes_pairwise.pymc_models.likelihoods import elementwise_likelihood
 
-    with elementwise_likelihood():
-        model = get_model(name, ties=ties).build_model(data)
-    logp = get_jaxified_logp(model, negative_logp=False)
-    point = model.initial_point()
-    x = [np.asarray(point[v.name]) for v in model.value_vars]
-    f = jax.jit(jax.value_and_grad(lambda *a: logp(a), argnums=tuple(range(len(x)))))
+    def value_and_grad(mask_max: int):
+        saved, likelihoods.JUDGE_MASK_MAX = likelihoods.JUDGE_MASK_MAX, mask_max
+        try:
+            with elementwise_likelihood():
+                model = get_model(name, ties=ties).build_model(data)
+            logp = get_jaxified_logp(model, negative_logp=False)
+        finally:
+            likelihoods.JUDGE_MASK_MAX = saved
+        point = model.initial_point()
+        x = [np.asarray(point[v.name]) for v in model.value_vars]
+        f = jax.jit(jax.value_and_grad(lambda *a: logp(a), argnums=tuple(range(len(x)))))
+        return f, logp, x
+
+    f, logp, x = value_and_grad(likelihoods.JUDGE_MASK_MAX)
     out = {"n_rows": int(data.n_comparisons), "n_params": int(sum(np.size(v) for v in x))}
     default = jax.devices()[0]
     for label, dev in (("default", default), ("cpu", jax.devices("cpu")[0])):
@@ -132,6 +142,9 @@ def grad_times(
         out[f"{label}_device"] = str(dev)
     out["cpu_over_default"] = out["cpu_s"] / out["default_s"]
     args = [jax.device_put(v, default) for v in x]
+    gather, _, _ = value_and_grad(-1)  # every per-judge rate read by a gather
+    out["gather_default_s"] = _median_call(gather, args, repeats)
+    out["gather_over_masked"] = out["gather_default_s"] / out["default_s"]
     out["logp_only_default_s"] = _median_call(jax.jit(lambda *a: logp(a)), args, repeats)
     text = f.lower(*args).compile().as_text()
     out["hlo_counts"] = {k: text.count(k) for k in (" sort(", " scatter(", " while(", "fusion(")}
