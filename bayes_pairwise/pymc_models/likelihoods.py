@@ -104,7 +104,9 @@ def per_judge(values: Any, judge: Any, *, elementwise: bool | None = None) -> An
     per judge instead of a scatter-add of every row into its judge's slot. XLA compiled that
     scatter, on an H100 and the QLoRA log (19,945 pair rows, one judge), into two kernels of
     34 ms each: 68 ms per gradient against 0.11 ms for the log-density
-    (``benchmarks/bench_jax_gpu.py --profile``, ``docs/src/speed.md``).
+    (``benchmarks/bench_jax_gpu.py --profile``, ``docs/src/speed.md``). The masked form is
+    built for the judges of the data it is given: a graph built this way must be rebuilt, not
+    given other judges through ``pm.set_data``.
 
     Parameters
     ----------
