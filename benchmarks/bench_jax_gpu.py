@@ -76,7 +76,6 @@ def top_events(f, args, calls: int = 5, top: int = 12) -> list[tuple[str, float,
     import tempfile
 
     import jax
-    from jax._src.lib import _profile_data
 
     jax.block_until_ready(f(*args))
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,7 +83,7 @@ def top_events(f, args, calls: int = 5, top: int = 12) -> list[tuple[str, float,
             for _ in range(calls):
                 jax.block_until_ready(f(*args))
         path = next(Path(tmp).rglob("*.xplane.pb"))
-        data = _profile_data.ProfileData.from_file(str(path))
+        data = jax.profiler.ProfileData.from_file(str(path))
     planes = [p for p in data.planes if "GPU" in p.name] or [
         p for p in data.planes if "CPU" in p.name
     ]
