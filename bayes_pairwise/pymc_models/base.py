@@ -51,7 +51,7 @@ from bayes_pairwise.model_specs import (
     resolve_chains,
 )
 
-__all__ = ["BayesianPairwiseModel", "nutpie_available", "sample_nuts"]
+__all__ = ["BayesianPairwiseModel", "jax_chain_method", "nutpie_available", "sample_nuts"]
 
 #: Attribute keys written into ``idata.posterior.attrs``.
 ATTR_MODEL = "bayes_pairwise_model"
