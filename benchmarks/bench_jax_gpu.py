@@ -31,7 +31,6 @@ import json
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -156,45 +155,11 @@ def grad_times(
 
 
 def nuts(data, name: str, ties: str, draws: int | None) -> dict:
-    import arviz as az
+    """``bench_real_logs.fit`` with PyMC's numpyro NUTS (chains vectorised on one accelerator:
+    ``base.jax_chain_method``)."""
+    from bench_real_logs import fit
 
-    from bayes_pairwise.pymc_models import get_model
-
-    kw = {} if draws is None else {"draws": draws, "tune": draws}
-    model = get_model(
-        name,
-        ties=ties,
-        nuts_sampler="numpyro",
-        sampler_kwargs={"nuts_sampler_kwargs": {"chain_method": "vectorized"}},
-        **kw,
-    )
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.fit(data, random_seed=1, log_likelihood=False)
-    wall = time.perf_counter() - t0
-    idata = model.idata_
-    ss = idata.sample_stats
-    depth = ss["tree_depth"].values
-    rhat = az.rhat(idata.posterior)
-    out = {
-        "wall_s": wall,
-        "chains": int(idata.posterior.sizes["chain"]),
-        "draws": int(idata.posterior.sizes["draw"]),
-        "steps_per_draw": float(np.mean(ss["n_steps"].values)),
-        "step_size": float(np.mean(ss["step_size"].values)),
-        "depth_hits": int((depth >= 10).sum()),
-        "divergences": int(ss["diverging"].values.sum()),
-        "max_rhat": float(max(float(rhat[v].max()) for v in rhat.data_vars)),
-        # PyMC's JAX path: the sampler's own run (JAX compile + tuning + draws), no model build
-        "sampling_s": idata.posterior.attrs.get("sampling_time"),
-    }
-    for var in ("eps", "eps_plus", "eps_minus"):
-        if var in idata.posterior:
-            v = idata.posterior[var].values.ravel()
-            lo, hi = az.hdi(v, hdi_prob=0.94)
-            out[var] = [float(v.mean()), float(lo), float(hi)]
-    return out
+    return fit(data, ties, draws, name, nuts_sampler="numpyro")
 
 
 def main() -> None:

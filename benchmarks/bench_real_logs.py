@@ -83,24 +83,32 @@ def fit(data, ties: str, draws: int | None, name: str = "positional", **settings
     idata = model.idata_
     ss = idata.sample_stats
     steps = ss["n_steps"].values if "n_steps" in ss else 2 ** ss["tree_depth"].values - 1
-    depth_hits = (
-        int(ss["reached_max_treedepth"].values.sum())
-        if "reached_max_treedepth" in ss
-        else (int(ss["maxdepth_reached"].values.sum()) if "maxdepth_reached" in ss else -1)
-    )
+    if "reached_max_treedepth" in ss:  # PyMC's NUTS
+        depth_hits = int(ss["reached_max_treedepth"].values.sum())
+    elif "maxdepth_reached" in ss:  # nutpie
+        depth_hits = int(ss["maxdepth_reached"].values.sum())
+    elif "tree_depth" in ss:  # PyMC's JAX samplers: numpyro's default largest depth, 10
+        depth_hits = int((ss["tree_depth"].values >= 10).sum())
+    else:
+        depth_hits = -1
     rhat = az.rhat(idata.posterior)
     out = {
         "wall_s": wall,
+        "chains": int(idata.posterior.sizes["chain"]),
+        "draws": int(idata.posterior.sizes["draw"]),
         "steps_per_draw": float(np.mean(steps)),
         "step_size": float(np.mean(ss["step_size"].values)),
         "depth_hits": depth_hits,
         "divergences": int(ss["diverging"].values.sum()),
         "max_rhat": float(max(float(rhat[v].max()) for v in rhat.data_vars)),
+        # PyMC's JAX path only: the sampler's own run (JAX compile + tuning + draws)
+        "sampling_s": idata.posterior.attrs.get("sampling_time"),
     }
-    for name in ("eps_plus", "eps_minus"):
-        x = idata.posterior[name].values.ravel()
-        lo, hi = az.hdi(x, hdi_prob=0.94)
-        out[name] = (float(x.mean()), float(lo), float(hi))
+    for name in ("eps", "eps_plus", "eps_minus"):
+        if name in idata.posterior:
+            x = idata.posterior[name].values.ravel()
+            lo, hi = az.hdi(x, hdi_prob=0.94)
+            out[name] = (float(x.mean()), float(lo), float(hi))
     return out
 
 
