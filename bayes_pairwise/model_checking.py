@@ -591,60 +591,29 @@ def _sbc_parameters(model: Any, ties: bool = False) -> list[str]:
 
 
 def _hard_truth(model: Any) -> bool:
-    """The order models: no σ_s, no replicated data (their truth is an order per context)."""
-    return getattr(model, "draws_replicates", True) is False
+    """The order models: no σ_s (their truth is an order per context)."""
+    return bool(getattr(model, "hard_truth", False))
 
 
 def _order_counts(
     design: Comparisons, values: dict[str, np.ndarray], ties: bool, seed: int
 ) -> np.ndarray:
     """The hard-truth models' generative process (METHODS §3) on ``design``: a uniformly random
-    order of each context's items, then per pair row and order the ties (rate τ of the judge,
-    or τ₊ / τ₋ by the better item's position when ``values`` hold ``tie_rate_plus`` and
-    ``tie_rate_minus``, or with ``tie_rho`` a rate per context and judge drawn from the Beta of
-    mean τ and correlation ρ) and, among the decided verdicts, the errors (ε₊ with the better item
-    first, ε₋ second).
+    order of each context's items (the prior), then the verdicts given it
+    (:func:`~bayes_pairwise.pymc_models.order.order_counts`: ties, then errors).
 
     Returns ``wins`` as :func:`_log_from_counts` takes it: (n1, n2) or (n1, n2, t1, t2).
     """
     from bayes_pairwise.matrices import pair_counts
+    from bayes_pairwise.pymc_models.order import order_counts
 
     rng = np.random.default_rng([int(seed), 3])
-    pc = pair_counts(design)
     ctx = np.asarray(design.item_context)
-    rank = np.empty(design.n_items)
+    rank = np.empty(design.n_items, dtype=np.int64)
     for c in range(design.n_contexts):  # a random order per context: rank 0 is the best
         members = np.flatnonzero(ctx == c)
         rank[members] = rng.permutation(members.size)
-    q = np.asarray(pc.judge)
-    ep = np.asarray(values["eps_plus"] if "eps_plus" in values else values["eps"]).reshape(-1)
-    em = np.asarray(values["eps_minus"] if "eps_minus" in values else values["eps"]).reshape(-1)
-    i_better = rank[np.asarray(pc.i)] < rank[np.asarray(pc.j)]
-    kp = np.asarray(pc.k_plus, dtype=np.int64)
-    km = np.asarray(pc.k_minus, dtype=np.int64)
-    t1 = t2 = np.zeros_like(kp)
-    if ties and "tie_rate_plus" in values:  # i first in the k_plus verdicts
-        tp = np.asarray(values["tie_rate_plus"]).reshape(-1)[q]
-        tm = np.asarray(values["tie_rate_minus"]).reshape(-1)[q]
-        t1 = rng.binomial(kp, np.where(i_better, tp, tm))
-        t2 = rng.binomial(km, np.where(i_better, tm, tp))
-    elif ties and "tie_rho" in values:  # a tie probability per (context, judge) ~ Beta
-        tau = np.asarray(values["tie_rate"]).reshape(-1)
-        kappa = 1.0 / np.asarray(values["tie_rho"]).reshape(-1) - 1.0
-        cell = rng.beta(
-            np.tile(tau * kappa, (design.n_contexts, 1)),
-            np.tile((1.0 - tau) * kappa, (design.n_contexts, 1)),
-        )  # (C, J)
-        tau_row = cell[ctx[np.asarray(pc.i)], q]
-        t1, t2 = rng.binomial(kp, tau_row), rng.binomial(km, tau_row)
-    elif ties:
-        tau = np.asarray(values["tie_rate"]).reshape(-1)[q]
-        t1, t2 = rng.binomial(kp, tau), rng.binomial(km, tau)
-    # wins of i: with i first (right unless the better-first error, or i worse and an ε₋ error)
-    n1 = rng.binomial(kp - t1, np.where(i_better, 1.0 - ep[q], em[q]))
-    n2 = rng.binomial(km - t2, np.where(i_better, 1.0 - em[q], ep[q]))
-    cols = [n1, n2, t1, t2] if ties else [n1, n2]
-    return np.stack(cols, axis=1)
+    return order_counts(pair_counts(design), ctx, rank, values, ties, rng)
 
 
 #: The model class of ranked lists (noisy Plackett–Luce), not of pairwise verdicts.

@@ -506,11 +506,8 @@ def diagnose(
             messages.append(f"E-BFMI below {EBFMI_MIN} in some chain: poor energy exploration")
     ppc_table = ppc_curve = None
     if ppc:
-        draws_replicates = getattr(model_or_idata, "draws_replicates", True)
-        if (
-            "posterior_predictive" not in idata.groups()
-            and hasattr(model_or_idata, "sample_posterior_predictive")
-            and draws_replicates
+        if "posterior_predictive" not in idata.groups() and hasattr(
+            model_or_idata, "sample_posterior_predictive"
         ):
             model_or_idata.sample_posterior_predictive(random_seed=random_seed)
             idata = model_or_idata.idata_
@@ -526,11 +523,6 @@ def diagnose(
                         + replicate_p_clause(row["p_value"], row["n_draws"])
                         + ")"
                     )
-        elif not draws_replicates:
-            messages.append(
-                f"{type(model_or_idata).__name__} draws no replicated data: predictive checks "
-                "skipped (run them on the strength models)"
-            )
         else:
             messages.append("no posterior_predictive group: predictive checks skipped")
     return Diagnostics(
@@ -574,13 +566,15 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
     ((15,), (10, 15), 0)
     """
     cd, od, pp = idata.constant_data, idata.observed_data, idata.posterior_predictive
-    if "wins" in od:
+    if "wins" in od or "wins" in pp:
+        # the order models observe contexts; their pair rows' counts are kept as pair_wins
+        observed = np.asarray(od["wins"] if "wins" in od else cd["pair_wins"])
         k = np.asarray(cd["k"])
-        obs = np.asarray(od["wins"]).astype(float)
+        obs = observed.astype(float)
         rep = np.asarray(pp["wins"]).reshape(-1, *obs.shape).astype(float)
         if obs.shape[1] == 4:  # tie model: (n1, n2, t1, t2), ties counted half
             obs = obs[:, :2] + 0.5 * obs[:, 2:4]
-            t1, t2 = np.asarray(od["wins"])[:, 2], np.asarray(od["wins"])[:, 3]
+            t1, t2 = observed[:, 2], observed[:, 3]
             rep = rep[..., :2] + 0.5 * rep[..., 2:4]
         else:
             t1 = t2 = np.zeros(obs.shape[0], dtype=np.int64)

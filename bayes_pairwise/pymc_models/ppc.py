@@ -231,7 +231,10 @@ def _model_replicates(
         return None
     rows = np.flatnonzero(np.asarray(counts["judge"]) == jdx)
     # the block may hold only this judge's items (Comparisons.for_judge): compare by label
-    model_items = [str(v) for v in post.coords["item"].values] if "item" in post.coords else []
+    # the item labels of the fit's design (the order models' posterior has no item dim)
+    cd = idata.constant_data
+    coords = cd.coords if "item" in cd.coords else post.coords
+    model_items = [str(v) for v in coords["item"].values] if "item" in coords else []
     if model_items and len(model_items) != block.n_items:
         pos = {lab: k for k, lab in enumerate(model_items)}
         try:
