@@ -770,18 +770,31 @@ def _section_bayesian(
     else:
         how = "MAP point estimate (a one-draw posterior: no intervals, no convergence diagnostics)"
     n = len(_judges(cc))
+    # the order models' truth is one order per context, summed out: no strengths, no σ_s
+    hard = bool(getattr(cc.primary_fit, "hard_truth", False))
+    shared = (
+        "the order of each context (the latent truth) is"
+        if hard
+        else "the item strengths (the latent truth) are"
+    )
     page.paragraph(
         f"Model '{model}': {how}; random_seed={seed}. "
         + (
-            f"One joint fit of the {n} judges: the item strengths (the latent truth) are shared, "
-            "each judge has its own error parameters. "
+            f"One joint fit of the {n} judges: {shared} shared, each judge has its own error "
+            "parameters. "
             if n > 1
             else ""
         )
-        + "Error parameters are shared across contexts; strengths are per (context, text). "
-        f"Flags: R-hat ≤ {RHAT_MAX}, bulk and tail ESS ≥ {ESS_MIN}, no divergences "
-        "(METHODS §7.4, docs/src/methods.md). σ_s is not identified under a hard truth and is "
-        "not a finding."
+        + (
+            "Error parameters are shared across contexts; the truth is one total order of each "
+            "context's texts, every order equally likely a priori, summed out exactly (no "
+            "strengths are estimated: the posterior ranks are). "
+            if hard
+            else "Error parameters are shared across contexts; strengths are per (context, text). "
+        )
+        + f"Flags: R-hat ≤ {RHAT_MAX}, bulk and tail ESS ≥ {ESS_MIN}, no divergences "
+        "(METHODS §7.4, docs/src/methods.md)."
+        + ("" if hard else " σ_s is not identified under a hard truth and is not a finding.")
     )
     if cc.primary_fit is None:
         page.box(f"No Bayesian fit is available: {_fit_error(cc)}", kind="bad")

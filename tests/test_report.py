@@ -296,6 +296,29 @@ def test_report_with_real_models_map():
     assert any("MAP" in m for m in methods)
 
 
+def test_report_of_an_order_model_checks_its_replicates_and_names_its_truth():
+    """The hard-truth model draws replicated logs (orders from their posterior), so the report
+    runs its predictive checks; the fit's description names the truth it sums out (an order
+    per context) instead of strengths and σ_s, which it does not have."""
+    sim = simulate_round_robin(5, eps_plus=0.1, eps_minus=0.25, n_contexts=25, random_seed=2)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        html = build_report(
+            sim,
+            model="positional_order",
+            method="map",
+            progress=False,
+            grid_kwargs={"n_subsets": 20},
+            ppc_draws=40,
+        ).render()
+    assert "No Bayesian fit is available" not in html
+    assert "no replicates from" not in html and "not drawn" not in html
+    assert "replicated data sets (model posterior_predictive, plug-in at the MAP estimate)" in html
+    assert "the truth is one total order of each context" in html
+    assert "strengths are per (context, text)" not in html
+    assert "σ_s is not identified" not in html
+
+
 def _prior_as_posterior(model, *, draws, tune, chains, random_seed, **_):
     """Replaces ``sample_nuts``: prior draws of the real model shaped like a NUTS trace."""
     import pymc as pm
