@@ -22,7 +22,12 @@ from bayes_pairwise.conventions import CONTEXT_SEP, STRENGTH_TIE_RTOL, resolve_h
 from bayes_pairwise.leaderboard import rank_probability_data
 from bayes_pairwise.model_checking import sbc_rank_data
 from bayes_pairwise.pymc_models.diagnostics import as_inference_data, hdi_interval
-from bayes_pairwise.pymc_models.ppc import PPC_STATISTICS, ppc_data, strength_draws
+from bayes_pairwise.pymc_models.ppc import (
+    PPC_STATISTIC_NAMES,
+    PPC_STATISTICS,
+    ppc_data,
+    strength_draws,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -32,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ERROR_VARIABLES",
     "PPC_STATISTICS",
+    "PPC_STATISTIC_NAMES",
     "as_inference_data",
     "bt_vs_posterior_data",
     "correct_score_data",

@@ -62,6 +62,7 @@ import pandas as pd
 from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.plot_data import (
     ERROR_VARIABLES,
+    PPC_STATISTIC_NAMES,
     PPC_STATISTICS,
     as_inference_data,
     bt_vs_posterior_data,
@@ -1295,10 +1296,7 @@ def plot_ppc(
     if not present:
         raise ValueError("no posterior predictive statistic could be computed")
     axes = _axes_array(ax, len(present), ncols=len(present))
-    names = {
-        "s_com": "S_com (commutativity score)",
-        "first_position_rate": "first-position win rate r₁",
-    }
+    names = PPC_STATISTIC_NAMES
     for a, stat in zip(axes, present, strict=False):
         sub = df[df["statistic"] == stat]
         if stat == "delta_s":

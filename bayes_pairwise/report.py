@@ -53,7 +53,6 @@ from bayes_pairwise.conventions import (
     ESS_MIN,
     RHAT_MAX,
     interval_label,
-    replicate_p_clause,
     replicate_p_text,
 )
 from bayes_pairwise.errors import WarningSink, quiet_third_party
@@ -1042,25 +1041,20 @@ def _section_bayesian(
     if ppc_rows:
         page.heading("Posterior predictive checks: all judges", level=3)
         table = pd.DataFrame(ppc_rows)
-        extreme = table[table["extreme"]]
-        if len(extreme):
-            page.box(
-                "The model misses: "
-                + "; ".join(
-                    f"{r.statistic} for {r.judge} ({replicate_p_clause(r.p_value, r.replicates)})"
-                    for r in extreme.itertuples()
-                )
-                + ". Read these judges' error rates with care: the model does not reproduce "
-                "that feature of their verdicts.",
-                kind="warn",
-            )
+        from bayes_pairwise.crosscheck import ppc_misfit_lines
+
+        lines = ppc_misfit_lines(table)
+        if lines:
+            page.box(" ".join(lines), kind="warn")
         table["ok"] = ~table.pop("extreme")
         _table(
             page,
             table,
             caption="Observed statistic, mean and sd over the replicates, and the p-value "
             "P(rep > obs) + ½P(rep = obs); red rows: p < 0.025 or p > 0.975. delta_s_area is "
-            "the area under the pooled Δ_S–n curve.",
+            "the area under the pooled Δ_S–n curve; with ties modelled, s_com_decided is S_com "
+            "of the decided verdicts alone (the pairs decided in both orders: the errors) and "
+            "ties_both_orders the share of the pairs shown in both orders tied in both.",
             index=False,
             flag_column="ok",
         )

@@ -812,3 +812,46 @@ def test_order_model_tie_rate_is_the_expected_tie_share():
                          dims={"eps": ["judge"]})  # fmt: skip
     bp.PositionalOrder()._derived_posterior(plain, data)
     assert "tie_rate" not in plain.posterior
+
+
+def _tied_log(pair_level: bool, seed: int = 5):
+    """A hard-truth log (120 round robins of 5, ε₊ 0.05, ε₋ 0.2) with 15 % ties: pair-level
+    (a chosen pair tied in both orders) or verdict-level (each verdict tied independently)."""
+    sim = simulate_round_robin(5, eps_plus=0.05, eps_minus=0.2, n_contexts=120, random_seed=seed)
+    df = sim.frame.copy()
+    rng = np.random.default_rng(seed)
+    if pair_level:
+        key = df["context"] + ":" + df[["first", "second"]].min(axis=1)
+        key = key + ":" + df[["first", "second"]].max(axis=1)
+        pairs = key.unique()
+        tied = set(pairs[rng.random(pairs.size) < 0.15])
+        df.loc[key.isin(tied).to_numpy(), "outcome"] = "tie"
+    else:
+        df.loc[rng.random(len(df)) < 0.15, "outcome"] = "tie"
+    return bp.load_comparisons(df, context="context", ties="model")
+
+
+def test_predictive_checks_tell_a_tie_misfit_from_an_error_misfit():
+    """S_com counts a tie half a win. Where ties belong to the pair (tied in both orders) one
+    tie rate per verdict misses S_com, but S_com of the decided verdicts (the errors) is
+    reproduced and the share of pairs tied in both orders is not: the cross-check's sentence
+    says the error rates stand and the tie rate is the misfit. With ties per verdict nothing
+    is missed."""
+    from bayes_pairwise.crosscheck import ppc_misfit_lines
+
+    pair = bp.PositionalOrder().fit(_tied_log(True), method="map", random_seed=0)
+    d = diagnose(pair, random_seed=0)
+    t = d.ppc.set_index("statistic")
+    assert not t.loc["s_com_decided", "extreme"]
+    assert t.loc["ties_both_orders", "extreme"]
+    assert t.loc["ties_both_orders", "observed"] > 3 * t.loc["ties_both_orders", "replicated_mean"]
+    assert t.loc["s_com", "extreme"]
+    summary = d.ppc.assign(replicates=d.ppc["n_draws"])
+    (line,) = ppc_misfit_lines(summary)
+    assert "reproduces the errors among the decided verdicts" in line
+    assert "tied in both" in line and "its error rates stand" in line
+    verdict = bp.PositionalOrder().fit(_tied_log(False), method="map", random_seed=0)
+    d2 = diagnose(verdict, random_seed=0)
+    assert set(d2.ppc["statistic"]) >= {"s_com_decided", "ties_both_orders"}
+    assert not d2.ppc["extreme"].any()
+    assert ppc_misfit_lines(d2.ppc.assign(replicates=d2.ppc["n_draws"])) == []

@@ -552,7 +552,8 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
     dict
         ``i``, ``j``, ``judge``, ``k_plus``, ``k_minus`` (per pair row), ``n1``, ``n2``
         (observed), ``n1_rep``, ``n2_rep`` (shape (draws, pairs), chains stacked), ``t1``,
-        ``t2`` (observed ties per order; zeros without the tie model).
+        ``t2`` (observed ties per order; zeros without the tie model), ``t1_rep``, ``t2_rep``
+        (replicated ties; zeros where the model draws none).
 
     Examples
     --------
@@ -575,9 +576,11 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
         if obs.shape[1] == 4:  # tie model: (n1, n2, t1, t2), ties counted half
             obs = obs[:, :2] + 0.5 * obs[:, 2:4]
             t1, t2 = observed[:, 2], observed[:, 3]
+            t_rep = rep[..., 2:4]
             rep = rep[..., :2] + 0.5 * rep[..., 2:4]
         else:
             t1 = t2 = np.zeros(obs.shape[0], dtype=np.int64)
+            t_rep = np.zeros_like(rep)
         return {
             "i": np.asarray(cd["pair_i"]),
             "j": np.asarray(cd["pair_j"]),
@@ -590,6 +593,8 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
             "n2_rep": rep[..., 1],
             "t1": np.asarray(t1, dtype=np.int64),
             "t2": np.asarray(t2, dtype=np.int64),
+            "t1_rep": t_rep[..., 0],
+            "t2_rep": t_rep[..., 1],
         }
     first = np.asarray(cd["first"]).astype(np.int64)
     second = np.asarray(cd["second"]).astype(np.int64)
@@ -625,6 +630,9 @@ def ppc_pair_counts(idata: az.InferenceData) -> dict[str, np.ndarray]:
         "n2_rep": np.array([r[1] for r in reps]),
         "t1": np.bincount(inv, weights=(tie & lo_first).astype(float), minlength=m).astype(int),
         "t2": np.bincount(inv, weights=(tie & ~lo_first).astype(float), minlength=m).astype(int),
+        # one Bernoulli per verdict: the replicates hold no ties
+        "t1_rep": np.zeros((len(reps), m)),
+        "t2_rep": np.zeros((len(reps), m)),
     }
 
 
@@ -830,6 +838,16 @@ def _ppc(
                     for a, c in zip(n1r[:, b], n2r[:, b], strict=True)
                 ],
             )
+        t1r, t2r = counts["t1_rep"][:, rows], counts["t2_rep"][:, rows]
+        if both.any() and np.any(t1r + t2r):  # the model draws ties: S_com's two parts
+            from bayes_pairwise.pymc_models.ppc import TIE_STATISTICS, tie_statistics
+
+            t1, t2 = counts["t1"][rows].astype(float), counts["t2"][rows].astype(float)
+            obs_t = tie_statistics(kp, km, n1, n2, t1, t2)
+            rep_t = tie_statistics(kp, km, n1r, n2r, t1r, t2r)
+            for name in TIE_STATISTICS:
+                if np.isfinite(obs_t[name]):
+                    values[name] = (float(obs_t[name]), rep_t[name])
         seed_c = None if seed is None else int(seed) + 1000 * jdx
         curve = _delta_curves(counts, rows, item_context, curve_draws, seed_c, n_subsets)
         if curve is not None:

@@ -32,10 +32,75 @@ if TYPE_CHECKING:
 
     from bayes_pairwise.data import Comparisons
 
-__all__ = ["PPC_STATISTICS", "ppc_data", "strength_draws"]
+__all__ = ["PPC_STATISTICS", "PPC_STATISTIC_NAMES", "TIE_STATISTICS", "ppc_data", "strength_draws"]
 
-#: The statistics :func:`ppc_data` can check.
-PPC_STATISTICS = ("s_com", "first_position_rate", "delta_s")
+#: The statistics :func:`ppc_data` can check (the tie statistics only where the log has ties).
+PPC_STATISTICS = ("s_com", "first_position_rate", "delta_s", "s_com_decided", "ties_both_orders")
+#: S_com counts a tie half a win, so it mixes the errors with how the ties fall. Where the log
+#: has ties these two tell the parts apart: S_com on the decided verdicts alone (of the pairs
+#: decided in both orders: the errors) and the share of the pairs shown in both orders that are
+#: tied in both (ties that belong to the pair, which one tie rate per verdict puts at ≈ τ²).
+TIE_STATISTICS = ("s_com_decided", "ties_both_orders")
+#: What each statistic is, for captions, axes and the report.
+PPC_STATISTIC_NAMES = {
+    "s_com": "S_com (commutativity score, a tie half a win)",
+    "first_position_rate": "first-position win rate r₁",
+    "delta_s": "Δ_S–n curve",
+    "s_com_decided": "S_com of the decided verdicts (pairs decided in both orders)",
+    "ties_both_orders": "share of pairs tied in both orders",
+}
+
+
+def tie_statistics(
+    kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray, t1: np.ndarray, t2: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The :data:`TIE_STATISTICS` of per-pair counts (the last axis: pairs; leading axes:
+    replicates).
+
+    Parameters
+    ----------
+    kp, km : arrays
+        Verdicts per pair with ``i`` shown first / second.
+    n1, n2 : arrays
+        Wins of ``i`` among them, a tie counted half (as :func:`~bayes_pairwise.pymc_models.
+        diagnostics.ppc_pair_counts` gives them).
+    t1, t2 : arrays
+        Ties among them.
+
+    Returns
+    -------
+    dict
+        ``s_com_decided``: S_com of the decided verdicts over the pairs with a decided verdict in
+        each order (NaN where none); ``ties_both_orders``: the share of the pairs shown in both
+        orders with a tie in each.
+
+    Examples
+    --------
+    Two pairs shown once each way: one decided both times by the same position (inconsistent),
+    one tied both times.
+
+    >>> out = tie_statistics(np.array([1, 1]), np.array([1, 1]), np.array([1.0, 0.5]),
+    ...                      np.array([0.0, 0.5]), np.array([0, 1]), np.array([0, 1]))
+    >>> float(out["s_com_decided"]), float(out["ties_both_orders"])
+    (1.0, 0.5)
+    """
+    from bayes_pairwise.classical.descriptive import commutativity_score_counts
+
+    dp, dm = kp - t1, km - t2
+    decided1, decided2 = n1 - 0.5 * t1, n2 - 0.5 * t2
+    shown = (kp > 0) & (km > 0)
+    lead = np.broadcast_shapes(np.shape(n1), np.shape(t1))[:-1]
+    flat = [np.broadcast_to(a, (*lead, np.shape(n1)[-1])).reshape(-1, np.shape(n1)[-1])
+            for a in (dp, dm, decided1, decided2, t1, t2)]  # fmt: skip
+    s_dec = np.empty(len(flat[0]))
+    both_tied = np.empty(len(flat[0]))
+    for r, (a, b, x, y, u, v) in enumerate(zip(*flat, strict=True)):
+        keep = (a > 0) & (b > 0)
+        s_dec[r] = (
+            commutativity_score_counts(a[keep], b[keep], x[keep], y[keep]) if keep.any() else np.nan
+        )
+        both_tied[r] = np.mean((u > 0) & (v > 0) & shown) / max(np.mean(shown), 1e-300)
+    return {"s_com_decided": s_dec.reshape(lead), "ties_both_orders": both_tied.reshape(lead)}
 
 
 def strength_draws(idata: az.InferenceData) -> tuple[np.ndarray, list[str]]:
@@ -89,8 +154,9 @@ def _replicate_pair_counts(
     pc: Any,
     n_draws: int,
     rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Replicated (n₁, n₂) per pair row of ``pc``: shape (D, P), from posterior draws.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Replicated (n₁, n₂, t₁, t₂) per pair row of ``pc``: shape (D, P) each (n a tie counted
+    half, t the ties), from posterior draws.
 
     Draws with the models' own generative code (METHODS §7): the error models' (latent truth
     or gold label, ties at the fitted tie rates, the hard state of the pair-difficulty models,
@@ -145,13 +211,13 @@ def _replicate_pair_counts(
         for d in range(D):
             n1[d] = np.bincount(row, weights=i_wins[d] & lo_first, minlength=pc.n_pairs)
             n2[d] = np.bincount(row, weights=i_wins[d] & ~lo_first, minlength=pc.n_pairs)
-        return n1, n2
+        return n1, n2, np.zeros_like(n1), np.zeros_like(n1)  # no ties in this model
     return _error_model_replicates(post, judge, s, idx, pc, rng)
 
 
 def _error_model_replicates(
     post: Any, judge: str, s: np.ndarray, idx: np.ndarray, pc: Any, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Replicated (n₁, n₂) of an error model's posterior draws ``idx``, strengths ``s`` (D, n).
 
     The models' ``random`` functions, vectorised over the draws (each draw's rates are looked up
@@ -203,15 +269,21 @@ def _error_model_replicates(
         rows = marginal_random(d, by_draw, ep, em, k, rng=rng, truth=pc.truth)
     rows = rows.astype(float)
     if ties:
-        return rows[..., 0] + 0.5 * rows[..., 2], rows[..., 1] + 0.5 * rows[..., 3]
-    return rows[..., 0], rows[..., 1]
+        return (
+            rows[..., 0] + 0.5 * rows[..., 2],
+            rows[..., 1] + 0.5 * rows[..., 3],
+            rows[..., 2],
+            rows[..., 3],
+        )
+    return rows[..., 0], rows[..., 1], np.zeros(rows.shape[:-1]), np.zeros(rows.shape[:-1])
 
 
 def _model_replicates(
     idata: az.InferenceData, block: Comparisons, pc: Any, n_draws: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Replicated (n₁, n₂) of ``block``'s pairs from the model's own ``posterior_predictive``
-    group (:meth:`sample_posterior_predictive` of the model classes), or None when absent."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Replicated (n₁, n₂, t₁, t₂) of ``block``'s pairs from the model's own
+    ``posterior_predictive`` group (:meth:`sample_posterior_predictive` of the model classes),
+    or None when absent."""
     if "posterior_predictive" not in idata.groups() or "constant_data" not in idata.groups():
         return None
     try:
@@ -253,12 +325,13 @@ def _model_replicates(
     )
     if not same:
         return None
-    n1r = np.asarray(counts["n1_rep"], dtype=float)[:, rows]
-    n2r = np.asarray(counts["n2_rep"], dtype=float)[:, rows]
-    if n1r.shape[0] > int(n_draws):
-        keep = np.sort(rng.choice(n1r.shape[0], size=int(n_draws), replace=False))
-        n1r, n2r = n1r[keep], n2r[keep]
-    return n1r, n2r
+    reps = tuple(
+        np.asarray(counts[f"{v}_rep"], dtype=float)[:, rows] for v in ("n1", "n2", "t1", "t2")
+    )
+    if reps[0].shape[0] > int(n_draws):
+        keep = np.sort(rng.choice(reps[0].shape[0], size=int(n_draws), replace=False))
+        reps = tuple(r[keep] for r in reps)
+    return reps
 
 
 def _context_pairs(block: Comparisons, pc: Any) -> list[tuple[int, np.ndarray, np.ndarray]]:
@@ -356,7 +429,7 @@ def ppc_data(
     if reps is None:
         reps = _replicate_pair_counts(idata, block, pc, n_draws, rng)
         source = "simulated from posterior draws"
-    n1r, n2r = reps
+    n1r, n2r, t1r, t2r = reps
     both = (kp > 0) & (km > 0)
     rows: list[pd.DataFrame] = []
     pvals: dict[str, float] = {}
@@ -410,6 +483,16 @@ def ppc_data(
                     }
                 )
             )
+    # with ties in the log (or its replicates): S_com's two parts, the errors and the ties
+    has_ties = bool(np.any(t1r + t2r))  # the model draws ties (BT and ties='drop' do not)
+    wanted = [name for name in TIE_STATISTICS if name in statistics]
+    if wanted and has_ties and both.any():
+        t1o, t2o = np.asarray(pc.t1, dtype=float), np.asarray(pc.t2, dtype=float)
+        obs_t = tie_statistics(kp, km, np.asarray(pc.n1, float), np.asarray(pc.n2, float), t1o, t2o)
+        rep_t = tie_statistics(kp, km, n1r, n2r, t1r, t2r)
+        for name in wanted:
+            if np.isfinite(obs_t[name]):
+                scalar(name, float(obs_t[name]), np.asarray(rep_t[name], dtype=float))
     cols = ["statistic", "n", "draw", "replicated", "observed"]
     df = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
     df.attrs["p_value"] = pvals
