@@ -41,6 +41,7 @@ __all__ = [
     "ESS_MIN",
     "NUISANCE",
     "RHAT_MAX",
+    "TIE_STATISTICS",
     "Diagnostics",
     "approximation",
     "complete_round_robins",
@@ -53,6 +54,7 @@ __all__ = [
     "ppc_pair_counts",
     "select_judge",
     "tie_handling",
+    "tie_statistics",
 ]
 
 #: Sampler coordinates that are not findings: the strength scale σ_s (not identified under a
@@ -640,6 +642,65 @@ def _first_rate(kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray) 
     return (n1 + km - n2).sum(axis=-1) / (kp + km).sum()
 
 
+#: S_com counts a tie half a win, so it mixes the errors with how the ties fall. Where the log
+#: has ties these two tell the parts apart: S_com on the decided verdicts alone (of the pairs
+#: decided in both orders: the errors) and the share of the pairs shown in both orders that are
+#: tied in both (ties that belong to the pair, which one tie rate per verdict puts at ≈ τ²).
+TIE_STATISTICS = ("s_com_decided", "ties_both_orders")
+
+
+def tie_statistics(
+    kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray, t1: np.ndarray, t2: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The :data:`TIE_STATISTICS` of per-pair counts (the last axis: pairs; leading axes:
+    replicates).
+
+    Parameters
+    ----------
+    kp, km : arrays
+        Verdicts per pair with ``i`` shown first / second.
+    n1, n2 : arrays
+        Wins of ``i`` among them, a tie counted half (as :func:`~bayes_pairwise.pymc_models.
+        diagnostics.ppc_pair_counts` gives them).
+    t1, t2 : arrays
+        Ties among them.
+
+    Returns
+    -------
+    dict
+        ``s_com_decided``: S_com of the decided verdicts over the pairs with a decided verdict in
+        each order (NaN where none); ``ties_both_orders``: the share of the pairs shown in both
+        orders with a tie in each.
+
+    Examples
+    --------
+    Two pairs shown once each way: one decided both times by the same position (inconsistent),
+    one tied both times.
+
+    >>> out = tie_statistics(np.array([1, 1]), np.array([1, 1]), np.array([1.0, 0.5]),
+    ...                      np.array([0.0, 0.5]), np.array([0, 1]), np.array([0, 1]))
+    >>> float(out["s_com_decided"]), float(out["ties_both_orders"])
+    (1.0, 0.5)
+    """
+    from bayes_pairwise.classical.descriptive import commutativity_score_counts
+
+    dp, dm = kp - t1, km - t2
+    decided1, decided2 = n1 - 0.5 * t1, n2 - 0.5 * t2
+    shown = (kp > 0) & (km > 0)
+    lead = np.broadcast_shapes(np.shape(n1), np.shape(t1))[:-1]
+    flat = [np.broadcast_to(a, (*lead, np.shape(n1)[-1])).reshape(-1, np.shape(n1)[-1])
+            for a in (dp, dm, decided1, decided2, t1, t2)]  # fmt: skip
+    s_dec = np.empty(len(flat[0]))
+    both_tied = np.empty(len(flat[0]))
+    for r, (a, b, x, y, u, v) in enumerate(zip(*flat, strict=True)):
+        keep = (a > 0) & (b > 0)
+        s_dec[r] = (
+            commutativity_score_counts(a[keep], b[keep], x[keep], y[keep]) if keep.any() else np.nan
+        )
+        both_tied[r] = np.mean((u > 0) & (v > 0) & shown) / max(np.mean(shown), 1e-300)
+    return {"s_com_decided": s_dec.reshape(lead), "ties_both_orders": both_tied.reshape(lead)}
+
+
 def complete_round_robins(
     i: np.ndarray, j: np.ndarray, item_context: np.ndarray, *, min_items: int = 2
 ) -> list[tuple[int, np.ndarray, np.ndarray]]:
@@ -840,8 +901,6 @@ def _ppc(
             )
         t1r, t2r = counts["t1_rep"][:, rows], counts["t2_rep"][:, rows]
         if both.any() and np.any(t1r + t2r):  # the model draws ties: S_com's two parts
-            from bayes_pairwise.pymc_models.ppc import TIE_STATISTICS, tie_statistics
-
             t1, t2 = counts["t1"][rows].astype(float), counts["t2"][rows].astype(float)
             obs_t = tie_statistics(kp, km, n1, n2, t1, t2)
             rep_t = tie_statistics(kp, km, n1r, n2r, t1r, t2r)

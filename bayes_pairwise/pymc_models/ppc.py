@@ -16,10 +16,12 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.pymc_models.diagnostics import (
+    TIE_STATISTICS,
     as_inference_data,
     complete_round_robins,
     pooled_delta_curves,
     select_judge,
+    tie_statistics,
 )
 from bayes_pairwise.pymc_models.likelihoods import (
     bernoulli_logit_random,
@@ -32,15 +34,17 @@ if TYPE_CHECKING:
 
     from bayes_pairwise.data import Comparisons
 
-__all__ = ["PPC_STATISTICS", "PPC_STATISTIC_NAMES", "TIE_STATISTICS", "ppc_data", "strength_draws"]
+__all__ = [
+    "PPC_STATISTICS",
+    "PPC_STATISTIC_NAMES",
+    "TIE_STATISTICS",
+    "ppc_data",
+    "strength_draws",
+    "tie_statistics",
+]
 
 #: The statistics :func:`ppc_data` can check (the tie statistics only where the log has ties).
 PPC_STATISTICS = ("s_com", "first_position_rate", "delta_s", "s_com_decided", "ties_both_orders")
-#: S_com counts a tie half a win, so it mixes the errors with how the ties fall. Where the log
-#: has ties these two tell the parts apart: S_com on the decided verdicts alone (of the pairs
-#: decided in both orders: the errors) and the share of the pairs shown in both orders that are
-#: tied in both (ties that belong to the pair, which one tie rate per verdict puts at ≈ τ²).
-TIE_STATISTICS = ("s_com_decided", "ties_both_orders")
 #: What each statistic is, for captions, axes and the report.
 PPC_STATISTIC_NAMES = {
     "s_com": "S_com (commutativity score, a tie half a win)",
@@ -49,58 +53,6 @@ PPC_STATISTIC_NAMES = {
     "s_com_decided": "S_com of the decided verdicts (pairs decided in both orders)",
     "ties_both_orders": "share of pairs tied in both orders",
 }
-
-
-def tie_statistics(
-    kp: np.ndarray, km: np.ndarray, n1: np.ndarray, n2: np.ndarray, t1: np.ndarray, t2: np.ndarray
-) -> dict[str, np.ndarray]:
-    """The :data:`TIE_STATISTICS` of per-pair counts (the last axis: pairs; leading axes:
-    replicates).
-
-    Parameters
-    ----------
-    kp, km : arrays
-        Verdicts per pair with ``i`` shown first / second.
-    n1, n2 : arrays
-        Wins of ``i`` among them, a tie counted half (as :func:`~bayes_pairwise.pymc_models.
-        diagnostics.ppc_pair_counts` gives them).
-    t1, t2 : arrays
-        Ties among them.
-
-    Returns
-    -------
-    dict
-        ``s_com_decided``: S_com of the decided verdicts over the pairs with a decided verdict in
-        each order (NaN where none); ``ties_both_orders``: the share of the pairs shown in both
-        orders with a tie in each.
-
-    Examples
-    --------
-    Two pairs shown once each way: one decided both times by the same position (inconsistent),
-    one tied both times.
-
-    >>> out = tie_statistics(np.array([1, 1]), np.array([1, 1]), np.array([1.0, 0.5]),
-    ...                      np.array([0.0, 0.5]), np.array([0, 1]), np.array([0, 1]))
-    >>> float(out["s_com_decided"]), float(out["ties_both_orders"])
-    (1.0, 0.5)
-    """
-    from bayes_pairwise.classical.descriptive import commutativity_score_counts
-
-    dp, dm = kp - t1, km - t2
-    decided1, decided2 = n1 - 0.5 * t1, n2 - 0.5 * t2
-    shown = (kp > 0) & (km > 0)
-    lead = np.broadcast_shapes(np.shape(n1), np.shape(t1))[:-1]
-    flat = [np.broadcast_to(a, (*lead, np.shape(n1)[-1])).reshape(-1, np.shape(n1)[-1])
-            for a in (dp, dm, decided1, decided2, t1, t2)]  # fmt: skip
-    s_dec = np.empty(len(flat[0]))
-    both_tied = np.empty(len(flat[0]))
-    for r, (a, b, x, y, u, v) in enumerate(zip(*flat, strict=True)):
-        keep = (a > 0) & (b > 0)
-        s_dec[r] = (
-            commutativity_score_counts(a[keep], b[keep], x[keep], y[keep]) if keep.any() else np.nan
-        )
-        both_tied[r] = np.mean((u > 0) & (v > 0) & shown) / max(np.mean(shown), 1e-300)
-    return {"s_com_decided": s_dec.reshape(lead), "ties_both_orders": both_tied.reshape(lead)}
 
 
 def strength_draws(idata: az.InferenceData) -> tuple[np.ndarray, list[str]]:
