@@ -39,6 +39,7 @@ from bayes_pairwise.conventions import resolve_hdi_prob
 from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
 from bayes_pairwise.errors import DesignError, quiet_sampler_logs, quiet_third_party
+from bayes_pairwise.simulate import log_from_counts
 
 __all__ = [
     "LOO_UNIT",
@@ -523,44 +524,6 @@ def _log_from_verdicts(data: Comparisons, first_wins: np.ndarray) -> Comparisons
     )
 
 
-def _log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
-    """A verdict log whose pair counts are ``wins`` per pair row of ``data``.
-
-    ``wins`` is (n1, n2) per row (wins of i with i first, with i second), or (n1, n2, t1, t2)
-    with the ties per order too (the tie model); the log is then loaded with ``ties="model"``.
-    """
-    from bayes_pairwise.matrices import pair_counts
-
-    pc = pair_counts(data)
-    items = np.asarray(data.items, dtype=object)
-    judges = np.asarray(data.judges, dtype=object)
-    contexts = np.asarray(data.contexts, dtype=object)[np.asarray(data.item_context)]
-    with_ties = wins.shape[1] == 4
-    rows = []
-    for r in range(len(pc.i)):
-        i, j, jd = items[pc.i[r]], items[pc.j[r]], judges[pc.judge[r]]
-        q = contexts[pc.i[r]]
-        n1, n2 = int(wins[r, 0]), int(wins[r, 1])
-        t1, t2 = (int(wins[r, 2]), int(wins[r, 3])) if with_ties else (0, 0)
-        kp, km = int(pc.k_plus[r]), int(pc.k_minus[r])
-        rows += [
-            (jd, i, j, "first" if k < n1 else "tie" if k < n1 + t1 else "second", q)
-            for k in range(kp)
-        ]
-        rows += [
-            (jd, j, i, "second" if k < n2 else "tie" if k < n2 + t2 else "first", q)
-            for k in range(km)
-        ]
-    frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome", "context"])
-    return load_comparisons(
-        frame,
-        judge="judge" if data.n_judges > 1 else None,
-        context="context" if data.n_contexts > 1 else None,
-        ties="model" if with_ties else "error",
-        detect=False,
-    )
-
-
 def _flat(ds: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
     """Scalar parameters ``name`` / ``name[label]`` → draws (flattened over chain, draw)."""
     out: dict[str, np.ndarray] = {}
@@ -600,12 +563,12 @@ def _order_counts(
 ) -> np.ndarray:
     """The hard-truth models' generative process (METHODS §3) on ``design``: a uniformly random
     order of each context's items (the prior), then the verdicts given it
-    (:func:`~bayes_pairwise.pymc_models.order.order_counts`: ties, then errors).
+    (:func:`~bayes_pairwise.simulate.order_counts`: ties, then errors).
 
-    Returns ``wins`` as :func:`_log_from_counts` takes it: (n1, n2) or (n1, n2, t1, t2).
+    Returns ``wins`` as :func:`log_from_counts` takes it: (n1, n2) or (n1, n2, t1, t2).
     """
     from bayes_pairwise.matrices import pair_counts
-    from bayes_pairwise.pymc_models.order import order_counts
+    from bayes_pairwise.simulate import order_counts
 
     rng = np.random.default_rng([int(seed), 3])
     ctx = np.asarray(design.item_context)
@@ -668,13 +631,13 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
         if order:
             values = {k: np.asarray(prior.prior[k]).reshape(-1) for k in prior.prior.data_vars}
-            data = _log_from_counts(design, _order_counts(design, values, ties, seed))
+            data = log_from_counts(design, _order_counts(design, values, ties, seed))
         elif bt:
             y = np.asarray(prior.prior_predictive[model.observed_name]).reshape(-1)
             data = _log_from_verdicts(design, y)
         else:
             wins = np.asarray(prior.prior_predictive["wins"]).reshape(-1, 4 if ties else 2)
-            data = _log_from_counts(design, wins)
+            data = log_from_counts(design, wins)
         model.fit(data, method="nuts", random_seed=seed + 1, log_likelihood=False)
     return _sbc_record(model, names, truth, settings, sim, seed)
 

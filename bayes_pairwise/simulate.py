@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "SyntheticComparisons",
     "SyntheticHardPairs",
+    "log_from_counts",
+    "order_counts",
     "simulate_biased_bt",
     "simulate_hard_pairs",
     "simulate_round_robin",
@@ -742,4 +744,143 @@ def simulate_hard_pairs(
         realised_eps_plus_easy=_share(err, dec & bf & ~hd),
         realised_eps_minus_easy=_share(err, dec & ~bf & ~hd),
         realised_eps_hard=_share(err, dec & hd),
+    )
+
+
+def order_counts(
+    pc: Any,
+    item_context: np.ndarray,
+    rank: np.ndarray,
+    values: dict[str, Any],
+    ties: bool,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The hard-truth models' verdicts (METHODS §3) given an order of every context.
+
+    Per pair row and order: the ties (rate τ of the judge, or τ₊ / τ₋ by the better item's
+    position when ``values`` hold ``tie_rate_plus`` and ``tie_rate_minus``, or with
+    ``tie_rho`` a rate per context and judge drawn from the Beta of mean τ and correlation ρ),
+    then, among the decided verdicts, the errors (ε₊ with the better item first, ε₋ second).
+    SBC draws the order uniformly (the prior); the posterior predictive draws it from its
+    posterior (:func:`~bayes_pairwise.pymc_models.order_kernel.order_sample`).
+
+    Parameters
+    ----------
+    pc : PairCounts (bayes_pairwise.matrices.pair_counts)
+        The design: the pair rows, each shown ``k_plus`` / ``k_minus`` times.
+    item_context : int array
+        Context of every item.
+    rank : int array
+        Rank of every item in its context's order (0 = the best).
+    values : dict
+        Per-judge arrays: ``eps`` or ``eps_plus`` and ``eps_minus``; with ``ties``,
+        ``tie_rate`` (and ``tie_rho``) or ``tie_rate_plus`` and ``tie_rate_minus``.
+    ties : bool
+        Draw ties (the ``(n1, n2, t1, t2)`` columns) or not (``(n1, n2)``).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    int array (pairs, 2 or 4)
+        ``n1, n2`` (the decided wins of ``i`` with ``i`` first / second) and ``t1, t2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> from bayes_pairwise.matrices import pair_counts
+    >>> data = simulate_round_robin(4, eps=0.1, random_seed=0).data
+    >>> rank = np.arange(4)          # item 0 best, then 1, 2, 3
+    >>> wins = order_counts(pair_counts(data), np.asarray(data.item_context), rank,
+    ...                     {"eps": np.array([0.0])}, False, np.random.default_rng(0))
+    >>> wins.tolist()   # no errors: the lower index wins in both orders
+    [[1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1]]
+    """
+    q = np.asarray(pc.judge)
+    ep = np.asarray(values["eps_plus"] if "eps_plus" in values else values["eps"]).reshape(-1)
+    em = np.asarray(values["eps_minus"] if "eps_minus" in values else values["eps"]).reshape(-1)
+    i_better = rank[np.asarray(pc.i)] < rank[np.asarray(pc.j)]
+    kp = np.asarray(pc.k_plus, dtype=np.int64)
+    km = np.asarray(pc.k_minus, dtype=np.int64)
+    t1 = t2 = np.zeros_like(kp)
+    if ties and "tie_rate_plus" in values:  # i first in the k_plus verdicts
+        tp = np.asarray(values["tie_rate_plus"]).reshape(-1)[q]
+        tm = np.asarray(values["tie_rate_minus"]).reshape(-1)[q]
+        t1 = rng.binomial(kp, np.where(i_better, tp, tm))
+        t2 = rng.binomial(km, np.where(i_better, tm, tp))
+    elif ties and "tie_rho" in values:  # a tie probability per (context, judge) ~ Beta
+        tau = np.asarray(values["tie_rate"]).reshape(-1)
+        kappa = 1.0 / np.asarray(values["tie_rho"]).reshape(-1) - 1.0
+        n_contexts = int(np.max(item_context, initial=-1)) + 1
+        cell = rng.beta(
+            np.tile(tau * kappa, (n_contexts, 1)), np.tile((1.0 - tau) * kappa, (n_contexts, 1))
+        )  # (C, J)
+        tau_row = cell[np.asarray(item_context)[np.asarray(pc.i)], q]
+        t1, t2 = rng.binomial(kp, tau_row), rng.binomial(km, tau_row)
+    elif ties:
+        tau = np.asarray(values["tie_rate"]).reshape(-1)[q]
+        t1, t2 = rng.binomial(kp, tau), rng.binomial(km, tau)
+    # wins of i: with i first (right unless the better-first error, or i worse and an ε₋ error)
+    n1 = rng.binomial(kp - t1, np.where(i_better, 1.0 - ep[q], em[q]))
+    n2 = rng.binomial(km - t2, np.where(i_better, 1.0 - em[q], ep[q]))
+    cols = [n1, n2, t1, t2] if ties else [n1, n2]
+    return np.stack(cols, axis=1)
+
+
+def log_from_counts(data: Comparisons, wins: np.ndarray) -> Comparisons:
+    """A verdict log whose pair counts are ``wins`` per pair row of ``data``.
+
+    ``wins`` is (n1, n2) per row (wins of i with i first, with i second), or (n1, n2, t1, t2)
+    with the ties per order too (the tie model); the log is then loaded with ``ties="model"``.
+    SBC's simulated logs and :func:`~bayes_pairwise.caveats.joint_mode`'s are made with it.
+
+    Parameters
+    ----------
+    data : Comparisons
+        The design: its pair rows, each shown ``k_plus`` / ``k_minus`` times.
+    wins : int array (pairs, 2 or 4)
+
+    Returns
+    -------
+    Comparisons
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> design = simulate_round_robin(3, random_seed=0).data
+    >>> log = log_from_counts(design, np.array([[1, 1], [0, 0], [1, 0]]))
+    >>> log.n_comparisons, log.n_items
+    (6, 3)
+    """
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.matrices import pair_counts
+
+    pc = pair_counts(data)
+    items = np.asarray(data.items, dtype=object)
+    judges = np.asarray(data.judges, dtype=object)
+    contexts = np.asarray(data.contexts, dtype=object)[np.asarray(data.item_context)]
+    with_ties = wins.shape[1] == 4
+    rows = []
+    for r in range(len(pc.i)):
+        i, j, jd = items[pc.i[r]], items[pc.j[r]], judges[pc.judge[r]]
+        q = contexts[pc.i[r]]
+        n1, n2 = int(wins[r, 0]), int(wins[r, 1])
+        t1, t2 = (int(wins[r, 2]), int(wins[r, 3])) if with_ties else (0, 0)
+        kp, km = int(pc.k_plus[r]), int(pc.k_minus[r])
+        rows += [
+            (jd, i, j, "first" if k < n1 else "tie" if k < n1 + t1 else "second", q)
+            for k in range(kp)
+        ]
+        rows += [
+            (jd, j, i, "second" if k < n2 else "tie" if k < n2 + t2 else "first", q)
+            for k in range(km)
+        ]
+    frame = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome", "context"])
+    return load_comparisons(
+        frame,
+        judge="judge" if data.n_judges > 1 else None,
+        context="context" if data.n_contexts > 1 else None,
+        ties="model" if with_ties else "error",
+        detect=False,
     )

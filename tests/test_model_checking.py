@@ -158,12 +158,13 @@ def test_sbc_biased_bt_design_and_log():
 def test_sbc_log_from_counts_with_ties():
     """(n1, n2, t1, t2) per pair row become that many first/second/tie verdicts per order."""
     from bayes_pairwise.matrices import pair_counts
-    from bayes_pairwise.model_checking import _design, _log_from_counts
+    from bayes_pairwise.model_checking import _design
+    from bayes_pairwise.simulate import log_from_counts
 
     d = _design(3, 1, 3)  # 3 pairs, 3 verdicts per order
     pc = pair_counts(d)
     wins = np.array([[1, 2, 1, 0], [0, 0, 3, 3], [3, 1, 0, 1]])
-    log = _log_from_counts(d, wins)
+    log = log_from_counts(d, wins)
     assert log.tie_policy == "model" and log.n_comparisons == d.n_comparisons
     f = log.to_frame()
     items = list(d.items)
@@ -181,8 +182,9 @@ def test_sbc_tie_counts_round_trip_through_the_model():
     """Counts drawn from the tie sub-model rebuild to exactly the model's observed ``wins``."""
     import pymc as pm
 
-    from bayes_pairwise.model_checking import _design, _log_from_counts
+    from bayes_pairwise.model_checking import _design
     from bayes_pairwise.pymc_models import get_model
+    from bayes_pairwise.simulate import log_from_counts
 
     d = _design(5, 2, 2)
     sim = pm.sample_prior_predictive(
@@ -190,7 +192,7 @@ def test_sbc_tie_counts_round_trip_through_the_model():
     )
     wins = np.asarray(sim.prior_predictive["wins"]).reshape(-1, 4)
     assert wins[:, 2:].sum() > 0  # the draw holds ties
-    refit = get_model("uniform", ties="model").build_model(_log_from_counts(d, wins))
+    refit = get_model("uniform", ties="model").build_model(log_from_counts(d, wins))
     observed = refit.rvs_to_values[refit["wins"]]
     assert np.array_equal(np.asarray(observed.eval()).reshape(-1, 4), wins)
 

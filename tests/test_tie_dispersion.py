@@ -206,7 +206,8 @@ def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler)
     """The SBC generative process draws one tie probability per context and judge from the
     Beta: the tie counts' variance is n τ(1 − τ)(1 + (n − 1) ρ); the contexts survive into
     the simulated log; tie_rho is ranked beside the rates."""
-    from bayes_pairwise.model_checking import _design, _log_from_counts, _order_counts, sbc
+    from bayes_pairwise.model_checking import _design, _order_counts, sbc
+    from bayes_pairwise.simulate import log_from_counts
 
     design = _design(4, 1, 3, n_contexts=3000)  # 36 verdicts per context
     assert design.n_contexts == 3000 and design.n_items == 12_000
@@ -217,7 +218,7 @@ def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler)
         "tie_rho": np.array([0.25]),
     }
     wins = _order_counts(design, values, True, 7)
-    log = _log_from_counts(design, wins)
+    log = log_from_counts(design, wins)
     assert log.n_contexts == 3000 and log.contexts == design.contexts
     pc = bp.pair_counts(log)
     ctx = np.asarray(log.item_context)[pc.i]

@@ -67,6 +67,7 @@ from bayes_pairwise.pymc_models.order_kernel import (
     order_sample,
     order_tables,
 )
+from bayes_pairwise.simulate import order_counts
 
 __all__ = [
     "PPC_DRAWS",
@@ -76,7 +77,6 @@ __all__ = [
     "PositionalOrder",
     "UniformOrder",
     "better_first_share",
-    "order_counts",
     "order_model_note",
     "rank_table_by_name",
     "tie_dispersion_logp",
@@ -314,7 +314,7 @@ class _OrderModel:
 
     observed_name: ClassVar[str] = "contexts"
     #: The truth is an order per context (no strengths, no σ_s): SBC simulates its logs with
-    #: :func:`order_counts`.
+    #: :func:`~bayes_pairwise.simulate.order_counts`.
     hard_truth: ClassVar[bool] = True
     direct_rates: ClassVar[str | None] = None  # PyTensor's graph with the kernel's Op
     caveat_kind: ClassVar[str | None] = None
@@ -601,10 +601,10 @@ class _OrderModel:
         Each replicate takes one posterior draw of the rates, draws one order of every context
         from its exact posterior given those rates and the log
         (:func:`~bayes_pairwise.pymc_models.order_kernel.order_sample`), then the log's verdicts
-        again from the model's generative story (:func:`order_counts`: the same pairs shown as
-        often in each order; ties, then errors). A MAP fit gives ``point_draws`` replicates at
-        the mode; a posterior is thinned to at most ``max_draws`` evenly spaced draws (one
-        chain in the group).
+        again from the model's generative story (:func:`~bayes_pairwise.simulate.order_counts`:
+        the same pairs shown as often in each order; ties, then errors). A MAP fit gives
+        ``point_draws`` replicates at the mode; a posterior is thinned to at most ``max_draws``
+        evenly spaced draws (one chain in the group).
 
         Parameters
         ----------
@@ -680,88 +680,9 @@ class _OrderModel:
         return idata
 
 
-def order_counts(
-    pc: PairCounts,
-    item_context: np.ndarray,
-    rank: np.ndarray,
-    values: dict[str, Any],
-    ties: bool,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """The hard-truth models' verdicts (METHODS §3) given an order of every context.
-
-    Per pair row and order: the ties (rate τ of the judge, or τ₊ / τ₋ by the better item's
-    position when ``values`` hold ``tie_rate_plus`` and ``tie_rate_minus``, or with
-    ``tie_rho`` a rate per context and judge drawn from the Beta of mean τ and correlation ρ),
-    then, among the decided verdicts, the errors (ε₊ with the better item first, ε₋ second).
-    SBC draws the order uniformly (the prior); the posterior predictive draws it from its
-    posterior (:func:`~bayes_pairwise.pymc_models.order_kernel.order_sample`).
-
-    Parameters
-    ----------
-    pc : PairCounts
-        The design: the pair rows, each shown ``k_plus`` / ``k_minus`` times.
-    item_context : int array
-        Context of every item.
-    rank : int array
-        Rank of every item in its context's order (0 = the best).
-    values : dict
-        Per-judge arrays: ``eps`` or ``eps_plus`` and ``eps_minus``; with ``ties``,
-        ``tie_rate`` (and ``tie_rho``) or ``tie_rate_plus`` and ``tie_rate_minus``.
-    ties : bool
-        Draw ties (the ``(n1, n2, t1, t2)`` columns) or not (``(n1, n2)``).
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    int array (pairs, 2 or 4)
-        ``n1, n2`` (the decided wins of ``i`` with ``i`` first / second) and ``t1, t2``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayes_pairwise.simulate import simulate_round_robin
-    >>> from bayes_pairwise.matrices import pair_counts
-    >>> data = simulate_round_robin(4, eps=0.1, random_seed=0).data
-    >>> rank = np.arange(4)          # item 0 best, then 1, 2, 3
-    >>> wins = order_counts(pair_counts(data), np.asarray(data.item_context), rank,
-    ...                     {"eps": np.array([0.0])}, False, np.random.default_rng(0))
-    >>> wins.tolist()   # no errors: the lower index wins in both orders
-    [[1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1]]
-    """
-    q = np.asarray(pc.judge)
-    ep = np.asarray(values["eps_plus"] if "eps_plus" in values else values["eps"]).reshape(-1)
-    em = np.asarray(values["eps_minus"] if "eps_minus" in values else values["eps"]).reshape(-1)
-    i_better = rank[np.asarray(pc.i)] < rank[np.asarray(pc.j)]
-    kp = np.asarray(pc.k_plus, dtype=np.int64)
-    km = np.asarray(pc.k_minus, dtype=np.int64)
-    t1 = t2 = np.zeros_like(kp)
-    if ties and "tie_rate_plus" in values:  # i first in the k_plus verdicts
-        tp = np.asarray(values["tie_rate_plus"]).reshape(-1)[q]
-        tm = np.asarray(values["tie_rate_minus"]).reshape(-1)[q]
-        t1 = rng.binomial(kp, np.where(i_better, tp, tm))
-        t2 = rng.binomial(km, np.where(i_better, tm, tp))
-    elif ties and "tie_rho" in values:  # a tie probability per (context, judge) ~ Beta
-        tau = np.asarray(values["tie_rate"]).reshape(-1)
-        kappa = 1.0 / np.asarray(values["tie_rho"]).reshape(-1) - 1.0
-        n_contexts = int(np.max(item_context, initial=-1)) + 1
-        cell = rng.beta(
-            np.tile(tau * kappa, (n_contexts, 1)), np.tile((1.0 - tau) * kappa, (n_contexts, 1))
-        )  # (C, J)
-        tau_row = cell[np.asarray(item_context)[np.asarray(pc.i)], q]
-        t1, t2 = rng.binomial(kp, tau_row), rng.binomial(km, tau_row)
-    elif ties:
-        tau = np.asarray(values["tie_rate"]).reshape(-1)[q]
-        t1, t2 = rng.binomial(kp, tau), rng.binomial(km, tau)
-    # wins of i: with i first (right unless the better-first error, or i worse and an ε₋ error)
-    n1 = rng.binomial(kp - t1, np.where(i_better, 1.0 - ep[q], em[q]))
-    n2 = rng.binomial(km - t2, np.where(i_better, 1.0 - em[q], ep[q]))
-    cols = [n1, n2, t1, t2] if ties else [n1, n2]
-    return np.stack(cols, axis=1)
-
-
 def _rate_values(post: Any, draws: np.ndarray) -> dict[str, np.ndarray]:
-    """The rates :func:`order_counts` reads, as ``(D, J)`` arrays at the flat draws."""
+    """The rates :func:`~bayes_pairwise.simulate.order_counts` reads, as ``(D, J)`` arrays at
+    the flat draws."""
     out = {}
     for name in ("eps", "eps_plus", "eps_minus", "tie_rate", "tie_rate_plus", "tie_rate_minus",
                  "tie_rho"):  # fmt: skip
