@@ -19,6 +19,9 @@
   one pair of texts in a known order (order not recorded; no contexts and many repeats per
   pair): :func:`~bayes_pairwise.identification.repeats_reading`.
 
+:func:`joint_mode` is a fit's, not a log's: a strength model's MAP whose rates the order
+model's MAP (each context's order summed out) does not reproduce.
+
 :func:`record_caveats` stores them with a fitted error model (``caveats_`` and the JSON attr
 ``caveats`` of ``idata_.posterior``).
 """
@@ -26,7 +29,10 @@
 from __future__ import annotations
 
 import json
+import math
+import warnings
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -40,6 +46,7 @@ from bayes_pairwise.classical.descriptive import (
 )
 from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed, interval_label, z_value
 from bayes_pairwise.data import Comparisons
+from bayes_pairwise.errors import BayesPairwiseError
 from bayes_pairwise.identification import has_repeats, repeats_reading
 from bayes_pairwise.matrices import pair_counts
 
@@ -55,6 +62,7 @@ __all__ = [
     "caveats_from_idata",
     "has_repeats",
     "identification_text",
+    "joint_mode",
     "record_caveats",
     "tie_dispersion",
     "ties_cluster_by_context",
@@ -90,10 +98,17 @@ class Caveat:
 
     code: str
     text: str
+    #: The judges a fit's caveat concerns where that is not every judge (``()``: all of them).
+    judges: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, str]:
-        """``{"code": …, "text": …}`` (for JSON output)."""
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        """``{"code": …, "text": …}`` (and ``"judges"`` where it names some; for JSON)."""
+        out = asdict(self)
+        if not self.judges:
+            del out["judges"]
+        else:
+            out["judges"] = list(self.judges)
+        return out
 
 
 def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
@@ -544,6 +559,174 @@ def caveats_for(
 CAVEATS_STEP = "what the log cannot show (caveats)"
 
 
+def _realised_rates(pc: Any, rank: np.ndarray, wins: np.ndarray, n_j: int) -> dict[str, Any]:
+    """Per judge, the share of a simulated log's decided verdicts that are wrong given its
+    order (``rank``, 0 = the best): ε₊ among those showing the better item first, ε₋ second,
+    ε among all."""
+    better = rank[np.asarray(pc.i)] < rank[np.asarray(pc.j)]
+    n1, n2 = wins[:, 0].astype(float), wins[:, 1].astype(float)
+    t1, t2 = (wins[:, 2], wins[:, 3]) if wins.shape[1] == 4 else (0, 0)
+    d1 = np.asarray(pc.k_plus) - t1  # decided verdicts with i first, with i second
+    d2 = np.asarray(pc.k_minus) - t2
+    wrong_plus = np.where(better, d1 - n1, n2)  # the better item first and it lost
+    shown_plus = np.where(better, d1, d2)
+    wrong_minus = np.where(better, d2 - n2, n1)
+    shown_minus = np.where(better, d2, d1)
+    judge = np.asarray(pc.judge)
+
+    def share(wrong: np.ndarray, shown: np.ndarray) -> np.ndarray:
+        return np.bincount(judge, wrong, n_j) / np.maximum(np.bincount(judge, shown, n_j), 1)
+
+    return {
+        "eps_plus": share(wrong_plus, shown_plus),
+        "eps_minus": share(wrong_minus, shown_minus),
+        "eps": share(wrong_plus + wrong_minus, shown_plus + shown_minus),
+    }
+
+
+#: Set while :func:`joint_mode` refits its simulated log: that fit records no caveats (and
+#: simulates no log of its own).
+_REFITTING: ContextVar[bool] = ContextVar("joint_mode_refit", default=False)
+
+
+def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat | None:
+    """The caveat of a strength model's MAP whose joint mode shifts the error rates, measured on
+    the log's own design; None when it does not apply or the shift is small.
+
+    A MAP fit of ``uniform`` or ``positional`` maximises jointly over every item's strength and
+    the rates. With few items per context each context's strengths bend to explain its own
+    verdicts, and the rates read low (the incidental-parameter bias of a joint mode; on the
+    QLoRA GPT-4 log ε₋ 0.125 where NUTS gives 0.138). Where every context has at most
+    :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items, one log is
+    simulated on the same design at the fitted rates (tie rates, the judges' own) with a total
+    order per context drawn at random (METHODS §3; :func:`~bayes_pairwise.simulate.order_counts`),
+    the same model's MAP is fitted to it, and the shift is measured against the share of the
+    simulated verdicts that are wrong (known there: the order is drawn), so that the log's own
+    sampling noise does not enter it. The caveat is said when a judge's shift exceeds
+    :data:`~bayes_pairwise.conventions.AGREEMENT_TOLERANCE` and half the rate's binomial
+    standard error on the judge's decided verdicts (a smaller shift is noise of the one
+    simulated log, or too small next to the rate's own uncertainty to move a verdict), with the
+    shift and the rates less the shift.
+
+    Parameters
+    ----------
+    model : fitted model
+        Anything else than a MAP fit of :class:`~bayes_pairwise.pymc_models.UniformError` or
+        :class:`~bayes_pairwise.pymc_models.PositionalBias` gives None.
+    data : Comparisons
+        The log it was fitted to (a log with weights or gold labels gives None: the simulated
+        log would carry neither).
+    random_seed : int
+        Seed of the simulated log.
+
+    Returns
+    -------
+    Caveat or None
+        With ``judges``: those whose rates shift.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.pymc_models import PositionalBias
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(4, eps_plus=0.05, eps_minus=0.2, repeats=1,
+    ...                            n_contexts=400, random_seed=3)
+    >>> m = PositionalBias().fit(sim.data, method="map", random_seed=0)
+    >>> caveat = joint_mode(m, sim.data)
+    >>> caveat.code, caveat.judges
+    ('map_joint_mode', ('judge',))
+    """
+    from bayes_pairwise.conventions import AGREEMENT_TOLERANCE
+    from bayes_pairwise.pymc_models.order_kernel import MAX_CONTEXT_ITEMS
+    from bayes_pairwise.simulate import log_from_counts, order_counts
+
+    if _REFITTING.get() or getattr(model, "method_", None) != "map":
+        return None
+    # the two strength models themselves (not their variants), named: this module sits below
+    # the model classes
+    strength_models = ("UniformError", "PositionalBias")
+    if type(model).__name__ not in strength_models or data.has_weights or data.has_truth:
+        return None  # weights and gold labels: the simulated log would not carry them
+    ctx = np.asarray(data.item_context)
+    size = np.bincount(ctx, minlength=data.n_contexts)
+    if size.max(initial=0) > MAX_CONTEXT_ITEMS:
+        return None
+    post = model.idata_.posterior
+    names = ["eps_plus", "eps_minus"] if "eps_plus" in post else ["eps"]
+    n_j = data.n_judges
+    fitted = {n: np.asarray(post[n]).reshape(-1, n_j)[0] for n in names}
+    pc = pair_counts(data)
+    judge = np.asarray(pc.judge)
+    ties = float(np.sum(pc.t1) + np.sum(pc.t2))
+    tie_cols = {}  # the fit's tie rates (a tie rate too where it drops them: the log has ties)
+    for n in ("tie_rate_plus", "tie_rate_minus") if "tie_rate_plus" in post else ("tie_rate",):
+        if n in post:
+            tie_cols[n] = np.asarray(post[n]).reshape(-1, n_j)[0]
+    if ties and not tie_cols:
+        shown = np.bincount(judge, pc.k_plus + pc.k_minus, n_j)
+        tie_cols["tie_rate"] = np.bincount(judge, pc.t1 + pc.t2, n_j) / np.maximum(shown, 1)
+    rng = np.random.default_rng([int(random_seed), 7])
+    rank = np.empty(data.n_items, dtype=np.int64)
+    for c in range(data.n_contexts):  # a random total order per context: rank 0 the best
+        members = np.flatnonzero(ctx == c)
+        rank[members] = rng.permutation(members.size)
+    wins = order_counts(pc, ctx, rank, {**fitted, **tie_cols}, bool(ties), rng)
+    token = _REFITTING.set(True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            refit = type(model)(**model.get_params()).fit(
+                log_from_counts(data, wins), method="map", random_seed=random_seed
+            )
+    except (BayesPairwiseError, ValueError, RuntimeError):
+        return None
+    finally:
+        _REFITTING.reset(token)
+    again = {n: np.asarray(refit.idata_.posterior[n]).reshape(-1, n_j)[0] for n in names}
+    made = _realised_rates(pc, rank, wins, n_j)  # the simulated log's own error shares
+    made = {n: made[n] for n in names}
+    decided = np.bincount(judge, pc.k_plus + pc.k_minus - pc.t1 - pc.t2, n_j)
+    share = 1.0 if names == ["eps"] else 0.5  # ε₊ and ε₋ each rest on about half of them
+
+    def matters(n: str, k: int) -> bool:  # beyond the tolerance and half a standard error
+        r = float(fitted[n][k])
+        se = math.sqrt(max(r * (1.0 - r), 1e-12) / max(share * decided[k], 1.0))
+        return abs(again[n][k] - made[n][k]) > max(AGREEMENT_TOLERANCE, 0.5 * se)
+
+    shifted = [
+        (k, str(j))
+        for k, j in enumerate(post.coords["judge"].values)
+        if any(matters(n, k) for n in names)
+    ]
+    if not shifted:
+        return None
+    sym = {"eps": "ε", "eps_plus": "ε₊", "eps_minus": "ε₋"}
+
+    def rates(k: int, how: Any) -> str:
+        return ", ".join(f"{sym[n]} {how(n, k):.3f}" for n in names)
+
+    sigma = float(np.asarray(post["sigma_s"]).ravel()[0]) if "sigma_s" in post else math.nan
+    sizes = f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}"
+    per_judge = "; ".join(
+        f"{j}: {rates(k, lambda n, k: again[n][k])} where its verdicts were wrong at "
+        f"{rates(k, lambda n, k: made[n][k])}, a shift of "
+        + ", ".join(f"{again[n][k] - made[n][k]:+.3f}" for n in names)
+        + f" (on a log whose truth is that hard, this one's rates less the shift: "
+        f"{rates(k, lambda n, k: fitted[n][k] - (again[n][k] - made[n][k]))})"
+        for k, j in shifted
+    )
+    order = "positional_order" if names[0] == "eps_plus" else "uniform_order"
+    text = (
+        f"{model.name}'s MAP is a joint mode over the {data.n_items:,} strengths ({sizes} per "
+        f"context, σ_s = {sigma:.3g} at the mode) and the rates: each context's strengths bend "
+        "to explain its own verdicts, and such a mode shifts the rates. On this log's design "
+        "simulated at the fitted rates with a total order per context (a hard truth), the same "
+        f"MAP read {per_judge}; a softer truth shifts them less. A --map verdict on these "
+        "rates carries that shift; NUTS (without --map) averages over the strengths, and "
+        f"--model {order} sums each context's order out."
+    )
+    return Caveat("map_joint_mode", text, tuple(j for _, j in shifted))
+
+
 def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0) -> Any:
     """Store the caveats of a fitted error model: ``model.caveats_`` and the JSON attribute
     ``caveats`` of ``model.idata_.posterior``; returns ``model``.
@@ -557,11 +740,14 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
     >>> from bayes_pairwise.pymc_models import PositionalBias
     >>> sim = simulate_hard_pairs(8, random_seed=0)
     >>> m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
-    >>> [c.code for c in m.caveats_]
-    ['correlated_errors']
+    >>> [c.code for c in m.caveats_]   # one context of 8: the MAP's joint mode shifts too
+    ['correlated_errors', 'map_joint_mode']
     >>> caveats_from_idata(m.idata_)[0].code
     'correlated_errors'
     """
+    if _REFITTING.get():  # joint_mode's refit of a simulated log: nothing to say about it
+        model.caveats_ = []
+        return model
     kind = getattr(model, "caveat_kind", None)
     if kind is None:
         kind = "positional" if getattr(model, "positional", False) else "uniform"
@@ -575,6 +761,9 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
         tie_positional=bool(getattr(model, "tie_positional", False)),
         dispersed=(model.name,) if getattr(model, "tie_dispersion", False) else (),
     )
+    found = joint_mode(model, data, random_seed=seed)
+    if found is not None:
+        caveats = [*caveats, found]
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])
     return model
@@ -593,4 +782,4 @@ def caveats_from_idata(idata: Any) -> list[Caveat]:
     raw = post.attrs.get(ATTR_CAVEATS) if post is not None else None
     if not raw:
         return []
-    return [Caveat(**c) for c in json.loads(raw)]
+    return [Caveat(c["code"], c["text"], tuple(c.get("judges", ()))) for c in json.loads(raw)]

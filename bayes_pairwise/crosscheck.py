@@ -1581,6 +1581,16 @@ def _caveats(
                     per[j].append(c.text)
                 if c.text not in general:
                     general.append(c.text)
+    # a fit's own caveats (caveats.joint_mode: a MAP's joint mode), for the judges they name
+    for f in fits.values():
+        for c in getattr(f, "caveats_", None) or ():
+            if c.code != "map_joint_mode":
+                continue
+            if c.text not in general:
+                general.append(c.text)
+            for j in c.judges or tuple(per):
+                if j in per and c.text not in per[j]:
+                    per[j].append(c.text)
     return general, per
 
 

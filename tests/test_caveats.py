@@ -6,8 +6,10 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import bayes_pairwise as bp
 from bayes_pairwise.caveats import (
     CORRELATED_ERRORS,
     Caveat,
@@ -16,7 +18,7 @@ from bayes_pairwise.caveats import (
     has_repeats,
 )
 from bayes_pairwise.pymc_models import PositionalBias, UniformError, load_model
-from bayes_pairwise.simulate import simulate_hard_pairs
+from bayes_pairwise.simulate import simulate_hard_pairs, simulate_round_robin
 
 
 @pytest.fixture(scope="module")
@@ -117,9 +119,13 @@ def test_correlation_caveat_says_when_repeats_may_be_other_prompts() -> None:
 @pytest.mark.slow
 def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
     m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
-    assert [c.code for c in m.caveats_] == ["correlated_errors"]
+    # one round robin of 10 with a verdict per order: the MAP's joint mode shifts the rates
+    assert [c.code for c in m.caveats_] == ["correlated_errors", "map_joint_mode"]
     stored = json.loads(m.idata_.posterior.attrs["caveats"])
-    assert stored == [{"code": "correlated_errors", "text": m.caveats_[0].text}]
+    assert stored == [
+        {"code": "correlated_errors", "text": m.caveats_[0].text},
+        {"code": "map_joint_mode", "text": m.caveats_[1].text, "judges": ["judge"]},
+    ]
     assert m.caveats_[0].text.endswith(CORRELATED_ERRORS)
     assert m.caveats_[0].text.startswith("Pair difficulty:")  # computed from the log (issue 25)
     path = m.save(tmp_path / "fit.nc")
@@ -254,3 +260,60 @@ def test_a_numbered_caveat_names_the_judges_it_concerns() -> None:
     assert sum(line.startswith("caveat ") and " (judge-a): Within-pair" in line for line in lines)
     assert any(re.match(r"caveat \d+: Pair difficulty", line) for line in lines)
     assert cc.to_dict()["caveat_judges"] == [list(w) for w in cc.caveat_judges()]
+
+
+def test_a_strength_models_map_says_how_far_its_joint_mode_shifts_the_rates() -> None:
+    """On many small round robins with a hard truth the positional model's MAP (a joint mode
+    over every strength) reads ε₋ low; the caveat measures the shift on the log's own design
+    and names the judge, and the rates less the shift are closer to the realised ones. One
+    large round robin (each strength on 58 verdicts) shifts nothing worth saying, and a NUTS
+    fit or the order model is never told it."""
+    import re
+
+    from bayes_pairwise.caveats import joint_mode
+    from bayes_pairwise.pymc_models import PositionalBias, UniformError
+
+    sim = simulate_round_robin(5, eps_plus=0.05, eps_minus=0.2, n_contexts=300, random_seed=8)
+    m = PositionalBias().fit(sim.data, method="map", random_seed=0)
+    (c,) = [c for c in m.caveats_ if c.code == "map_joint_mode"]
+    assert c.judges == ("judge",)
+    assert c == joint_mode(m, sim.data, random_seed=0)  # the fit's caveat is this function's
+    shift = [float(x) for x in re.search(r"a shift of ([-+.\d]+), ([-+.\d]+)", c.text).groups()]
+    assert shift[1] < -0.005  # ε₋ reads low
+    post = m.idata_.posterior
+    em = float(post["eps_minus"].values.ravel()[0])
+    assert abs((em - shift[1]) - sim.realised_eps_minus) < abs(em - sim.realised_eps_minus)
+    assert "5 per context" in c.text and "1,500 strengths" in c.text
+    big = simulate_round_robin(30, eps=0.15, random_seed=0)
+    one = UniformError().fit(big.data, method="map", random_seed=0)
+    assert joint_mode(one, big.data) is None
+    order = bp.PositionalOrder().fit(sim.data, method="map", random_seed=0)
+    assert joint_mode(order, sim.data) is None
+    assert "map_joint_mode" not in [c.code for c in order.caveats_]
+
+
+def test_the_cross_check_puts_the_joint_mode_caveat_on_the_judges_it_names() -> None:
+    """compare --map: the caveat is numbered under the headline for the judge it names only."""
+    frames = []
+    for k, (judge, n_ctx) in enumerate([("many", 250), ("few", 1)]):
+        sim = simulate_round_robin(
+            5 if n_ctx > 1 else 12, eps_plus=0.05, eps_minus=0.2, n_contexts=n_ctx,
+            random_seed=20 + k,
+        )  # fmt: skip
+        f = sim.frame.copy()
+        f["judge"] = judge
+        f["context"] = judge + f.get("context", "")
+        f["first"] = judge + f["first"]
+        f["second"] = judge + f["second"]
+        frames.append(f)
+    data = bp.load_comparisons(
+        pd.concat(frames, ignore_index=True), judge="judge", context="context"
+    )
+    cc = bp.crosscheck(
+        data, models=("positional",), method="map", leaderboard=False, delta_s_2d=False
+    )
+    lines = [ln for ln in cc.caveat_lines() if "joint mode" in ln]
+    assert len(lines) == 1 and lines[0].split(":")[0].endswith("(many)")
+    row = cc.verdicts.set_index("judge")
+    assert any("joint mode" in t for t in row.loc["many", "caveats"])
+    assert not any("joint mode" in t for t in row.loc["few", "caveats"])
