@@ -47,8 +47,6 @@ from bayes_pairwise.conventions import (
     CLASSICAL_TIE_RULE,
     STRENGTH_TIE_RTOL,
     interval_label,
-    replicate_p_clause,
-    replicate_p_text,
     resolve_hdi_prob,
     z_value,
 )
@@ -2490,69 +2488,18 @@ def _ppc_summary(ppcs: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
 
 
 def ppc_misfit_lines(summary: pd.DataFrame | None) -> list[str]:
-    """What the extreme rows of a predictive-check summary say, one sentence per judge.
-
-    S_com, the first-position rate and Δ_S count a tie half a win, so a model whose ties fall
-    unlike the log's misses them even where its errors are right. Where the summary has
-    ``s_com_decided`` (S_com of the decided verdicts alone) and it is not extreme, the sentence
-    says that the errors are reproduced and the misfit is in the ties (with how much more often
-    than replicated a pair is tied in both orders); otherwise, to read the error rates with care.
-
-    Parameters
-    ----------
-    summary : DataFrame or None
-        ``CrossCheck.ppc_summary``-style rows: ``judge``, ``statistic``, ``observed``,
-        ``replicated_mean``, ``p_value``, ``replicates``, ``extreme``.
-
-    Returns
-    -------
-    list of str
+    """What the extreme rows of a predictive-check summary say, one sentence per judge: the
+    cross-check's door to :func:`~bayes_pairwise.pymc_models.diagnostics.ppc_misfit_lines`
+    (``diagnose`` says the same sentences), for the report to render.
 
     Examples
     --------
-    >>> rows = pd.DataFrame({"judge": "j", "statistic": ["s_com", "s_com_decided"],
-    ...     "observed": [0.23, 0.16], "replicated_mean": [0.25, 0.16], "p_value": [1.0, 0.4],
-    ...     "replicates": [500, 500], "extreme": [True, False]})
-    >>> print(ppc_misfit_lines(rows)[0])  # doctest: +ELLIPSIS
-    j: the model misses s_com (p > 0.998) but reproduces the errors among the decided verdicts ...
+    >>> ppc_misfit_lines(None)
+    []
     """
-    if summary is None or not len(summary):
-        return []
-    out = []
-    for judge, rows in summary.groupby("judge", sort=False):
-        extreme = rows[rows["extreme"]]
-        if not len(extreme):
-            continue
-        missed = ", ".join(
-            f"{r.statistic} ({replicate_p_clause(r.p_value, r.replicates)})"
-            for r in extreme.itertuples()
-        )
-        decided = rows[rows["statistic"] == "s_com_decided"]
-        if len(decided) and not bool(decided["extreme"].iloc[0]):
-            d = decided.iloc[0]
-            line = (
-                f"{judge}: the model misses {missed} but reproduces the errors among the "
-                f"decided verdicts (s_com_decided {d['observed']:.3f} against "
-                f"{d['replicated_mean']:.3f} replicated, "
-                f"p {replicate_p_text(d['p_value'], d['replicates'])}): the misfit is in how "
-                "the ties fall (S_com, the first-position rate and Δ_S count a tie half a win)"
-            )
-            both = rows[(rows["statistic"] == "ties_both_orders") & rows["extreme"]]
-            if len(both):
-                b = both.iloc[0]
-                ratio = b["observed"] / b["replicated_mean"] if b["replicated_mean"] > 0 else np.inf
-                line += (
-                    f"; {b['observed']:.1%} of the pairs shown in both orders are tied in both, "
-                    f"{ratio:.1f} × the {b['replicated_mean']:.1%} the model's tie rates give "
-                    "(ties that belong to the pair, not to one verdict)"
-                )
-            out.append(line + ". Read its tie rate with care; its error rates stand.")
-        else:
-            out.append(
-                f"{judge}: the model misses {missed}. Read its error rates with care: the model "
-                "does not reproduce that feature of its verdicts."
-            )
-    return out
+    from bayes_pairwise.pymc_models.diagnostics import ppc_misfit_lines as lines
+
+    return lines(summary)
 
 
 def _classical_lines(table: pd.DataFrame) -> list[tuple[str, dict[str, dict[str, float]]]]:

@@ -837,7 +837,7 @@ def test_predictive_checks_tell_a_tie_misfit_from_an_error_misfit():
     reproduced and the share of pairs tied in both orders is not: the cross-check's sentence
     says the error rates stand and the tie rate is the misfit. With ties per verdict nothing
     is missed."""
-    from bayes_pairwise.crosscheck import ppc_misfit_lines
+    from bayes_pairwise.pymc_models.diagnostics import ppc_misfit_lines
 
     pair = bp.PositionalOrder().fit(_tied_log(True), method="map", random_seed=0)
     d = diagnose(pair, random_seed=0)
@@ -846,12 +846,12 @@ def test_predictive_checks_tell_a_tie_misfit_from_an_error_misfit():
     assert t.loc["ties_both_orders", "extreme"]
     assert t.loc["ties_both_orders", "observed"] > 3 * t.loc["ties_both_orders", "replicated_mean"]
     assert t.loc["s_com", "extreme"]
-    summary = d.ppc.assign(replicates=d.ppc["n_draws"])
-    (line,) = ppc_misfit_lines(summary)
+    (line,) = ppc_misfit_lines(d.ppc)
+    assert line in d.messages  # diagnose says it too
     assert "reproduces the errors among the decided verdicts" in line
     assert "tied in both" in line and "its error rates stand" in line
     verdict = bp.PositionalOrder().fit(_tied_log(False), method="map", random_seed=0)
     d2 = diagnose(verdict, random_seed=0)
     assert set(d2.ppc["statistic"]) >= {"s_com_decided", "ties_both_orders"}
     assert not d2.ppc["extreme"].any()
-    assert ppc_misfit_lines(d2.ppc.assign(replicates=d2.ppc["n_draws"])) == []
+    assert ppc_misfit_lines(d2.ppc) == []

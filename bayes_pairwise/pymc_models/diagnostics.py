@@ -34,6 +34,7 @@ from bayes_pairwise.conventions import (
     RHAT_MAX,
     hdi_columns,
     replicate_p_clause,
+    replicate_p_text,
     resolve_hdi_prob,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "laplace_note",
     "parameter_summary",
     "pooled_delta_curves",
+    "ppc_misfit_lines",
     "ppc_pair_counts",
     "select_judge",
     "tie_handling",
@@ -525,6 +527,7 @@ def diagnose(
                         + replicate_p_clause(row["p_value"], row["n_draws"])
                         + ")"
                     )
+                messages.extend(ppc_misfit_lines(ppc_table))
         else:
             messages.append("no posterior_predictive group: predictive checks skipped")
     return Diagnostics(
@@ -699,6 +702,75 @@ def tie_statistics(
         )
         both_tied[r] = np.mean((u > 0) & (v > 0) & shown) / max(np.mean(shown), 1e-300)
     return {"s_com_decided": s_dec.reshape(lead), "ties_both_orders": both_tied.reshape(lead)}
+
+
+def ppc_misfit_lines(summary: pd.DataFrame | None) -> list[str]:
+    """What the extreme rows of a predictive-check summary say, one sentence per judge.
+
+    S_com, the first-position rate and Δ_S count a tie half a win, so a model whose ties fall
+    unlike the log's misses them even where its errors are right. Where the summary has
+    ``s_com_decided`` (S_com of the decided verdicts alone) and it is not extreme, the sentence
+    says that the errors are reproduced and the misfit is in the ties (with how much more often
+    than replicated a pair is tied in both orders); otherwise, to read the error rates with care.
+
+    Parameters
+    ----------
+    summary : DataFrame or None
+        Rows of the report's predictive-check summary or of :attr:`Diagnostics.ppc`:
+        ``judge``, ``statistic``, ``observed``, ``replicated_mean``, ``p_value``,
+        ``replicates`` (or ``n_draws``), ``extreme``.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"judge": "j", "statistic": ["s_com", "s_com_decided"],
+    ...     "observed": [0.23, 0.16], "replicated_mean": [0.25, 0.16], "p_value": [1.0, 0.4],
+    ...     "replicates": [500, 500], "extreme": [True, False]})
+    >>> print(ppc_misfit_lines(rows)[0])  # doctest: +ELLIPSIS
+    j: the model misses s_com (p > 0.998) but reproduces the errors among the decided verdicts ...
+    """
+    if summary is None or not len(summary):
+        return []
+    if "replicates" not in summary:
+        summary = summary.assign(replicates=summary["n_draws"])
+    out = []
+    for judge, rows in summary.groupby("judge", sort=False):
+        extreme = rows[rows["extreme"]]
+        if not len(extreme):
+            continue
+        missed = ", ".join(
+            f"{r.statistic} ({replicate_p_clause(r.p_value, r.replicates)})"
+            for r in extreme.itertuples()
+        )
+        decided = rows[rows["statistic"] == "s_com_decided"]
+        if len(decided) and not bool(decided["extreme"].iloc[0]):
+            d = decided.iloc[0]
+            line = (
+                f"{judge}: the model misses {missed} but reproduces the errors among the "
+                f"decided verdicts (s_com_decided {d['observed']:.3f} against "
+                f"{d['replicated_mean']:.3f} replicated, "
+                f"p {replicate_p_text(d['p_value'], d['replicates'])}): the misfit is in how "
+                "the ties fall (S_com, the first-position rate and Δ_S count a tie half a win)"
+            )
+            both = rows[(rows["statistic"] == "ties_both_orders") & rows["extreme"]]
+            if len(both):
+                b = both.iloc[0]
+                ratio = b["observed"] / b["replicated_mean"] if b["replicated_mean"] > 0 else np.inf
+                line += (
+                    f"; {b['observed']:.1%} of the pairs shown in both orders are tied in both, "
+                    f"{ratio:.1f} × the {b['replicated_mean']:.1%} the model's tie rates give "
+                    "(ties that belong to the pair, not to one verdict)"
+                )
+            out.append(line + ". Read its tie rate with care; its error rates stand.")
+        else:
+            out.append(
+                f"{judge}: the model misses {missed}. Read its error rates with care: the model "
+                "does not reproduce that feature of its verdicts."
+            )
+    return out
 
 
 def complete_round_robins(
