@@ -57,12 +57,14 @@ __all__ = [
     "TIE_CLUSTER_P",
     "TIE_CLUSTER_RATIO",
     "Caveat",
+    "ModeShift",
     "TieDispersion",
     "caveats_for",
     "caveats_from_idata",
     "has_repeats",
     "identification_text",
     "joint_mode",
+    "mode_shift",
     "record_caveats",
     "tie_dispersion",
     "ties_cluster_by_context",
@@ -589,9 +591,45 @@ def _realised_rates(pc: Any, rank: np.ndarray, wins: np.ndarray, n_j: int) -> di
 _REFITTING: ContextVar[bool] = ContextVar("joint_mode_refit", default=False)
 
 
-def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat | None:
-    """The caveat of a strength model's MAP whose joint mode shifts the error rates, measured on
-    the log's own design; None when it does not apply or the shift is small.
+@dataclass(frozen=True)
+class ModeShift:
+    """What :func:`mode_shift` measured: per judge (rows) and rate (``names``), the MAP's rates
+    on the log (``fitted``), the same MAP on the simulated log (``refitted``) and the share of
+    the simulated verdicts that are wrong (``realised``); ``matters`` per judge.
+
+    Examples
+    --------
+    >>> m = ModeShift(("eps",), ("j",), {"eps": np.array([0.1])}, {"eps": np.array([0.09])},
+    ...               {"eps": np.array([0.1])}, (True,), 30.0, "5", 500, "uniform")
+    >>> round(float(m.shift["eps"][0]), 3), round(float(m.corrected["eps"][0]), 3)
+    (-0.01, 0.11)
+    """
+
+    names: tuple[str, ...]
+    judges: tuple[str, ...]
+    fitted: Mapping[str, np.ndarray]
+    refitted: Mapping[str, np.ndarray]
+    realised: Mapping[str, np.ndarray]
+    matters: tuple[bool, ...]
+    sigma_s: float
+    sizes: str
+    n_items: int
+    model_name: str
+
+    @property
+    def shift(self) -> dict[str, np.ndarray]:
+        """Refitted minus realised, per rate (judges along the array)."""
+        return {n: self.refitted[n] - self.realised[n] for n in self.names}
+
+    @property
+    def corrected(self) -> dict[str, np.ndarray]:
+        """The log's MAP rates less the shift (what they read if the truth is as hard)."""
+        return {n: self.fitted[n] - self.shift[n] for n in self.names}
+
+
+def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeShift | None:
+    """How far a strength model's MAP (a joint mode) shifts the error rates, measured on the
+    log's own design; None when it does not apply (:func:`joint_mode` says it in words).
 
     A MAP fit of ``uniform`` or ``positional`` maximises jointly over every item's strength and
     the rates. With few items per context each context's strengths bend to explain its own
@@ -621,8 +659,7 @@ def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat
 
     Returns
     -------
-    Caveat or None
-        With ``judges``: those whose rates shift.
+    ModeShift or None
 
     Examples
     --------
@@ -631,9 +668,9 @@ def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat
     >>> sim = simulate_round_robin(4, eps_plus=0.05, eps_minus=0.2, repeats=1,
     ...                            n_contexts=400, random_seed=3)
     >>> m = PositionalBias().fit(sim.data, method="map", random_seed=0)
-    >>> caveat = joint_mode(m, sim.data)
-    >>> caveat.code, caveat.judges
-    ('map_joint_mode', ('judge',))
+    >>> shift = mode_shift(m, sim.data)
+    >>> shift.matters, bool(shift.shift["eps_minus"][0] < 0)
+    ((True,), True)
     """
     from bayes_pairwise.conventions import AGREEMENT_TOLERANCE
     from bayes_pairwise.pymc_models.order_kernel import MAX_CONTEXT_ITEMS
@@ -692,39 +729,68 @@ def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat
         se = math.sqrt(max(r * (1.0 - r), 1e-12) / max(share * decided[k], 1.0))
         return abs(again[n][k] - made[n][k]) > max(AGREEMENT_TOLERANCE, 0.5 * se)
 
-    shifted = [
-        (k, str(j))
-        for k, j in enumerate(post.coords["judge"].values)
-        if any(matters(n, k) for n in names)
-    ]
-    if not shifted:
+    return ModeShift(
+        names=tuple(names),
+        judges=tuple(str(j) for j in post.coords["judge"].values),
+        fitted=fitted,
+        refitted=again,
+        realised=made,
+        matters=tuple(any(matters(n, k) for n in names) for k in range(n_j)),
+        sigma_s=float(np.asarray(post["sigma_s"]).ravel()[0]) if "sigma_s" in post else math.nan,
+        sizes=f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}",
+        n_items=int(data.n_items),
+        model_name=str(model.name),
+    )
+
+
+def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat | None:
+    """The caveat of a strength model's MAP whose joint mode shifts the error rates (measured by
+    :func:`mode_shift`), naming the judges it concerns; None when it does not apply or no
+    judge's shift matters.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.pymc_models import PositionalBias
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(4, eps_plus=0.05, eps_minus=0.2, repeats=1,
+    ...                            n_contexts=400, random_seed=3)
+    >>> m = PositionalBias().fit(sim.data, method="map", random_seed=0)
+    >>> caveat = joint_mode(m, sim.data)
+    >>> caveat.code, caveat.judges
+    ('map_joint_mode', ('judge',))
+    """
+    ms = mode_shift(model, data, random_seed=random_seed)
+    if ms is None or not any(ms.matters):
         return None
     sym = {"eps": "ε", "eps_plus": "ε₊", "eps_minus": "ε₋"}
+    shift, corrected = ms.shift, ms.corrected
 
-    def rates(k: int, how: Any) -> str:
-        return ", ".join(f"{sym[n]} {how(n, k):.3f}" for n in names)
+    def rates(values: Mapping[str, np.ndarray], k: int) -> str:
+        return ", ".join(f"{sym[n]} {values[n][k]:.3f}" for n in ms.names)
 
-    sigma = float(np.asarray(post["sigma_s"]).ravel()[0]) if "sigma_s" in post else math.nan
-    sizes = f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}"
     per_judge = "; ".join(
-        f"{j}: {rates(k, lambda n, k: again[n][k])} where its verdicts were wrong at "
-        f"{rates(k, lambda n, k: made[n][k])}, a shift of "
-        + ", ".join(f"{again[n][k] - made[n][k]:+.3f}" for n in names)
+        f"{j}: {rates(ms.refitted, k)} where its verdicts were wrong at "
+        f"{rates(ms.realised, k)}, a shift of "
+        + ", ".join(f"{shift[n][k]:+.3f}" for n in ms.names)
         + f" (on a log whose truth is that hard, this one's rates less the shift: "
-        f"{rates(k, lambda n, k: fitted[n][k] - (again[n][k] - made[n][k]))})"
-        for k, j in shifted
+        f"{rates(corrected, k)})"
+        for k, j in enumerate(ms.judges)
+        if ms.matters[k]
     )
-    order = "positional_order" if names[0] == "eps_plus" else "uniform_order"
+    order = "positional_order" if ms.names[0] == "eps_plus" else "uniform_order"
     text = (
-        f"{model.name}'s MAP is a joint mode over the {data.n_items:,} strengths ({sizes} per "
-        f"context, σ_s = {sigma:.3g} at the mode) and the rates: each context's strengths bend "
-        "to explain its own verdicts, and such a mode shifts the rates. On this log's design "
-        "simulated at the fitted rates with a total order per context (a hard truth), the same "
-        f"MAP read {per_judge}; a softer truth shifts them less. A --map verdict on these "
-        "rates carries that shift; NUTS (without --map) averages over the strengths, and "
-        f"--model {order} sums each context's order out."
+        f"{ms.model_name}'s MAP is a joint mode over the {ms.n_items:,} strengths ({ms.sizes} "
+        f"per context, σ_s = {ms.sigma_s:.3g} at the mode) and the rates: each context's "
+        "strengths bend to explain its own verdicts (a pair the judge got wrong in both orders "
+        "reads as a reversed truth), and such a mode shifts the rates. On this "
+        "log's design simulated at the fitted rates with a total order per context (a hard "
+        f"truth), the same MAP read {per_judge}; a softer truth shifts them less. A --map "
+        "verdict on these rates carries that shift; NUTS (without --map) averages over the "
+        f"strengths, and --model {order} sums each context's order out."
     )
-    return Caveat("map_joint_mode", text, tuple(j for _, j in shifted))
+    return Caveat(
+        "map_joint_mode", text, tuple(j for j, m in zip(ms.judges, ms.matters, strict=True) if m)
+    )
 
 
 def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0) -> Any:
