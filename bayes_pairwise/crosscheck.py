@@ -1014,7 +1014,7 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             lo, hi = eps - z * se, eps + z * se
             if np.isfinite(eps) and eps < 0:
                 why = "below 0: sampling noise around 0"
-                if check is not None and check.depends:
+                if check is not None and check.rescaling_fails:
                     why = "below 0: the tie rescaling does not hold on this log (see below)"
                 extra_note = _join(extra_note, why)
             note = _join(extra_note, tie_note)
@@ -1056,13 +1056,10 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     note=f"{tc.contexts} contexts; 0 is one tie rate for every context",
                 )
             )
-        moved = check is not None and check.depends
+        moved = check is not None and check.rescaling_fails
 
         def not_basis(what: str, check: Any = check) -> str:
-            return (
-                "not the verdict's basis: this judge's ties depend on where the better text "
-                f"is shown (z = {check.z:.1f}), which {what} assumes they do not"
-            )
+            return f"not the verdict's basis: {check.reason()}, which {what} does not allow"
 
         if j in cf.scom:
             s = cf.scom[j]
@@ -1078,13 +1075,8 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
         if j in cf.moments:
             m = cf.moments[j]
             edge = "outside the moment equations' domain: kept unclipped" if m.at_boundary else ""
-            if check is not None and check.depends:
-                edge = _join(
-                    edge,
-                    "not the verdict's basis: this judge's ties depend on where the better text "
-                    f"is shown (z = {check.z:.1f}), which the rescaling for the tie share "
-                    "assumes they do not",
-                )
+            if moved:
+                edge = _join(edge, not_basis("the rescaling for the tie share"))
             rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
             rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
         if moved and np.isfinite(check.eps_plus):
@@ -1098,6 +1090,8 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                 if not np.isfinite(est):  # ε: S_com of those pairs above 1/2
                     continue
                 said = f"{check.n_both} pairs; " + check.summary()
+                if check.pairs_cluster:
+                    said = _join(said, check.reason().split("; ")[-1])
                 rows.append(normal(q, method, est, se, said, tie_note=""))
 
         # Δ_S: the synthetic matrices hold the judge's tie share (ties at random, counted half
@@ -1979,7 +1973,7 @@ def _primary_rows(
     out = agreement.copy()
     if not order_recorded:
         out.loc[out.quantity.isin(POSITION_RATES), "primary"] = False
-    moved = [j for j, c in cf.tie_position.items() if c.depends]
+    moved = [j for j, c in cf.tie_position.items() if c.rescaling_fails]
     if moved:  # the tie rescaling fails: the statistics of pairs decided in both orders decide
         mine = out.judge.isin([str(j) for j in moved])
         decided = out.classical.isin([METHOD_MOMENTS_DECIDED, METHOD_SCOM_DECIDED])
@@ -2027,12 +2021,11 @@ def _say_basis(
         t = str(v.text)
         if cf.labelled is not None and str(v.judge) in {str(j) for j in cf.labelled.index}:
             t += " Basis: the labelled error rates (gold labels settle it)."
-        elif (chk := cf.tie_position.get(str(v.judge))) is not None and chk.depends:
+        elif (chk := cf.tie_position.get(str(v.judge))) is not None and chk.rescaling_fails:
             t += (
                 " Basis for ε, ε₊, ε₋ and ε₊ + ε₋: S_com and the moments on the pairs decided in "
-                "both orders — this judge's ties depend on where the better text is shown (z = "
-                f"{chk.z:.1f}), so the statistics rescaled for the tie share and the Δ_S grids "
-                "(ties at random) are not comparable."
+                f"both orders — {chk.reason()}, so the statistics rescaled for the tie share and "
+                "the Δ_S grids (ties at random) are not comparable."
             )
         if not order_recorded:
             t += " " + ORDER_NOT_RECORDED_BASIS

@@ -97,8 +97,8 @@ def test_estimate_and_compare_print_the_same_scom_eps(capsys, gpt35):
 
 def test_prd_gpt35_delta_s_2d_sum_matches_the_moments_and_votes(gpt35):
     """PRD gpt35: the 2-D Δ_S ε₊ + ε₋ (synthetic tables with the judge's 19% ties) lies within
-    0.05 of the rescaled moments' ε₊ + ε₋ (0.275 with tie-free tables), and the Δ_S rows are
-    primary rows of the verdict."""
+    0.05 of the rescaled moments' ε₊ + ε₋ (0.275 with tie-free tables); its ties come in pairs,
+    so the verdict rests on the pairs decided in both orders, not on the Δ_S rows."""
     from bayes_pairwise.pymc_models import PositionalBias, UniformError
 
     pos = PositionalBias().fit(gpt35, method="map", random_seed=0)
@@ -115,9 +115,14 @@ def test_prd_gpt35_delta_s_2d_sum_matches_the_moments_and_votes(gpt35):
     assert abs(t.loc[("eps", "Δ_S grid (1-D)"), "estimate"] - 0.050) < 0.02
     a = cc.agreement
     grid_rows = a[a.classical.isin(["Δ_S grid (2-D), sum", "Δ_S grid (1-D)"])]
-    assert len(grid_rows) == 2 and grid_rows.primary.all() and grid_rows.overlap.all()
+    assert len(grid_rows) == 2 and grid_rows.overlap.all()
+    # gpt35's ties come in pairs (7.9 % of the pairs tied in both orders against 3.7 %): the
+    # grids place ties at random, so the pairs decided in both orders are the basis
+    assert not grid_rows.primary.any()
+    basis = a[a.primary & (a.quantity == "eps_sum")]
+    assert set(basis.classical) == {"moments, pairs decided in both orders"}
     text = cc.verdicts.set_index("judge").loc["gpt35", "text"]
-    assert "Δ_S 2-D grid" in text and "Δ_S grid" in text
+    assert "ties come in pairs" in text and "Δ_S grids (ties at random)" in text
 
 
 def tied_round_robins(eps: float = 0.1, tau: float = 0.2, seed: int = 4):

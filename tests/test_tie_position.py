@@ -333,3 +333,52 @@ def test_the_decided_pairs_sum_has_the_spread_of_a_pair_bootstrap():
         ]
         sums.append(ep + em)
     assert chk.eps_sum_se == pytest.approx(np.std(sums, ddof=1), rel=0.12)
+
+
+def _pair_tied_log(seed: int, *, pair_level: bool, tau: float = 0.15):
+    """The same design with ties that do not depend on position: each pair tied in both
+    orders with probability τ (``pair_level``), or each verdict tied on its own with τ."""
+    sim = simulate_hard_pairs(
+        8,
+        eps_plus=EPS_PLUS,
+        eps_minus=EPS_MINUS,
+        hard_share=0.0,
+        tie_rate=0.0,
+        labelled=0.0,
+        n_contexts=150,
+        random_seed=seed,
+    )
+    rng = np.random.default_rng(seed + 2000)
+    frame = sim.frame.drop(columns=["truth"]).copy()
+    if pair_level:
+        key = frame["context"].astype(str) + ":" + frame[["first", "second"]].min(axis=1)
+        key = key + ":" + frame[["first", "second"]].max(axis=1)
+        pairs = key.unique()
+        frame.loc[key.isin(set(pairs[rng.random(pairs.size) < tau])).to_numpy(), "outcome"] = "tie"
+    else:
+        frame.loc[rng.random(len(frame)) < tau, "outcome"] = "tie"
+    return bp.load_comparisons(frame, context="context", ties="model")
+
+
+def test_ties_that_come_in_pairs_move_the_verdict_to_the_pairs_decided_in_both_orders():
+    """A pair tied in both orders adds ½ to S_com where the rescaling for the tie share expects
+    fewer such pairs (it takes a pair's two verdicts as independent): on a log whose ties come
+    in pairs (15 %, not by position) the rescaled S_com reads ε about 0.03 low, S_com of the
+    pairs decided in both orders does not. The check finds the pairs (z_pair), the cross-check
+    rests ε on the decided pairs and says why; ties verdict by verdict move nothing."""
+    data = _pair_tied_log(3, pair_level=True)
+    chk = tie_position_check(data)
+    assert not chk.depends and chk.pairs_cluster and chk.rescaling_fails
+    assert chk.tied_both > 4 * chk.tied_both_expected
+    assert "ties come in pairs" in chk.reason()
+    cc = _cross_check(data, "uniform")
+    t = cc.table[cc.table.quantity == "eps"].set_index("method")
+    rescaled = float(t.loc["S_com closed form", "estimate"])
+    decided = float(t.loc["S_com closed form, pairs decided in both orders", "estimate"])
+    truth = (EPS_PLUS + EPS_MINUS) / 2
+    assert decided - rescaled > 0.02 and abs(decided - truth) < 0.015
+    primary = cc.agreement[(cc.agreement.quantity == "eps") & cc.agreement.primary]
+    assert set(primary.classical) == {"S_com closed form, pairs decided in both orders"}
+    assert "ties come in pairs" in cc.verdicts["text"].iloc[0]
+    calm = tie_position_check(_pair_tied_log(3, pair_level=False))
+    assert not calm.pairs_cluster and not calm.rescaling_fails

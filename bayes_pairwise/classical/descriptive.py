@@ -504,6 +504,13 @@ class TiePositionCheck:
         ε₊ + ε₋ of those moments, with its delta-method standard error.
     eps, eps_se : float
         The uniform rate from S_com of the same pairs (closed form; NaN when S_com > 1/2).
+    n_shown : int
+        Pairs shown in both orders.
+    tied_both, tied_both_expected : float
+        Share of them with a tie in each order, and that share if every verdict tied on its own
+        at the judge's tie rate τ (per pair 1 − (1 − τ)^k in each order).
+    z_pair : float
+        (observed − expected number of pairs tied in both orders) / its standard error.
     """
 
     judge: str
@@ -521,11 +528,46 @@ class TiePositionCheck:
     eps_sum_se: float = float("nan")
     eps: float = float("nan")
     eps_se: float = float("nan")
+    n_shown: int = 0
+    tied_both: float = float("nan")
+    tied_both_expected: float = float("nan")
+    z_pair: float = float("nan")
 
     @property
     def depends(self) -> bool:
         """|z| ≥ :data:`TIE_POSITION_Z`: the ties depend on where the better text is shown."""
         return bool(np.isfinite(self.z) and abs(self.z) >= TIE_POSITION_Z)
+
+    @property
+    def pairs_cluster(self) -> bool:
+        """``z_pair`` ≥ :data:`TIE_POSITION_Z`: more pairs are tied in both orders than ties
+        that fall verdict by verdict give (ties that belong to the pair, or to its context)."""
+        return bool(np.isfinite(self.z_pair) and self.z_pair >= TIE_POSITION_Z)
+
+    @property
+    def rescaling_fails(self) -> bool:
+        """The rescaling for the tie share does not hold on this judge's log: its ties depend
+        on the better text's position, or come in pairs. S_com counts a tie half a win, and the
+        rescaling ε = (ε_half − τ/2)/(1 − τ) takes the two verdicts of a pair as independent: a
+        pair tied in both orders adds ½ to S_com where the rescaling expects fewer such pairs,
+        so S_com and the rates from it read low."""
+        return self.depends or self.pairs_cluster
+
+    def reason(self) -> str:
+        """Why the rescaling fails, with the numbers (empty when it holds)."""
+        out = []
+        if self.depends:
+            out.append(
+                f"this judge's ties depend on where the better text is shown (z = {self.z:.1f})"
+            )
+        if self.pairs_cluster:
+            out.append(
+                f"its ties come in pairs: {100 * self.tied_both:.1f} % of the {self.n_shown:,} "
+                f"pairs shown in both orders are tied in both, against "
+                f"{100 * self.tied_both_expected:.1f} % if ties fell verdict by verdict "
+                f"(z = {self.z_pair:.1f})"
+            )
+        return "; ".join(out)
 
     def summary(self) -> str:
         """One sentence with the numbers (what the check compares and what it found)."""
@@ -562,6 +604,12 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
     text is shown second (τ₋ > τ₊) leave more decided verdicts with the better text first:
     ``r1_one_tie`` above ``r1_both``. The test needs no gold labels and no model; the tie
     closeness (ties of close pairs) does not move it.
+
+    It also counts the pairs shown in both orders that are tied in both, against the count if
+    every verdict tied on its own at the judge's tie rate (``z_pair``): ties that belong to the
+    pair (two texts the judge holds equal) or to its context put more pairs there, and a pair
+    tied in both orders adds ½ to S_com where the rescaling for the tie share expects fewer
+    (:attr:`TiePositionCheck.rescaling_fails`).
 
     Why it matters: S_com and the moments rescaled for the tie share, the Δ_S grids (ties placed
     at random) and a single tie rate per judge all assume it. S_com and the moments on the pairs
@@ -646,7 +694,18 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
             "eps": m["eps_scom"],
             "eps_se": m["eps_scom_se"],
         }
+    # ties in both orders of a pair, against verdicts that tie independently at the judge's rate
+    tau = float((pc.t1 + pc.t2).sum() / max((k1 + k2).sum(), 1.0))
+    q = (1.0 - (1.0 - tau) ** k1[shown]) * (1.0 - (1.0 - tau) ** k2[shown])
+    obs = ((pc.t1[shown] > 0) & (pc.t2[shown] > 0)).astype(float)
+    n_shown = int(shown.sum())
+    var = float(np.sum(q * (1.0 - q)))
+    z_pair = float((obs.sum() - q.sum()) / np.sqrt(var)) if var > 0 else float("nan")
     return TiePositionCheck(
+        n_shown=n_shown,
+        tied_both=float(obs.mean()) if n_shown else float("nan"),
+        tied_both_expected=float(q.mean()) if n_shown else float("nan"),
+        z_pair=z_pair,
         judge=lab,
         n_one_tie=int(one.sum()),
         r1_one_tie=r_one,
