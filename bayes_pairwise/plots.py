@@ -1295,7 +1295,7 @@ def plot_ppc(
     present = [s for s in PPC_STATISTICS if s in set(df["statistic"])]
     if not present:
         raise ValueError("no posterior predictive statistic could be computed")
-    axes = _axes_array(ax, len(present), ncols=len(present))
+    axes = _axes_array(ax, len(present), ncols=min(len(present), 3))  # tie logs: 2 rows
     names = PPC_STATISTIC_NAMES
     for a, stat in zip(axes, present, strict=False):
         sub = df[df["statistic"] == stat]

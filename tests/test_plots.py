@@ -477,3 +477,27 @@ def test_plots_draw_a_given_table_as_they_draw_their_own():
     )
     with pytest.raises(ValueError, match="precomputed"):
         plots.plot_ppc(idata)
+
+
+def test_plot_ppc_on_a_tie_log_draws_the_tie_statistics_in_two_rows():
+    """With ties modelled the check has five statistics (S_com split into its decided part and
+    the pairs tied in both orders): five panels, three per row, each scalar panel's vertical
+    line at the observed value of ppc_data."""
+    from bayes_pairwise.pymc_models import UniformError
+    from bayes_pairwise.pymc_models.ppc import ppc_data
+    from bayes_pairwise.simulate import simulate_hard_pairs
+
+    data = simulate_hard_pairs(8, tie_rate=0.15, n_contexts=30, labelled=0.0, random_seed=2).data
+    fit = UniformError().fit(data, method="map", random_seed=0)
+    fit.sample_posterior_predictive(random_seed=0, point_draws=40)
+    df = ppc_data(fit, data, n_draws=40, n_draws_curve=3)
+    axes = plots.plot_ppc(fit, ppc=df)
+    assert len(axes) == 5
+    assert axes[0].get_subplotspec().get_geometry()[:2] == (2, 3)
+    for ax, stat in zip(axes, ["s_com", "first_position_rate", "delta_s", "s_com_decided",
+                                "ties_both_orders"], strict=True):  # fmt: skip
+        if stat == "delta_s":
+            continue
+        observed = float(df[df.statistic == stat]["observed"].iloc[0])
+        assert ax.lines[-1].get_xdata()[0] == pytest.approx(observed)
+    plt.close("all")
