@@ -455,6 +455,33 @@ def order_logp(
 
 
 @numba.njit(**_JIT)
+def _largest_and_total(size: np.ndarray) -> tuple[int, int]:
+    """(largest context, number of items) of the tables."""
+    kmax = 1
+    n_items = 0
+    for c in range(size.shape[0]):
+        kmax = max(kmax, size[c])
+        n_items += size[c]
+    return kmax, n_items
+
+
+@numba.njit(**_JIT)
+def _fill_pair_logs(
+    c: int, k: int, flat: np.ndarray, offset: np.ndarray, counts: np.ndarray, la: np.ndarray
+) -> None:
+    """``la[a, b]`` = ℓ(a ≻ b) of context ``c`` (k items) at the flat log rates."""
+    n_l = flat.shape[0]
+    for a in range(k):
+        for b in range(k):
+            acc = 0.0
+            if a != b:
+                row = offset[c] + (a * k + b) * n_l
+                for q in range(n_l):
+                    acc += counts[row + q] * flat[q]
+            la[a, b] = acc
+
+
+@numba.njit(**_JIT)
 def _order_marginals(
     log_rates: np.ndarray,
     size: np.ndarray,
@@ -467,13 +494,8 @@ def _order_marginals(
     r − 1 is P(rank r)) or :func:`order_pair_probabilities` (``pairs`` True: column b is
     P(item ≻ the context's item b)): one programme, two ways of summing its terms."""
     n_c = size.shape[0]
-    n_l = log_rates.shape[0] * 4
-    flat = log_rates.reshape(n_l)
-    kmax = 1
-    n_items = 0
-    for c in range(n_c):
-        kmax = max(kmax, size[c])
-        n_items += size[c]
+    flat = log_rates.reshape(log_rates.shape[0] * 4)
+    kmax, n_items = _largest_and_total(size)
     full_max = 1 << kmax
     lowbit = _lowbits(full_max)
     popcount = np.zeros(full_max, dtype=np.int64)
@@ -489,14 +511,7 @@ def _order_marginals(
     for c in range(n_c):
         k = size[c]
         full = (1 << k) - 1
-        for a in range(k):
-            for b in range(k):
-                acc = 0.0
-                if a != b:
-                    row = offset[c] + (a * k + b) * n_l
-                    for q in range(n_l):
-                        acc += counts[row + q] * flat[q]
-                la[a, b] = acc
+        _fill_pair_logs(c, k, flat, offset, counts, la)
         fb = forbid[start : start + k].copy()
         top = _in_logs(k, la, fb, lowbit, rtab, f, w)  # fills rtab and f
         if top == -np.inf:
@@ -640,13 +655,8 @@ def _sample_orders(
 ) -> np.ndarray:
     """:func:`order_sample` with the uniforms given (one per item: one pick each)."""
     n_c = size.shape[0]
-    n_l = log_rates.shape[0] * 4
-    flat = log_rates.reshape(n_l)
-    kmax = 1
-    n_items = 0
-    for c in range(n_c):
-        kmax = max(kmax, size[c])
-        n_items += size[c]
+    flat = log_rates.reshape(log_rates.shape[0] * 4)
+    kmax, n_items = _largest_and_total(size)
     full_max = 1 << kmax
     lowbit = _lowbits(full_max)
     rank = np.full(n_items, -1, dtype=np.int64)
@@ -657,14 +667,7 @@ def _sample_orders(
     start = 0
     for c in range(n_c):
         k = size[c]
-        for a in range(k):
-            for b in range(k):
-                acc = 0.0
-                if a != b:
-                    row = offset[c] + (a * k + b) * n_l
-                    for q in range(n_l):
-                        acc += counts[row + q] * flat[q]
-                la[a, b] = acc
+        _fill_pair_logs(c, k, flat, offset, counts, la)
         fb = forbid[start : start + k].copy()
         if _in_logs(k, la, fb, lowbit, rtab, f, w) == -np.inf:
             start += k  # the labels leave no order: ranks stay −1
