@@ -909,13 +909,7 @@ class BayesianPairwiseModel:
         arviz.InferenceData
             ``idata_``, extended in place.
         """
-        self._check_fitted()
-        if self.settings_.get("data", {}).get("weighted"):
-            raise DesignError(
-                f"{type(self).__name__} was fitted to a log with per-row weights: its likelihood "
-                "counts a verdict w times, which replicates cannot do (a draw is one verdict "
-                "or none). Fit the log without weights= for posterior predictive checks."
-            )
+        self._check_replicable()
         seed = self._seed(random_seed)
         trace = self.idata_
         n = trace.posterior.sizes["chain"] * trace.posterior.sizes["draw"]
@@ -940,6 +934,17 @@ class BayesianPairwiseModel:
             del self.idata_.posterior_predictive
         self.idata_.add_groups({"posterior_predictive": group})
         return self.idata_
+
+    def _check_replicable(self) -> None:
+        """Fitted, and to a log without weights: what replicated data need (every model's
+        :meth:`sample_posterior_predictive` asks here)."""
+        self._check_fitted()
+        if self.settings_.get("data", {}).get("weighted"):
+            raise DesignError(
+                f"{type(self).__name__} was fitted to a log with per-row weights: its likelihood "
+                "counts a verdict w times, which replicates cannot do (a draw is one verdict "
+                "or none). Fit the log without weights= for posterior predictive checks."
+            )
 
     # ------------------------------------------------------------------ results
     def _check_fitted(self) -> None:

@@ -630,14 +630,8 @@ class _OrderModel:
         >>> pp["wins"].shape   # (chain, draw, pair, count)
         (1, 20, 180, 2)
         """
-        self._check_fitted()  # type: ignore[attr-defined]
+        self._check_replicable()  # type: ignore[attr-defined]
         settings = self.settings_  # type: ignore[attr-defined]
-        if settings.get("data", {}).get("weighted"):
-            raise DesignError(
-                f"{type(self).__name__} was fitted to a log with per-row weights: its "
-                "likelihood counts a verdict w times, which replicates cannot do (a draw is one "
-                "verdict or none). Fit the log without weights= for posterior predictive checks."
-            )
         seed = self._seed(random_seed)  # type: ignore[attr-defined]
         rng = np.random.default_rng(seed)
         idata = self.idata_  # type: ignore[attr-defined]
@@ -680,16 +674,18 @@ class _OrderModel:
         return idata
 
 
+def _judge_draws(post: Any, name: str, draws: np.ndarray) -> np.ndarray:
+    """``(D, J)``: a per-judge posterior variable at the chosen flat draw indices."""
+    x = np.asarray(post[name].transpose("chain", "draw", "judge"), dtype=float)
+    return x.reshape(-1, x.shape[-1])[draws]
+
+
 def _rate_values(post: Any, draws: np.ndarray) -> dict[str, np.ndarray]:
     """The rates :func:`~bayes_pairwise.simulate.order_counts` reads, as ``(D, J)`` arrays at
     the flat draws."""
-    out = {}
-    for name in ("eps", "eps_plus", "eps_minus", "tie_rate", "tie_rate_plus", "tie_rate_minus",
-                 "tie_rho"):  # fmt: skip
-        if name in post:
-            x = np.asarray(post[name].transpose("chain", "draw", "judge"), dtype=float)
-            out[name] = x.reshape(-1, x.shape[-1])[draws]
-    return out
+    names = ("eps", "eps_plus", "eps_minus", "tie_rate", "tie_rate_plus", "tie_rate_minus",
+             "tie_rho")  # fmt: skip
+    return {name: _judge_draws(post, name, draws) for name in names if name in post}
 
 
 def _stored_design(
@@ -731,8 +727,7 @@ def _log_rates(post: Any, draws: np.ndarray) -> np.ndarray:
     """``(D, J, 4)`` log rates at the chosen flat draw indices of a posterior."""
 
     def flat(name: str) -> np.ndarray:
-        x = np.asarray(post[name].transpose("chain", "draw", "judge"), dtype=float)
-        return x.reshape(-1, x.shape[-1])[draws]
+        return _judge_draws(post, name, draws)
 
     ep, em = (flat("eps"), flat("eps")) if "eps" in post else (flat("eps_plus"), flat("eps_minus"))
     rates = np.stack([np.log(ep), np.log1p(-ep), np.log(em), np.log1p(-em)], axis=-1)
