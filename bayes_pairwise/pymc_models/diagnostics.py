@@ -56,6 +56,7 @@ __all__ = [
     "ppc_pair_counts",
     "select_judge",
     "tie_handling",
+    "tie_statistic_values",
     "tie_statistics",
 ]
 
@@ -704,6 +705,36 @@ def tie_statistics(
     return {"s_com_decided": s_dec.reshape(lead), "ties_both_orders": both_tied.reshape(lead)}
 
 
+def tie_statistic_values(
+    kp: np.ndarray,
+    km: np.ndarray,
+    observed: tuple[np.ndarray, ...],
+    replicated: tuple[np.ndarray, ...],
+) -> dict[str, tuple[float, np.ndarray]]:
+    """``{name: (observed, replicates)}`` of the :data:`TIE_STATISTICS`, or ``{}`` where they
+    do not apply: the model draws no ties (biased Bradley–Terry, ``ties='drop'``) or no pair
+    is shown in both orders. ``observed`` is ``(n1, n2, t1, t2)`` per pair, ``replicated``
+    the same with a leading replicate axis (ties counted half in n, as
+    :func:`ppc_pair_counts` gives them); a statistic the log leaves undefined is left out.
+
+    Examples
+    --------
+    >>> one = (np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))
+    >>> tie_statistic_values(np.array([1]), np.array([1]), one, tuple(a[None] for a in one))
+    {}
+    """
+    t1r, t2r = replicated[2], replicated[3]
+    if not ((kp > 0) & (km > 0)).any() or not np.any(t1r + t2r):
+        return {}
+    obs = tie_statistics(kp, km, *observed)
+    rep = tie_statistics(kp, km, *replicated)
+    return {
+        name: (float(obs[name]), np.asarray(rep[name], dtype=float))
+        for name in TIE_STATISTICS
+        if np.isfinite(obs[name])
+    }
+
+
 def ppc_misfit_lines(summary: pd.DataFrame | None) -> list[str]:
     """What the extreme rows of a predictive-check summary say, one sentence per judge.
 
@@ -971,14 +1002,10 @@ def _ppc(
                     for a, c in zip(n1r[:, b], n2r[:, b], strict=True)
                 ],
             )
+        # where the model draws ties: S_com's two parts, the errors and the ties
+        t1, t2 = counts["t1"][rows].astype(float), counts["t2"][rows].astype(float)
         t1r, t2r = counts["t1_rep"][:, rows], counts["t2_rep"][:, rows]
-        if both.any() and np.any(t1r + t2r):  # the model draws ties: S_com's two parts
-            t1, t2 = counts["t1"][rows].astype(float), counts["t2"][rows].astype(float)
-            obs_t = tie_statistics(kp, km, n1, n2, t1, t2)
-            rep_t = tie_statistics(kp, km, n1r, n2r, t1r, t2r)
-            for name in TIE_STATISTICS:
-                if np.isfinite(obs_t[name]):
-                    values[name] = (float(obs_t[name]), rep_t[name])
+        values.update(tie_statistic_values(kp, km, (n1, n2, t1, t2), (n1r, n2r, t1r, t2r)))
         seed_c = None if seed is None else int(seed) + 1000 * jdx
         curve = _delta_curves(counts, rows, item_context, curve_draws, seed_c, n_subsets)
         if curve is not None:

@@ -21,6 +21,7 @@ from bayes_pairwise.pymc_models.diagnostics import (
     complete_round_robins,
     pooled_delta_curves,
     select_judge,
+    tie_statistic_values,
     tie_statistics,
 )
 from bayes_pairwise.pymc_models.likelihoods import (
@@ -170,7 +171,8 @@ def _replicate_pair_counts(
 def _error_model_replicates(
     post: Any, judge: str, s: np.ndarray, idx: np.ndarray, pc: Any, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Replicated (n₁, n₂) of an error model's posterior draws ``idx``, strengths ``s`` (D, n).
+    """Replicated (n₁, n₂, t₁, t₂) of an error model's posterior draws ``idx``, strengths ``s``
+    (D, n): n a tie counted half, t the ties (zeros where the model draws none).
 
     The models' ``random`` functions, vectorised over the draws (each draw's rates are looked up
     per row as the per-judge rates are): :func:`~bayes_pairwise.pymc_models.likelihoods.
@@ -435,16 +437,13 @@ def ppc_data(
                     }
                 )
             )
-    # with ties in the log (or its replicates): S_com's two parts, the errors and the ties
-    has_ties = bool(np.any(t1r + t2r))  # the model draws ties (BT and ties='drop' do not)
-    wanted = [name for name in TIE_STATISTICS if name in statistics]
-    if wanted and has_ties and both.any():
-        t1o, t2o = np.asarray(pc.t1, dtype=float), np.asarray(pc.t2, dtype=float)
-        obs_t = tie_statistics(kp, km, np.asarray(pc.n1, float), np.asarray(pc.n2, float), t1o, t2o)
-        rep_t = tie_statistics(kp, km, n1r, n2r, t1r, t2r)
-        for name in wanted:
-            if np.isfinite(obs_t[name]):
-                scalar(name, float(obs_t[name]), np.asarray(rep_t[name], dtype=float))
+    # where the model draws ties: S_com's two parts, the errors and the ties
+    if any(name in statistics for name in TIE_STATISTICS):
+        observed = tuple(np.asarray(a, dtype=float) for a in (pc.n1, pc.n2, pc.t1, pc.t2))
+        parts = tie_statistic_values(kp, km, observed, (n1r, n2r, t1r, t2r))
+        for name, (obs, rep) in parts.items():
+            if name in statistics:
+                scalar(name, obs, rep)
     cols = ["statistic", "n", "draw", "replicated", "observed"]
     df = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
     df.attrs["p_value"] = pvals
