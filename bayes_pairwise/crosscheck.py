@@ -1091,7 +1091,7 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     continue
                 said = f"{check.n_both} pairs; " + check.summary()
                 if check.pairs_cluster:
-                    said = _join(said, check.reason().split("; ")[-1])
+                    said = _join(said, check.pairs_text())
                 rows.append(normal(q, method, est, se, said, tie_note=""))
 
         # Δ_S: the synthetic matrices hold the judge's tie share (ties at random, counted half

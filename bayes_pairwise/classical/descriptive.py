@@ -553,6 +553,15 @@ class TiePositionCheck:
         so S_com and the rates from it read low."""
         return self.depends or self.pairs_cluster
 
+    def pairs_text(self) -> str:
+        """The pair count with its numbers (what :attr:`pairs_cluster` read)."""
+        return (
+            f"its ties come in pairs: {100 * self.tied_both:.1f} % of the {self.n_shown:,} "
+            f"pairs shown in both orders are tied in both, against "
+            f"{100 * self.tied_both_expected:.1f} % if ties fell verdict by verdict "
+            f"(z = {self.z_pair:.1f})"
+        )
+
     def reason(self) -> str:
         """Why the rescaling fails, with the numbers (empty when it holds)."""
         out = []
@@ -561,12 +570,7 @@ class TiePositionCheck:
                 f"this judge's ties depend on where the better text is shown (z = {self.z:.1f})"
             )
         if self.pairs_cluster:
-            out.append(
-                f"its ties come in pairs: {100 * self.tied_both:.1f} % of the {self.n_shown:,} "
-                f"pairs shown in both orders are tied in both, against "
-                f"{100 * self.tied_both_expected:.1f} % if ties fell verdict by verdict "
-                f"(z = {self.z_pair:.1f})"
-            )
+            out.append(self.pairs_text())
         return "; ".join(out)
 
     def summary(self) -> str:
