@@ -42,6 +42,7 @@ __all__ = [
     "RHAT_MAX",
     "STRENGTH_TIE_RTOL",
     "TIES",
+    "TIE_DISPERSION_GROUPS",
     "TIE_POLICIES",
     "decided_error_rate",
     "estimand",
@@ -53,6 +54,7 @@ __all__ = [
     "replicate_p_text",
     "resolve_hdi_prob",
     "resolve_ties",
+    "tie_dispersion_group",
     "z_value",
 ]
 
@@ -71,6 +73,11 @@ TIES: str = "model"
 
 #: Every tie policy by name: model (default), drop (removed, counted), half (half a win), error.
 TIE_POLICIES: tuple[str, ...] = ("model", "drop", "half", "error")
+
+#: What a tie rate that varies (the order models' ``tie_dispersion``) varies by: each context's
+#: tie count beta-binomial (``"context"``, also ``True``), or each pair's, per judge
+#: (``"pair"``: a pair tied in one order is tied in the other more often than chance).
+TIE_DISPERSION_GROUPS: tuple[str, ...] = ("context", "pair")
 
 #: Convergence thresholds of a NUTS fit: R-hat at most, bulk and tail ESS at least, E-BFMI at
 #: least.
@@ -102,6 +109,31 @@ def resolve_ties(ties: str | None = None) -> str:
     ('model', 'drop')
     """
     return TIES if ties is None else str(ties)
+
+
+def tie_dispersion_group(value: Any) -> str | None:
+    """What the setting ``tie_dispersion`` groups the ties by: None (off: ``False`` or None),
+    ``"context"`` (``True`` or ``"context"``) or ``"pair"``.
+
+    Raises
+    ------
+    ValueError
+        Any other value, naming the allowed ones.
+
+    Examples
+    --------
+    >>> tie_dispersion_group(False), tie_dispersion_group(True), tie_dispersion_group("pair")
+    (None, 'context', 'pair')
+    """
+    if isinstance(value, str):
+        if value in TIE_DISPERSION_GROUPS:
+            return value
+    elif value is None or value in (False, True):  # a flag (NetCDF may hand back 0 / 1)
+        return "context" if value else None
+    raise ValueError(
+        f"tie_dispersion must be False, True (= 'context') or one of "
+        f"{', '.join(repr(g) for g in TIE_DISPERSION_GROUPS)}; got {value!r}"
+    )
 
 
 def resolve_hdi_prob(prob: float | None = None) -> float:

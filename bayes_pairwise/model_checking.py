@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import resolve_hdi_prob
+from bayes_pairwise.conventions import resolve_hdi_prob, tie_dispersion_group
 from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
 from bayes_pairwise.errors import DesignError, quiet_sampler_logs, quiet_third_party
@@ -70,6 +70,15 @@ _CONTEXT_DATA = ("item_context", "pair_i", "pair_j", "pair_judge", "k", "pair_wi
 #: Tie forms a model name in a comparison may add after ``+`` (the models' settings of the same
 #: names, ``fit --tie-positional`` / ``--tie-closeness``): ``positional_order+tie_positional``.
 TIE_FORMS = ("tie_positional", "tie_closeness", "tie_dispersion")
+
+
+def _form_name(form: str, value: Any) -> str:
+    """A model's tie form as :func:`compare_models` names it: ``+tie_positional`` for a flag
+    that is on, ``+tie_dispersion=pair`` for a value (nothing when off)."""
+    if not value:
+        return ""
+    return f"+{form}" if value is True or value == "context" else f"+{form}={value}"
+
 
 #: Columns of :func:`compare_models`' table.
 COMPARE_COLUMNS = (
@@ -107,18 +116,20 @@ def _fitted(
 
     if isinstance(spec, str):
         # "positional_order+tie_positional": a spec name and tie forms (fit's --tie-… flags)
+        # a form takes a value after "=": positional_order+tie_dispersion=pair
         base, *flags = spec.split("+")
-        unknown = [f for f in flags if f not in TIE_FORMS]
+        forms = dict((*f.split("=", 1), True)[:2] for f in flags)
+        unknown = [f for f in forms if f not in TIE_FORMS]
         if unknown:
             raise DesignError(
                 f"unknown tie form {unknown[0]!r} in model {spec!r} (after '+': "
-                f"{', '.join(TIE_FORMS)})"
+                f"{', '.join(TIE_FORMS)}; tie_dispersion=pair for a tie rate by pair)"
             )
-        model = get_model(base, **sampler, **dict.fromkeys(flags, True))
+        model = get_model(base, **sampler, **forms)
         name = spec
     elif isinstance(spec, BayesianPairwiseModel):
         model = spec
-        name = model.name + "".join(f"+{f}" for f in TIE_FORMS if getattr(model, f, False))
+        name = model.name + "".join(_form_name(f, getattr(model, f, False)) for f in TIE_FORMS)
     else:
         raise TypeError(f"models must be names or model objects, got {type(spec).__name__}")
     _check_loo_unit(name, model)
@@ -559,7 +570,11 @@ def _hard_truth(model: Any) -> bool:
 
 
 def _order_counts(
-    design: Comparisons, values: dict[str, np.ndarray], ties: bool, seed: int
+    design: Comparisons,
+    values: dict[str, np.ndarray],
+    ties: bool,
+    seed: int,
+    tie_by: str = "context",
 ) -> np.ndarray:
     """The hard-truth models' generative process (METHODS §3) on ``design``: a uniformly random
     order of each context's items (the prior), then the verdicts given it
@@ -576,7 +591,7 @@ def _order_counts(
     for c in range(design.n_contexts):  # a random order per context: rank 0 is the best
         members = np.flatnonzero(ctx == c)
         rank[members] = rng.permutation(members.size)
-    return order_counts(pair_counts(design), ctx, rank, values, ties, rng)
+    return order_counts(pair_counts(design), ctx, rank, values, ties, rng, tie_by=tie_by)
 
 
 #: The model class of ranked lists (noisy Plackett–Luce), not of pairwise verdicts.
@@ -619,7 +634,7 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         settings,
         design,
         **({} if bt else {"ties": "model" if ties else "drop"}),
-        **{f: True for f in ("tie_positional", "tie_dispersion") if settings.get(f)},
+        **{f: settings[f] for f in ("tie_positional", "tie_dispersion") if settings.get(f)},
     )
     names = _sbc_parameters(model, ties)
     order = _hard_truth(model)
@@ -631,7 +646,8 @@ def _sbc_one(settings: dict[str, Any], sim: int) -> dict[str, Any]:
         truth = {k: float(v[0]) for k, v in _flat(prior.prior, names).items()}
         if order:
             values = {k: np.asarray(prior.prior[k]).reshape(-1) for k in prior.prior.data_vars}
-            data = log_from_counts(design, _order_counts(design, values, ties, seed))
+            tie_by = tie_dispersion_group(settings.get("tie_dispersion")) or "context"
+            data = log_from_counts(design, _order_counts(design, values, ties, seed, tie_by))
         elif bt:
             y = np.asarray(prior.prior_predictive[model.observed_name]).reshape(-1)
             data = _log_from_verdicts(design, y)
@@ -945,7 +961,7 @@ def sbc(
     list_size: int = 4,
     lists_per_judge: int = 50,
     n_contexts: int = 1,
-    tie_dispersion: bool = False,
+    tie_dispersion: bool | str = False,
 ) -> SBCResult:
     """Simulation-based calibration of a model (Talts et al. 2018).
 
@@ -1016,10 +1032,11 @@ def sbc(
     n_contexts : int
         Pairwise models: the design is ``n_contexts`` round robins of ``n_items`` items each
         (default one).
-    tie_dispersion : bool
-        The order models, with ``ties``: a tie rate that varies by context (``tie_rho``),
-        simulated per context and judge from its Beta and fitted (``sbc --ties
-        --tie-dispersion``); needs ``n_contexts`` ≥ 2.
+    tie_dispersion : bool or {"context", "pair"}
+        The order models, with ``ties``: a tie rate that varies by context (``True`` or
+        ``"context"``; needs ``n_contexts`` ≥ 2) or by pair (``"pair"``; needs ``repeats`` ≥ 1,
+        each pair shown in both orders) (``tie_rho``), simulated per group and judge from its
+        Beta and fitted (``sbc --ties --tie-dispersion [context|pair]``).
 
     Returns
     -------
@@ -1044,17 +1061,23 @@ def sbc(
         raise DesignError("sbc(tie_positional=True) needs ties=True (the tie rates to calibrate)")
     if int(n_contexts) < 1:
         raise ValueError(f"n_contexts must be >= 1, got {n_contexts}")
-    if tie_dispersion:
+    tie_by = tie_dispersion_group(tie_dispersion)
+    if tie_by:
         from bayes_pairwise.pymc_models import get_model
 
-        if not ties or int(n_contexts) < 2:
+        if not ties or (tie_by == "context" and int(n_contexts) < 2):
             raise DesignError(
-                "sbc(tie_dispersion=True) needs ties=True and n_contexts >= 2 (a tie rate that "
-                "varies by context, calibrated across contexts)"
+                f"sbc(tie_dispersion={tie_dispersion!r}) needs ties=True"
+                + (
+                    " and n_contexts >= 2 (a tie rate that varies by context, calibrated "
+                    "across contexts)"
+                    if tie_by == "context"
+                    else " (a tie rate that varies by pair)"
+                )
             )
         if "tie_dispersion" not in get_model(model).get_params():
             raise DesignError(
-                f"model {model!r} has no tie rate that varies by context (the order models "
+                f"model {model!r} has no tie rate that varies by {tie_by} (the order models "
                 "uniform_order and positional_order do)"
             )
     if int(sims) < 1 or int(n_items) < 2 or int(n_ranks) < 2:
@@ -1088,8 +1111,8 @@ def sbc(
         settings["tie_positional"] = True
     if int(n_contexts) > 1:  # recorded only when set: older results files still resume
         settings["n_contexts"] = int(n_contexts)
-    if tie_dispersion:
-        settings["tie_dispersion"] = True
+    if tie_by:  # True for "context": older results files still resume
+        settings["tie_dispersion"] = True if tie_by == "context" else tie_by
     if listwise:  # recorded only for the listwise model: pairwise results files still resume
         settings["list_size"] = int(list_size)
         settings["lists_per_judge"] = int(lists_per_judge)

@@ -754,12 +754,15 @@ def order_counts(
     values: dict[str, Any],
     ties: bool,
     rng: np.random.Generator,
+    *,
+    tie_by: str = "context",
 ) -> np.ndarray:
     """The hard-truth models' verdicts (METHODS §3) given an order of every context.
 
     Per pair row and order: the ties (rate τ of the judge, or τ₊ / τ₋ by the better item's
     position when ``values`` hold ``tie_rate_plus`` and ``tie_rate_minus``, or with
-    ``tie_rho`` a rate per context and judge drawn from the Beta of mean τ and correlation ρ),
+    ``tie_rho`` a rate per context and judge — per pair row with ``tie_by="pair"`` — drawn
+    from the Beta of mean τ and correlation ρ),
     then, among the decided verdicts, the errors (ε₊ with the better item first, ε₋ second).
     SBC draws the order uniformly (the prior); the posterior predictive draws it from its
     posterior (:func:`~bayes_pairwise.pymc_models.order_kernel.order_sample`).
@@ -778,6 +781,9 @@ def order_counts(
     ties : bool
         Draw ties (the ``(n1, n2, t1, t2)`` columns) or not (``(n1, n2)``).
     rng : numpy.random.Generator
+    tie_by : {"context", "pair"}
+        With ``tie_rho``: what shares one tie probability (the order models'
+        ``tie_dispersion``).
 
     Returns
     -------
@@ -808,14 +814,20 @@ def order_counts(
         tm = np.asarray(values["tie_rate_minus"]).reshape(-1)[q]
         t1 = rng.binomial(kp, np.where(i_better, tp, tm))
         t2 = rng.binomial(km, np.where(i_better, tm, tp))
-    elif ties and "tie_rho" in values:  # a tie probability per (context, judge) ~ Beta
+    elif ties and "tie_rho" in values:  # a tie probability per (context or pair, judge) ~ Beta
         tau = np.asarray(values["tie_rate"]).reshape(-1)
         kappa = 1.0 / np.asarray(values["tie_rho"]).reshape(-1) - 1.0
-        n_contexts = int(np.max(item_context, initial=-1)) + 1
-        cell = rng.beta(
-            np.tile(tau * kappa, (n_contexts, 1)), np.tile((1.0 - tau) * kappa, (n_contexts, 1))
-        )  # (C, J)
-        tau_row = cell[np.asarray(item_context)[np.asarray(pc.i)], q]
+        if tie_by == "pair":
+            tau_row = rng.beta(tau[q] * kappa[q], (1.0 - tau[q]) * kappa[q])
+        elif tie_by == "context":
+            n_contexts = int(np.max(item_context, initial=-1)) + 1
+            cell = rng.beta(
+                np.tile(tau * kappa, (n_contexts, 1)),
+                np.tile((1.0 - tau) * kappa, (n_contexts, 1)),
+            )  # (C, J)
+            tau_row = cell[np.asarray(item_context)[np.asarray(pc.i)], q]
+        else:
+            raise ValueError(f"tie_by must be 'context' or 'pair', got {tie_by!r}")
         t1, t2 = rng.binomial(kp, tau_row), rng.binomial(km, tau_row)
     elif ties:
         tau = np.asarray(values["tie_rate"]).reshape(-1)[q]

@@ -442,19 +442,19 @@ def _by_name(model, grad):
         # default run their kernel is checked against every order written out, above, and the
         # dispersed tie term against SciPy and finite differences in test_tie_dispersion.py)
         pytest.param(cls, ties, marks=pytest.mark.slow)
-        if ties in ("positional", "dispersion")
+        if ties in ("positional", "dispersion", "pair")
         else (cls, ties)
         for cls in (bp.PositionalOrder, bp.UniformOrder)
-        for ties in ("model", "drop", "positional", "dispersion")
+        for ties in ("model", "drop", "positional", "dispersion", "pair")
         # the dispersed tie terms are the same code for both classes (one graph compile)
-        if not (cls is bp.UniformOrder and ties == "dispersion")
+        if not (cls is bp.UniformOrder and ties in ("dispersion", "pair"))
     ],
 )
 def test_the_written_out_density_is_the_graphs(cls, ties):
     """What nutpie samples (no per-log compile) equals the PyMC model: log-density, gradient,
     the constrained variables and the per-context log-likelihood, with ties (one rate per
-    judge, one per position of the better item, or one that varies by context), two judges
-    and gold labels."""
+    judge, one per position of the better item, or one that varies by context or by pair), two
+    judges and gold labels."""
     from bayes_pairwise.pymc_models.base import _frozen
     from bayes_pairwise.pymc_models.order_density import order_density_logp_grad
 
@@ -465,9 +465,10 @@ def test_the_written_out_density_is_the_graphs(cls, ties):
         ties="drop" if ties == "drop" else "model",
         truth="gold",
     )
-    m = cls(tie_positional=ties == "positional", tie_dispersion=ties == "dispersion")
+    dispersion = {"dispersion": True, "pair": "pair"}.get(ties, False)
+    m = cls(tie_positional=ties == "positional", tie_dispersion=dispersion)
     spec, why = m.written_out_density(data)
-    assert ("tie_rho_logodds__" in spec.names) == (ties == "dispersion")
+    assert ("tie_rho_logodds__" in spec.names) == bool(dispersion)
     assert why == "" and spec.names[0] in ("eps_simplex_simplex__", "eps_interval__")
     assert ("tie_logit" in spec.names) == (ties != "drop")
     if ties == "positional":
@@ -492,7 +493,7 @@ def test_the_written_out_density_is_the_graphs(cls, ties):
         got = np.split(grad, np.cumsum(spec.sizes)[:-1])
         # the graph differentiates log-gamma through PyTensor's digamma, good to ~1e-10; the
         # written-out form sums reciprocals (exact): checked by finite differences below
-        tol = 1e-8 if ties == "dispersion" else 1e-10
+        tol = 1e-8 if dispersion else 1e-10
         for name, g in zip(spec.names, got, strict=True):
             np.testing.assert_allclose(g, want[name], rtol=tol, atol=tol)
         ref = dict(zip(free, values_of(**point), strict=True))

@@ -36,6 +36,7 @@ from bayes_pairwise.conventions import (
     replicate_p_clause,
     replicate_p_text,
     resolve_hdi_prob,
+    tie_dispersion_group,
 )
 
 __all__ = [
@@ -793,7 +794,8 @@ def ppc_misfit_lines(summary: pd.DataFrame | None) -> list[str]:
                 line += (
                     f"; {b['observed']:.1%} of the pairs shown in both orders are tied in both, "
                     f"{ratio:.1f} × the {b['replicated_mean']:.1%} the model's tie rates give "
-                    "(ties that belong to the pair, not to one verdict)"
+                    "(ties that belong to the pair, not to one verdict: the order models "
+                    "model them with tie_dispersion='pair', fit --tie-dispersion pair)"
                 )
             out.append(line + ". Read its tie rate with care; its error rates stand.")
         else:
@@ -1082,7 +1084,8 @@ def tie_handling(model: Any) -> dict[str, Any]:
         ``"none"`` (the data held no tie); ``n_ties`` (ties in the data given to the fit),
         ``n_ties_modelled``, ``n_ties_dropped``, the data's ``tie_policy`` and, when ties are
         modelled, ``tie_rates``: ``"per judge"``, ``"by position"`` (``tie_positional``) or
-        ``"per judge, varying by context"`` (``tie_dispersion``: the order models).
+        ``"per judge, varying by context"`` or ``"… by pair"`` (``tie_dispersion``: the order
+        models).
 
     Examples
     --------
@@ -1104,7 +1107,7 @@ def tie_handling(model: Any) -> dict[str, Any]:
     data = dict(settings.get("data", {}))
     params = dict(settings.get("params", {}))
     by_position = bool(params.get("tie_positional", False))
-    by_context = bool(params.get("tie_dispersion", False))
+    by_group = tie_dispersion_group(params.get("tie_dispersion", False))
     n_ties = int(data.get("n_ties", 0))
     dropped_at_load = int(data.get("n_ties_dropped", 0))
     od = idata.observed_data if "observed_data" in idata.groups() else {}
@@ -1135,13 +1138,13 @@ def tie_handling(model: Any) -> dict[str, Any]:
         "n_ties_counted_half": half,
         "n_ties_dropped": dropped_at_load + (kept if handling == "dropped" else 0),
         # one tie rate per judge, one per position of the better item (tie_positional), or
-        # one per judge that varies by context (tie_dispersion)
+        # one per judge that varies by context or by pair (tie_dispersion)
         "tie_rates": (
             (
                 "by position"
                 if by_position
-                else "per judge, varying by context"
-                if by_context
+                else f"per judge, varying by {by_group}"
+                if by_group
                 else "per judge"
             )
             if handling == "model"

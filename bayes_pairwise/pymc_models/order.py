@@ -45,6 +45,7 @@ from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
+from bayes_pairwise.conventions import tie_dispersion_group
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
 from bayes_pairwise.matrices import PairCounts, pair_counts
@@ -224,6 +225,35 @@ def _tie_counts(pc: Any, data: Comparisons) -> tuple[np.ndarray, np.ndarray]:
     return ties, decided - ties
 
 
+def _tie_groups(
+    pc: Any, data: Comparisons, by: str = "context"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tie terms' groups, laid out by context: tie and decided verdicts and the judge of
+    every group, ``(C, M)`` each. ``by="context"``: one group per context and judge (M = J,
+    :func:`_tie_counts`); ``by="pair"``: one per pair row (a pair and a judge; M = the most
+    pair rows of a context). Padding cells hold no verdicts, so every tie term there is 0."""
+    if by == "context":
+        ties, decided = _tie_counts(pc, data)
+        judge = np.broadcast_to(np.arange(data.n_judges, dtype=np.int64), ties.shape).copy()
+        return ties, decided, judge
+    ctx = np.asarray(data.item_context, dtype=np.int64)[np.asarray(pc.i)]
+    n_c = data.n_contexts
+    per = np.bincount(ctx, minlength=n_c)
+    rows = np.argsort(ctx, kind="stable")
+    start = np.cumsum(per) - per
+    slot = np.arange(rows.size) - start[ctx[rows]]
+    width = max(int(per.max(initial=0)), 1)
+    ties = np.zeros((n_c, width))
+    decided = np.zeros((n_c, width))
+    judge = np.zeros((n_c, width), dtype=np.int64)
+    t = np.asarray(pc.t1 + pc.t2, dtype=float)
+    at = (ctx[rows], slot)
+    ties[at] = t[rows]
+    decided[at] = np.asarray(pc.k_plus + pc.k_minus, dtype=float)[rows] - t[rows]
+    judge[at] = np.asarray(pc.judge, dtype=np.int64)[rows]
+    return ties, decided, judge
+
+
 def _context_logp(
     value: Any,
     log_rates: Any,
@@ -231,8 +261,7 @@ def _context_logp(
     tie_rho: Any,
     *,
     tables: tuple[np.ndarray, ...],
-    ties: np.ndarray | None,
-    decided: np.ndarray | None,
+    ties: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
     dispersion: bool = False,
 ) -> Any:
     """``logp`` of the ``contexts`` node: the order sum plus the context's tie terms.
@@ -240,26 +269,30 @@ def _context_logp(
     The tables enter as constants of this graph, not as parameters of the node: PyMC would
     hand parameters over with leading broadcast dimensions, and their reshapes would reach the
     kernel with a layout its loops cannot vectorise. The parameters are reshaped to their core
-    shapes. With ``dispersion`` the tie terms are a beta-binomial per context and judge
-    (:func:`tie_dispersion_logp`).
+    shapes. ``ties`` holds the tie groups (:func:`_tie_groups`: ties, decided verdicts and the
+    judge, ``(C, M)``): a binomial term per group, or with ``dispersion`` a beta-binomial
+    (:func:`tie_dispersion_logp`), summed per context.
     """
     log_rates = pt.as_tensor(log_rates)
     log_rates = log_rates.reshape((log_rates.shape[-2], log_rates.shape[-1]))
     logp = OrderLogp()(log_rates, *(pt.as_tensor(x) for x in tables))[0]
-    if ties is not None and decided is not None:  # one rate per judge, the same under every order
+    if ties is not None:  # one rate per judge, the same under every order
+        t, d, judge = ties
         eta = pt.as_tensor(tie_logit)
         eta = eta.reshape((eta.shape[-1],))
         if dispersion:
             rho = pt.as_tensor(tie_rho)
             rho = rho.reshape((rho.shape[-1],))
             kappa = 1.0 / rho - 1.0
-            a = pt.sigmoid(eta) * kappa
-            b = pt.sigmoid(-eta) * kappa
+            a = (pt.sigmoid(eta) * kappa)[judge]
+            b = (pt.sigmoid(-eta) * kappa)[judge]
+            kappa = kappa[judge]
             g = pt.gammaln
-            cell = g(ties + a) - g(a) + g(decided + b) - g(b) - g(ties + decided + kappa) + g(kappa)
+            cell = g(t + a) - g(a) + g(d + b) - g(b) - g(t + d + kappa) + g(kappa)
             logp = logp + cell.sum(axis=-1)
         else:
-            logp = logp + (ties * -pt.softplus(-eta) + decided * -pt.softplus(eta)).sum(axis=-1)
+            eta = eta[judge]
+            logp = logp + (t * -pt.softplus(-eta) + d * -pt.softplus(eta)).sum(axis=-1)
     return logp
 
 
@@ -319,7 +352,7 @@ class _OrderModel:
     direct_rates: ClassVar[str | None] = None  # PyTensor's graph with the kernel's Op
     caveat_kind: ClassVar[str | None] = None
 
-    def __init__(self, *, tie_dispersion: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, tie_dispersion: bool | str = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)  # type: ignore[call-arg]
         self.tie_dispersion = tie_dispersion
 
@@ -339,7 +372,7 @@ class _OrderModel:
                 "judge (or per position, tie_positional=True) that does not depend on how close "
                 "the texts are: tie_closeness needs the strength models (uniform, positional)"
             )
-        if self.tie_dispersion:
+        if tie_dispersion_group(self.tie_dispersion):
             self._check_dispersion(data)
         if self.resolved_sampler()["nuts_sampler"] in JAX_SAMPLERS:  # type: ignore[attr-defined]
             raise DesignError(
@@ -349,35 +382,51 @@ class _OrderModel:
         self._tables(self._prepared(data), self._tie_positional(data))  # type: ignore[attr-defined]
 
     def _check_dispersion(self, data: Comparisons) -> None:
-        """``tie_dispersion`` needs one tie rate per judge, modelled, from whole verdicts."""
+        """``tie_dispersion`` needs one tie rate per judge, modelled, from whole verdicts, and
+        by pair, some pair a judge saw more than once."""
         name = type(self).__name__
+        by = tie_dispersion_group(self.tie_dispersion)
         if not self.models_ties(data):  # type: ignore[attr-defined]
             raise DesignError(
-                f"{name}(tie_dispersion=True) lets the tie rate vary by context, but this fit "
-                "models no ties (the log has none, or ties='drop'): leave tie_dispersion off"
+                f"{name}(tie_dispersion={self.tie_dispersion!r}) lets the tie rate vary by {by}, "
+                "but this fit models no ties (the log has none, or ties='drop'): leave "
+                "tie_dispersion off"
             )
         if self.tie_positional:  # type: ignore[attr-defined]
             raise DesignError(
-                f"{name}: tie_dispersion (a tie rate that varies by context) and tie_positional "
+                f"{name}: tie_dispersion (a tie rate that varies by {by}) and tie_positional "
                 "(one per position of the better item) do not combine: the positional tie "
                 "rates enter every order's likelihood, the dispersed one is summed out per "
                 "context beside it; choose one"
             )
         if data.has_weights:
             raise DesignError(
-                f"{name}(tie_dispersion=True) needs whole verdicts per context (a beta-binomial "
-                "count); this log is weighted"
+                f"{name}(tie_dispersion={self.tie_dispersion!r}) needs whole verdicts per {by} "
+                "(a beta-binomial count); this log is weighted"
             )
+        if by == "pair":
+            pc = pair_counts(data)
+            shown = np.asarray(pc.k_plus + pc.k_minus)
+            if not np.any(shown >= 2):
+                raise DesignError(
+                    f"{name}(tie_dispersion='pair'): no judge saw any pair more than once in "
+                    "this log, so how ties cluster by pair (tie_rho) is not identified; show "
+                    "pairs in both orders, or let the tie rate vary by context "
+                    "(tie_dispersion='context')"
+                )
 
     def _tie_positional(self, data: Comparisons) -> bool:
         """Tie rates by the better item's position: asked for, and the ties are modelled."""
         return bool(self.tie_positional) and self.models_ties(data)  # type: ignore[attr-defined]
 
-    def _tie_dispersed(self, data: Comparisons) -> bool:
-        """A tie rate that varies by context: asked for, ties modelled, one rate per judge."""
-        return (
-            bool(self.tie_dispersion) and self.models_ties(data) and not self._tie_positional(data)
-        )  # type: ignore[attr-defined]
+    def _tie_dispersed(self, data: Comparisons) -> str | None:
+        """What a tie rate that varies is grouped by (``"context"`` or ``"pair"``,
+        :func:`~bayes_pairwise.conventions.tie_dispersion_group`): asked for, ties modelled, one
+        rate per judge; else None."""
+        by = tie_dispersion_group(self.tie_dispersion)
+        if by is None or not self.models_ties(data) or self._tie_positional(data):  # type: ignore[attr-defined]
+            return None
+        return by
 
     def _tables(self, data: Comparisons, tie_positional: bool = False) -> tuple[Any, OrderTables]:
         pc = pair_counts(data, weighted=data.has_weights)
@@ -430,7 +479,7 @@ class _OrderModel:
                 [pt.log(eps_plus), pt.log1p(-eps_plus), pt.log(eps_minus), pt.log1p(-eps_minus)],
                 axis=1,
             )
-            ties = decided = None
+            ties = None
             if tie_pos:  # τ₊ / τ₋ by the better item's position: in the tables, per order
                 a_plus, a_minus = tie_logits_by_position(priors)
                 tie_rows = pt.stack(
@@ -447,7 +496,7 @@ class _OrderModel:
             elif tie_model:
                 tie_logit = make_prior("tie_logit", priors["tie_logit"], "real", dims="judge")
                 pm.Deterministic("tie_rate", pm.math.sigmoid(tie_logit), dims="judge")
-                ties, decided = _tie_counts(pc, data)
+                ties = _tie_groups(pc, data, dispersed or "context")
             else:
                 tie_logit = pt.zeros(n_j)
             if dispersed:
@@ -463,8 +512,7 @@ class _OrderModel:
                     _context_logp,
                     tables=tables.arrays(),
                     ties=ties,
-                    decided=decided,
-                    dispersion=dispersed,
+                    dispersion=bool(dispersed),
                 ),
                 signature="(j,q),(j),(j)->()",
                 dtype="int64",
@@ -490,7 +538,8 @@ class _OrderModel:
             tie_counts=_tie_counts(pc, data) if tie_model and not tie_pos else None,
             priors=priors,
             tie_positional=tie_pos,
-            tie_dispersion=dispersed,
+            tie_dispersion=bool(dispersed),
+            tie_groups=_tie_groups(pc, data, dispersed) if dispersed else None,
         )
 
     def _derived_posterior(self, idata: Any, data: Comparisons) -> None:
@@ -648,11 +697,18 @@ class _OrderModel:
         rows = _kernel_rows(item_context)[0]
         arrays = tables.arrays()[:4]
         values = _rate_values(post, draws)
+        tie_by = tie_dispersion_group(settings["params"].get("tie_dispersion")) or "context"
         out = np.empty((draws.size, *observed.shape), dtype=np.int64)
         for t, rates in enumerate(_log_rates(post, draws)):
             rank = order_sample(rates, *arrays, rng=rng)[rows]
             out[t] = order_counts(
-                pc, item_context, rank, {k: v[t] for k, v in values.items()}, ties, rng
+                pc,
+                item_context,
+                rank,
+                {k: v[t] for k, v in values.items()},
+                ties,
+                rng,
+                tie_by=tie_by,
             )
         da = xr.DataArray(
             out[None],

@@ -59,11 +59,15 @@ class OrderDensity:
     log_k: np.ndarray
     ties: np.ndarray  # (C, J) tie verdicts per context and judge (zeros without a tie model)
     decided: np.ndarray  # (C, J) decided verdicts
-    # with tie_dispersion: the distinct (judge, ties, decided) cells and how many contexts have
-    # each, (K, 4) — the beta-binomial is evaluated once per distinct cell, not per context
+    # with tie_dispersion: the distinct (judge, ties, decided) cells and how many groups
+    # (contexts or pairs) have each, (K, 4) — the beta-binomial is evaluated once per distinct
+    # cell, not per group
     tie_cells: np.ndarray
     names: tuple[str, ...]  # value variables: the rates, the tie logits, then tie_rho
     shapes: tuple[tuple[int, ...], ...]
+    # with tie_dispersion, the groups laid out by context (ties, decided, judge; (C, M) each):
+    # the per-context log-likelihood sums them (not in the callbacks' user data)
+    tie_groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     #: Whether MAP and the Laplace approximation can use it (no: they optimise the graph).
     optimisable = False
@@ -184,7 +188,12 @@ class OrderDensity:
             eta = np.ascontiguousarray(
                 np.asarray(values["tie_logit"]).reshape(-1, n_j), dtype=np.float64
             )
-        out = _pointwise(ep, em, eta, alpha, rho, *self.arrays()[2:9])
+        t, d, judge = (
+            self.tie_groups
+            if self.tie_groups is not None
+            else (self.ties, self.decided, np.zeros(self.ties.shape, dtype=np.int64))
+        )
+        out = _pointwise(ep, em, eta, alpha, rho, *self.arrays()[2:9], t, d, judge)
         return out.reshape(*lead, -1)
 
 
@@ -197,6 +206,7 @@ def order_density(
     priors: dict[str, dict[str, Any]],
     tie_positional: bool = False,
     tie_dispersion: bool = False,
+    tie_groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[OrderDensity | None, str]:
     """The :class:`OrderDensity` of a hard-truth model, or ``None`` and why not.
 
@@ -216,8 +226,12 @@ def order_density(
         (:func:`~bayes_pairwise.pymc_models.order_kernel.order_tables` with
         ``tie_positional=True``) and ``tie_counts`` is ``None``.
     tie_dispersion : bool
-        The tie rate varies by context: ``tie_rho`` (Beta prior, log-odds transform) and a
-        beta-binomial per context and judge instead of the binomial (needs ``tie_counts``).
+        The tie rate varies by group: ``tie_rho`` (Beta prior, log-odds transform) and a
+        beta-binomial per group instead of the binomial (needs ``tie_counts``).
+    tie_groups : (ties, decided, judge), optional
+        With ``tie_dispersion``, the groups laid out by context, ``(C, M)`` each (the order
+        model's ``_tie_groups``: a context and judge, or a pair row); default: one group per
+        context and judge, from ``tie_counts``.
 
     Returns
     -------
@@ -268,6 +282,16 @@ def order_density(
         names.append("tie_rho_logodds__")
         shapes.append((n_judges,))
     shape = [n_judges, n_c, int(positional), int(with_ties), int(tie_positional), int(dispersion)]
+    groups = None
+    if dispersion:
+        if tie_groups is None:
+            judge = np.broadcast_to(np.arange(n_judges, dtype=np.int64), ties.shape)
+            tie_groups = (ties, decided, judge)
+        groups = (
+            _copy(tie_groups[0], np.float64),
+            _copy(tie_groups[1], np.float64),
+            _copy(tie_groups[2], np.int64),
+        )
     return (
         OrderDensity(
             shape=np.array(shape, dtype=np.int64),
@@ -280,10 +304,11 @@ def order_density(
             ties=_copy(ties, np.float64),
             decided=_copy(decided, np.float64),
             tie_cells=_copy(
-                _distinct_cells(ties, decided) if dispersion else np.zeros((0, 4)), np.float64
+                _distinct_cells(*groups) if groups is not None else np.zeros((0, 4)), np.float64
             ),
             names=tuple(names),
             shapes=tuple(shapes),
+            tie_groups=groups,
         ),
         "",
     )
@@ -311,11 +336,9 @@ def order_density_logp_grad(spec: OrderDensity, x: np.ndarray) -> tuple[float, n
     return float(lp), grad
 
 
-def _distinct_cells(ties: np.ndarray, decided: np.ndarray) -> np.ndarray:
-    """``(judge, ties, decided, contexts)`` of every distinct cell of the ``(C, J)`` counts
+def _distinct_cells(ties: np.ndarray, decided: np.ndarray, judge: np.ndarray) -> np.ndarray:
+    """``(judge, ties, decided, groups)`` of every distinct cell of the groups' counts
     (cells without verdicts left out)."""
-    n_c, n_j = ties.shape
-    judge = np.broadcast_to(np.arange(n_j), (n_c, n_j))
     cells = np.stack([judge.ravel(), ties.ravel(), decided.ravel()], axis=1).astype(np.float64)
     cells = cells[cells[:, 1] + cells[:, 2] > 0]
     distinct, times = np.unique(cells, axis=0, return_counts=True)
@@ -414,22 +437,24 @@ def _beta_binomial(t: float, d: float, tau: float, kappa: float) -> tuple:
 
 
 @numba.njit(**_JIT)
-def _pointwise(ep, em, eta, alpha, rho, size, offset, counts, forbid, log_k, ties, decided):
+def _pointwise(
+    ep, em, eta, alpha, rho, size, offset, counts, forbid, log_k, ties, decided, g_t, g_d, g_j
+):
     n_d = ep.shape[0]
     n_c = size.shape[0]
-    n_j = ep.shape[1]
     out = np.empty((n_d, n_c))
     for d in range(n_d):  # without one tie rate per judge the tie counts are zeros
         rates = _log_rates(ep[d], em[d], alpha[d])
         lp, _ = order_logp(rates, size, offset, counts, forbid, log_k)
-        if rho.shape[1]:
+        if rho.shape[1]:  # the beta-binomial of every group (g_*: (C, M)), summed per context
             for c in range(n_c):
                 out[d, c] = lp[c]
-                for q in range(n_j):
+                for m in range(g_t.shape[1]):
+                    if g_t[c, m] + g_d[c, m] == 0.0:
+                        continue
+                    q = g_j[c, m]
                     kappa = 1.0 / rho[d, q] - 1.0
-                    out[d, c] += _beta_binomial(
-                        ties[c, q], decided[c, q], _sigmoid(eta[d, q]), kappa
-                    )[0]
+                    out[d, c] += _beta_binomial(g_t[c, m], g_d[c, m], _sigmoid(eta[d, q]), kappa)[0]
         else:
             for c in range(n_c):
                 out[d, c] = lp[c] + _tie_terms(eta[d], ties, decided, c)
