@@ -13,6 +13,9 @@
   without labels (``docs/src/pair_difficulty.md``).
 * ``ties_cluster_by_context`` — ties modelled and some contexts tied far more than one tie rate
   allows (:func:`tie_dispersion`): the tie rate is an average over contexts.
+* ``ties_cluster_by_pair`` — ties modelled and more pairs tied in both orders than ties that
+  fall verdict by verdict give
+  (:attr:`~bayes_pairwise.classical.descriptive.TiePositionCheck.pairs_cluster`).
 * ``within_pair_correlation`` — when repeats exist (k ≥ 2 per order): the result of
   :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
 * ``repeats_reading`` — when repeats exist and the log calls into question that they re-judge
@@ -44,7 +47,13 @@ from bayes_pairwise.classical.descriptive import (
     tie_counts_by_context,
     tie_position_check,
 )
-from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY, integer_seed, interval_label, z_value
+from bayes_pairwise.conventions import (
+    MIN_PAIRS_TO_SAY,
+    integer_seed,
+    interval_label,
+    tie_dispersion_group,
+    z_value,
+)
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError
 from bayes_pairwise.identification import has_repeats, repeats_reading
@@ -61,6 +70,7 @@ __all__ = [
     "TieDispersion",
     "caveats_for",
     "caveats_from_idata",
+    "dispersion_kwargs",
     "has_repeats",
     "identification_text",
     "joint_mode",
@@ -68,6 +78,7 @@ __all__ = [
     "record_caveats",
     "tie_dispersion",
     "ties_cluster_by_context",
+    "ties_cluster_by_pair",
     "ties_depend_on_position",
     "too_few_verdicts",
 ]
@@ -230,6 +241,69 @@ def ties_depend_on_position(
             else "the error models (the order models too) fit one tie rate per position with "
             "tie_positional=True (fit --tie-positional)."
         ),
+    )
+
+
+def ties_cluster_by_pair(
+    data: Comparisons,
+    *,
+    dispersed: Sequence[str] = (),
+    one_rate_too: bool = False,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+) -> Caveat | None:
+    """The caveat of judges whose ties come in pairs (a pair tied in one order is tied in the
+    other far more often than ties that fall verdict by verdict give), computed from the log
+    (:attr:`~bayes_pairwise.classical.descriptive.TiePositionCheck.pairs_cluster`); None when no
+    judge's do. ``dispersed``: the analysis' models that let the tie rate vary by pair (the
+    order models' ``tie_dispersion="pair"``); ``one_rate_too``: other models of the analysis
+    fit one tie rate; ``checks``: the tie checks by judge when already computed.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> ties_cluster_by_pair(simulate_round_robin(8, random_seed=0).data) is None
+    True
+    """
+    if data.tie_policy != "model" or not np.any(np.asarray(data.outcome) == 0.5):
+        return None
+    said = []
+    for j, block in data.by_judge():
+        if not np.any(np.asarray(block.outcome) == 0.5):
+            continue
+        chk = checks[j] if checks is not None and j in checks else tie_position_check(block)
+        if chk.pairs_cluster:
+            who = f"judge {j}: " if data.n_judges > 1 else ""
+            said.append(f"{who}{chk.pairs_text()}.")
+    if not said:
+        return None
+    if dispersed:
+        fitted = (
+            f" {' and '.join(dispersed)} {'lets' if len(dispersed) == 1 else 'let'} the tie "
+            "rate vary by pair (tie_dispersion='pair': each pair's tie count beta-binomial, "
+            "tie_rho the correlation of its two verdicts' ties), so its tie_rate interval and "
+            "its replicated logs allow for it."
+        )
+        if one_rate_too:
+            fitted += (
+                " The other models draw every verdict's tie independently: their tie_rate "
+                "interval is too narrow and their replicated logs tie a pair in both orders "
+                "too rarely."
+            )
+    else:
+        fitted = (
+            " The models draw every verdict's tie independently, so their tie_rate interval is "
+            "too narrow and their replicated logs tie a pair in both orders too rarely (the "
+            "predictive check ties_both_orders says by how much). The order models let the "
+            "tie rate vary by pair with tie_dispersion='pair' (fit --tie-dispersion pair)."
+        )
+    return Caveat(
+        "ties_cluster_by_pair",
+        "Ties cluster by pair — "
+        + " ".join(said)
+        + fitted
+        + " The models' error rates come from the decided verdicts and stand as long as a tie "
+        "does not depend on which text is better; S_com rescaled for the tie share does not "
+        "(the cross-check rests ε on the pairs decided in both orders).",
     )
 
 
@@ -400,6 +474,26 @@ def identification_text(data: Comparisons, *, random_seed: int = 0) -> tuple[str
     return " ".join(f"[{r.judge}] {r.text}" for r in found), worst
 
 
+def dispersion_kwargs(fits: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`caveats_for` needs to know of an analysis' tie rates: ``dispersed`` (the
+    models whose tie rate varies by context), ``pair_dispersed`` (by pair) and
+    ``one_rate_too`` (some model fits one tie rate).
+
+    Examples
+    --------
+    >>> class Fit:
+    ...     tie_dispersion = "pair"
+    >>> dispersion_kwargs({"positional_order": Fit()})
+    {'dispersed': (), 'pair_dispersed': ('positional_order',), 'one_rate_too': False}
+    """
+    by = {n: tie_dispersion_group(getattr(f, "tie_dispersion", False)) for n, f in fits.items()}
+    return {
+        "dispersed": tuple(n for n, g in by.items() if g == "context"),
+        "pair_dispersed": tuple(n for n, g in by.items() if g == "pair"),
+        "one_rate_too": any(g is None for g in by.values()),
+    }
+
+
 def caveats_for(
     data: Comparisons,
     *,
@@ -413,6 +507,7 @@ def caveats_for(
     tie_checks: Mapping[str, TiePositionCheck] | None = None,
     dispersed: Sequence[str] = (),
     one_rate_too: bool = False,
+    pair_dispersed: Sequence[str] = (),
 ) -> list[Caveat]:
     """The caveats that apply to an analysis of ``data``.
 
@@ -441,7 +536,9 @@ def caveats_for(
         The analysis' models that let the tie rate vary by context
         (:func:`ties_cluster_by_context`).
     one_rate_too : bool
-        Other models of the analysis fit one tie rate for every context.
+        Other models of the analysis fit one tie rate for every context (or pair).
+    pair_dispersed : sequence of str
+        The analysis' models that let the tie rate vary by pair (:func:`ties_cluster_by_pair`).
 
     Returns
     -------
@@ -547,6 +644,11 @@ def caveats_for(
         clustered = ties_cluster_by_context(data, dispersed=dispersed, one_rate_too=one_rate_too)
         if clustered is not None:
             out.append(clustered)
+        paired = ties_cluster_by_pair(
+            data, dispersed=pair_dispersed, one_rate_too=one_rate_too, checks=tie_checks
+        )
+        if paired is not None:
+            out.append(paired)
     if test_correlation and repeats and model_kind != "biased_bt":
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
         out.append(Caveat("within_pair_correlation", res.summary()))
@@ -825,7 +927,7 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
         model_kind=kind,
         random_seed=seed,
         tie_positional=bool(getattr(model, "tie_positional", False)),
-        dispersed=(model.name,) if getattr(model, "tie_dispersion", False) else (),
+        **dispersion_kwargs({getattr(model, "name", type(model).__name__): model}),
     )
     found = joint_mode(model, data, random_seed=seed)
     if found is not None:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bayes_pairwise._version import __version__
-from bayes_pairwise.conventions import TIE_POLICIES
+from bayes_pairwise.conventions import TIE_DISPERSION_GROUPS, TIE_POLICIES
 from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
 from bayes_pairwise.model_specs import NUTS_SAMPLERS, available_models
 from bayes_pairwise.output import (
@@ -974,20 +974,22 @@ def _bounds_line(b: dict[str, Any]) -> str:
     return f"sharp bounds {what} ({b['interval']}): {parts}{tail}"
 
 
-def _tie_dispersion(args: argparse.Namespace, model: Any = None) -> dict[str, bool]:
-    """``--tie-dispersion`` for ``fit``, ``compare`` and ``report`` (the setting to pass on):
-    refused unless their ``--model`` (``model`` when already built) takes it; the cross-check
-    fits it on that model only."""
+def _tie_dispersion(args: argparse.Namespace, model: Any = None) -> dict[str, bool | str]:
+    """``--tie-dispersion [context|pair]`` for ``fit``, ``compare`` and ``report`` (the setting
+    to pass on: ``True`` for a context, as before, or ``"pair"``): refused unless their
+    ``--model`` (``model`` when already built) takes it; the cross-check fits it on that model
+    only."""
     if not args.tie_dispersion:
         return {}
     from bayes_pairwise.pymc_models import get_model
 
     if "tie_dispersion" not in (model or get_model(args.model)).get_params():
         raise BayesPairwiseError(
-            f"--tie-dispersion: {args.model} has no tie rate that varies by context (the order "
-            "models uniform_order and positional_order do: --model positional_order)"
+            f"--tie-dispersion: {args.model} has no tie rate that varies by "
+            f"{args.tie_dispersion} (the order models uniform_order and positional_order do: "
+            "--model positional_order)"
         )
-    return {"tie_dispersion": True}
+    return {"tie_dispersion": True if args.tie_dispersion == "context" else args.tie_dispersion}
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -1607,12 +1609,17 @@ def build_parser() -> argparse.ArgumentParser:
     def tie_form_args(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--tie-dispersion",
-            action="store_true",
+            nargs="?",
+            const="context",
+            default=False,
+            choices=TIE_DISPERSION_GROUPS,
             help="order models (uniform_order, positional_order) with ties modelled: a tie rate "
-            "that varies by context (each context's tie count beta-binomial; tie_rho, the "
-            "correlation of ties within a context, is reported) instead of one for every "
-            "context — where the ties cluster by question (the caveat ties_cluster_by_context "
-            "says so, computed from the log)",
+            "that varies by context (the default: each context's tie count beta-binomial) or "
+            "by pair (--tie-dispersion pair: each pair's ties per judge beta-binomial, so a "
+            "pair tied in one order is more likely tied in the other); tie_rho, the "
+            "correlation of ties within a group, is reported — where the ties cluster by "
+            "question or by pair (the caveats ties_cluster_by_context and tie_position say "
+            "so, computed from the log)",
         )
         p.add_argument(
             "--tie-positional",
@@ -1823,9 +1830,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--tie-dispersion",
-        action="store_true",
-        help="order models, with --ties and --n-contexts >= 2: a tie rate that varies by "
-        "context (tie_rho), simulated per context and fitted",
+        nargs="?",
+        const="context",
+        default=False,
+        choices=TIE_DISPERSION_GROUPS,
+        help="order models, with --ties: a tie rate that varies by context (needs "
+        "--n-contexts >= 2) or by pair (--tie-dispersion pair) (tie_rho), simulated per group "
+        "and fitted",
     )
     p.add_argument(
         "--n-contexts",

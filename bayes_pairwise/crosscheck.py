@@ -48,6 +48,7 @@ from bayes_pairwise.conventions import (
     STRENGTH_TIE_RTOL,
     interval_label,
     resolve_hdi_prob,
+    tie_dispersion_group,
     z_value,
 )
 from bayes_pairwise.data import Comparisons
@@ -125,6 +126,8 @@ METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
 METHOD_TIES = "observed share of ties"
 #: The moment estimate of the within-context correlation of ties (the order models' tie_rho).
 METHOD_TIE_CORRELATION = "moments of the tie counts per context"
+#: The same by pair (``tie_dispersion="pair"``): the within-pair correlation of ties.
+METHOD_TIE_CORRELATION_PAIR = "moments of the tie counts per pair"
 METHOD_LABELS = "labelled verdicts (gold)"
 #: What the headline's model columns hold, by fit method (:meth:`CrossCheck.estimate_column`).
 ESTIMATE_COLUMN = {"nuts": "model", "map": "MAP", "laplace": "Laplace"}
@@ -300,6 +303,9 @@ class ClassicalFits:
         Per judge with ties kept and verdicts in two contexts or more:
         :func:`~bayes_pairwise.classical.descriptive.tie_correlation` (the order models'
         ``tie_rho`` with ``tie_dispersion``).
+    tie_correlation_by : {"context", "pair"}
+        What ``tie_correlation`` groups the ties by (the cross-check's ``tie_dispersion``):
+        by pair, the tie counts per pair with the contexts resampled.
     tie_share_by_context : frozenset
         Judges whose ties cluster by context (:func:`~bayes_pairwise.caveats.tie_dispersion`'s
         rule): their ``tie_share`` interval is the bootstrap over contexts of
@@ -320,6 +326,7 @@ class ClassicalFits:
     mm_note: str = ""
     tie_correlation: Mapping[str, Any] = field(default_factory=dict)
     tie_share_by_context: frozenset[str] = frozenset()
+    tie_correlation_by: str = "context"
 
 
 @dataclass(frozen=True)
@@ -866,6 +873,7 @@ def _classical(
     strengths: bool,
     grid_kwargs: Mapping[str, Any],
     progress: bool,
+    tie_by: str = "context",
 ) -> ClassicalFits:
     from bayes_pairwise.caveats import tie_dispersion
     from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
@@ -876,6 +884,7 @@ def _classical(
         positional_moments,
         tie_correlation,
         tie_counts_by_context,
+        tie_counts_by_pair,
         tie_position_check,
         wilson_interval,
     )
@@ -912,6 +921,19 @@ def _classical(
                 skipped[j]["moments"] = str(exc)
             if k and block.tie_policy == "model":
                 tie_position[j] = tie_position_check(block)
+            if k and block.tie_policy == "model" and tie_by == "pair":
+                # the order models' tie_rho by pair: the pairs' tie counts, contexts resampled
+                ((t_p, n_p, c_p),) = tie_counts_by_pair(block).values()
+                tp = tie_correlation(
+                    t_p,
+                    n_p,
+                    level=resolve_hdi_prob(),
+                    n_boot=N_BOOTSTRAP,
+                    random_seed=seed["tie_correlation"],
+                    clusters=c_p,
+                )
+                if math.isfinite(tp.rho):
+                    tie_corr[j] = tp
             if k and block.tie_policy == "model" and block.n_contexts > 1:
                 ((t_c, n_c),) = tie_counts_by_context(block).values()
                 tc = tie_correlation(
@@ -921,7 +943,7 @@ def _classical(
                     n_boot=N_BOOTSTRAP,
                     random_seed=seed["tie_correlation"],
                 )
-                if math.isfinite(tc.rho):
+                if math.isfinite(tc.rho) and tie_by == "context":
                     tie_corr[j] = tc
                 # where the ties cluster by context (the caveat's rule) the binomial interval
                 # of the share is too narrow: the bootstrap over contexts replaces it
@@ -993,6 +1015,7 @@ def _classical(
         mm_note=mm_note,
         tie_correlation=tie_corr,
         tie_share_by_context=frozenset(by_context),
+        tie_correlation_by=tie_by,
     )
 
 
@@ -1044,16 +1067,17 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             )
         if j in cf.tie_correlation:
             tc = cf.tie_correlation[j]
+            by = cf.tie_correlation_by
             rows.append(
                 _row(
                     "tie_rho",
                     j,
-                    METHOD_TIE_CORRELATION,
+                    METHOD_TIE_CORRELATION_PAIR if by == "pair" else METHOD_TIE_CORRELATION,
                     tc.rho,
                     tc.rho_lower,
                     tc.rho_upper,
                     f"{lab} bootstrap over contexts",
-                    note=f"{tc.contexts} contexts; 0 is one tie rate for every context",
+                    note=f"{tc.contexts} {by}s; 0 is one tie rate for every {by}",
                 )
             )
         moved = check is not None and check.rescaling_fails
@@ -1222,7 +1246,7 @@ def _fit_models(
     steps: Steps,
     sampler_kwargs: Mapping[str, Any],
     tie_positional: bool = False,
-    tie_dispersion: bool = False,
+    tie_dispersion: bool | str = False,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     fits: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -1248,7 +1272,7 @@ def _fit_models(
                 if tie_positional and "tie_positional" in m.get_params():
                     m.set_params(tie_positional=True)
                 if tie_dispersion and "tie_dispersion" in m.get_params():
-                    m.set_params(tie_dispersion=True)
+                    m.set_params(tie_dispersion=tie_dispersion)
                 # the sampler's own progress bar on a terminal; piped, the step lines only
                 bar = {"progress": True} if steps.on and _tty() else {}
                 if steps.on and not bar:  # piped: a NUTS progress line every few seconds
@@ -1534,15 +1558,15 @@ def _caveats(
     repeats its number instead of simulating again; ``tie_checks`` the classical fits' tie
     position checks (:attr:`ClassicalFits.tie_position`), not computed again per model kind;
     ``tie_positional``: the models fit one tie rate per position (the caveat says so); the
-    models with ``tie_dispersion`` let the tie rate vary by context (so does this)."""
-    from bayes_pairwise.caveats import MODEL_KINDS, caveats_for
+    models with ``tie_dispersion`` let the tie rate vary by context or by pair (so do the
+    caveats)."""
+    from bayes_pairwise.caveats import MODEL_KINDS, caveats_for, dispersion_kwargs
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
         return str(getattr(f, "caveat_kind", None) or str(getattr(f, "name", "")).split("_")[0])
 
     kinds = ["classical"] + [kind(f) for f in fits.values() if kind(f) in MODEL_KINDS]
-    dispersed = tuple(n for n, f in fits.items() if getattr(f, "tie_dispersion", False))
-    one_rate_too = len(dispersed) < len(fits)
+    dispersion = dispersion_kwargs(fits)
     general: list[str] = []
     per: dict[str, list[str]] = {}
     for j, block in data.by_judge():
@@ -1565,8 +1589,7 @@ def _caveats(
                     identified=said.get("text"),
                     tie_checks=tie_checks,
                     tie_positional=tie_positional,
-                    dispersed=dispersed,
-                    one_rate_too=one_rate_too,
+                    **dispersion,
                 )
             for c in found:
                 if c.text not in per[j]:
@@ -1606,7 +1629,7 @@ def crosscheck(
     progress: bool = False,
     grid_kwargs: Mapping[str, Any] | None = None,
     tie_positional: bool = False,
-    tie_dispersion: bool = False,
+    tie_dispersion: bool | str = False,
     **sampler_kwargs: Any,
 ) -> CrossCheck:
     """Classical vs Bayesian estimates for every judge, their agreement and a verdict.
@@ -1653,10 +1676,13 @@ def crosscheck(
         Fit the error models with one tie rate per position of the better text (every model
         that takes ``tie_positional``; ``compare --tie-positional``): where the log's ties
         depend on that position (the caveat ``ties_depend_on_position`` says so).
-    tie_dispersion : bool
+    tie_dispersion : bool or {"context", "pair"}
         Fit the models that take ``tie_dispersion`` (the order models; ``compare
-        --tie-dispersion``) with a tie rate that varies by context: where the log's ties
-        cluster by question (the caveat ``ties_cluster_by_context`` says so).
+        --tie-dispersion [context|pair]``) with a tie rate that varies by context (``True``):
+        where the log's ties cluster by question (the caveat ``ties_cluster_by_context`` says
+        so); or by pair (``"pair"``): where a pair tied in one order is tied in the other
+        more often than chance (the caveat ``tie_position`` says so). The classical row
+        beside ``tie_rho`` groups the ties the same way.
     **sampler_kwargs
         ``draws``, ``tune``, ``chains`` … for the models.
 
@@ -1681,6 +1707,7 @@ def crosscheck(
             f"crosscheck expects a Comparisons (bp.load_comparisons or bp.datasets.load), got "
             f"{type(data).__name__}"
         )
+    tie_by = tie_dispersion_group(tie_dispersion) or "context"  # checked before any fit
     steps = Steps(progress, prefix="crosscheck")
     sink = WarningSink()
     seeds = seed_streams(random_seed)  # an independent stream per stochastic step
@@ -1743,6 +1770,7 @@ def crosscheck(
         strengths=strengths,
         grid_kwargs=dict(grid_kwargs or {}),
         progress=progress,
+        tie_by=tie_by,
     )
 
     # ---------------------------------------------------------------- leaderboards
@@ -1888,7 +1916,7 @@ def crosscheck(
         "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),
         "tie_positional": bool(tie_positional),
-        "tie_dispersion": bool(tie_dispersion),
+        "tie_dispersion": tie_dispersion if tie_dispersion == "pair" else bool(tie_dispersion),
         **{k: v for k, v in sampler_kwargs.items()},
     }
     return CrossCheck(

@@ -244,7 +244,7 @@ def build_report(
     grid_kwargs: Mapping[str, Any] | None = None,
     load_warnings: Sequence[warnings.WarningMessage] = (),
     tie_positional: bool = False,
-    tie_dispersion: bool = False,
+    tie_dispersion: bool | str = False,
 ) -> HtmlPage:
     """Run the classical estimators and a Bayesian model and lay everything out as HTML.
 
@@ -295,9 +295,9 @@ def build_report(
     tie_positional : bool
         Fit the model with one tie rate per position of the better text
         (:func:`~bayes_pairwise.crosscheck.crosscheck`'s setting; ``report --tie-positional``).
-    tie_dispersion : bool
-        Fit an order model with a tie rate that varies by context (``report
-        --tie-dispersion``).
+    tie_dispersion : bool or {"context", "pair"}
+        Fit an order model with a tie rate that varies by context (``True``; ``report
+        --tie-dispersion``) or by pair (``"pair"``; ``report --tie-dispersion pair``).
 
     Returns
     -------
@@ -560,6 +560,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
         METHOD_SCOM,
         METHOD_SCOM_DECIDED,
         METHOD_TIE_CORRELATION,
+        METHOD_TIE_CORRELATION_PAIR,
         METHOD_TIES,
         SYMBOLS,
     )
@@ -581,6 +582,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
         for name, q, method in (
             ("tie rate", "tie_rate", METHOD_TIES),
             ("tie correlation ρ (moments, per context)", "tie_rho", METHOD_TIE_CORRELATION),
+            ("tie correlation ρ (moments, per pair)", "tie_rho", METHOD_TIE_CORRELATION_PAIR),
             ("ε (S_com)", "eps", METHOD_SCOM),
             ("ε₊ (moments)", "eps_plus", METHOD_MOMENTS),
             ("ε₋ (moments)", "eps_minus", METHOD_MOMENTS),

@@ -305,3 +305,216 @@ def test_the_classical_tie_correlation_is_unbiased_and_meets_tie_rho_in_the_cros
     a = cc.agreement[cc.agreement.quantity == "tie_rho"]
     assert len(a) == 1 and bool(a.overlap.iloc[0]) and not bool(a.primary.iloc[0])
     assert cc.settings["tie_dispersion"] is True
+
+
+# ---------------------------------------------------------------- by pair (tie_dispersion="pair")
+def _paired_log(seed: int, *, n_contexts=150, size=4, tie_rate=0.15, tie_rho=0.5, eps=(0.05, 0.2)):
+    """Round robins with a hard truth (lower index better), each pair once in each order; each
+    pair's tie probability ~ Beta(mean tie_rate, correlation tie_rho), shared by its two
+    verdicts (a pair tied in one order is tied in the other more often than chance)."""
+    rng = np.random.default_rng(seed)
+    kappa = 1.0 / tie_rho - 1.0
+    rows = []
+    for c in range(n_contexts):
+        for i, j in itertools.combinations(range(size), 2):
+            tau_p = rng.beta(tie_rate * kappa, (1.0 - tie_rate) * kappa)
+            for a, b in ((i, j), (j, i)):
+                if rng.random() < tau_p:
+                    out = "tie"
+                else:
+                    better_first = a < b
+                    err = rng.random() < (eps[0] if better_first else eps[1])
+                    out = "first" if better_first != err else "second"
+                rows.append((f"c{c}i{a}", f"c{c}i{b}", out, f"q{c}"))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "q"])
+
+
+def test_by_pair_the_tie_terms_are_each_pairs_beta_binomial_and_the_gradient_is_exact():
+    """The per-context log-likelihood of tie_dispersion="pair" is the one-rate model's plus,
+    for every pair of the context, SciPy's beta-binomial of its tie count less the binomial
+    (the order terms are the same factor); the groups cover every verdict once; the
+    written-out gradient is the finite difference."""
+    from bayes_pairwise.pymc_models.order import _tie_counts, _tie_groups
+
+    df = _paired_log(0, n_contexts=12)
+    data = bp.load_comparisons(df, context="q", ties="model")
+    pc = bp.pair_counts(data)
+    t, d, judge = _tie_groups(pc, data, "pair")
+    assert t.shape == (12, 6) and np.all(judge == 0)
+    tc, dc = _tie_counts(pc, data)
+    np.testing.assert_array_equal(t.sum(1), tc[:, 0])
+    np.testing.assert_array_equal(d.sum(1), dc[:, 0])
+    pair, _ = bp.PositionalOrder(tie_dispersion="pair").written_out_density(data)
+    one, _ = bp.PositionalOrder().written_out_density(data)
+    assert pair.names[-1] == "tie_rho_logodds__" and pair.tie_cells[:, 3].sum() == 72
+    values = {
+        "eps_plus": np.array([[0.07]]),
+        "eps_minus": np.array([[0.18]]),
+        "tie_logit": np.array([[np.log(0.15 / 0.85)]]),
+        "tie_rho": np.array([[0.4]]),
+    }
+    kappa = 1 / 0.4 - 1
+    n = t + d
+    bb = betabinom.logpmf(t, n, 0.15 * kappa, 0.85 * kappa) - np.log(comb(n, t))
+    binom = t * np.log(0.15) + d * np.log(0.85)
+    np.testing.assert_allclose(
+        pair.pointwise(values)[0], one.pointwise(values)[0] + (bb - binom).sum(1), rtol=1e-10
+    )
+    rng = np.random.default_rng(4)
+    for u in (-6.0, 0.3, 5.0):
+        x = rng.normal(0.0, 0.7, pair.n_dim)
+        x[-1] = u
+        _, grad = order_density_logp_grad(pair, x)
+        h = 1e-6
+        fd = [
+            (order_density_logp_grad(pair, x + h * e)[0] - order_density_logp_grad(
+                pair, x - h * e
+            )[0]) / (2 * h)
+            for e in np.eye(pair.n_dim)
+        ]  # fmt: skip
+        np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-5)
+
+
+def test_by_pair_the_simulated_ties_share_one_probability_per_pair():
+    """order_counts(tie_by="pair") draws one tie probability per pair row: a pair's two
+    verdicts are both ties with probability τ² + ρ τ (1 − τ), not τ², while two different
+    pairs of one context tie independently (τ²); by context both share the probability."""
+    from bayes_pairwise.model_checking import _design, _order_counts
+
+    design = _design(4, 1, 1, n_contexts=4000)  # 24,000 pairs, each once in each order
+    values = {
+        "eps_plus": np.array([0.05]),
+        "eps_minus": np.array([0.2]),
+        "tie_rate": np.array([0.2]),
+        "tie_rho": np.array([0.4]),
+    }
+    pc = bp.pair_counts(design)
+    ctx = np.asarray(design.item_context)[pc.i]
+    first = np.unique(ctx, return_index=True)[1]  # the first two pairs of every context
+    correlated, independent = 0.04 + 0.4 * 0.16, 0.04
+    for by, same_pair, other_pair in (
+        ("pair", correlated, independent),
+        ("context", correlated, correlated),
+    ):
+        wins = _order_counts(design, values, True, 7, tie_by=by)
+        t1, t2 = wins[:, 2], wins[:, 3]
+        assert t1.mean() == pytest.approx(0.2, abs=0.01)
+        assert np.mean((t1 == 1) & (t2 == 1)) == pytest.approx(same_pair, abs=0.006)
+        both = np.mean((t1[first] == 1) & (t1[first + 1] == 1))
+        assert both == pytest.approx(other_pair, abs=0.012)
+    with pytest.raises(ValueError, match="tie_by"):
+        _order_counts(design, values, True, 7, tie_by="judge")
+
+
+def test_by_pair_it_is_refused_where_it_cannot_apply_and_the_setting_is_checked():
+    once = _paired_log(1, n_contexts=6)
+    once = once[once.groupby(once["first"].str[:3] + once["second"].str[:3]).cumcount() >= 0]
+    once = once.iloc[::2]  # each pair in one order only: no pair seen twice
+    data = bp.load_comparisons(once, context="q", ties="model")
+    with pytest.raises(DesignError, match="not identified"):
+        bp.PositionalOrder(tie_dispersion="pair").fit(data, method="map")
+    full = bp.load_comparisons(_paired_log(1, n_contexts=6), context="q", ties="model")
+    with pytest.raises(ValueError, match="tie_dispersion must be"):
+        bp.PositionalOrder(tie_dispersion="judge").fit(full, method="map")
+    with pytest.raises(ValueError, match="tie_dispersion must be"):
+        bp.crosscheck(full, models=(), tie_dispersion="question")
+
+
+@pytest.mark.slow  # three MAP fits with their caveats, replicates, a cross-check
+def test_by_pair_map_recovers_rho_its_replicates_tie_pairs_and_the_cross_check_agrees():
+    """On a log whose pairs tie together: the pair model finds the simulated ρ = 0.5, its
+    error rates are the one-rate model's (the tie terms are a separate factor), its replicated
+    logs tie a pair in both orders as often as the log (the one-rate and by-context models'
+    do not), the caveat says which fit allows for it, and the cross-check's classical row by
+    pair meets tie_rho."""
+    from bayes_pairwise.pymc_models.diagnostics import tie_handling
+    from bayes_pairwise.pymc_models.ppc import ppc_data
+
+    data = bp.load_comparisons(_paired_log(1, n_contexts=300), context="q", ties="model")
+    fits = {
+        td: bp.PositionalOrder(tie_dispersion=td).fit(data, method="map", random_seed=0)
+        for td in (False, True, "pair")
+    }
+
+    def at(td, name):
+        return float(fits[td].idata_.posterior[name].values.ravel()[0])
+
+    for name in ("eps_plus", "eps_minus"):
+        assert at("pair", name) == pytest.approx(at(False, name), abs=1e-4)
+    assert at("pair", "tie_rho") == pytest.approx(0.5, abs=0.08)
+    assert at(True, "tie_rho") < 0.15  # the contexts do not share one
+    p_both = {}
+    for td, m in fits.items():
+        m.sample_posterior_predictive(random_seed=1, point_draws=200)
+        df = ppc_data(m, data, statistics=("s_com_decided", "ties_both_orders"))
+        p_both[td] = df.attrs["p_value"]["ties_both_orders"]
+        assert 0.02 < df.attrs["p_value"]["s_com_decided"] < 0.98  # the errors: every form
+    assert 0.05 < p_both["pair"] < 0.95
+    assert p_both[False] < 0.01 and p_both[True] < 0.01  # too few pairs tied in both orders
+    assert tie_handling(fits["pair"])["tie_rates"] == "per judge, varying by pair"
+    said = {c.code: c.text for c in fits["pair"].caveats_}
+    assert "positional_order lets the tie rate vary by pair" in said["ties_cluster_by_pair"]
+    said = {c.code: c.text for c in fits[False].caveats_}
+    assert "fit --tie-dispersion pair" in said["ties_cluster_by_pair"]
+
+    cc = bp.crosscheck(
+        data,
+        models=("positional_order",),
+        method="map",
+        tie_dispersion="pair",
+        random_seed=0,
+        delta_s=False,
+        delta_s_2d=False,
+    )
+    t = cc.table.set_index(["quantity", "role"])
+    classical = t.loc[("tie_rho", "classical")]
+    assert classical["method"] == "moments of the tie counts per pair"
+    assert classical["lower"] < 0.5 < classical["upper"]
+    assert classical["interval"].endswith("bootstrap over contexts")
+    assert float(t.loc[("tie_rho", "model"), "estimate"]) == pytest.approx(
+        classical["estimate"], abs=0.03
+    )
+    a = cc.agreement[cc.agreement.quantity == "tie_rho"]
+    assert len(a) == 1 and bool(a.overlap.iloc[0])
+    assert cc.settings["tie_dispersion"] == "pair"
+    assert any("lets the tie rate vary by pair" in c for c in cc.caveats)
+
+
+@pytest.mark.slow  # two CLI fits with the log-level checks
+def test_cli_takes_tie_dispersion_pair_and_refuses_other_groups(tmp_path, capsys):
+    import json
+
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "paired.csv"
+    _paired_log(2, n_contexts=200).to_csv(path, index=False)
+    base = ["fit", str(path), "--context-column", "q", "--ties", "model", "--map", "--json"]
+    assert main([*base, "--model", "positional_order", "--tie-dispersion", "pair"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["parameters"]["tie_rho"]["mean"] == pytest.approx(0.5, abs=0.1)
+    assert out["settings"]["params"]["tie_dispersion"] == "pair"
+    assert main([*base, "--model", "positional_order", "--tie-dispersion", "question"]) == 2
+    assert "invalid choice: 'question'" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # the pair form's graph compile, two SBC fits (mocked sampler)
+def test_sbc_by_pair_ranks_tie_rho(mock_sampler):
+    from bayes_pairwise.model_checking import sbc
+
+    res = sbc(
+        "positional_order",
+        n_items=4,
+        n_contexts=3,
+        sims=2,
+        random_seed=1,
+        draws=50,
+        chains=2,
+        n_jobs=1,
+        progress=False,
+        ties=True,
+        tie_dispersion="pair",
+    )
+    assert res.failed == 0
+    assert "tie_rho" in {p.split("[")[0] for p in res.ranks["parameter"]}
+    assert mock_sampler[0]["direct"] is not None
+    assert res.settings["tie_dispersion"] == "pair"

@@ -68,6 +68,7 @@ __all__ = [
     "positional_moments",
     "tie_correlation",
     "tie_counts_by_context",
+    "tie_counts_by_pair",
     "tie_position_check",
     "wilson_interval",
 ]
@@ -1050,6 +1051,41 @@ def tie_counts_by_context(data: Comparisons) -> dict[str, tuple[np.ndarray, np.n
     return out
 
 
+def tie_counts_by_pair(
+    data: Comparisons,
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per judge: its tie verdicts and all its verdicts on each pair it saw (either order),
+    and the pair's context, three ``(P,)`` arrays (what :func:`tie_correlation` reads for the
+    order models' ``tie_dispersion="pair"``, resampling the contexts).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> rows = [("a", "b", "tie"), ("b", "a", "tie"), ("a", "c", "first"), ("c", "a", "tie")]
+    >>> df = pd.DataFrame(rows, columns=["first", "second", "outcome"])
+    >>> ((t, n, c),) = tie_counts_by_pair(load_comparisons(df, ties="model")).values()
+    >>> t.tolist(), n.tolist(), c.tolist()
+    ([2, 1], [2, 2], [0, 0])
+    """
+    first = np.asarray(data.first, dtype=np.int64)
+    second = np.asarray(data.second, dtype=np.int64)
+    lo, hi = np.minimum(first, second), np.maximum(first, second)
+    tie = np.asarray(data.outcome) == 0.5
+    judge = np.asarray(data.judge)
+    ctx = np.asarray(data.item_context, dtype=np.int64)
+    out = {}
+    for q, name in enumerate(data.judges):
+        mine = judge == q
+        keys, pair = np.unique(lo[mine] * data.n_items + hi[mine], return_inverse=True)
+        out[str(name)] = (
+            np.bincount(pair, tie[mine], minlength=keys.size).astype(np.int64),
+            np.bincount(pair, minlength=keys.size),
+            ctx[keys // data.n_items],
+        )
+    return out
+
+
 def _tie_rho_moments(t: np.ndarray, n: np.ndarray, m: np.ndarray) -> np.ndarray:
     """ρ̂ of :func:`tie_correlation` for each row of multiplicities ``m`` (B, C) of the
     contexts (tie counts ``t``, verdicts ``n``, both (C,) and n > 0): the Pearson χ² against
@@ -1083,11 +1119,17 @@ def tie_correlation(
     level: float = 0.95,
     n_boot: int = 999,
     random_seed: int | np.random.Generator | None = None,
+    clusters: np.ndarray | None = None,
 ) -> TieCorrelation:
     """Moment estimate of the within-context correlation of ties, ρ, with a bootstrap over
     the contexts (the classical counterpart of the order models' ``tie_rho``); and the tie
     share with an interval from the same resamplings, which stays honest where ties cluster
     (the binomial interval assumes independent verdicts).
+
+    The groups need not be contexts: with the tie counts per pair
+    (:func:`tie_counts_by_pair`) it is the within-pair correlation (``tie_dispersion="pair"``),
+    and ``clusters`` (each pair's context) makes the bootstrap resample whole contexts, which
+    stays honest where the ties cluster by context as well.
 
     If each context's tie probability varies around the mean τ so that its tie count has
     variance n τ (1 − τ) (1 + (n − 1) ρ) (a beta-binomial, for one), Pearson's χ² of the
@@ -1104,11 +1146,14 @@ def tie_correlation(
     level : float
     n_boot : int
     random_seed : int or Generator, optional
+    clusters : int array (C,), optional
+        What the bootstrap resamples, per group (default: the groups themselves).
 
     Returns
     -------
     TieCorrelation
-        ρ̂ is NaN when fewer than two contexts have verdicts or the pooled rate is 0 or 1.
+        ρ̂ is NaN when fewer than two groups have verdicts or the pooled rate is 0 or 1;
+        ``contexts`` counts the groups.
 
     Examples
     --------
@@ -1131,7 +1176,13 @@ def tie_correlation(
         return TieCorrelation(nan, nan, nan, share, nan, nan, int(n.size))
     rho = float(_tie_rho_moments(t, n, np.ones((1, n.size)))[0])
     rng = np.random.default_rng(random_seed)
-    times = rng.multinomial(n.size, np.full(n.size, 1.0 / n.size), size=int(n_boot)).astype(float)
+    if clusters is None:
+        times = rng.multinomial(n.size, np.full(n.size, 1.0 / n.size), size=int(n_boot))
+    else:  # resample the clusters; each group counts as often as its cluster is drawn
+        _, of = np.unique(np.asarray(clusters)[keep], return_inverse=True)
+        k = int(of.max()) + 1
+        times = rng.multinomial(k, np.full(k, 1.0 / k), size=int(n_boot))[:, of]
+    times = times.astype(float)
     q = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
     shares = (times @ t) / (times @ n)
     s_lo, s_hi = np.quantile(shares, q)
