@@ -518,3 +518,17 @@ def test_sbc_by_pair_ranks_tie_rho(mock_sampler):
     assert "tie_rho" in {p.split("[")[0] for p in res.ranks["parameter"]}
     assert mock_sampler[0]["direct"] is not None
     assert res.settings["tie_dispersion"] == "pair"
+
+
+def test_context_and_pair_fits_of_one_log_do_not_share_a_compiled_model(mock_sampler):
+    """The two groupings differ only inside the order node's logp (the same variables and
+    data): the in-memory key of the compiled model holds the settings, so a by-pair fit after
+    a by-context one in the same process samples its own density (it sampled the other's,
+    tie_rho 0.129 on QLoRA for both, before). Sampler settings do not change the key."""
+    data = bp.load_comparisons(_paired_log(3, n_contexts=8), context="q", ties="model")
+    for td, draws in ((True, 20), ("pair", 20), ("pair", 30)):
+        bp.PositionalOrder(tie_dispersion=td, draws=draws, tune=20, chains=1).fit(
+            data, random_seed=0, log_likelihood=False
+        )
+    keys = [c["cache_key"] for c in mock_sampler]
+    assert keys[0] != keys[1] and keys[1] == keys[2]

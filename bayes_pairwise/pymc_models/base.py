@@ -44,6 +44,7 @@ from bayes_pairwise.errors import (
 from bayes_pairwise.model_specs import (
     JAX_SAMPLERS,
     LOW_RANK_MAX_DIM,
+    SAMPLER_KEYS,
     ModelSpec,
     check_sampler_settings,
     load_spec,
@@ -579,6 +580,11 @@ class BayesianPairwiseModel:
         """
         return merge_priors(self.get_spec().priors, self.priors, self.prior_kinds)
 
+    def _density_params(self) -> dict[str, Any]:
+        """The settings that are not the sampler's (what the compiled model depends on)."""
+        skip = {*SAMPLER_KEYS, "sampler_kwargs", "map_kwargs", "spec", "priors", "likelihood"}
+        return {k: v for k, v in self.get_params().items() if k not in skip}
+
     def resolved_sampler(self) -> dict[str, Any]:
         """Sampler settings in effect (user > spec > package defaults)."""
         settings = dict(self.get_spec().sampler)
@@ -753,7 +759,16 @@ class BayesianPairwiseModel:
                 else "diag",
             }
             key = model_fingerprint(
-                frozen, {"class": type(self).__name__, "priors": priors, "lik": likelihood}
+                frozen,
+                {
+                    "class": type(self).__name__,
+                    "priors": priors,
+                    "lik": likelihood,
+                    # every setting that shapes the density: two fits whose likelihood differs
+                    # only inside a CustomDist's logp (tie_dispersion by context or by pair)
+                    # have the same variables and data, and must not share a compiled model
+                    "model": self._density_params(),
+                },
             )
             if _resolve_sampler(sampler["nuts_sampler"]) == "nutpie":
                 log_density = "written out" if direct is not None else f"graph ({why})"
