@@ -2476,6 +2476,7 @@ def _parameter_table(diag: Any) -> pd.DataFrame | None:
 def _ppc_summary(ppcs: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
     """One row per judge and statistic of the :func:`~bayes_pairwise.plot_data.ppc_data`
     tables: observed, mean and sd of the replicates, the p-value and whether it is extreme."""
+    from bayes_pairwise.pymc_models.diagnostics import ppc_summary_row
     from bayes_pairwise.pymc_models.ppc import TIE_STATISTICS
 
     rows = []
@@ -2492,19 +2493,7 @@ def _ppc_summary(ppcs: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
             stats["delta_s_area"] = (obs, area)
         given = df.attrs.get("p_value", {})  # ppc_data's own p-values where it has them
         for name, (obs, rep) in stats.items():
-            p = float(given.get(name, np.mean(rep > obs) + 0.5 * np.mean(rep == obs)))
-            rows.append(
-                {
-                    "judge": judge,
-                    "statistic": name,
-                    "observed": obs,
-                    "replicated_mean": float(rep.mean()),
-                    "replicated_sd": float(rep.std(ddof=1)) if rep.size > 1 else float("nan"),
-                    "p_value": p,
-                    "replicates": int(rep.size),
-                    "extreme": bool(rep.size >= 20 and (p < 0.025 or p > 0.975)),
-                }
-            )
+            rows.append(ppc_summary_row(judge, name, obs, rep, given.get(name)))
     return pd.DataFrame(rows) if rows else None
 
 

@@ -468,6 +468,13 @@ class SBCResult:
     settings: dict[str, Any]
     failed: int = 0
 
+    @property
+    def label(self) -> str:
+        """The model with the tie forms the run simulated and fitted, as
+        :func:`compare_models` names them (``positional_order+tie_dispersion=pair``)."""
+        forms = "".join(_form_name(f, self.settings.get(f, False)) for f in TIE_FORMS)
+        return self.model + forms
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (per-parameter numbers, settings)."""
         return {

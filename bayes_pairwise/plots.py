@@ -1401,5 +1401,5 @@ def plot_sbc_ranks(
         a.set_title(title, fontsize=9)
         a.set_xticks([])
     if ax is None:
-        axes[0].figure.suptitle(f"SBC rank histograms: {result.model}", fontsize=10)
+        axes[0].figure.suptitle(f"SBC rank histograms: {result.label}", fontsize=10)
     return axes

@@ -518,6 +518,7 @@ def test_sbc_by_pair_ranks_tie_rho(mock_sampler):
     assert "tie_rho" in {p.split("[")[0] for p in res.ranks["parameter"]}
     assert mock_sampler[0]["direct"] is not None
     assert res.settings["tie_dispersion"] == "pair"
+    assert res.label == "positional_order+tie_dispersion=pair"  # the plot's title
 
 
 def test_context_and_pair_fits_of_one_log_do_not_share_a_compiled_model(mock_sampler):

@@ -55,6 +55,7 @@ __all__ = [
     "pooled_delta_curves",
     "ppc_misfit_lines",
     "ppc_pair_counts",
+    "ppc_summary_row",
     "select_judge",
     "tie_handling",
     "tie_statistic_values",
@@ -956,11 +957,51 @@ def _delta_curves(
     return obs, rep
 
 
-def _p_value(rep: np.ndarray, obs: float) -> float:
-    rep = rep[np.isfinite(rep)]
-    if rep.size == 0 or not np.isfinite(obs):
-        return float("nan")
-    return float(np.mean(rep > obs) + 0.5 * np.mean(rep == obs))
+#: A predictive-check statistic is extreme when its p-value is below this or above 1 minus it
+#: and at least :data:`PPC_MIN_REPLICATES` replicates give it.
+PPC_EXTREME_P = 0.025
+PPC_MIN_REPLICATES = 20
+
+
+def ppc_summary_row(
+    judge: str, statistic: str, observed: float, replicated: Any, p_value: float | None = None
+) -> dict[str, Any]:
+    """One row of a predictive-check summary: the observed statistic, the mean and sd of its
+    replicates, the p-value P(rep > obs) + ½ P(rep = obs) (``p_value`` where the caller has it)
+    and whether it is extreme (:data:`PPC_EXTREME_P`, :data:`PPC_MIN_REPLICATES`): the one
+    rule for ``diagnose`` and the cross-check's table.
+
+    Examples
+    --------
+    >>> row = ppc_summary_row("j", "s_com", 0.9, np.linspace(0, 0.5, 40))
+    >>> row["p_value"], row["extreme"], row["replicates"]
+    (0.0, True, 40)
+    """
+    rep = np.asarray(replicated, dtype=float)
+    obs = float(observed)
+    if p_value is None:
+        fin = rep[np.isfinite(rep)]
+        p = (
+            float(np.mean(fin > obs) + 0.5 * np.mean(fin == obs))
+            if fin.size and np.isfinite(obs)
+            else float("nan")
+        )
+    else:
+        p = float(p_value)
+    return {
+        "judge": judge,
+        "statistic": statistic,
+        "observed": obs,
+        "replicated_mean": float(np.nanmean(rep)) if rep.size else float("nan"),
+        "replicated_sd": float(np.nanstd(rep, ddof=1)) if rep.size > 1 else float("nan"),
+        "p_value": p,
+        "extreme": bool(
+            rep.size >= PPC_MIN_REPLICATES
+            and np.isfinite(p)
+            and (p < PPC_EXTREME_P or p > 1.0 - PPC_EXTREME_P)
+        ),
+        "replicates": int(rep.size),
+    }
 
 
 def _ppc(
@@ -1025,20 +1066,9 @@ def _ppc(
                 )
             )
         for name, (obs, rep) in values.items():
-            rep = np.asarray(rep, dtype=float)
-            p = _p_value(rep, float(obs))
-            stats.append(
-                {
-                    "judge": judge,
-                    "statistic": name,
-                    "observed": float(obs),
-                    "replicated_mean": float(np.nanmean(rep)),
-                    "replicated_sd": float(np.nanstd(rep, ddof=1)) if rep.size > 1 else np.nan,
-                    "p_value": p,
-                    "extreme": bool(rep.size >= 20 and np.isfinite(p) and (p < 0.025 or p > 0.975)),
-                    "n_draws": int(rep.size),
-                }
-            )
+            row = ppc_summary_row(judge, name, obs, rep)
+            row["n_draws"] = row.pop("replicates")  # this table's name for it
+            stats.append(row)
     table = pd.DataFrame(stats) if stats else None
     curve_df = pd.concat(curves, ignore_index=True) if curves else None
     return table, curve_df
