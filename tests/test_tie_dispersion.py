@@ -533,3 +533,22 @@ def test_context_and_pair_fits_of_one_log_do_not_share_a_compiled_model(mock_sam
         )
     keys = [c["cache_key"] for c in mock_sampler]
     assert keys[0] != keys[1] and keys[1] == keys[2]
+
+
+def test_compare_models_names_the_pair_form_and_parses_it(mock_sampler):
+    """``positional_order+tie_dispersion=pair`` builds the by-pair model (a form with a
+    value), and a fitted model is named the same way; an unknown form is refused by name."""
+    from bayes_pairwise.model_checking import _fitted
+
+    data = bp.load_comparisons(_paired_log(4, n_contexts=8), context="q", ties="model")
+    kw = {"sampler": {"draws": 20, "tune": 20, "chains": 1}, "random_seed": 0, "progress": False}
+    name, m = _fitted("positional_order+tie_dispersion=pair", data, **kw)
+    assert name == "positional_order+tie_dispersion=pair" and m.tie_dispersion == "pair"
+    name, _ = _fitted("positional_order+tie_dispersion", data, **kw)
+    assert name == "positional_order+tie_dispersion"
+    fitted = bp.PositionalOrder(tie_dispersion="pair", draws=20, tune=20, chains=1).fit(
+        data, random_seed=0
+    )
+    assert _fitted(fitted, data, **kw)[0] == "positional_order+tie_dispersion=pair"
+    with pytest.raises(DesignError, match="unknown tie form 'tie_pair'"):
+        _fitted("positional_order+tie_pair", data, **kw)
