@@ -189,6 +189,21 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     )
 
 
+def _tie_checks(
+    data: Comparisons, checks: Mapping[str, TiePositionCheck] | None
+) -> list[tuple[str, TiePositionCheck]]:
+    """``(judge, tie_position_check)`` of every judge with ties kept under the tie policy
+    ``"model"`` (``checks`` where already computed; the others are checked here)."""
+    if data.tie_policy != "model" or not np.any(np.asarray(data.outcome) == 0.5):
+        return []
+    out = []
+    for j, block in data.by_judge():
+        if np.any(np.asarray(block.outcome) == 0.5):
+            chk = checks[j] if checks is not None and j in checks else tie_position_check(block)
+            out.append((j, chk))
+    return out
+
+
 def ties_depend_on_position(
     data: Comparisons,
     *,
@@ -207,15 +222,10 @@ def ties_depend_on_position(
     >>> ties_depend_on_position(simulate_round_robin(8, random_seed=0).data) is None
     True
     """
-    if data.tie_policy != "model" or not np.any(np.asarray(data.outcome) == 0.5):
-        return None
     z = z_value()
     lab = interval_label()
     said = []
-    for j, block in data.by_judge():
-        if not np.any(np.asarray(block.outcome) == 0.5):
-            continue
-        chk = checks[j] if checks is not None and j in checks else tie_position_check(block)
+    for j, chk in _tie_checks(data, checks):
         if not chk.depends:
             continue
         who = f"judge {j}: " if data.n_judges > 1 else ""
@@ -264,13 +274,8 @@ def ties_cluster_by_pair(
     >>> ties_cluster_by_pair(simulate_round_robin(8, random_seed=0).data) is None
     True
     """
-    if data.tie_policy != "model" or not np.any(np.asarray(data.outcome) == 0.5):
-        return None
     said = []
-    for j, block in data.by_judge():
-        if not np.any(np.asarray(block.outcome) == 0.5):
-            continue
-        chk = checks[j] if checks is not None and j in checks else tie_position_check(block)
+    for j, chk in _tie_checks(data, checks):
         if chk.pairs_cluster:
             who = f"judge {j}: " if data.n_judges > 1 else ""
             said.append(f"{who}{chk.pairs_text()}.")

@@ -31,6 +31,7 @@ has no resampling unit and its grid value is shown without an interval), Wilson 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import sys
@@ -921,28 +922,21 @@ def _classical(
                 skipped[j]["moments"] = str(exc)
             if k and block.tie_policy == "model":
                 tie_position[j] = tie_position_check(block)
+            corr = functools.partial(
+                tie_correlation,
+                level=resolve_hdi_prob(),
+                n_boot=N_BOOTSTRAP,
+                random_seed=seed["tie_correlation"],
+            )
             if k and block.tie_policy == "model" and tie_by == "pair":
                 # the order models' tie_rho by pair: the pairs' tie counts, contexts resampled
                 ((t_p, n_p, c_p),) = tie_counts_by_pair(block).values()
-                tp = tie_correlation(
-                    t_p,
-                    n_p,
-                    level=resolve_hdi_prob(),
-                    n_boot=N_BOOTSTRAP,
-                    random_seed=seed["tie_correlation"],
-                    clusters=c_p,
-                )
+                tp = corr(t_p, n_p, clusters=c_p)
                 if math.isfinite(tp.rho):
                     tie_corr[j] = tp
             if k and block.tie_policy == "model" and block.n_contexts > 1:
                 ((t_c, n_c),) = tie_counts_by_context(block).values()
-                tc = tie_correlation(
-                    t_c,
-                    n_c,
-                    level=resolve_hdi_prob(),
-                    n_boot=N_BOOTSTRAP,
-                    random_seed=seed["tie_correlation"],
-                )
+                tc = corr(t_c, n_c)
                 if math.isfinite(tc.rho) and tie_by == "context":
                     tie_corr[j] = tc
                 # where the ties cluster by context (the caveat's rule) the binomial interval
