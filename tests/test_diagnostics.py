@@ -83,8 +83,16 @@ def test_nuisance_coordinates_do_not_decide_ok():
     assert not d.table.loc["sigma_s", "rhat_ok"]
     assert not d.table.loc["sigma_s", "reported"] and d.table.loc["eps", "reported"]
     assert d.ok is True and d.checks["nuisance"] is False
-    assert any("sigma_s / z" in m for m in d.messages)
+    # the message names the coordinates that mix badly, not a fixed "sigma_s / z"
+    assert any("sampler coordinates sigma_s (not findings)" in m for m in d.messages)
     assert d.to_dict()["nuisance_max_r_hat"] > 1.01
+    # the order models' nuisance is the simplex behind ε₊, ε₋ (no σ_s, no z)
+    simplex = np.stack([np.exp(stuck), np.exp(-stuck)], axis=-1)
+    d = diagnose(
+        _idata({"eps": rng.normal(0.15, 0.01, (4, 500)), "eps_simplex": simplex}), ppc=False
+    )
+    assert any("sampler coordinates eps_simplex (not findings)" in m for m in d.messages)
+    assert not any("sigma_s" in m for m in d.messages)
 
 
 def test_low_ebfmi_flagged():

@@ -501,8 +501,10 @@ def diagnose(
             messages.append(f"ESS < {ESS_MIN:g} for {len(bad)} parameter(s): {bad[:5]}")
         if not checks["nuisance"]:
             worst_ess = np.minimum(side["ess_bulk"], side["ess_tail"]).min()
+            # the coordinates that do, by variable (σ_s and z, or the order models' simplex)
+            names = " / ".join(dict.fromkeys(str(i).split("[")[0] for i in side.index[~side["ok"]]))
             messages.append(
-                "sampler coordinates sigma_s / z (not findings) mix less well: max R-hat "
+                f"sampler coordinates {names} (not findings) mix less well: max R-hat "
                 f"{side['r_hat'].max():.3f}, min ESS {worst_ess:.0f}"
             )
         if n_div:
