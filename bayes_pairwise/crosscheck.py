@@ -307,6 +307,10 @@ class ClassicalFits:
     tie_correlation_by : {"context", "pair"}
         What ``tie_correlation`` groups the ties by (the cross-check's ``tie_dispersion``):
         by pair, the tie counts per pair with the contexts resampled.
+    tie_share_resampled : dict
+        Per judge whose ``tie_share`` interval is a bootstrap: what it resamples
+        (``"contexts"``, or ``"pairs"`` in a one-context log) and why (the ties cluster by
+        ``"context"`` or by ``"pair"``).
     tie_share_by_context : frozenset
         Judges whose ties cluster by context (:func:`~bayes_pairwise.caveats.tie_dispersion`'s
         rule): their ``tie_share`` interval is the bootstrap over contexts of
@@ -328,6 +332,7 @@ class ClassicalFits:
     tie_correlation: Mapping[str, Any] = field(default_factory=dict)
     tie_share_by_context: frozenset[str] = frozenset()
     tie_correlation_by: str = "context"
+    tie_share_resampled: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -902,7 +907,7 @@ def _classical(
     tie_share = {}
     tie_position = {}
     tie_corr: dict[str, Any] = {}
-    by_context: set[str] = set()
+    resampled: dict[str, tuple[str, str]] = {}
     blocks = dict(data.by_judge())
     for j, block in blocks.items():
         skipped[j] = {}
@@ -934,16 +939,24 @@ def _classical(
                 tp = corr(t_p, n_p, clusters=c_p)
                 if math.isfinite(tp.rho):
                     tie_corr[j] = tp
+            paired = j in tie_position and tie_position[j].pairs_cluster
             if k and block.tie_policy == "model" and block.n_contexts > 1:
                 ((t_c, n_c),) = tie_counts_by_context(block).values()
                 tc = corr(t_c, n_c)
                 if math.isfinite(tc.rho) and tie_by == "context":
                     tie_corr[j] = tc
-                # where the ties cluster by context (the caveat's rule) the binomial interval
-                # of the share is too narrow: the bootstrap over contexts replaces it
-                if any(d.clusters for d in tie_dispersion(block)):
+                # where the ties cluster by context (the caveat's rule) or come in pairs (the
+                # tie check's) the binomial interval of the share is too narrow: the bootstrap
+                # over contexts replaces it (a context holds its pairs)
+                by = "context" if any(d.clusters for d in tie_dispersion(block)) else None
+                if by or paired:
                     tie_share[j] = (k / n, tc.share_lower, tc.share_upper, k, n)
-                    by_context.add(j)
+                    resampled[j] = ("contexts", by or "pair")
+            elif paired:  # one context: its pairs resampled
+                ((t_p, n_p, _),) = tie_counts_by_pair(block).values()
+                tp = corr(t_p, n_p)
+                tie_share[j] = (k / n, tp.share_lower, tp.share_upper, k, n)
+                resampled[j] = ("pairs", "pair")
     gkw = {"skip_incomplete": True, "n_bootstrap": N_BOOTSTRAP, **dict(grid_kwargs)}
     for j, block in blocks.items():
         if delta_s:
@@ -1008,7 +1021,8 @@ def _classical(
         mm=mm,
         mm_note=mm_note,
         tie_correlation=tie_corr,
-        tie_share_by_context=frozenset(by_context),
+        tie_share_by_context=frozenset(j for j, r in resampled.items() if r[0] == "contexts"),
+        tie_share_resampled=resampled,
         tie_correlation_by=tie_by,
     )
 
@@ -1040,7 +1054,7 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             return _row(q, judge, method, eps, note=note)
 
         if k:
-            clustered = j in cf.tie_share_by_context
+            unit, why = cf.tie_share_resampled.get(j, ("", ""))
             rows.append(
                 _row(
                     "tie_rate",
@@ -1049,12 +1063,12 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
                     tau,
                     t_lo,
                     t_hi,
-                    f"{lab} bootstrap over contexts" if clustered else f"{lab} Wilson",
+                    f"{lab} bootstrap over {unit}" if unit else f"{lab} Wilson",
                     note=f"{k} of {n} verdicts"
                     + (
-                        "; the ties cluster by context, so the interval resamples contexts "
+                        f"; the ties cluster by {why}, so the interval resamples {unit} "
                         "(Wilson's assumes independent verdicts)"
-                        if clustered
+                        if unit
                         else ""
                     ),
                 )

@@ -552,3 +552,32 @@ def test_compare_models_names_the_pair_form_and_parses_it(mock_sampler):
     assert _fitted(fitted, data, **kw)[0] == "positional_order+tie_dispersion=pair"
     with pytest.raises(DesignError, match="unknown tie form 'tie_pair'"):
         _fitted("positional_order+tie_pair", data, **kw)
+
+
+def test_the_observed_tie_share_interval_resamples_where_ties_come_in_pairs():
+    """Where a judge's ties come in pairs (the tie check's z_pair ≥ 3) Wilson's interval of the
+    tie share, which takes verdicts as independent, is too narrow: the cross-check resamples
+    whole contexts (a context holds its pairs), or the pairs of a one-context log; where ties
+    fall verdict by verdict it keeps Wilson's."""
+    from bayes_pairwise.classical.descriptive import wilson_interval
+
+    kw = {"models": (), "method": "map", "delta_s": False, "delta_s_2d": False, "random_seed": 0}
+    paired = _paired_log(5, n_contexts=300)
+    cases = {
+        "contexts": bp.load_comparisons(paired, context="q", ties="model"),
+        "pairs": bp.load_comparisons(paired.drop(columns="q"), ties="model"),  # one context
+    }
+    for unit, data in cases.items():
+        row = bp.crosscheck(data, **kw).table.set_index(["quantity", "role"])
+        row = row.loc[("tie_rate", "classical")]
+        assert row["interval"].endswith(f"bootstrap over {unit}")
+        assert "cluster by pair" in row["note"]
+        k = int((paired["outcome"] == "tie").sum())
+        lo, hi = wilson_interval(k, len(paired), level=0.94)
+        # design effect 1 + ρ for two verdicts per pair (ρ 0.5): about √1.5 × wider
+        assert (row["upper"] - row["lower"]) > 1.1 * (hi - lo)
+    flat = bp.load_comparisons(
+        _paired_log(5, n_contexts=300, tie_rho=1e-6), context="q", ties="model"
+    )
+    row = bp.crosscheck(flat, **kw).table.set_index(["quantity", "role"])
+    assert row.loc[("tie_rate", "classical"), "interval"].endswith("Wilson")
