@@ -396,8 +396,8 @@ class _OrderModel:
             raise DesignError(
                 f"{name}: tie_dispersion (a tie rate that varies by {by}) and tie_positional "
                 "(one per position of the better item) do not combine: the positional tie "
-                "rates enter every order's likelihood, the dispersed one is summed out per "
-                "context beside it; choose one"
+                f"rates enter every order's likelihood, the dispersed one is summed out per "
+                f"{by} beside it; choose one"
             )
         if data.has_weights:
             raise DesignError(
