@@ -68,6 +68,7 @@ __all__ = [
     "crosscheck",
     "posterior_draws",
     "posterior_stats",
+    "ppc_extreme_rule",
     "ppc_misfit_lines",
 ]
 
@@ -2503,6 +2504,21 @@ def _ppc_summary(ppcs: Mapping[str, pd.DataFrame]) -> pd.DataFrame | None:
         for name, (obs, rep) in stats.items():
             rows.append(ppc_summary_row(judge, name, obs, rep, given.get(name)))
     return pd.DataFrame(rows) if rows else None
+
+
+def ppc_extreme_rule() -> str:
+    """When a predictive-check row is flagged, in words: the cross-check's door to
+    :func:`~bayes_pairwise.pymc_models.diagnostics.ppc_extreme_rule` (the rule its summary
+    rows were made with), for the report's caption.
+
+    Examples
+    --------
+    >>> ppc_extreme_rule().startswith("p < 0.025")
+    True
+    """
+    from bayes_pairwise.pymc_models.diagnostics import ppc_extreme_rule as rule
+
+    return rule()
 
 
 def ppc_misfit_lines(summary: pd.DataFrame | None) -> list[str]:

@@ -1043,7 +1043,7 @@ def _section_bayesian(
     if ppc_rows:
         page.heading("Posterior predictive checks: all judges", level=3)
         table = pd.DataFrame(ppc_rows)
-        from bayes_pairwise.crosscheck import ppc_misfit_lines
+        from bayes_pairwise.crosscheck import ppc_extreme_rule, ppc_misfit_lines
 
         lines = ppc_misfit_lines(table)
         if lines:
@@ -1053,7 +1053,7 @@ def _section_bayesian(
             page,
             table,
             caption="Observed statistic, mean and sd over the replicates, and the p-value "
-            "P(rep > obs) + ½P(rep = obs); red rows: p < 0.025 or p > 0.975. delta_s_area is "
+            f"P(rep > obs) + ½P(rep = obs); red rows: {ppc_extreme_rule()}. delta_s_area is "
             "the area under the pooled Δ_S–n curve; with ties modelled, s_com_decided is S_com "
             "of the decided verdicts alone (the pairs decided in both orders: the errors) and "
             "ties_both_orders the share of the pairs shown in both orders tied in both.",

@@ -149,6 +149,11 @@ def test_report_sections_and_progress(nasty_html):
     assert "[report" in err and "fitting positional (NUTS)" in err
     assert "1000 / 500 / 2" in html  # the default sampler settings are shown
     assert "One row per judge" in html  # the judges' forest plot (two judges)
+    # the predictive checks' flag rule, read from the rule that flagged the rows
+    from bayes_pairwise.pymc_models.diagnostics import PPC_EXTREME_P, PPC_MIN_REPLICATES
+
+    rule = f"red rows: p &lt; {PPC_EXTREME_P:g} or p &gt; {1 - PPC_EXTREME_P:g}, from "
+    assert rule + f"{PPC_MIN_REPLICATES} replicates or more" in html
 
 
 def _table_rows(html: str, header: str) -> list[list[str]]:

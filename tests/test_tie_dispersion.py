@@ -554,6 +554,7 @@ def test_compare_models_names_the_pair_form_and_parses_it(mock_sampler):
         _fitted("positional_order+tie_pair", data, **kw)
 
 
+@pytest.mark.slow  # three cross-checks with their log-level checks (≈ 20 s)
 def test_the_observed_tie_share_interval_resamples_where_ties_come_in_pairs():
     """Where a judge's ties come in pairs (the tie check's z_pair ≥ 3) Wilson's interval of the
     tie share, which takes verdicts as independent, is too narrow: the cross-check resamples
@@ -574,8 +575,9 @@ def test_the_observed_tie_share_interval_resamples_where_ties_come_in_pairs():
         assert "cluster by pair" in row["note"]
         k = int((paired["outcome"] == "tie").sum())
         lo, hi = wilson_interval(k, len(paired), level=0.94)
-        # design effect 1 + ρ for two verdicts per pair (ρ 0.5): about √1.5 × wider
-        assert (row["upper"] - row["lower"]) > 1.1 * (hi - lo)
+        # design effect 1 + ρ for two verdicts per pair (ρ 0.5): about √1.5 × wider (this
+        # log: 1.25 × with its contexts resampled, 1.12 × with its pairs)
+        assert (row["upper"] - row["lower"]) > 1.05 * (hi - lo)
     flat = bp.load_comparisons(
         _paired_log(5, n_contexts=300, tie_rho=1e-6), context="q", ties="model"
     )

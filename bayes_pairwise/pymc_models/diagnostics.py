@@ -53,6 +53,7 @@ __all__ = [
     "laplace_note",
     "parameter_summary",
     "pooled_delta_curves",
+    "ppc_extreme_rule",
     "ppc_misfit_lines",
     "ppc_pair_counts",
     "ppc_summary_row",
@@ -963,6 +964,21 @@ def _delta_curves(
 #: and at least :data:`PPC_MIN_REPLICATES` replicates give it.
 PPC_EXTREME_P = 0.025
 PPC_MIN_REPLICATES = 20
+
+
+def ppc_extreme_rule() -> str:
+    """When a predictive-check statistic counts as extreme, in words (:func:`ppc_summary_row`'s
+    rule, for the tables that flag it).
+
+    Examples
+    --------
+    >>> ppc_extreme_rule()
+    'p < 0.025 or p > 0.975, from 20 replicates or more'
+    """
+    return (
+        f"p < {PPC_EXTREME_P:g} or p > {1.0 - PPC_EXTREME_P:g}, from {PPC_MIN_REPLICATES} "
+        "replicates or more"
+    )
 
 
 def ppc_summary_row(
