@@ -521,6 +521,7 @@ def test_sbc_by_pair_ranks_tie_rho(mock_sampler):
     assert res.label == "positional_order+tie_dispersion=pair"  # the plot's title
 
 
+@pytest.mark.slow  # three mocked fits: the default run's margin (CI's cold caches)
 def test_context_and_pair_fits_of_one_log_do_not_share_a_compiled_model(mock_sampler):
     """The two groupings differ only inside the order node's logp (the same variables and
     data): the in-memory key of the compiled model holds the settings, so a by-pair fit after
@@ -535,6 +536,7 @@ def test_context_and_pair_fits_of_one_log_do_not_share_a_compiled_model(mock_sam
     assert keys[0] != keys[1] and keys[1] == keys[2]
 
 
+@pytest.mark.slow  # four mocked fits: the default run's margin (CI's cold caches)
 def test_compare_models_names_the_pair_form_and_parses_it(mock_sampler):
     """``positional_order+tie_dispersion=pair`` builds the by-pair model (a form with a
     value), and a fitted model is named the same way; an unknown form is refused by name."""
