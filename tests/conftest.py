@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import arviz as az
@@ -75,6 +76,16 @@ def mock_sampler(monkeypatch):
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(base, "sample_nuts", fake_nuts(calls))
     return calls
+
+
+@pytest.fixture
+def quick_sbc(mock_sampler):
+    """:func:`~bayes_pairwise.model_checking.sbc` with the mocked sampler and the small settings
+    every SBC test shares (50 draws, 2 chains, one process, quiet, seed 1); a test passes the
+    model, the design and whatever else it checks, and may override any of these."""
+    from bayes_pairwise.model_checking import sbc
+
+    return partial(sbc, random_seed=1, draws=50, chains=2, n_jobs=1, progress=False)
 
 
 @pytest.fixture(scope="session")

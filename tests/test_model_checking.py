@@ -197,17 +197,12 @@ def test_sbc_tie_counts_round_trip_through_the_model():
     assert np.array_equal(np.asarray(observed.eval()).reshape(-1, 4), wins)
 
 
-def test_sbc_ties_ranks_tie_rates(mock_sampler):
-    res = sbc(
+def test_sbc_ties_ranks_tie_rates(quick_sbc):
+    res = quick_sbc(
         "uniform",
         n_items=4,
         n_judges=2,
         sims=1,
-        random_seed=1,
-        draws=50,
-        chains=2,
-        n_jobs=1,
-        progress=False,
         ties=True,
     )
     assert res.failed == 0 and res.settings["ties"] is True
@@ -217,18 +212,13 @@ def test_sbc_ties_ranks_tie_rates(mock_sampler):
 
 
 @pytest.mark.slow  # 22 s cold (the per-verdict model's prior predictive compiled)
-def test_sbc_biased_bt_parameters(mock_sampler):
+def test_sbc_biased_bt_parameters(quick_sbc):
     """sbc accepts the per-verdict model and ranks gamma per judge, w and sigma_s."""
-    res = sbc(
+    res = quick_sbc(
         "biased_bt",
         n_items=4,
         n_judges=2,
         sims=2,
-        random_seed=1,
-        draws=50,
-        chains=2,
-        n_jobs=1,
-        progress=False,
     )
     assert res.failed == 0
     assert set(res.ranks["parameter"]) == {"gamma[j00]", "gamma[j01]", "w[x]", "sigma_s"}
@@ -483,17 +473,12 @@ def test_sbc_simulates_the_order_models_own_process():
 
 
 @pytest.mark.slow  # compiles the order model's prior predictive graph (≈ 35 s cold)
-def test_sbc_ranks_the_order_models_rates_and_no_sigma_s(mock_sampler):
-    res = sbc(
+def test_sbc_ranks_the_order_models_rates_and_no_sigma_s(quick_sbc, mock_sampler):
+    res = quick_sbc(
         "positional_order",
         n_items=5,
         n_judges=2,
         sims=2,
-        random_seed=1,
-        draws=50,
-        chains=2,
-        n_jobs=1,
-        progress=False,
         ties=True,
     )
     assert res.failed == 0

@@ -202,7 +202,7 @@ def test_cli_fit_takes_it_for_the_order_models_and_names_the_others(tmp_path, ca
 
 
 @pytest.mark.slow  # a 12,000-item design simulated, two SBC fits
-def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler):
+def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(quick_sbc, mock_sampler):
     """The SBC generative process draws one tie probability per context and judge from the
     Beta: the tie counts' variance is n τ(1 − τ)(1 + (n − 1) ρ); the contexts survive into
     the simulated log; tie_rho is ranked beside the rates."""
@@ -227,16 +227,11 @@ def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler)
     assert t.mean() / n == pytest.approx(0.2, abs=0.01)
     want = n * 0.2 * 0.8 * (1 + (n - 1) * 0.25)
     assert t.var() == pytest.approx(want, rel=0.1)
-    res = sbc(
+    res = quick_sbc(
         "positional_order",
         n_items=4,
         n_contexts=5,
         sims=2,
-        random_seed=1,
-        draws=50,
-        chains=2,
-        n_jobs=1,
-        progress=False,
         ties=True,
         tie_dispersion=True,
     )
@@ -249,6 +244,21 @@ def test_sbc_simulates_ties_that_vary_by_context_and_ranks_tie_rho(mock_sampler)
         sbc("positional_order", n_items=4, sims=1, ties=True, tie_dispersion=True)
     with pytest.raises(DesignError, match="no tie rate that varies by context"):
         sbc("positional", n_items=4, n_contexts=3, sims=1, ties=True, tie_dispersion=True)
+
+
+def _order_crosscheck(data, tie_dispersion):
+    """positional_order's MAP in the cross-check with the tie form ``tie_dispersion`` (no Δ_S
+    grids): the result and its table indexed by (quantity, role)."""
+    cc = bp.crosscheck(
+        data,
+        models=("positional_order",),
+        method="map",
+        tie_dispersion=tie_dispersion,
+        random_seed=0,
+        delta_s=False,
+        delta_s_2d=False,
+    )
+    return cc, cc.table.set_index(["quantity", "role"])
 
 
 @pytest.mark.slow  # 400 simulated logs and two cross-checks
@@ -278,16 +288,7 @@ def test_the_classical_tie_correlation_is_unbiased_and_meets_tie_rho_in_the_cros
     assert r.share_upper - r.share_lower > 2 * (hi - lo)
 
     data = bp.load_comparisons(_clustered_log(5, n_contexts=80), context="q", ties="model")
-    cc = bp.crosscheck(
-        data,
-        models=("positional_order",),
-        method="map",
-        tie_dispersion=True,
-        random_seed=0,
-        delta_s=False,
-        delta_s_2d=False,
-    )
-    t = cc.table.set_index(["quantity", "role"])
+    cc, t = _order_crosscheck(data, True)
     classical = t.loc[("tie_rho", "classical")]
     assert classical["method"] == "moments of the tie counts per context"
     assert classical["lower"] < 0.3 < classical["upper"]
@@ -457,16 +458,7 @@ def test_by_pair_map_recovers_rho_its_replicates_tie_pairs_and_the_cross_check_a
     said = {c.code: c.text for c in fits[False].caveats_}
     assert "fit --tie-dispersion pair" in said["ties_cluster_by_pair"]
 
-    cc = bp.crosscheck(
-        data,
-        models=("positional_order",),
-        method="map",
-        tie_dispersion="pair",
-        random_seed=0,
-        delta_s=False,
-        delta_s_2d=False,
-    )
-    t = cc.table.set_index(["quantity", "role"])
+    cc, t = _order_crosscheck(data, "pair")
     classical = t.loc[("tie_rho", "classical")]
     assert classical["method"] == "moments of the tie counts per pair"
     assert classical["lower"] < 0.5 < classical["upper"]
@@ -498,19 +490,13 @@ def test_cli_takes_tie_dispersion_pair_and_refuses_other_groups(tmp_path, capsys
 
 
 @pytest.mark.slow  # the pair form's graph compile, two SBC fits (mocked sampler)
-def test_sbc_by_pair_ranks_tie_rho(mock_sampler):
-    from bayes_pairwise.model_checking import sbc
+def test_sbc_by_pair_ranks_tie_rho(quick_sbc, mock_sampler):
 
-    res = sbc(
+    res = quick_sbc(
         "positional_order",
         n_items=4,
         n_contexts=3,
         sims=2,
-        random_seed=1,
-        draws=50,
-        chains=2,
-        n_jobs=1,
-        progress=False,
         ties=True,
         tie_dispersion="pair",
     )
