@@ -250,13 +250,25 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="bundled data set name or comparison log file")
     g = p.add_argument_group("reading a file")
     g.add_argument(
-        "--first", default="first", help="column of the item shown first (default: first)"
+        "--first",
+        "--first-column",  # spelt like --judge-column and the other column flags
+        dest="first",
+        default="first",
+        help="column of the item shown first (default: first)",
     )
     g.add_argument(
-        "--second", default="second", help="column of the item shown second (default: second)"
+        "--second",
+        "--second-column",  # spelt like --judge-column and the other column flags
+        dest="second",
+        default="second",
+        help="column of the item shown second (default: second)",
     )
     g.add_argument(
-        "--outcome", default="outcome", help="column of the outcome / winner (default: outcome)"
+        "--outcome",
+        "--outcome-column",  # spelt like --judge-column and the other column flags
+        dest="outcome",
+        default="outcome",
+        help="column of the outcome / winner (default: outcome)",
     )
     g.add_argument("--judge-column", default=None, help="column naming the judge")
     g.add_argument("--context-column", default=None, help="column naming the context")

@@ -1970,6 +1970,8 @@ def _missing_column(role: str, col: str, columns: pd.Index, used: set[str]) -> s
     pool = [c for c in names if c not in used]
     near = [c for c in pool if c.lower() == col.lower()]
     near += [a for a in _ALIASES.get(role, ()) if a in pool]
+    low = col.lower()  # e.g. model_first, first_model, text_first for "first"
+    near += [c for c in pool if c.lower().endswith(f"_{low}") or c.lower().startswith(f"{low}_")]
     if near:
         c = near[0]
         return msg + (

@@ -282,3 +282,27 @@ def test_blas_notice_is_filtered_by_message_only():
         warnings.warn(text, UserWarning, stacklevel=1)
         warnings.warn("PyTensor could not compile the model", UserWarning, stacklevel=1)
     assert [str(w.message) for w in seen] == ["PyTensor could not compile the model"]
+
+
+def test_the_item_and_outcome_columns_take_either_spelling(tmp_path, capsys):
+    """--first-column / --second-column / --outcome-column (spelt like --judge-column) are the
+    same flags as --first / --second / --outcome: one log, renamed, gives the same S_com, and
+    that S_com is the share of pairs whose two verdicts pick the same position (METHODS §2)."""
+    # pairs seen in both orders: a-b consistent, a-c consistent, b-c inconsistent (first wins)
+    frame = pd.DataFrame(
+        {
+            "x": ["a", "b", "a", "c", "b", "c"],
+            "y": ["b", "a", "c", "a", "c", "b"],
+            "pref": ["first", "second", "second", "first", "first", "first"],
+        }
+    )
+    path = tmp_path / "renamed.csv"
+    frame.to_csv(path, index=False)
+    base = ["estimate", str(path), "--method", "scom", "--json"]
+    short = run_json(capsys, [*base, "--first", "x", "--second", "y", "--outcome", "pref"])
+    long = run_json(
+        capsys,
+        [*base, "--first-column", "x", "--second-column", "y", "--outcome-column", "pref"],
+    )
+    assert long == short
+    assert long["estimates"]["s_com"] == pytest.approx(1 / 3)  # b-c: the first shown won twice

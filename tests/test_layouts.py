@@ -219,6 +219,9 @@ def test_missing_column_error_names_the_keyword_and_the_flag():
     # a different case of the name asked for
     with pytest.raises(DataError, match="pass judge='Judge' \\(CLI --judge-column Judge\\)"):
         load_comparisons(df.assign(Judge="j"), judge="judge")
+    # a column that names the role with a prefix or suffix (judging_the_judges' model_first)
+    with pytest.raises(DataError, match="pass first='model_first' \\(CLI --first model_first\\)"):
+        load_comparisons(pd.DataFrame({"model_first": ["a"], "second": ["b"], "outcome": ["a"]}))
     # nothing alike: the keyword and the flag, with a placeholder
     with pytest.raises(DataError, match="name the second column: second='NAME' \\(CLI --second"):
         load_comparisons(pd.DataFrame({"first": ["a"], "other": ["b"], "outcome": ["a"]}))
