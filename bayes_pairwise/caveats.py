@@ -22,8 +22,9 @@
   one pair of texts in a known order (order not recorded; no contexts and many repeats per
   pair): :func:`~bayes_pairwise.identification.repeats_reading`.
 
-:func:`joint_mode` is a fit's, not a log's: a strength model's MAP whose rates the order
-model's MAP (each context's order summed out) does not reproduce.
+:func:`joint_mode` is a fit's, not a log's: a strength model's MAP, or its Laplace
+approximation, sits at a joint mode over every strength and the rates, which shifts the rates
+(measured on a log simulated on the same design, :func:`mode_shift`).
 
 :func:`record_caveats` stores them with a fitted error model (``caveats_`` and the JSON attr
 ``caveats`` of ``idata_.posterior``).
@@ -700,9 +701,10 @@ _REFITTING: ContextVar[bool] = ContextVar("joint_mode_refit", default=False)
 
 @dataclass(frozen=True)
 class ModeShift:
-    """What :func:`mode_shift` measured: per judge (rows) and rate (``names``), the MAP's rates
-    on the log (``fitted``), the same MAP on the simulated log (``refitted``) and the share of
-    the simulated verdicts that are wrong (``realised``); ``matters`` per judge.
+    """What :func:`mode_shift` measured: per judge (rows) and rate (``names``), the fit's rates
+    on the log (``fitted``: the MAP point, or the Laplace approximation's mean), the same fit on
+    the simulated log (``refitted``) and the share of the simulated verdicts that are wrong
+    (``realised``); ``matters`` per judge; ``method`` the fit's (``"map"`` or ``"laplace"``).
 
     Examples
     --------
@@ -722,6 +724,7 @@ class ModeShift:
     sizes: str
     n_items: int
     model_name: str
+    method: str = "map"
 
     @property
     def shift(self) -> dict[str, np.ndarray]:
@@ -735,17 +738,21 @@ class ModeShift:
 
 
 def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeShift | None:
-    """How far a strength model's MAP (a joint mode) shifts the error rates, measured on the
-    log's own design; None when it does not apply (:func:`joint_mode` says it in words).
+    """How far a strength model's MAP or Laplace fit (a joint mode) shifts the error rates,
+    measured on the log's own design; None when it does not apply (:func:`joint_mode` says it
+    in words).
 
     A MAP fit of ``uniform`` or ``positional`` maximises jointly over every item's strength and
-    the rates. With few items per context each context's strengths bend to explain its own
-    verdicts, and the rates read low (the incidental-parameter bias of a joint mode; on the
-    QLoRA GPT-4 log ε₋ 0.125 where NUTS gives 0.138). Where every context has at most
+    the rates; its Laplace approximation (``method="laplace"``, ``--fast``) is a Gaussian centred
+    at such a mode, so it carries the same shift and is measured the same way, with the
+    approximation's mean as its rate and a Laplace refit. With few items per context each
+    context's strengths bend to explain its own verdicts, and the rates read low (the
+    incidental-parameter bias of a joint mode; on the QLoRA GPT-4 log ε₋ 0.125 where NUTS
+    gives 0.138). Where every context has at most
     :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items, one log is
     simulated on the same design at the fitted rates (tie rates, the judges' own) with a total
     order per context drawn at random (METHODS §3; :func:`~bayes_pairwise.simulate.order_counts`),
-    the same model's MAP is fitted to it, and the shift is measured against the share of the
+    the same model is fitted to it the same way, and the shift is measured against the share of the
     simulated verdicts that are wrong (known there: the order is drawn), so that the log's own
     sampling noise does not enter it. The caveat is said when a judge's shift exceeds
     :data:`~bayes_pairwise.conventions.AGREEMENT_TOLERANCE` and half the rate's binomial
@@ -756,7 +763,8 @@ def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeSh
     Parameters
     ----------
     model : fitted model
-        Anything else than a MAP fit of :class:`~bayes_pairwise.pymc_models.UniformError` or
+        Anything else than a MAP or Laplace fit of
+        :class:`~bayes_pairwise.pymc_models.UniformError` or
         :class:`~bayes_pairwise.pymc_models.PositionalBias` gives None.
     data : Comparisons
         The log it was fitted to (a log with weights or gold labels gives None: the simulated
@@ -783,7 +791,8 @@ def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeSh
     from bayes_pairwise.pymc_models.order_kernel import MAX_CONTEXT_ITEMS
     from bayes_pairwise.simulate import log_from_counts, order_counts
 
-    if _REFITTING.get() or getattr(model, "method_", None) != "map":
+    method = getattr(model, "method_", None)
+    if _REFITTING.get() or method not in ("map", "laplace"):
         return None
     # the two strength models themselves (not their variants), named: this module sits below
     # the model classes
@@ -797,14 +806,18 @@ def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeSh
     post = model.idata_.posterior
     names = ["eps_plus", "eps_minus"] if "eps_plus" in post else ["eps"]
     n_j = data.n_judges
-    fitted = {n: np.asarray(post[n]).reshape(-1, n_j)[0] for n in names}
+
+    def point(idata_post: Any, n: str) -> np.ndarray:  # the MAP's one draw, Laplace's mean
+        return np.asarray(idata_post[n]).reshape(-1, n_j).mean(axis=0)
+
+    fitted = {n: point(post, n) for n in names}
     pc = pair_counts(data)
     judge = np.asarray(pc.judge)
     ties = float(np.sum(pc.t1) + np.sum(pc.t2))
     tie_cols = {}  # the fit's tie rates (a tie rate too where it drops them: the log has ties)
     for n in ("tie_rate_plus", "tie_rate_minus") if "tie_rate_plus" in post else ("tie_rate",):
         if n in post:
-            tie_cols[n] = np.asarray(post[n]).reshape(-1, n_j)[0]
+            tie_cols[n] = point(post, n)
     if ties and not tie_cols:
         shown = np.bincount(judge, pc.k_plus + pc.k_minus, n_j)
         tie_cols["tie_rate"] = np.bincount(judge, pc.t1 + pc.t2, n_j) / np.maximum(shown, 1)
@@ -819,13 +832,13 @@ def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeSh
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             refit = type(model)(**model.get_params()).fit(
-                log_from_counts(data, wins), method="map", random_seed=random_seed
+                log_from_counts(data, wins), method=method, random_seed=random_seed
             )
     except (BayesPairwiseError, ValueError, RuntimeError):
         return None
     finally:
         _REFITTING.reset(token)
-    again = {n: np.asarray(refit.idata_.posterior[n]).reshape(-1, n_j)[0] for n in names}
+    again = {n: point(refit.idata_.posterior, n) for n in names}
     made = _realised_rates(pc, rank, wins, n_j)  # the simulated log's own error shares
     made = {n: made[n] for n in names}
     decided = np.bincount(judge, pc.k_plus + pc.k_minus - pc.t1 - pc.t2, n_j)
@@ -843,17 +856,18 @@ def mode_shift(model: Any, data: Comparisons, *, random_seed: int = 0) -> ModeSh
         refitted=again,
         realised=made,
         matters=tuple(any(matters(n, k) for n in names) for k in range(n_j)),
-        sigma_s=float(np.asarray(post["sigma_s"]).ravel()[0]) if "sigma_s" in post else math.nan,
+        sigma_s=float(np.mean(post["sigma_s"])) if "sigma_s" in post else math.nan,
         sizes=f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}",
         n_items=int(data.n_items),
         model_name=str(model.name),
+        method=str(method),
     )
 
 
 def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat | None:
-    """The caveat of a strength model's MAP whose joint mode shifts the error rates (measured by
-    :func:`mode_shift`), naming the judges it concerns; None when it does not apply or no
-    judge's shift matters.
+    """The caveat of a strength model's MAP or Laplace fit whose joint mode shifts the error
+    rates (measured by :func:`mode_shift`), naming the judges it concerns; None when it does not
+    apply or no judge's shift matters.
 
     Examples
     --------
@@ -885,14 +899,18 @@ def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat
         if ms.matters[k]
     )
     order = "positional_order" if ms.names[0] == "eps_plus" else "uniform_order"
+    laplace = ms.method == "laplace"
+    what = "Laplace approximation (--fast) is a Gaussian centred at" if laplace else "MAP is"
+    same = "the same Laplace approximation" if laplace else "the same MAP"
+    flag = "--fast" if laplace else "--map"
     text = (
-        f"{ms.model_name}'s MAP is a joint mode over the {ms.n_items:,} strengths ({ms.sizes} "
+        f"{ms.model_name}'s {what} a joint mode over the {ms.n_items:,} strengths ({ms.sizes} "
         f"per context, σ_s = {ms.sigma_s:.3g} at the mode) and the rates: each context's "
         "strengths bend to explain its own verdicts (a pair the judge got wrong in both orders "
         "reads as a reversed truth), and such a mode shifts the rates. On this "
         "log's design simulated at the fitted rates with a total order per context (a hard "
-        f"truth), the same MAP read {per_judge}; a softer truth shifts them less. A --map "
-        "verdict on these rates carries that shift; NUTS (without --map) averages over the "
+        f"truth), {same} read {per_judge}; a softer truth shifts them less. A {flag} "
+        f"verdict on these rates carries that shift; NUTS (without {flag}) averages over the "
         f"strengths, and --model {order} sums each context's order out."
     )
     return Caveat(

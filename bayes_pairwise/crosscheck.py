@@ -1605,7 +1605,8 @@ def _caveats(
                     per[j].append(c.text)
                 if c.text not in general:
                     general.append(c.text)
-    # a fit's own caveats (caveats.joint_mode: a MAP's joint mode), for the judges they name
+    # a fit's own caveats (caveats.joint_mode: a MAP's or Laplace fit's joint mode), for the
+    # judges they name
     for f in fits.values():
         for c in getattr(f, "caveats_", None) or ():
             if c.code != "map_joint_mode":

@@ -292,6 +292,29 @@ def test_a_strength_models_map_says_how_far_its_joint_mode_shifts_the_rates() ->
     assert "map_joint_mode" not in [c.code for c in order.caveats_]
 
 
+def test_a_laplace_fit_at_the_same_joint_mode_says_its_shift_too() -> None:
+    """--fast is a Gaussian centred at the joint mode: on the log where the MAP reads ε₋ low,
+    the Laplace mean reads it low by about as much, and its caveat measures that with a Laplace
+    refit, names the judge and the --fast flag, and the rates less the shift move towards the
+    realised ones."""
+    import re
+
+    from bayes_pairwise.caveats import joint_mode
+    from bayes_pairwise.pymc_models import PositionalBias
+
+    sim = simulate_round_robin(5, eps_plus=0.05, eps_minus=0.2, n_contexts=300, random_seed=8)
+    fast = PositionalBias().fit(sim.data, method="laplace", random_seed=0)
+    (c,) = [c for c in fast.caveats_ if c.code == "map_joint_mode"]
+    assert c == joint_mode(fast, sim.data, random_seed=0) and c.judges == ("judge",)
+    assert "Laplace approximation (--fast) is a Gaussian centred at a joint mode" in c.text
+    assert "A --fast verdict" in c.text and "without --fast" in c.text
+    shift = [float(x) for x in re.search(r"a shift of ([-+.\d]+), ([-+.\d]+)", c.text).groups()]
+    assert shift[1] < -0.005
+    em = float(fast.idata_.posterior["eps_minus"].mean())
+    assert em < sim.realised_eps_minus - 0.005  # the mean sits at the mode: low
+    assert abs((em - shift[1]) - sim.realised_eps_minus) < abs(em - sim.realised_eps_minus)
+
+
 def test_the_cross_check_puts_the_joint_mode_caveat_on_the_judges_it_names() -> None:
     """compare --map: the caveat is numbered under the headline for the judge it names only."""
     frames = []
