@@ -1633,7 +1633,10 @@ def load_comparisons(
         ``second`` and ``outcome`` left at their defaults and those columns absent, columns
         ``model_a``/``model_b``/``winner`` are Chatbot Arena's layout (winner ``model_a`` /
         ``model_b``, any value starting with ``tie`` a tie; an ``outcome_map`` given replaces
-        this reading); with ``outcome`` left at its default and no ``outcome`` column, a
+        this reading); under the same conditions ``left``/``right``/``winner`` are evalica's
+        layout (``left`` shown first; winner ``left`` / ``right``, ``draw`` or ``tie*`` a tie;
+        read only when every winner is one of these); with ``outcome`` left at its default and
+        no ``outcome`` column, a
         ``winner`` column is the outcome. A ``judge``, ``context`` or ``repeat`` argument left
         at None reads the column of exactly that name when there is one (not one already used
         for another role; in Arena's layout a ``judge`` column names the voter and is read
@@ -1801,6 +1804,9 @@ def load_comparisons(
 # --------------------------------------------------------------------------- recognised layouts
 #: Chatbot Arena's battle log: two model columns and a winner naming the column that won
 _ARENA = ("model_a", "model_b", "winner")
+#: evalica's layout (its llmfao crowd data): the items shown left and right, the winner the
+#: side that won; left is the position shown first
+_LEFT_RIGHT = ("left", "right", "winner")
 #: optional roles read from a column of exactly that name when not named (``detect=True``)
 _OPTIONAL_ROLES = ("judge", "context", "repeat")
 #: the command-line flag of each role, for error messages
@@ -1839,31 +1845,56 @@ class _Layout:
     name: str | None = None  # a known layout that leaves the presentation order unrecorded
 
 
-def _arena_map(values: pd.Series) -> dict[Any, str]:
-    """Chatbot Arena's winner values: ``model_a`` → first, ``model_b`` → second, ``tie*`` → tie."""
-    out: dict[Any, str] = {"model_a": "first", "model_b": "second", "tie": "tie"}
+def _arena_map(values: pd.Series, columns: tuple[str, str, str] = _ARENA) -> dict[Any, str]:
+    """The winner values of a layout that names the winning column (Chatbot Arena's
+    ``model_a`` → first, ``model_b`` → second; evalica's ``left`` / ``right``), any case;
+    ``tie*`` (and ``draw``) → tie."""
+    a_word, b_word = columns[0], columns[1]
+    out: dict[Any, str] = {a_word: "first", b_word: "second", "tie": "tie"}
     for v in pd.unique(values.to_numpy(dtype=object)):
         if not isinstance(v, str):
             continue
         key = v.strip().lower()
-        if key in ("model_a", "model_b"):
-            out[v] = "first" if key == "model_a" else "second"
-        elif key.startswith("tie"):
+        if key in (a_word, b_word):
+            out[v] = "first" if key == a_word else "second"
+        elif key.startswith("tie") or key == "draw":
             out[v] = "tie"
     return out
 
 
-def _arena_ambiguity(df: pd.DataFrame, arena_map: Mapping[Any, str]) -> None:
+def _left_right_layout(df: pd.DataFrame) -> bool:
+    """Whether ``left``/``right``/``winner`` hold evalica's layout: each winner (text, any case)
+    is ``left``, ``right``, ``draw`` or starts with ``tie``; empty winners are left for the
+    loader to name. Another value (a model's name, a score) is not this layout."""
+    winner = df.loc[:, df.columns == "winner"]
+    if winner.shape[1] != 1:
+        return False
+    for v in pd.unique(winner.iloc[:, 0].to_numpy(dtype=object)):
+        if not isinstance(v, str):
+            if v is None or (isinstance(v, float) and v != v):  # empty: the loader names it
+                continue
+            return False
+        key = v.strip().lower()
+        if key not in ("left", "right", "draw") and not key.startswith("tie"):
+            return False
+    return True
+
+
+def _arena_ambiguity(
+    df: pd.DataFrame, arena_map: Mapping[Any, str], columns: tuple[str, str, str] = _ARENA
+) -> None:
     """Refuse rows whose winner word is also the name of one of the row's models.
 
     A row with ``model_a`` named ``"model_b"`` and winner ``"model_b"`` could mean the model
     or the position, as an item named ``"second"`` with outcome ``"second"`` in the
     first/second/tie layout, which refuses it too; an ``outcome_map`` settles the reading.
+    The same for evalica's ``left``/``right`` (``columns``).
     """
-    cols = {c: df.loc[:, df.columns == c] for c in _ARENA}
+    a_col, b_col, w_col = columns
+    cols = {c: df.loc[:, df.columns == c] for c in columns}
     if any(v.shape[1] != 1 for v in cols.values()):
         return  # a duplicated column: load_comparisons names it
-    winner = cols["winner"].iloc[:, 0].reset_index(drop=True)
+    winner = cols[w_col].iloc[:, 0].reset_index(drop=True)
     words = {k for k in arena_map if isinstance(k, str)}
     is_word = winner.isin(list(words)).to_numpy(dtype=bool)
     if not is_word.any():
@@ -1874,18 +1905,18 @@ def _arena_ambiguity(df: pd.DataFrame, arena_map: Mapping[Any, str]) -> None:
 
     rows = np.flatnonzero(is_word)
     w = winner.to_numpy(dtype=object)
-    a = cols["model_a"].iloc[:, 0].to_numpy(dtype=object)
-    b = cols["model_b"].iloc[:, 0].to_numpy(dtype=object)
+    a = cols[a_col].iloc[:, 0].to_numpy(dtype=object)
+    b = cols[b_col].iloc[:, 0].to_numpy(dtype=object)
     bad = [r for r in rows if key(w[r]) in (key(a[r]), key(b[r]))]
     if bad:
         raise DataError(
             f"ambiguous winner {w[bad[0]]!r}: a model of the row is itself named "
             f"{w[bad[0]]!r}, so the winner could be that model or the position; pass "
-            "outcome_map (e.g. {'model_a': 'first', 'model_b': 'second', 'tie': 'tie'}; CLI "
-            "--outcome-map model_a=first,model_b=second,tie=tie) to read it as a position, or "
+            f"outcome_map (e.g. {{'{a_col}': 'first', '{b_col}': 'second', 'tie': 'tie'}}; CLI "
+            f"--outcome-map {a_col}=first,{b_col}=second,tie=tie) to read it as a position, or "
             "rename the models",
             rows=bad,
-            column="winner",
+            column=w_col,
         )
 
 
@@ -1916,6 +1947,23 @@ def _recognise(
         notes.append(
             "Chatbot Arena does not record which answer the voter saw first: 'first' is "
             "model_a, a nominal label, and position-bias parameters mean nothing here"
+        )
+    elif (
+        defaults
+        and not cols & {"first", "second", "outcome"}
+        and set(_LEFT_RIGHT) <= cols
+        and (outcome_map is not None or _left_right_layout(df))
+    ):
+        first, second, outcome = _LEFT_RIGHT
+        how = "outcomes through the outcome_map given"
+        if outcome_map is None:
+            winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
+            outcome_map = _arena_map(winner, _LEFT_RIGHT)
+            _arena_ambiguity(df, outcome_map, _LEFT_RIGHT)
+            how = "winner 'left'/'right', 'draw' and values starting with 'tie' are ties"
+        notes.append(
+            "columns 'left'/'right'/'winner' read as evalica's layout (first='left', "
+            f"second='right', outcome='winner'; left is the position shown first; {how})"
         )
     elif (
         outcome == "outcome"

@@ -3,7 +3,8 @@
 Issue 9 item 4: a ``winner`` column and Chatbot Arena's ``model_a``/``model_b``/``winner`` are
 read without flags, the ``judge``/``context``/``repeat`` columns are used by name in Python as in
 the CLI (Python used to merge the judges silently), every such choice is recorded and printed,
-and a missing column's error names the keyword and flag to pass.
+and a missing column's error names the keyword and flag to pass. Later: evalica's
+``left``/``right``/``winner`` (its llmfao data) is read the same way.
 """
 
 from __future__ import annotations
@@ -237,3 +238,74 @@ def test_cli_missing_column_is_one_line_naming_the_flag(tmp_path, capsys):
     assert rc == 2
     assert "column not found" in err and "--outcome verdict" in err
     assert len(err.splitlines()) == 1
+
+
+# ------------------------------------------------------------ evalica's left / right / winner
+LEFT_RIGHT_ROWS = [
+    # left (shown first), right, winner
+    ("gpt4", "claude", "left"),
+    ("claude", "gpt4", "Right"),
+    ("gpt4", "llama", "tie"),
+    ("llama", "claude", "draw"),
+    ("llama", "gpt4", "left"),
+]
+
+
+def _left_right(rows=LEFT_RIGHT_ROWS, **extra) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["left", "right", "winner"]).assign(**extra)
+
+
+def test_evalica_left_right_winner_is_read_with_the_order_recorded():
+    """evalica's layout (and its llmfao data) is read without flags: left is the position
+    shown first, the winner a side, draw and tie* are ties; the same verdicts as the explicit
+    columns and outcome map, and (unlike Arena's) the order counts as recorded."""
+    data = load_comparisons(_left_right())
+    assert data.recognised[0].startswith("columns 'left'/'right'/'winner' read as evalica's")
+    explicit = load_comparisons(
+        _left_right(),
+        first="left",
+        second="right",
+        outcome="winner",
+        outcome_map={"left": "first", "Right": "second", "tie": "tie", "draw": "tie"},
+    )
+    assert data.order_recorded and explicit.order_recorded
+    for name in ("first", "second", "outcome"):
+        assert np.array_equal(getattr(data, name), getattr(explicit, name))
+    assert [data.items[k] for k in data.first] == [r[0] for r in LEFT_RIGHT_ROWS]
+    assert data.outcome.tolist() == [1.0, 0.0, 0.5, 0.5, 1.0]  # first won, second won, ties
+
+
+def test_evalica_layout_refuses_an_ambiguous_winner_and_stays_off_for_other_winners():
+    rows = [*LEFT_RIGHT_ROWS, ("left", "gpt4", "left")]  # a model named "left" won?
+    with pytest.raises(DataError, match="ambiguous winner 'left'") as exc:
+        load_comparisons(_left_right(rows))
+    assert exc.value.rows[0] == 5 and "--outcome-map left=first,right=second" in str(exc.value)
+    # a winner that names a model, not a side: not this layout, and the error says what to pass
+    named = [(a, b, a) for a, b, _ in LEFT_RIGHT_ROWS]
+    with pytest.raises(DataError, match="pass first='left' \\(CLI --first left\\)"):
+        load_comparisons(_left_right(named))
+
+
+def test_the_llmfao_file_reads_as_the_bundled_data_set():
+    """The raw llmfao file with no column flags but its judge and context gives the bundled
+    data set's verdicts (the data set's reader maps left → first by hand)."""
+    from importlib.resources import files
+
+    from bayes_pairwise import datasets
+
+    path = files("bayes_pairwise.datasets") / "data" / "llmfao" / "llmfao.csv.gz"
+    raw = load_comparisons(str(path), judge="worker", context="prompt")
+    bundled = datasets.load("llmfao")
+    assert raw.n_comparisons == bundled.n_comparisons == 8931
+
+    def rows(d):
+        return sorted(
+            zip(
+                (d.items[k].split("::")[-1] for k in d.first),
+                (d.items[k].split("::")[-1] for k in d.second),
+                d.outcome.tolist(),
+                strict=True,
+            )
+        )
+
+    assert rows(raw) == rows(bundled)
