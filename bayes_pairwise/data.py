@@ -27,7 +27,13 @@ import pandas as pd
 
 from bayes_pairwise.conventions import CONTEXT_SEP, TIE_POLICIES, resolve_ties
 from bayes_pairwise.errors import DataError
-from bayes_pairwise.layouts import ARENA, ORDER_NOT_RECORDED, reshape
+from bayes_pairwise.layouts import (
+    ARENA,
+    ORDER_NOT_RECORDED,
+    refuse_ambiguous_winners,
+    reshape,
+    winner_side_map,
+)
 
 __all__ = [
     "Comparisons",
@@ -1845,23 +1851,6 @@ class _Layout:
     name: str | None = None  # a known layout that leaves the presentation order unrecorded
 
 
-def _arena_map(values: pd.Series, columns: tuple[str, str, str] = _ARENA) -> dict[Any, str]:
-    """The winner values of a layout that names the winning column (Chatbot Arena's
-    ``model_a`` → first, ``model_b`` → second; evalica's ``left`` / ``right``), any case;
-    ``tie*`` (and ``draw``) → tie."""
-    a_word, b_word = columns[0], columns[1]
-    out: dict[Any, str] = {a_word: "first", b_word: "second", "tie": "tie"}
-    for v in pd.unique(values.to_numpy(dtype=object)):
-        if not isinstance(v, str):
-            continue
-        key = v.strip().lower()
-        if key in (a_word, b_word):
-            out[v] = "first" if key == a_word else "second"
-        elif key.startswith("tie") or key == "draw":
-            out[v] = "tie"
-    return out
-
-
 def _left_right_layout(df: pd.DataFrame) -> bool:
     """Whether ``left``/``right``/``winner`` hold evalica's layout: each winner (text, any case)
     is ``left``, ``right``, ``draw`` or starts with ``tie``; empty winners are left for the
@@ -1878,46 +1867,6 @@ def _left_right_layout(df: pd.DataFrame) -> bool:
         if key not in ("left", "right", "draw") and not key.startswith("tie"):
             return False
     return True
-
-
-def _arena_ambiguity(
-    df: pd.DataFrame, arena_map: Mapping[Any, str], columns: tuple[str, str, str] = _ARENA
-) -> None:
-    """Refuse rows whose winner word is also the name of one of the row's models.
-
-    A row with ``model_a`` named ``"model_b"`` and winner ``"model_b"`` could mean the model
-    or the position, as an item named ``"second"`` with outcome ``"second"`` in the
-    first/second/tie layout, which refuses it too; an ``outcome_map`` settles the reading.
-    The same for evalica's ``left``/``right`` (``columns``).
-    """
-    a_col, b_col, w_col = columns
-    cols = {c: df.loc[:, df.columns == c] for c in columns}
-    if any(v.shape[1] != 1 for v in cols.values()):
-        return  # a duplicated column: load_comparisons names it
-    winner = cols[w_col].iloc[:, 0].reset_index(drop=True)
-    words = {k for k in arena_map if isinstance(k, str)}
-    is_word = winner.isin(list(words)).to_numpy(dtype=bool)
-    if not is_word.any():
-        return
-
-    def key(v: Any) -> str:
-        return v.strip().lower() if isinstance(v, str) else ""
-
-    rows = np.flatnonzero(is_word)
-    w = winner.to_numpy(dtype=object)
-    a = cols[a_col].iloc[:, 0].to_numpy(dtype=object)
-    b = cols[b_col].iloc[:, 0].to_numpy(dtype=object)
-    bad = [r for r in rows if key(w[r]) in (key(a[r]), key(b[r]))]
-    if bad:
-        raise DataError(
-            f"ambiguous winner {w[bad[0]]!r}: a model of the row is itself named "
-            f"{w[bad[0]]!r}, so the winner could be that model or the position; pass "
-            f"outcome_map (e.g. {{'{a_col}': 'first', '{b_col}': 'second', 'tie': 'tie'}}; CLI "
-            f"--outcome-map {a_col}=first,{b_col}=second,tie=tie) to read it as a position, or "
-            "rename the models",
-            rows=bad,
-            column=w_col,
-        )
 
 
 def _recognise(
@@ -1937,8 +1886,8 @@ def _recognise(
         how = "outcomes through the outcome_map given"
         if outcome_map is None:
             winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
-            outcome_map = _arena_map(winner)
-            _arena_ambiguity(df, outcome_map)
+            outcome_map = winner_side_map(winner, _ARENA[:2])
+            refuse_ambiguous_winners(df, outcome_map, _ARENA)
             how = "winner 'model_a'/'model_b', values starting with 'tie' are ties"
         notes.append(
             "columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout "
@@ -1958,8 +1907,8 @@ def _recognise(
         how = "outcomes through the outcome_map given"
         if outcome_map is None:
             winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
-            outcome_map = _arena_map(winner, _LEFT_RIGHT)
-            _arena_ambiguity(df, outcome_map, _LEFT_RIGHT)
+            outcome_map = winner_side_map(winner, _LEFT_RIGHT[:2])
+            refuse_ambiguous_winners(df, outcome_map, _LEFT_RIGHT)
             how = "winner 'left'/'right', 'draw' and values starting with 'tie' are ties"
         notes.append(
             "columns 'left'/'right'/'winner' read as evalica's layout (first='left', "

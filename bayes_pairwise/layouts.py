@@ -19,6 +19,10 @@ on disk as it was written by its tool:
   order. Each verdict is read in its own order: an item id, ``tie``, or ``first``/``second``
   meaning the position in that order (``model_a``/``model_b`` name the column, as in Arena).
 
+* **Chatbot Arena battles judged by several judges**, one winner column per judge
+  (``model_a``, ``model_b``, ``winner_<judge>``; the prediction-powered-ranking data): one
+  verdict per battle and judge, the judge named by the column; an empty cell is no verdict.
+
 Chatbot Arena's battle layout (``model_a``/``model_b``/``winner``) needs no reshaping and is read
 in :mod:`bayes_pairwise.data`; there a ``judge`` column names the voter and is not read as the
 judge unless it is named.
@@ -52,23 +56,32 @@ from bayes_pairwise.errors import DataError
 __all__ = [
     "ALPACAEVAL",
     "ARENA",
+    "ARENA_WIDE",
     "MTBENCH",
     "ORDER_NOT_RECORDED",
     "PAIR_LISTS",
     "TIE_LAYOUTS",
     "Reshaped",
+    "refuse_ambiguous_winners",
     "reshape",
+    "winner_side_map",
 ]
 
 MTBENCH = "MT-Bench pairwise judgments"
 ALPACAEVAL = "AlpacaEval annotations"
 ARENA = "Chatbot Arena battles"
+ARENA_WIDE = "Chatbot Arena battles, one winner column per judge"
 PAIR_LISTS = "pair-level records (one verdict per order in a list)"
 #: appended to ``Comparisons.source`` when the layout does not record the presentation order
 ORDER_NOT_RECORDED = " [presentation order NOT recorded: 'first' is nominal]"
 #: layouts whose tools write ties as a verdict of their own (read with ties modelled by default)
 TIE_LAYOUTS = frozenset(
-    {"MT-Bench pairwise judgments", "AlpacaEval annotations", "Chatbot Arena battles"}
+    {
+        "MT-Bench pairwise judgments",
+        "AlpacaEval annotations",
+        "Chatbot Arena battles",
+        "Chatbot Arena battles, one winner column per judge",
+    }
 )
 #: AlpacaEval's preference values
 ALPACAEVAL_MAP: Mapping[Any, str] = {1: "first", 2: "second", 1.5: "tie"}
@@ -299,6 +312,137 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
     )
 
 
+def winner_side_map(values: pd.Series, sides: tuple[str, str]) -> dict[Any, str]:
+    """How the winner values of a layout that names the winning side read: ``sides[0]`` →
+    first, ``sides[1]`` → second (any case), ``draw`` and anything starting with ``tie`` →
+    tie (Chatbot Arena's ``model_a`` / ``model_b``; evalica's ``left`` / ``right``).
+
+    Examples
+    --------
+    >>> m = winner_side_map(pd.Series(["Model_B", "tie (bothbad)"]), ("model_a", "model_b"))
+    >>> m["Model_B"], m["tie (bothbad)"], m["model_a"]
+    ('second', 'tie', 'first')
+    """
+    a_word, b_word = sides
+    out: dict[Any, str] = {a_word: "first", b_word: "second", "tie": "tie"}
+    for v in pd.unique(values.to_numpy(dtype=object)):
+        if not isinstance(v, str):
+            continue
+        key = v.strip().lower()
+        if key in (a_word, b_word):
+            out[v] = "first" if key == a_word else "second"
+        elif key.startswith("tie") or key == "draw":
+            out[v] = "tie"
+    return out
+
+
+def refuse_ambiguous_winners(
+    df: pd.DataFrame, outcome_map: Mapping[Any, str], columns: tuple[str, str, str]
+) -> None:
+    """Refuse rows whose winner word is also the name of one of the row's models.
+
+    ``columns`` are the first, second and winner columns of ``df``. A row with ``model_a``
+    named ``"model_b"`` and winner ``"model_b"`` could mean the model or the position, as an
+    item named ``"second"`` with outcome ``"second"`` in the first/second/tie layout, which
+    refuses it too; an ``outcome_map`` settles the reading.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"left": ["left"], "right": ["b"], "winner": ["left"]})
+    >>> refuse_ambiguous_winners(df, {"left": "first"}, ("left", "right", "winner"))
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.errors.DataError: ambiguous winner 'left': ... (column 'winner', row 0)
+    """
+    a_col, b_col, w_col = columns
+    cols = {c: df.loc[:, df.columns == c] for c in columns}
+    if any(v.shape[1] != 1 for v in cols.values()):
+        return  # a duplicated column: load_comparisons names it
+    winner = cols[w_col].iloc[:, 0].reset_index(drop=True)
+    words = {k for k in outcome_map if isinstance(k, str)}
+    is_word = winner.isin(list(words)).to_numpy(dtype=bool)
+    if not is_word.any():
+        return
+
+    def key(v: Any) -> str:
+        return v.strip().lower() if isinstance(v, str) else ""
+
+    rows = np.flatnonzero(is_word)
+    w = winner.to_numpy(dtype=object)
+    a = cols[a_col].iloc[:, 0].to_numpy(dtype=object)
+    b = cols[b_col].iloc[:, 0].to_numpy(dtype=object)
+    bad = [r for r in rows if key(w[r]) in (key(a[r]), key(b[r]))]
+    if bad:
+        raise DataError(
+            f"ambiguous winner {w[bad[0]]!r}: a model of the row is itself named "
+            f"{w[bad[0]]!r}, so the winner could be that model or the position; pass "
+            f"outcome_map (e.g. {{'{a_col}': 'first', '{b_col}': 'second', 'tie': 'tie'}}; CLI "
+            f"--outcome-map {a_col}=first,{b_col}=second,tie=tie) to read it as a position, or "
+            "rename the models",
+            rows=bad,
+            column=w_col,
+        )
+
+
+def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
+    """Chatbot Arena battles with one winner column per judge (``winner_<judge>``): one verdict
+    per battle and judge; an empty cell is no verdict (left out and counted)."""
+    a = df["model_a"].to_numpy(dtype=object)
+    b = df["model_b"].to_numpy(dtype=object)
+    judges = [c[len("winner_") :] for c in judge_cols]
+    cells = np.column_stack([df[c].to_numpy(dtype=object) for c in judge_cols])  # rows × judges
+
+    def empty(v: Any) -> bool:
+        return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v)
+
+    have = ~np.vectorize(empty, otypes=[bool])(cells) if cells.size else cells.astype(bool)
+    src, k = np.nonzero(have)  # row-major: a battle's verdicts together
+    frame = pd.DataFrame(
+        {
+            "first": pd.Series(a[src], dtype=object),
+            "second": pd.Series(b[src], dtype=object),
+            "outcome": pd.Series(cells[src, k], dtype=object),
+            "judge": pd.Series(np.asarray(judges, dtype=object)[k], dtype=object),
+        }
+    )
+    for c in df.columns:  # the battle's other columns (question_id, …) stay with each verdict
+        if c not in ("model_a", "model_b", *judge_cols):
+            frame[c] = df[c].to_numpy(dtype=object)[src]
+    outcome_map = winner_side_map(frame["outcome"], ("model_a", "model_b"))
+    try:
+        refuse_ambiguous_winners(frame, outcome_map, ("first", "second", "outcome"))
+    except DataError as exc:  # name the battle's row and its judge's column
+        r = int(exc.rows[0])
+        raise DataError(exc.message, rows=[int(src[r])], column=judge_cols[int(k[r])]) from None
+    shown = ", ".join(repr(c) for c in judge_cols)
+    notes = [
+        f"read as {ARENA_WIDE}: each of {shown} holds one judge's verdicts (the judge named by "
+        "what follows 'winner_'), one per battle (first='model_a', second='model_b'; winner "
+        "'model_a'/'model_b', values starting with 'tie' are ties); "
+        f"{len(frame)} verdicts from {len(df)} rows",
+        "Chatbot Arena does not record which answer the voter saw first: 'first' is "
+        "model_a, a nominal label, and position-bias parameters mean nothing here",
+    ]
+    missing = int(have.size - have.sum())
+    if missing:
+        per = ", ".join(
+            f"{j} {int(n)}" for j, n in zip(judges, (~have).sum(axis=0), strict=True) if n
+        )
+        notes.append(f"{missing} empty winner cell(s) left out (no verdict): {per}")
+    return Reshaped(
+        ARENA_WIDE,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        judge="judge",
+        outcome_map=outcome_map,
+        source_rows=src.astype(np.int64),
+        notes=tuple(notes),
+        order_recorded=False,
+    )
+
+
 def reshape(
     df: pd.DataFrame, *, first: str = "first", second: str = "second", outcome: str = "outcome"
 ) -> Reshaped | None:
@@ -325,6 +469,9 @@ def reshape(
             return _mtbench(df)
         if {"generator_1", "generator_2", "preference"} <= cols:
             return _alpacaeval(df)
+        wide = [c for c in df.columns if isinstance(c, str) and c.startswith("winner_")]
+        if {"model_a", "model_b"} <= cols and "winner" not in cols and wide:
+            return _arena_wide(df, [c for c in wide if len(c) > len("winner_")])
         if {"model_a", "model_b", "winner"} <= cols and _all_lists(df["winner"]):
             return _pair_lists(df, "model_a", "model_b", "winner")
     out = outcome

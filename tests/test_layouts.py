@@ -309,3 +309,71 @@ def test_the_llmfao_file_reads_as_the_bundled_data_set():
         )
 
     assert rows(raw) == rows(bundled)
+
+
+# ------------------------------------------- Chatbot Arena battles, one winner column per judge
+def test_arena_battles_with_a_winner_column_per_judge_are_one_verdict_per_judge():
+    """model_a / model_b / winner_<judge> (prediction-powered ranking's layout): one verdict per
+    battle and judge, the judge named by the column; an empty cell is no verdict, left out and
+    counted; the order is not recorded; error rows are the battles' rows."""
+    df = pd.DataFrame(
+        {
+            "model_a": ["gpt4", "claude", "llama"],
+            "model_b": ["claude", "llama", "gpt4"],
+            "winner_human": ["model_a", "tie (bothbad)", "model_b"],
+            "winner_gpt-4": ["model_a", None, "Model_A"],
+        }
+    )
+    data = load_comparisons(df)
+    assert data.recognised[0].startswith(
+        "read as Chatbot Arena battles, one winner column per judge"
+    )
+    assert "1 empty winner cell(s) left out (no verdict): gpt-4 1" in data.recognised
+    assert not data.order_recorded and data.n_comparisons == 5
+    assert sorted(data.judges) == ["gpt-4", "human"]
+    got = [
+        (data.judges[j], data.items[f], data.items[s], o)
+        for j, f, s, o in zip(data.judge, data.first, data.second, data.outcome, strict=True)
+    ]
+    assert got == [
+        ("human", "gpt4", "claude", 1.0),
+        ("gpt-4", "gpt4", "claude", 1.0),
+        ("human", "claude", "llama", 0.5),
+        ("human", "llama", "gpt4", 0.0),
+        ("gpt-4", "llama", "gpt4", 1.0),
+    ]
+    assert data.row.tolist() == [0, 0, 1, 2, 2]
+    bad = df.assign(**{"winner_gpt-4": ["model_a", "x", "model_b"]})
+    with pytest.raises(DataError, match="unknown outcome label") as exc:
+        load_comparisons(bad)
+    assert exc.value.rows == [1]  # the battle's row, not the verdict's
+    ambiguous = df.assign(model_a=["model_b", "claude", "llama"])
+    ambiguous["winner_human"] = ["model_b", "tie", "model_b"]
+    with pytest.raises(DataError, match="ambiguous winner 'model_b'") as exc:
+        load_comparisons(ambiguous)
+    assert exc.value.rows == [0] and exc.value.column == "winner_human"
+
+
+def test_the_arena_judges_file_reads_as_the_bundled_data_set():
+    from importlib.resources import files
+
+    from bayes_pairwise import datasets
+
+    path = files("bayes_pairwise.datasets") / "data" / "chatbot_arena"
+    (name,) = [p.name for p in path.iterdir() if p.name.endswith(".csv.gz")]
+    raw = load_comparisons(str(path / name))
+    bundled = datasets.load("chatbot_arena")
+    assert raw.n_comparisons == bundled.n_comparisons == 107_676
+
+    def rows(d):
+        return sorted(
+            zip(
+                (d.judges[k] for k in d.judge),
+                (d.items[k] for k in d.first),
+                (d.items[k] for k in d.second),
+                d.outcome.tolist(),
+                strict=True,
+            )
+        )
+
+    assert rows(raw) == rows(bundled)
