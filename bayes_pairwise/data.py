@@ -1880,40 +1880,32 @@ def _recognise(
     notes: list[str] = []
     name = None
     defaults = (first, second, outcome) == ("first", "second", "outcome")
-    if defaults and not cols & {"first", "second", "outcome"} and set(_ARENA) <= cols:
-        first, second, outcome = _ARENA
-        name = ARENA
+    side = None  # a layout whose winner names the winning side: Arena's or evalica's
+    if defaults and not cols & {"first", "second", "outcome"}:
+        if set(_ARENA) <= cols:
+            side = _ARENA
+        elif set(_LEFT_RIGHT) <= cols and (outcome_map is not None or _left_right_layout(df)):
+            side = _LEFT_RIGHT
+    if side is not None:
+        first, second, outcome = side
+        arena = side == _ARENA
+        name = ARENA if arena else None
         how = "outcomes through the outcome_map given"
         if outcome_map is None:
-            winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
-            outcome_map = winner_side_map(winner, _ARENA[:2])
-            refuse_ambiguous_winners(df, outcome_map, _ARENA)
-            how = "winner 'model_a'/'model_b', values starting with 'tie' are ties"
+            winner = df.loc[:, df.columns == outcome].iloc[:, 0]
+            outcome_map = winner_side_map(winner, (first, second))
+            refuse_ambiguous_winners(df, outcome_map, side)
+            how = f"winner {first!r}/{second!r}, 'draw' and values starting with 'tie' are ties"
+        title, shown = ("Chatbot Arena's", "") if arena else ("evalica's", "left is shown first; ")
         notes.append(
-            "columns 'model_a'/'model_b'/'winner' read as Chatbot Arena's layout "
-            f"(first='model_a', second='model_b', outcome='winner'; {how})"
+            f"columns {first!r}/{second!r}/{outcome!r} read as {title} layout (first={first!r}, "
+            f"second={second!r}, outcome={outcome!r}; {shown}{how})"
         )
-        notes.append(
-            "Chatbot Arena does not record which answer the voter saw first: 'first' is "
-            "model_a, a nominal label, and position-bias parameters mean nothing here"
-        )
-    elif (
-        defaults
-        and not cols & {"first", "second", "outcome"}
-        and set(_LEFT_RIGHT) <= cols
-        and (outcome_map is not None or _left_right_layout(df))
-    ):
-        first, second, outcome = _LEFT_RIGHT
-        how = "outcomes through the outcome_map given"
-        if outcome_map is None:
-            winner = df.loc[:, df.columns == "winner"].iloc[:, 0]
-            outcome_map = winner_side_map(winner, _LEFT_RIGHT[:2])
-            refuse_ambiguous_winners(df, outcome_map, _LEFT_RIGHT)
-            how = "winner 'left'/'right', 'draw' and values starting with 'tie' are ties"
-        notes.append(
-            "columns 'left'/'right'/'winner' read as evalica's layout (first='left', "
-            f"second='right', outcome='winner'; left is the position shown first; {how})"
-        )
+        if arena:
+            notes.append(
+                "Chatbot Arena does not record which answer the voter saw first: 'first' is "
+                "model_a, a nominal label, and position-bias parameters mean nothing here"
+            )
     elif (
         outcome == "outcome"
         and "outcome" not in cols
