@@ -1947,6 +1947,40 @@ def _recognise(
     )
 
 
+#: position codes that logs use for the outcome, in the order first, second, tie
+_POSITION_CODES = (("a", "b", "c"), ("1", "2", "3"), ("left", "right", "tie"))
+
+
+def _position_code_hint(unknown: set[str]) -> str:
+    """When every unknown outcome label is a known position code (MT-Bench's A / B / C, PRD's
+    1 / 2 / 3, left / right), the outcome map that reads them so — stated as a condition, not
+    assumed: the log's own documentation says which code means what.
+
+    Examples
+    --------
+    >>> hint = _position_code_hint({"A", "B", "C"})
+    >>> hint.split(", pass")[0]
+    "; if 'A' means the text shown first, 'B' the second and 'C' a tie"
+    >>> hint.split("(CLI ")[1]
+    '--outcome-map A=first,B=second,C=tie)'
+    >>> _position_code_hint({"x"})
+    ''
+    """
+    roles = ("first", "second", "tie")
+    means = {"first": "means the text shown first", "second": "the second", "tie": "a tie"}
+    found = {u.strip().lower(): u for u in unknown}
+    for codes in _POSITION_CODES:
+        if not found or not set(found) <= set(codes) or codes[0] not in found:
+            continue
+        named = [(found[c], r) for c, r in zip(codes, roles, strict=True) if c in found]
+        parts = [f"{lab!r} {means[r]}" for lab, r in named]
+        said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        as_map = "{" + ", ".join(f"{lab!r}: {r!r}" for lab, r in named) + "}"
+        flag = ",".join(f"{lab}={r}" for lab, r in named)
+        return f"; if {said}, pass outcome_map={as_map} (CLI --outcome-map {flag})"
+    return ""
+
+
 def _missing_column(role: str, col: str, columns: pd.Index, used: set[str]) -> str:
     """``column not found`` and the keyword / flag that names an existing column instead."""
     import shlex
@@ -2148,6 +2182,8 @@ def _build(
         how = ""
         if outcome_map is not None:
             how = f" ({_read_as([o_enc.raw[c] for c in np.unique(oc)])})"
+        if outcome_map is None:
+            how = _position_code_hint({str(o_lab[c]) for c in np.unique(oc[bad])})
         raise DataError(
             f"unknown outcome label(s) {labels}: expected 'first', 'second', 'tie', the id of "
             f"the first or second item, or a label given in outcome_map{how}",

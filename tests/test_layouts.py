@@ -377,3 +377,27 @@ def test_the_arena_judges_file_reads_as_the_bundled_data_set():
         )
 
     assert rows(raw) == rows(bundled)
+
+
+def test_an_outcome_in_a_position_code_gets_the_outcome_map_that_reads_it():
+    """A / B / C (MT-Bench's, judging_the_judges') or 1 / 2 / 3 (PRD's) are not guessed: the
+    error names the map that would read them as positions, as a condition, and that map reads
+    them (A first, B second, C a tie). Codes that are not all position codes get no map."""
+    df = pd.DataFrame(
+        {"first": ["x", "y", "x"], "second": ["y", "x", "z"], "verdict": ["A", "C", "B"]}
+    )
+    with pytest.raises(DataError) as exc:
+        load_comparisons(df, outcome="verdict")
+    msg = str(exc.value)
+    assert "if 'A' means the text shown first, 'B' the second and 'C' a tie" in msg
+    assert "(CLI --outcome-map A=first,B=second,C=tie)" in msg
+    read = load_comparisons(
+        df, outcome="verdict", outcome_map={"A": "first", "B": "second", "C": "tie"}
+    )
+    assert read.outcome.tolist() == [1.0, 0.5, 0.0]
+    numbers = df.assign(verdict=[1, 2, 1])
+    with pytest.raises(DataError, match="--outcome-map 1=first,2=second\\)"):
+        load_comparisons(numbers, outcome="verdict")
+    with pytest.raises(DataError) as exc:
+        load_comparisons(df.assign(verdict=["A", "B", "D"]), outcome="verdict")
+    assert "outcome-map" not in str(exc.value)
