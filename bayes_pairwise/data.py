@@ -29,6 +29,7 @@ from bayes_pairwise.conventions import CONTEXT_SEP, TIE_POLICIES, resolve_ties
 from bayes_pairwise.errors import DataError
 from bayes_pairwise.layouts import (
     ARENA,
+    ARENA_ORDER_NOTE,
     ORDER_NOT_RECORDED,
     refuse_ambiguous_winners,
     reshape,
@@ -1852,21 +1853,16 @@ class _Layout:
 
 
 def _left_right_layout(df: pd.DataFrame) -> bool:
-    """Whether ``left``/``right``/``winner`` hold evalica's layout: each winner (text, any case)
-    is ``left``, ``right``, ``draw`` or starts with ``tie``; empty winners are left for the
-    loader to name. Another value (a model's name, a score) is not this layout."""
+    """Whether ``left``/``right``/``winner`` hold evalica's layout: every winner that is not
+    empty is one :func:`~bayes_pairwise.layouts.winner_side_map` reads (``left``, ``right``,
+    ``draw`` or ``tie*``, any case); empty winners are left for the loader to name. Another
+    value (a model's name, a score) is not this layout."""
     winner = df.loc[:, df.columns == "winner"]
     if winner.shape[1] != 1:
         return False
-    for v in pd.unique(winner.iloc[:, 0].to_numpy(dtype=object)):
-        if not isinstance(v, str):
-            if v is None or (isinstance(v, float) and v != v):  # empty: the loader names it
-                continue
-            return False
-        key = v.strip().lower()
-        if key not in ("left", "right", "draw") and not key.startswith("tie"):
-            return False
-    return True
+    values = pd.unique(winner.iloc[:, 0].dropna().to_numpy(dtype=object))
+    known = winner_side_map(pd.Series(values, dtype=object), _LEFT_RIGHT[:2])
+    return all(isinstance(v, str) and v in known for v in values)
 
 
 def _recognise(
@@ -1902,10 +1898,7 @@ def _recognise(
             f"second={second!r}, outcome={outcome!r}; {shown}{how})"
         )
         if arena:
-            notes.append(
-                "Chatbot Arena does not record which answer the voter saw first: 'first' is "
-                "model_a, a nominal label, and position-bias parameters mean nothing here"
-            )
+            notes.append(ARENA_ORDER_NOTE)
     elif (
         outcome == "outcome"
         and "outcome" not in cols

@@ -56,6 +56,7 @@ from bayes_pairwise.errors import DataError
 __all__ = [
     "ALPACAEVAL",
     "ARENA",
+    "ARENA_ORDER_NOTE",
     "ARENA_WIDE",
     "MTBENCH",
     "ORDER_NOT_RECORDED",
@@ -71,6 +72,11 @@ MTBENCH = "MT-Bench pairwise judgments"
 ALPACAEVAL = "AlpacaEval annotations"
 ARENA = "Chatbot Arena battles"
 ARENA_WIDE = "Chatbot Arena battles, one winner column per judge"
+#: what every Arena layout's reading says about the presentation order
+ARENA_ORDER_NOTE = (
+    "Chatbot Arena does not record which answer the voter saw first: 'first' is "
+    "model_a, a nominal label, and position-bias parameters mean nothing here"
+)
 PAIR_LISTS = "pair-level records (one verdict per order in a list)"
 #: appended to ``Comparisons.source`` when the layout does not record the presentation order
 ORDER_NOT_RECORDED = " [presentation order NOT recorded: 'first' is nominal]"
@@ -420,8 +426,7 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
         "what follows 'winner_'), one per battle (first='model_a', second='model_b'; winner "
         "'model_a'/'model_b', values starting with 'tie' are ties); "
         f"{len(frame)} verdicts from {len(df)} rows",
-        "Chatbot Arena does not record which answer the voter saw first: 'first' is "
-        "model_a, a nominal label, and position-bias parameters mean nothing here",
+        ARENA_ORDER_NOTE,
     ]
     missing = int(have.size - have.sum())
     if missing:
@@ -469,9 +474,13 @@ def reshape(
             return _mtbench(df)
         if {"generator_1", "generator_2", "preference"} <= cols:
             return _alpacaeval(df)
-        wide = [c for c in df.columns if isinstance(c, str) and c.startswith("winner_")]
+        wide = [
+            c
+            for c in df.columns
+            if isinstance(c, str) and c.startswith("winner_") and len(c) > len("winner_")
+        ]
         if {"model_a", "model_b"} <= cols and "winner" not in cols and wide:
-            return _arena_wide(df, [c for c in wide if len(c) > len("winner_")])
+            return _arena_wide(df, wide)
         if {"model_a", "model_b", "winner"} <= cols and _all_lists(df["winner"]):
             return _pair_lists(df, "model_a", "model_b", "winner")
     out = outcome
