@@ -312,10 +312,6 @@ class ClassicalFits:
         Per judge whose ``tie_share`` interval is a bootstrap: what it resamples
         (``"contexts"``, or ``"pairs"`` in a one-context log) and why (the ties cluster by
         ``"context"`` or by ``"pair"``).
-    tie_share_by_context : frozenset
-        Judges whose ties cluster by context (:func:`~bayes_pairwise.caveats.tie_dispersion`'s
-        rule): their ``tie_share`` interval is the bootstrap over contexts of
-        ``tie_correlation``, not Wilson's, which assumes independent verdicts.
     """
 
     desc: pd.DataFrame | None = None
@@ -331,7 +327,6 @@ class ClassicalFits:
     mm: Any = None
     mm_note: str = ""
     tie_correlation: Mapping[str, Any] = field(default_factory=dict)
-    tie_share_by_context: frozenset[str] = frozenset()
     tie_correlation_by: str = "context"
     tie_share_resampled: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -1022,7 +1017,6 @@ def _classical(
         mm=mm,
         mm_note=mm_note,
         tie_correlation=tie_corr,
-        tie_share_by_context=frozenset(j for j, r in resampled.items() if r[0] == "contexts"),
         tie_share_resampled=resampled,
         tie_correlation_by=tie_by,
     )
