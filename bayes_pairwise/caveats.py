@@ -190,6 +190,43 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     )
 
 
+def order_not_recorded(data: Comparisons, *, model_kind: str = "positional") -> Caveat | None:
+    """The caveat of a log that does not record which text was shown first, or None.
+
+    Where :attr:`~bayes_pairwise.data.Comparisons.order_recorded` is False (Chatbot Arena's
+    battles: 'first' is model_a), every rate split by position (ε₊, ε₋, their sum, the
+    biased Bradley–Terry model's γ, the moments' r1, S_com's reading as positional
+    inconsistency) is a rate by a nominal label. ``model_kind`` as in :func:`caveats_for`;
+    the uniform and difficulty models' rates need no order, so they get None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"],
+    ...                    "winner": ["model_a", "tie"]})
+    >>> c = order_not_recorded(load_comparisons(df))
+    >>> c.code, c.text[:60]
+    ('order_not_recorded', "The log does not record which text was shown first: 'first' ")
+    >>> order_not_recorded(load_comparisons(df), model_kind="uniform") is None
+    True
+    """
+    if data.order_recorded or model_kind not in ("positional", "classical", "biased_bt"):
+        return None
+    which = {
+        "positional": "ε₊, ε₋ and ε₊ + ε₋",
+        "biased_bt": "the position shift γ",
+        "classical": "ε₊, ε₋, r1 and S_com (as positional inconsistency)",
+    }[model_kind]
+    return Caveat(
+        "order_not_recorded",
+        "The log does not record which text was shown first: 'first' is a nominal label "
+        f"({data.n_comparisons:,} verdicts, none with its presentation order). {which} are "
+        "computed by that label, not by the position a text was shown in, so they say nothing "
+        "about positional bias; the uniform model's ε and the tie rate need no order.",
+    )
+
+
 def _tie_checks(
     data: Comparisons, checks: Mapping[str, TiePositionCheck] | None
 ) -> list[tuple[str, TiePositionCheck]]:
@@ -575,6 +612,9 @@ def caveats_for(
     few = too_few_verdicts(data)
     if few is not None:
         out.append(few)
+    nominal = order_not_recorded(data, model_kind=model_kind)
+    if nominal is not None:
+        out.append(nominal)
     needs_id = (model_kind in ("uniform", "positional", "classical") and not labelled) or (
         model_kind == "difficulty" and not labelled and not repeats
     )

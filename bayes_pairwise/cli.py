@@ -671,11 +671,15 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     data = _load_data(args)
     _info(f"{data!r}: method {args.method}")
     res = _estimate(args, data)
-    from bayes_pairwise.caveats import ties_depend_on_position, too_few_verdicts
+    from bayes_pairwise.caveats import order_not_recorded, ties_depend_on_position, too_few_verdicts
 
     few = too_few_verdicts(data)
     if few is not None:
         res.setdefault("warnings", []).insert(0, few.text)
+    if args.method in ("scom", "moments", "deltas2d"):  # rates split by the first position
+        nominal = order_not_recorded(data, model_kind="classical")
+        if nominal is not None:
+            res.setdefault("warnings", []).insert(0, nominal.text)
     if args.method in ("scom", "moments"):  # rescaled for the tie share: is that valid here?
         tied = ties_depend_on_position(data)
         if tied is not None:

@@ -116,6 +116,40 @@ def test_correlation_caveat_says_when_repeats_may_be_other_prompts() -> None:
     assert "order is not recorded" in only_order and "context column" not in only_order
 
 
+def test_order_not_recorded_is_said_where_a_rate_splits_by_position(tmp_path, capsys) -> None:
+    """A battle log without its presentation order: the position-split rates (positional,
+    biased BT's γ, the moments) get a caveat that counts the log's verdicts; the order-free
+    rates (uniform, difficulty) do not, and a log with its order recorded never does."""
+    from bayes_pairwise.cli import main
+
+    arena = _battle_log(3, arena=True)
+    recorded = _battle_log(3, arena=False)
+    for kind, said in [
+        ("positional", True),
+        ("classical", True),
+        ("biased_bt", True),
+        ("uniform", False),
+        ("difficulty", False),
+    ]:
+        codes = _codes(arena, kind, test_correlation=False)
+        assert ("order_not_recorded" in codes) is said, kind
+        assert "order_not_recorded" not in _codes(recorded, kind, test_correlation=False)
+    text = caveats_for(arena, model_kind="positional", test_correlation=False)
+    (nominal,) = [c.text for c in text if c.code == "order_not_recorded"]
+    assert f"{arena.n_comparisons:,} verdicts" in nominal and "ε₊, ε₋ and ε₊ + ε₋" in nominal
+    # estimate: the moments (split by position) warn; Copeland (order-free) does not
+    path = tmp_path / "battles.csv"
+    frame = arena.to_frame()
+    frame.rename(columns={"first": "model_a", "second": "model_b"}).assign(
+        winner=np.where(frame["outcome"] == 1, "model_a", "model_b")
+    ).drop(columns=["outcome"]).to_csv(path, index=False)
+    for method, said in [("moments", True), ("copeland", False)]:
+        assert main(["estimate", str(path), "--method", method, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        warned = [w for w in out.get("warnings", []) if "nominal label" in w]
+        assert bool(warned) is said, method
+
+
 @pytest.mark.slow
 def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
     m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
