@@ -213,16 +213,13 @@ def order_not_recorded(data: Comparisons, *, model_kind: str = "positional") -> 
     """
     if data.order_recorded or model_kind not in ("positional", "classical", "biased_bt"):
         return None
-    which = {
-        "positional": "ε₊, ε₋ and ε₊ + ε₋",
-        "biased_bt": "the position shift γ",
-        "classical": "ε₊, ε₋, r1 and S_com (as positional inconsistency)",
-    }[model_kind]
     return Caveat(
         "order_not_recorded",
         "The log does not record which text was shown first: 'first' is a nominal label "
-        f"({data.n_comparisons:,} verdicts, none with its presentation order). {which} are "
-        "computed by that label, not by the position a text was shown in, so they say nothing "
+        f"({data.n_comparisons:,} verdicts, none with its presentation order). ε₊, ε₋ and "
+        "their sum (the position shift γ, the moments' r1, S_com read as positional "
+        "inconsistency) are computed by that label, not by the position a text was shown in, "
+        "so they say nothing "
         "about positional bias; the uniform model's ε and the tie rate need no order.",
     )
 
