@@ -617,8 +617,9 @@ def _after(
     n, nj, nc, positional, closeness, _, _, nr, oe, oh, ot, oc = _layout(shape, ties)
     oz = 1
     p_rows = ii.shape[0]
-    if rows.shape[0] == p_rows:
-        rows[:] = lr
+    if rows.shape[0] == p_rows:  # a loop: a slice assignment compiles numba's shape-error
+        for r in range(p_rows):  # message formatting, 2-3 s of every cold start
+            rows[r] = lr[r]
     lp += _total(lr)
     gp = np.zeros(nj)
     gm = np.zeros(nj)

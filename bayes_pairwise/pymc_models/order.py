@@ -171,8 +171,12 @@ def _kernel_pointer() -> Any:
             carray(p_forbid, (n_items,), dtype=np.int64),
             carray(p_log_k, (n_c,), dtype=np.float64),
         )
-        carray(p_logp, (n_c,), dtype=np.float64)[:] = logp
-        carray(p_grad, (n_c, n_j * 4), dtype=np.float64)[:, :] = grad
+        out_logp = carray(p_logp, (n_c,), dtype=np.float64)
+        out_grad = carray(p_grad, (n_c, n_j * 4), dtype=np.float64)
+        for c in range(n_c):  # loops: a slice assignment compiles numba's shape-error messages
+            out_logp[c] = logp[c]
+            for k in range(n_j * 4):
+                out_grad[c, k] = grad[c, k]
 
     return order_logp_c.ctypes
 
