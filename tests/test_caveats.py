@@ -157,6 +157,31 @@ def test_order_not_recorded_is_said_where_a_rate_splits_by_position(tmp_path, ca
         assert bool(warned) is said, method
 
 
+def test_scom_above_half_is_not_called_positional_bias_without_the_order() -> None:
+    """S_com > 1/2 (the first label wins in both orders): positional bias where the order is
+    recorded; a preference for a nominal label where it is not (Arena's model_a)."""
+    from bayes_pairwise.classical.descriptive import descriptive_by_judge
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.errors import DesignWarning
+
+    recorded = _battle_log(3, arena=False)
+    frame = recorded.to_frame().assign(outcome="first")  # the first-shown text always wins
+    first_wins = load_comparisons(frame)
+    arena = load_comparisons(
+        frame.assign(model_a=frame["first"], model_b=frame["second"], winner="model_a").drop(
+            columns=["first", "second", "outcome"]
+        )
+    )
+    for data, said, unsaid in [
+        (first_wins, "positional bias; see eps_plus", "nominal"),
+        (arena, "cannot be read as positional bias", "see eps_plus"),
+    ]:
+        with pytest.warns(DesignWarning, match="S_com > 1/2") as rec:
+            descriptive_by_judge(data)
+        (text,) = [str(w.message) for w in rec if "S_com > 1/2" in str(w.message)]
+        assert said in text and unsaid not in text
+
+
 @pytest.mark.slow
 def test_fit_records_caveats_and_they_survive_save(sim, tmp_path) -> None:
     m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)

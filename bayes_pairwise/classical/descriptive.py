@@ -994,9 +994,14 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
             invalid.append(lab)
         rows.append(st)
     if invalid:
+        why = (
+            "positional bias; see eps_plus/eps_minus"
+            if data.order_recorded
+            else "the judge prefers one nominal label; this log does not record the presentation "
+            "order, so it cannot be read as positional bias"
+        )
         warnings.warn(
-            f"S_com > 1/2 for judge(s) {invalid}: eps_scom is NaN (positional bias; see eps_plus/"
-            "eps_minus)",
+            f"S_com > 1/2 for judge(s) {invalid}: eps_scom is NaN ({why})",
             DesignWarning,
             stacklevel=user_stacklevel(),
         )
