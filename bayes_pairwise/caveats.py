@@ -219,8 +219,8 @@ def order_not_recorded(data: Comparisons, *, model_kind: str = "positional") -> 
         f"({data.n_comparisons:,} verdicts, none with its presentation order). ε₊, ε₋ and "
         "their sum (the position shift γ, the moments' r1, S_com read as positional "
         "inconsistency) are computed by that label, not by the position a text was shown in, "
-        "so they say nothing "
-        "about positional bias; the uniform model's ε and the tie rate need no order.",
+        "so they say nothing about positional bias; the uniform model's ε and the tie rate "
+        "need no order.",
     )
 
 

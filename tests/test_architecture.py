@@ -286,3 +286,57 @@ def test_layer_contract_can_fail(tmp_path: Path) -> None:
     assert "report.py:7 imports bayes_pairwise.classical.descriptive.copeland_ranking" in text
     assert "report.py:8 imports bayes_pairwise.leaderboard" in text
     assert len(bad) == 3, text
+
+
+# ------------------------------------------------------------- compiled kernels: no slice stores
+def _slice_stores(source: str) -> list[str]:
+    """Slice assignments (``a[:] = b``, ``a[i:j, :] = b``) inside numba-compiled functions of
+    ``source``. numba compiles each one's shape-mismatch error with its message formatting
+    (``raise_with_shape_context``: str, repr, join), 2-3 s of every cold start of the
+    written-out density before it was a loop; a loop compiles none of it."""
+
+    def jitted(fn: ast.FunctionDef) -> bool:
+        return any("jit" in ast.unparse(d) or "cfunc" in ast.unparse(d) for d in fn.decorator_list)
+
+    def sliced(idx: ast.expr) -> bool:
+        parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        return any(isinstance(p, ast.Slice) for p in parts)
+
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not (isinstance(fn, ast.FunctionDef) and jitted(fn)):
+            continue
+        for node in ast.walk(fn):
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign)
+                else []
+            )
+            found += [
+                f"{fn.name}: {ast.unparse(node)}"
+                for t in targets
+                if isinstance(t, ast.Subscript) and sliced(t.slice)
+            ]
+    return found
+
+
+def test_compiled_kernels_store_by_loops_not_slices() -> None:
+    """No numba-compiled function of the package assigns to a slice (cold-start compile time)."""
+    found = [
+        f"{path.relative_to(PKG.parent)}: {hit}"
+        for path in sorted(PKG.rglob("*.py"))
+        for hit in _slice_stores(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_slice_store_detector_can_fail() -> None:
+    """The detector flags slice stores in a jitted function, and only there."""
+    src = (
+        "@numba.njit(cache=True)\ndef f(a, b):\n    a[:] = b\n    a[0] = 1.0\n"
+        "    a[1:, :] += b\n\n@cfunc(sig)\ndef g(p):\n    carray(p, (2,))[:] = 0.0\n\n"
+        "def h(a, b):\n    a[:] = b\n"
+    )
+    assert _slice_stores(src) == ["f: a[:] = b", "f: a[1:, :] += b", "g: carray(p, (2,))[:] = 0.0"]
