@@ -22,9 +22,11 @@
   one pair of texts in a known order (order not recorded; no contexts and many repeats per
   pair): :func:`~bayes_pairwise.identification.repeats_reading`.
 
-:func:`joint_mode` is a fit's, not a log's: a strength model's MAP, or its Laplace
-approximation, sits at a joint mode over every strength and the rates, which shifts the rates
-(measured on a log simulated on the same design, :func:`mode_shift`).
+:func:`joint_mode` and :func:`long_trajectories` are a fit's, not a log's (:data:`FIT_CAVEATS`):
+a strength model's MAP, or its Laplace approximation, sits at a joint mode over every strength
+and the rates, which shifts the rates (measured on a log simulated on the same design,
+:func:`mode_shift`); a strength model's NUTS fit whose strengths read as a nearly hard truth
+takes long trajectories that more draws do not shorten.
 
 :func:`record_caveats` stores them with a fitted error model (``caveats_`` and the JSON attr
 ``caveats`` of ``idata_.posterior``).
@@ -63,6 +65,9 @@ from bayes_pairwise.matrices import pair_counts
 __all__ = [
     "CAVEATS_STEP",
     "CORRELATED_ERRORS",
+    "FIT_CAVEATS",
+    "HARD_TRUTH_SIGMA",
+    "LONG_TRAJECTORY_STEPS",
     "MODEL_KINDS",
     "TIE_CLUSTER_P",
     "TIE_CLUSTER_RATIO",
@@ -71,11 +76,14 @@ __all__ = [
     "TieDispersion",
     "caveats_for",
     "caveats_from_idata",
+    "context_sizes_text",
     "dispersion_kwargs",
     "has_repeats",
     "identification_text",
     "joint_mode",
+    "long_trajectories",
     "mode_shift",
+    "order_model_for",
     "record_caveats",
     "tie_dispersion",
     "ties_cluster_by_context",
@@ -955,6 +963,164 @@ def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat
     )
 
 
+#: A NUTS fit whose kept draws take at least this many leapfrog steps on average (a mean tree
+#: depth of about 7) has long trajectories: the soft-truth benchmarks take 15-31, the real
+#: QLoRA GPT-4 log 327 (``docs/src/speed.md``).
+LONG_TRAJECTORY_STEPS = 100
+
+#: σ_s's posterior mean from which a strength model's strengths read as a nearly hard truth:
+#: two items one prior sd of z apart are then ≥ 5 logits apart, P(truth) ≥ 0.993.
+HARD_TRUTH_SIGMA = 5.0
+
+#: The codes of the caveats a fit carries of its own (not the log's): the cross-check passes
+#: them on to the judges they name.
+FIT_CAVEATS = ("map_joint_mode", "long_trajectories")
+
+
+def order_model_for(model: Any, data: Comparisons, *, method: str = "nuts") -> str | None:
+    """The order model (with its options) that is the hard-truth limit of ``model`` on ``data``.
+
+    The name a strength model's class declares as its own ``hard_truth_limit``
+    (:class:`~bayes_pairwise.pymc_models.UniformError`: ``"uniform_order"``,
+    :class:`~bayes_pairwise.pymc_models.PositionalBias`: ``"positional_order"``; a subclass
+    that does not declare it, such as the hierarchical and difficulty variants, has none), with
+    ``" --tie-positional"`` where the model fits one tie rate per position, when the fit is
+    NUTS, not with closeness tie rates, and every context of ``data`` has at most
+    :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items (some three or
+    more, two contexts or more); ``None`` otherwise. The one rule behind
+    :func:`~bayes_pairwise.pymc_models.order.order_model_note` (before a fit) and
+    :func:`long_trajectories` (after it).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.pymc_models import PositionalBias, PositionalDifficulty
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(7, eps=0.1, n_contexts=30, random_seed=0)
+    >>> order_model_for(PositionalBias(), sim.data)
+    'positional_order'
+    >>> order_model_for(PositionalBias(), sim.data, method="map") is None
+    True
+    >>> order_model_for(PositionalDifficulty(), sim.data) is None
+    True
+    """
+    from bayes_pairwise.pymc_models.order_kernel import MAX_CONTEXT_ITEMS
+
+    order = type(model).__dict__.get("hard_truth_limit")
+    if method != "nuts" or not order or getattr(model, "tie_closeness", False):
+        return None
+    size = np.bincount(np.asarray(data.item_context), minlength=data.n_contexts)
+    if size.size < 2 or size.max() > MAX_CONTEXT_ITEMS or size.max() < 3:
+        return None
+    if getattr(model, "tie_positional", False):
+        order += " --tie-positional"
+    return str(order)
+
+
+def context_sizes_text(data: Comparisons) -> str:
+    """``"953 contexts of 3–7 items"``: the count of ``data``'s contexts and their sizes.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> context_sizes_text(simulate_round_robin(7, n_contexts=30, random_seed=0).data)
+    '30 contexts of 7 items'
+    """
+    size = np.bincount(np.asarray(data.item_context), minlength=data.n_contexts)
+    sizes = f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}"
+    return f"{size.size} contexts of {sizes} items"
+
+
+def _sure_pair_share(idata: Any) -> float | None:
+    """Share of a strength fit's distinct pairs whose posterior-mean strengths differ by more
+    than logit(0.99); None when the fit stored no strengths or pairs."""
+    const = getattr(idata, "constant_data", None)
+    post = idata.posterior
+    if const is None or "strength" not in post or not {"pair_i", "pair_j"} <= set(const):
+        return None
+    s = np.asarray(post["strength"].mean(("chain", "draw")), dtype=float).ravel()
+    pairs = np.unique(
+        np.stack([np.asarray(const["pair_i"]), np.asarray(const["pair_j"])], axis=1), axis=0
+    )
+    if not pairs.size or pairs.max() >= s.size:
+        return None
+    return float(np.mean(np.abs(s[pairs[:, 0]] - s[pairs[:, 1]]) > math.log(99.0)))
+
+
+def long_trajectories(model: Any, data: Comparisons) -> Caveat | None:
+    """The caveat of a strength model's NUTS fit whose trajectories are long because its
+    strengths read as a nearly hard truth; None when it does not apply.
+
+    It applies when the fit was NUTS, its kept draws took at least
+    :data:`LONG_TRAJECTORY_STEPS` leapfrog steps on average or hit the maximum tree depth
+    (:func:`~bayes_pairwise.pymc_models.diagnostics.trajectory_stats`), and σ_s's posterior
+    mean is at least :data:`HARD_TRUTH_SIGMA`. Every number in the text is this fit's; where
+    the log's contexts allow it
+    (:func:`order_model_for`), it names the order model
+    that sums the hard truth out.
+
+    Examples
+    --------
+    >>> import arviz as az
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> data = simulate_round_robin(7, n_contexts=30, random_seed=0).data
+    >>> idata = az.from_dict(posterior={"sigma_s": np.full((2, 4), 20.0)},
+    ...                      sample_stats={"n_steps": np.full((2, 4), 255),
+    ...                                    "step_size": np.full((2, 4), 0.05)})
+    >>> fit = SimpleNamespace(idata_=idata, method_="nuts", name="positional")
+    >>> long_trajectories(fit, data).code
+    'long_trajectories'
+    >>> fit = SimpleNamespace(idata_=idata, method_="map", name="positional")
+    >>> long_trajectories(fit, data) is None
+    True
+    """
+    from bayes_pairwise.pymc_models.diagnostics import trajectory_stats
+
+    idata = getattr(model, "idata_", None)
+    if idata is None or getattr(model, "method_", None) != "nuts":
+        return None
+    post = getattr(idata, "posterior", None)
+    if post is None or "sigma_s" not in post:
+        return None
+    stats = trajectory_stats(idata)
+    if stats is None or (stats.steps_per_draw < LONG_TRAJECTORY_STEPS and stats.depth_hits == 0):
+        return None
+    sigma = float(post["sigma_s"].mean())
+    if not sigma >= HARD_TRUTH_SIGMA:
+        return None
+    name = getattr(model, "name", type(model).__name__)
+    hits = (
+        f"{stats.depth_hits:,} of {stats.n_draws:,} draws hit the maximum tree depth"
+        if stats.depth_hits
+        else "no draw hit the maximum tree depth"
+    )
+    sure = _sure_pair_share(idata)
+    where = (
+        f"; at the posterior mean strengths {sure:.0%} of the log's pairs have a truth "
+        "probability σ(s_i − s_j) above 0.99 or below 0.01"
+        if sure is not None
+        else ""
+    )
+    text = (
+        f"{name}'s NUTS fit took {stats.steps_per_draw:.0f} leapfrog steps per draw "
+        f"(step size {stats.step_size:.3g}; {hits}), with σ_s's posterior mean at "
+        f"{sigma:.3g}{where}: the judge's verdicts read as a nearly hard truth. In the "
+        "sampler's coordinates each pair is then a logistic "
+        f"wall about 1/σ_s = {1 / sigma:.2g} wide, which sets the step size, so the "
+        "trajectories are long by the posterior's geometry; more draws do not shorten them "
+        "(R-hat and ESS still say whether this fit converged)."
+    )
+    order = order_model_for(model, data)
+    if order is not None:
+        text += (
+            f" On this log ({context_sizes_text(data)}) --model {order} fits the same error "
+            "rates with each context's order summed out (the σ_s → ∞ limit, METHODS §3), at a "
+            "few steps per draw."
+        )
+    return Caveat("long_trajectories", text)
+
+
 def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0) -> Any:
     """Store the caveats of a fitted error model: ``model.caveats_`` and the JSON attribute
     ``caveats`` of ``model.idata_.posterior``; returns ``model``.
@@ -989,9 +1155,9 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
         tie_positional=bool(getattr(model, "tie_positional", False)),
         **dispersion_kwargs({getattr(model, "name", type(model).__name__): model}),
     )
-    found = joint_mode(model, data, random_seed=seed)
-    if found is not None:
-        caveats = [*caveats, found]
+    for found in (joint_mode(model, data, random_seed=seed), long_trajectories(model, data)):
+        if found is not None:
+            caveats = [*caveats, found]
     model.caveats_ = caveats
     model.idata_.posterior.attrs[ATTR_CAVEATS] = json.dumps([c.to_dict() for c in caveats])
     return model

@@ -1563,7 +1563,7 @@ def _caveats(
     ``tie_positional``: the models fit one tie rate per position (the caveat says so); the
     models with ``tie_dispersion`` let the tie rate vary by context or by pair (so do the
     caveats)."""
-    from bayes_pairwise.caveats import MODEL_KINDS, caveats_for, dispersion_kwargs
+    from bayes_pairwise.caveats import FIT_CAVEATS, MODEL_KINDS, caveats_for, dispersion_kwargs
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
         return str(getattr(f, "caveat_kind", None) or str(getattr(f, "name", "")).split("_")[0])
@@ -1599,11 +1599,11 @@ def _caveats(
                     per[j].append(c.text)
                 if c.text not in general:
                     general.append(c.text)
-    # a fit's own caveats (caveats.joint_mode: a MAP's or Laplace fit's joint mode), for the
-    # judges they name
+    # a fit's own caveats (caveats.FIT_CAVEATS: a MAP's or Laplace fit's joint mode, a NUTS
+    # fit's long trajectories), for the judges they name
     for f in fits.values():
         for c in getattr(f, "caveats_", None) or ():
-            if c.code != "map_joint_mode":
+            if c.code not in FIT_CAVEATS:
                 continue
             if c.text not in general:
                 general.append(c.text)

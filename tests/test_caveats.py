@@ -406,3 +406,106 @@ def test_the_cross_check_puts_the_joint_mode_caveat_on_the_judges_it_names() -> 
     row = cc.verdicts.set_index("judge")
     assert any("joint mode" in t for t in row.loc["many", "caveats"])
     assert not any("joint mode" in t for t in row.loc["few", "caveats"])
+
+
+def _nuts_like(sigma_s: float, steps: np.ndarray, *, strength=None, hits=None, tuning=None):
+    """A strength fit's idata as NUTS stores it: σ_s, the step counts (chain, draw), the step
+    size, optionally the strengths and the tree-depth / warm-up flags (nutpie's names)."""
+    import arviz as az
+
+    shape = steps.shape
+    post = {"sigma_s": np.full(shape, sigma_s)}
+    stats = {"n_steps": steps, "step_size": np.full(shape, 0.05)}
+    if hits is not None:
+        stats["maxdepth_reached"] = hits
+    if tuning is not None:
+        stats["tuning"] = tuning
+    const = None
+    if strength is not None:
+        post["strength"] = np.broadcast_to(strength, (*shape, strength.size)).copy()
+        const = {"pair_i": np.array([0, 0, 1, 0]), "pair_j": np.array([1, 2, 2, 1])}
+    idata = az.from_dict(
+        posterior=post,
+        sample_stats=stats,
+        constant_data=const,
+        dims={"strength": ["item"]},
+    )
+    fit = PositionalBias()  # fitted by hand: the order-model rule reads the model's class
+    fit.idata_, fit.method_ = idata, "nuts"
+    return fit
+
+
+def test_trajectory_stats_count_the_kept_draws_only() -> None:
+    """Known answers: the mean steps, step size and depth hits of the kept draws; nutpie's
+    warm-up draws (``tuning``) are left out, and a fit without step counts has none."""
+    import arviz as az
+
+    from bayes_pairwise.pymc_models.diagnostics import trajectory_stats
+
+    steps = np.array([[1023, 255, 127], [1023, 63, 31]])
+    tuning = np.array([[True, False, False], [True, False, False]])
+    hits = np.array([[True, False, False], [True, True, False]])
+    fit = _nuts_like(20.0, steps, hits=hits, tuning=tuning)
+    st = trajectory_stats(fit.idata_)
+    assert st.steps_per_draw == pytest.approx((255 + 127 + 63 + 31) / 4)
+    assert (st.depth_hits, st.n_draws, st.step_size) == (1, 4, pytest.approx(0.05))
+    assert trajectory_stats(az.from_dict(posterior={"eps": np.zeros((1, 1))})) is None
+
+
+def test_a_nuts_fit_with_a_nearly_hard_truth_says_why_its_trajectories_are_long() -> None:
+    """The long_trajectories caveat: this fit's steps per draw, step size, σ_s and share of
+    sure pairs in its text; the order model named where the log's contexts allow it; and not
+    said when the trajectories are short, σ_s is small (a soft truth) or the fit is a MAP."""
+    from bayes_pairwise.caveats import (
+        HARD_TRUTH_SIGMA,
+        LONG_TRAJECTORY_STEPS,
+        long_trajectories,
+    )
+
+    small = simulate_round_robin(7, n_contexts=30, random_seed=0).data
+    big = simulate_round_robin(13, random_seed=0).data  # one context of 13: no order model
+    strength = np.array([0.0, 1.0, 9.0])  # pairs (0, 1), (0, 2), (1, 2): two of three sure
+    long = np.full((2, 5), 201)
+    c = long_trajectories(_nuts_like(22.0, long, strength=strength), small)
+    assert c.code == "long_trajectories" and c.judges == ()
+    assert "took 201 leapfrog steps per draw (step size 0.05; no draw hit" in c.text
+    assert "σ_s's posterior mean at 22" in c.text and "1/σ_s = 0.045 wide" in c.text
+    assert "67% of the log's pairs" in c.text
+    assert "(30 contexts of 7 items) --model positional_order fits" in c.text
+    assert "--model" not in long_trajectories(_nuts_like(22.0, long), big).text
+    short = np.full((2, 5), LONG_TRAJECTORY_STEPS - 1)
+    assert long_trajectories(_nuts_like(22.0, short), small) is None
+    hit = np.zeros((2, 5), dtype=bool)
+    hit[1, 2] = True
+    c = long_trajectories(_nuts_like(22.0, short, hits=hit), small)
+    assert "1 of 10 draws hit the maximum tree depth" in c.text
+    assert long_trajectories(_nuts_like(HARD_TRUTH_SIGMA * 0.9, long), small) is None
+    fit = _nuts_like(22.0, long)
+    fit.method_ = "map"
+    assert long_trajectories(fit, small) is None
+
+
+@pytest.mark.slow
+def test_a_hard_truth_fit_carries_the_long_trajectories_caveat_to_the_crosscheck() -> None:
+    """Real NUTS: on 60 round robins of 7 with a hard truth the positional fit takes long
+    trajectories with a large σ_s, records the caveat with its own step count, and the
+    cross-check of that fit states it; a soft truth of the same design (σ 1.5) does not."""
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.pymc_models.diagnostics import trajectory_stats
+
+    hard = simulate_round_robin(7, eps_plus=0.03, eps_minus=0.15, n_contexts=60, random_seed=0)
+    m = PositionalBias().fit(hard.data, random_seed=1)
+    (c,) = [c for c in m.caveats_ if c.code == "long_trajectories"]
+    st = trajectory_stats(m.idata_)
+    assert st.steps_per_draw >= 100
+    assert f"took {st.steps_per_draw:.0f} leapfrog steps per draw" in c.text
+    assert "--model positional_order" in c.text
+    assert caveats_from_idata(m.idata_)[-1] == c  # stored with the fit
+    cc = crosscheck(hard.data, m, delta_s=False, random_seed=0)
+    assert c.text in cc.caveats
+    soft = simulate_round_robin(
+        7, eps_plus=0.03, eps_minus=0.15, n_contexts=60, soft_sigma=1.5, random_seed=0
+    )
+    m2 = PositionalBias().fit(soft.data, random_seed=1)
+    assert trajectory_stats(m2.idata_).steps_per_draw < 100
+    assert "long_trajectories" not in [c.code for c in m2.caveats_]

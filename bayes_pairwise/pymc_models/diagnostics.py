@@ -45,6 +45,7 @@ __all__ = [
     "RHAT_MAX",
     "TIE_STATISTICS",
     "Diagnostics",
+    "TrajectoryStats",
     "approximation",
     "complete_round_robins",
     "diagnose",
@@ -61,6 +62,7 @@ __all__ = [
     "tie_handling",
     "tie_statistic_values",
     "tie_statistics",
+    "trajectory_stats",
 ]
 
 #: Sampler coordinates that are not findings: the strength scale σ_s (not identified under a
@@ -374,6 +376,60 @@ def _sampler_checks(idata: az.InferenceData) -> tuple[int, int, np.ndarray]:
     else:
         ebfmi = np.array([np.nan])
     return n_div, n_hits, ebfmi
+
+
+@dataclass(frozen=True)
+class TrajectoryStats:
+    """How long a NUTS fit's trajectories were: :func:`trajectory_stats`."""
+
+    #: Mean leapfrog steps per kept draw (warm-up excluded), over every chain.
+    steps_per_draw: float
+    #: Mean step size of the kept draws.
+    step_size: float
+    #: Kept draws that hit the maximum tree depth.
+    depth_hits: int
+    #: Kept draws counted (chains × draws).
+    n_draws: int
+
+
+def trajectory_stats(idata: az.InferenceData) -> TrajectoryStats | None:
+    """The leapfrog steps per draw, the step size and the tree-depth hits of a NUTS fit.
+
+    Read from ``sample_stats`` as PyMC (``n_steps``, ``step_size``, ``reached_max_treedepth``)
+    and nutpie (the same and ``maxdepth_reached``; draws flagged ``tuning`` are left out) store
+    them. ``None`` when the fit stored no step counts (MAP, Laplace, a loaded file without
+    them).
+
+    Examples
+    --------
+    >>> import arviz as az
+    >>> import numpy as np
+    >>> idata = az.from_dict(posterior={"eps": np.full((2, 3), 0.1)},
+    ...                      sample_stats={"n_steps": [[3, 7, 7], [15, 7, 3]],
+    ...                                    "step_size": np.full((2, 3), 0.5)})
+    >>> trajectory_stats(idata)
+    TrajectoryStats(steps_per_draw=7.0, step_size=0.5, depth_hits=0, n_draws=6)
+    """
+    if "sample_stats" not in idata.groups():
+        return None
+    ss = idata.sample_stats
+    steps = _stat(ss, "n_steps")
+    if steps is None or steps.size == 0:
+        return None
+    keep = np.ones(steps.shape, dtype=bool)
+    tuning = _stat(ss, "tuning")
+    if tuning is not None and tuning.shape == steps.shape:
+        keep = ~tuning.astype(bool)
+    if not keep.any():
+        return None
+    size = _stat(ss, "step_size")
+    hits = _stat(ss, "reached_max_treedepth", "maxdepth_reached")
+    return TrajectoryStats(
+        steps_per_draw=float(np.mean(steps[keep])),
+        step_size=float(np.mean(size[keep])) if size is not None else float("nan"),
+        depth_hits=int(np.sum(hits[keep])) if hits is not None else 0,
+        n_draws=int(keep.sum()),
+    )
 
 
 def _default_vars(idata: az.InferenceData) -> list[str]:

@@ -457,6 +457,11 @@ class UniformError(_ErrorModel):
     """
 
     default_spec: ClassVar[str] = "uniform"
+    #: The order model that is this model's σ_s → ∞ limit
+    #: (:mod:`~bayes_pairwise.pymc_models.order`); read from the class itself
+    #: (:func:`bayes_pairwise.caveats.order_model_for`), so a subclass (the hierarchical and
+    #: difficulty variants) has none unless it declares one.
+    hard_truth_limit: ClassVar[str] = "uniform_order"
     reported: ClassVar[tuple[str, ...]] = ("eps", *TIE_REPORTED)
     positional: ClassVar[bool] = False
     direct_rates: ClassVar[str | None] = "flat"
@@ -517,6 +522,8 @@ class PositionalBias(_ErrorModel):
     """
 
     default_spec: ClassVar[str] = "positional"
+    #: The order model that is this model's σ_s → ∞ limit (see :class:`UniformError`).
+    hard_truth_limit: ClassVar[str] = "positional_order"
     reported: ClassVar[tuple[str, ...]] = ("eps_plus", "eps_minus", *TIE_REPORTED)
     positional: ClassVar[bool] = True
     direct_rates: ClassVar[str | None] = "flat"

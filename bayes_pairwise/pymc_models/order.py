@@ -45,6 +45,7 @@ from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
+from bayes_pairwise.caveats import context_sizes_text, order_model_for
 from bayes_pairwise.conventions import tie_dispersion_group
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignError
@@ -60,7 +61,6 @@ from bayes_pairwise.pymc_models.error_models import (
 )
 from bayes_pairwise.pymc_models.order_density import OrderDensity, order_density
 from bayes_pairwise.pymc_models.order_kernel import (
-    MAX_CONTEXT_ITEMS,
     OrderTables,
     order_logp,
     order_pair_probabilities,
@@ -975,13 +975,10 @@ class PositionalOrder(_OrderModel, PositionalBias):
 def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> str | None:
     """What to say before a strength model's NUTS fit whose hard-truth limit fits this log.
 
-    When ``model`` is :class:`UniformError` or :class:`PositionalBias` (not a subclass: the
-    hierarchical and difficulty variants have no order model), fitted by NUTS with one tie rate
-    per judge or one per position of the better item (the note then names
-    ``--tie-positional``), not by closeness, and every context of ``data`` has at most
-    :data:`~bayes_pairwise.pymc_models.order_kernel.MAX_CONTEXT_ITEMS` items (some three or
-    more, two contexts or more): the order model's name and why, computed from the log.
-    ``None`` otherwise.
+    Where :func:`~bayes_pairwise.caveats.order_model_for` names an order model: its name and
+    why, with the log's contexts counted. ``None`` otherwise. How long this log's trajectories
+    turned out is the fit's to say, after it (the ``long_trajectories`` caveat), not a number
+    fixed here.
 
     Examples
     --------
@@ -990,30 +987,18 @@ def order_model_note(model: Any, data: Comparisons, *, method: str = "nuts") -> 
     >>> print(order_model_note(PositionalBias(), sim.data))  # doctest: +NORMALIZE_WHITESPACE
     30 contexts of 7 items: --model positional_order fits the same error rates with each
     context's order summed out (the σ_s → ∞ limit of positional, METHODS §3) — a few leapfrog
-    steps per draw where a judge near a hard truth makes positional take hundreds (the real
-    QLoRA log: 2.9 against 327); it ranks items within their contexts instead of estimating
-    strengths
+    steps per draw where a judge near a hard truth makes positional take hundreds; it ranks
+    items within their contexts instead of estimating strengths
     >>> order_model_note(PositionalBias(), simulate_round_robin(13, random_seed=0).data) is None
     True
     """
-    if method != "nuts" or type(model) not in (UniformError, PositionalBias):
-        return None
-    if getattr(model, "tie_closeness", False):
-        return None
-    size = np.bincount(np.asarray(data.item_context), minlength=data.n_contexts)
-    if size.size < 2 or size.max() > MAX_CONTEXT_ITEMS or size.max() < 3:
+    order = order_model_for(model, data, method=method)
+    if order is None:
         return None
     name = model.name
-    order = (
-        UniformOrder.default_spec if type(model) is UniformError else PositionalOrder.default_spec
-    )
-    sizes = f"{size.min()}" if size.min() == size.max() else f"{size.min()}–{size.max()}"
-    if getattr(model, "tie_positional", False):
-        order += " --tie-positional"
     return (
-        f"{size.size} contexts of {sizes} items: --model {order} fits the same error rates "
+        f"{context_sizes_text(data)}: --model {order} fits the same error rates "
         f"with each context's order summed out (the σ_s → ∞ limit of {name}, METHODS §3) — a "
         f"few leapfrog steps per draw where a judge near a hard truth makes {name} take "
-        "hundreds (the real QLoRA log: 2.9 against 327); it ranks items within their contexts "
-        "instead of estimating strengths"
+        "hundreds; it ranks items within their contexts instead of estimating strengths"
     )
