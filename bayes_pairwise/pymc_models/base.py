@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     #: A log-density written out for nutpie: the strength models' or the hard-truth models'.
     WrittenOut = DirectSpec | OrderDensity
 
+import contextlib
+
 from bayes_pairwise._version import __version__
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import (
@@ -1064,13 +1066,49 @@ def _same(a: Any, b: Any) -> bool:
 def _n_unconstrained(model: pm.Model) -> int:
     """How many unconstrained parameters ``model`` has (the dimension NUTS samples in).
 
-    Read from the value variables' static shapes on a frozen model; where a shape is not known
-    (the model is not frozen), counted on the initial point.
+    Read from the value variables' static shapes on a frozen model, or from the free variables'
+    static shapes and their transforms (a zero-sum or simplex transform drops one entry per
+    axis it constrains; the elementwise ones keep the size). Only where neither is known is
+    it counted on the initial point, whose compiled function costs 0.2 s, 0.6 s on a cold
+    start, of a fit that needs nothing else from it.
     """
+    from pymc.distributions.transforms import (
+        Interval,
+        LogOddsTransform,
+        LogTransform,
+        SimplexTransform,
+        ZeroSumTransform,
+    )
+    from pytensor.tensor import get_underlying_scalar_constant_value
+    from pytensor.tensor.exceptions import NotScalarConstantError
+
     shapes = [v.type.shape for v in model.value_vars]
-    if any(s is None for shape in shapes for s in shape):
-        return int(sum(np.size(x) for x in model.initial_point().values()))
-    return int(sum(np.prod(shape, dtype=int) for shape in shapes))
+    if not any(s is None for shape in shapes for s in shape):
+        return int(sum(np.prod(shape, dtype=int) for shape in shapes))
+    total = 0
+    for rv in model.free_RVs:
+        shape = list(rv.type.shape)
+        dims = model.named_vars_to_dims.get(rv.name) or ()
+        for axis, dim in enumerate(dims):  # a dim frozen to a constant length
+            if axis < len(shape) and shape[axis] is None and dim in model.dim_lengths:
+                with contextlib.suppress(NotScalarConstantError):
+                    shape[axis] = int(get_underlying_scalar_constant_value(model.dim_lengths[dim]))
+        transform = model.rvs_to_transforms.get(rv)
+        if any(s is None for s in shape):
+            break
+        if isinstance(transform, ZeroSumTransform):
+            for axis in transform.zerosum_axes:
+                shape[axis] -= 1
+        elif isinstance(transform, SimplexTransform):
+            shape[-1] -= 1
+        elif transform is not None and not isinstance(
+            transform, (Interval, LogOddsTransform, LogTransform)
+        ):
+            break
+        total += int(np.prod(shape, dtype=int))
+    else:
+        return total
+    return int(sum(np.size(x) for x in model.initial_point().values()))
 
 
 def _log_likelihood_plan(
