@@ -1754,7 +1754,7 @@ def load_comparisons(
                 reshaped.outcome,
                 judge if judge is not None else reshaped.judge,
                 context if context is not None else reshaped.context,
-                repeat,
+                repeat if repeat is not None else reshaped.repeat,
                 outcome_map if outcome_map is not None else reshaped.outcome_map,
             )
         layout = _recognise(src.frame, layout, covariates=cov_list, truth=truth)

@@ -23,6 +23,11 @@ on disk as it was written by its tool:
   (``model_a``, ``model_b``, ``winner_<judge>``; the prediction-powered-ranking data): one
   verdict per battle and judge, the judge named by the column; an empty cell is no verdict.
 
+* **Per-order verdicts coded A/B/C** (Position-Bias-Analyzer's files, "judging the judges"):
+  ``model_first``, ``model_second``, ``verdict`` (``A`` the answer shown first, ``B`` the
+  second, ``C`` a tie; empty: no verdict, left out and counted), with ``benchmark/question_id``
+  as the context and ``repetition`` as the repeat.
+
 Chatbot Arena's battle layout (``model_a``/``model_b``/``winner``) needs no reshaping and is read
 in :mod:`bayes_pairwise.data`; there a ``judge`` column names the voter and is not read as the
 judge unless it is named.
@@ -44,6 +49,7 @@ Examples
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +67,8 @@ __all__ = [
     "MTBENCH",
     "ORDER_NOT_RECORDED",
     "PAIR_LISTS",
-    "TIE_LAYOUTS",
+    "POSITION_CODED",
+    "POSITION_CODE_MAP",
     "Reshaped",
     "refuse_ambiguous_winners",
     "reshape",
@@ -78,17 +85,11 @@ ARENA_ORDER_NOTE = (
     "model_a, a nominal label, and position-bias parameters mean nothing here"
 )
 PAIR_LISTS = "pair-level records (one verdict per order in a list)"
+POSITION_CODED = "per-order verdicts coded A/B/C (Position-Bias-Analyzer, 'judging the judges')"
+#: the codes of :data:`POSITION_CODED`'s verdict column: MT-Bench's ``[[A]]``/``[[B]]``/``[[C]]``
+POSITION_CODE_MAP: Mapping[str, str] = {"A": "first", "B": "second", "C": "tie"}
 #: appended to ``Comparisons.source`` when the layout does not record the presentation order
 ORDER_NOT_RECORDED = " [presentation order NOT recorded: 'first' is nominal]"
-#: layouts whose tools write ties as a verdict of their own (read with ties modelled by default)
-TIE_LAYOUTS = frozenset(
-    {
-        "MT-Bench pairwise judgments",
-        "AlpacaEval annotations",
-        "Chatbot Arena battles",
-        "Chatbot Arena battles, one winner column per judge",
-    }
-)
 #: AlpacaEval's preference values
 ALPACAEVAL_MAP: Mapping[Any, str] = {1: "first", 2: "second", 1.5: "tie"}
 
@@ -105,8 +106,8 @@ class Reshaped:
         One row per verdict (a new frame; the input is never modified).
     first, second, outcome : str
         Columns of ``frame`` to read.
-    judge, context : str or None
-        Columns of ``frame`` to read as judge and context (None: the usual rule).
+    judge, context, repeat : str or None
+        Columns of ``frame`` to read as judge, context and repeat (None: the usual rule).
     outcome_map : mapping or None
         How the outcome values read (None: item ids, ``first``/``second``/``tie``).
     source_rows : ndarray of int
@@ -115,8 +116,6 @@ class Reshaped:
         One line per choice made, ending with the verdict count.
     order_recorded : bool
         False when the layout does not say which item was shown first.
-    ties_expected : bool
-        The layout's own verdicts include ties, so a tie is not a surprise to refuse.
     """
 
     name: str
@@ -126,11 +125,11 @@ class Reshaped:
     outcome: str
     judge: str | None = None
     context: str | None = None
+    repeat: str | None = None
     outcome_map: Mapping[Any, str] | None = None
     source_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     notes: tuple[str, ...] = ()
     order_recorded: bool = True
-    ties_expected: bool = True
 
 
 def _is_list(v: Any) -> bool:
@@ -314,7 +313,6 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
         "outcome",
         source_rows=src_a,
         notes=(note,),
-        ties_expected=False,
     )
 
 
@@ -390,6 +388,10 @@ def refuse_ambiguous_winners(
         )
 
 
+def _empty_cell(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+
+
 def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
     """Chatbot Arena battles with one winner column per judge (``winner_<judge>``): one verdict
     per battle and judge; an empty cell is no verdict (left out and counted)."""
@@ -398,10 +400,7 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
     judges = [c[len("winner_") :] for c in judge_cols]
     cells = np.column_stack([df[c].to_numpy(dtype=object) for c in judge_cols])  # rows × judges
 
-    def empty(v: Any) -> bool:
-        return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v)
-
-    have = ~np.vectorize(empty, otypes=[bool])(cells) if cells.size else cells.astype(bool)
+    have = ~np.vectorize(_empty_cell, otypes=[bool])(cells) if cells.size else cells.astype(bool)
     src, k = np.nonzero(have)  # row-major: a battle's verdicts together
     frame = pd.DataFrame(
         {
@@ -448,6 +447,100 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
     )
 
 
+def _position_codes(values: pd.Series) -> bool:
+    """True when every non-empty value is one of :data:`POSITION_CODE_MAP`'s codes (any case,
+    blanks around) and at least one is ``A`` or ``B``: the recognition rule of
+    :data:`POSITION_CODED`."""
+    seen = {
+        v.strip().upper() if isinstance(v, str) else v
+        for v in pd.unique(values.to_numpy(dtype=object))
+        if not _empty_cell(v)
+    }
+    return bool(seen) and seen <= set(POSITION_CODE_MAP) and bool(seen & {"A", "B"})
+
+
+def _position_coded(df: pd.DataFrame) -> Reshaped:
+    """Position-Bias-Analyzer's per-order verdicts (``model_first``, ``model_second``,
+    ``verdict`` A/B/C): A the answer shown first, B the second, C a tie, an empty verdict none
+    (the judge's answer held no code: left out and counted)."""
+    verdict = df["verdict"].to_numpy(dtype=object)
+    have = ~np.vectorize(_empty_cell, otypes=[bool])(verdict) if len(df) else np.zeros(0, bool)
+    src = np.flatnonzero(have).astype(np.int64)
+    frame = pd.DataFrame(
+        {
+            "first": pd.Series(df["model_first"].to_numpy(dtype=object)[src], dtype=object),
+            "second": pd.Series(df["model_second"].to_numpy(dtype=object)[src], dtype=object),
+            "outcome": pd.Series(verdict[src], dtype=object),
+        }
+    )
+    outcome_map = {
+        v: POSITION_CODE_MAP[v.strip().upper()]
+        for v in pd.unique(frame["outcome"].to_numpy(dtype=object))
+    }
+    code = frame["outcome"].str.strip().str.upper()
+    named = [
+        frame[c].map(lambda v: v.strip().upper() if isinstance(v, str) else v)
+        for c in ("first", "second")
+    ]
+    bad = np.flatnonzero(((code == named[0]) | (code == named[1])).to_numpy(dtype=bool))
+    if bad.size:
+        r = int(bad[0])
+        raise DataError(
+            f"ambiguous verdict {frame['outcome'].iat[r]!r}: a model of the row is itself named "
+            f"{frame['outcome'].iat[r]!r}, so the verdict could name that model or the position; "
+            "name the columns and the codes to read it as a position (first='model_first', "
+            "second='model_second', outcome='verdict', outcome_map={'A': 'first', 'B': "
+            "'second', 'C': 'tie'}; CLI --first model_first --second model_second --outcome "
+            "verdict --outcome-map A=first,B=second,C=tie), or rename the models",
+            rows=[int(src[i]) for i in bad],
+            column="verdict",
+        )
+    notes = [
+        f"read as {POSITION_CODED}: model_first was shown first, model_second second; verdict "
+        f"'A' = the answer shown first, 'B' = the second, 'C' = a tie; {len(frame)} verdicts "
+        f"from {len(df)} rows (outcome_map={{'A': 'first', 'B': 'second', 'C': 'tie'}} "
+        "reads the same log under other column names)"
+    ]
+    context = None
+    if "question_id" in df.columns:
+        qid = np.asarray([_label(v) for v in df["question_id"].to_numpy(dtype=object)], object)
+        if "benchmark" in df.columns:
+            bench = np.asarray([_label(v) for v in df["benchmark"].to_numpy(dtype=object)], object)
+            ctx = np.asarray([f"{b}/{q}" for b, q in zip(bench, qid, strict=True)], dtype=object)
+            notes.append("context: benchmark and question_id ('MTBench/81')")
+        else:
+            ctx = qid.astype(str).astype(object)
+            notes.append("context: question_id")
+        frame["context"] = ctx[src]
+        context = "context"
+    for c in df.columns:  # judge, repetition, task, …: kept with each verdict
+        if c not in ("model_first", "model_second", "verdict", "context", *frame.columns):
+            frame[c] = df[c].to_numpy(dtype=object)[src]
+    repeat = None
+    if "repetition" in df.columns and "repeat" not in df.columns:
+        repeat = "repetition"
+        notes.append("repeat: column 'repetition' (the run that gave the verdict)")
+    missing = int(len(df) - src.size)
+    if missing:
+        line = f"{missing} empty verdict(s) left out (the judge's answer held no code)"
+        if "judge" in df.columns:
+            judges = df["judge"].to_numpy(dtype=object)[~have]
+            line += ": " + ", ".join(f"{j} {int(n)}" for j, n in Counter(judges).items())
+        notes.append(line)
+    return Reshaped(
+        POSITION_CODED,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        context=context,
+        repeat=repeat,
+        outcome_map=outcome_map,
+        source_rows=src,
+        notes=tuple(notes),
+    )
+
+
 def reshape(
     df: pd.DataFrame, *, first: str = "first", second: str = "second", outcome: str = "outcome"
 ) -> Reshaped | None:
@@ -483,6 +576,8 @@ def reshape(
             return _arena_wide(df, wide)
         if {"model_a", "model_b", "winner"} <= cols and _all_lists(df["winner"]):
             return _pair_lists(df, "model_a", "model_b", "winner")
+        if {"model_first", "model_second", "verdict"} <= cols and _position_codes(df["verdict"]):
+            return _position_coded(df)
     out = outcome
     if outcome == "outcome" and "outcome" not in cols and "winner" in cols:
         out = "winner"

@@ -10,6 +10,7 @@ and a missing column's error names the keyword and flag to pass. Later: evalica'
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -401,3 +402,121 @@ def test_an_outcome_in_a_position_code_gets_the_outcome_map_that_reads_it():
     with pytest.raises(DataError) as exc:
         load_comparisons(df.assign(verdict=["A", "B", "D"]), outcome="verdict")
     assert "outcome-map" not in str(exc.value)
+
+
+# ------------------------------- Position-Bias-Analyzer's per-order verdicts coded A / B / C
+JTJ = Path(__file__).parents[1].parent / "shared" / "data" / "judging_the_judges"
+
+
+def _coded(**extra) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "benchmark": ["MTBench", "MTBench", "MTBench", "DevBench"],
+            "judge": ["gpt-4", "gpt-4", "gemini", "gemini"],
+            "question_id": [81, 81, 81, "uml-1"],
+            "model_first": ["claude", "vicuna", "claude", "human"],
+            "model_second": ["vicuna", "claude", "vicuna", "codellama"],
+            "verdict": ["A", " b", "C", None],
+            "repetition": [1, 1, 2, 1],
+        }
+    ).assign(**extra)
+
+
+def test_position_coded_verdicts_are_read_without_flags():
+    """model_first / model_second / verdict A-B-C (judging the judges' files): A is the answer
+    shown first, B the second, C a tie; an empty verdict is left out and counted per judge; the
+    context is the benchmark and the question; the other columns stay with each verdict."""
+    df = _coded()
+    before = df.copy()
+    data = load_comparisons(df)
+    pd.testing.assert_frame_equal(df, before)  # the user's frame is not modified
+    assert data.recognised[0].startswith("read as per-order verdicts coded A/B/C")
+    assert "3 verdicts from 4 rows" in data.recognised[0]
+    assert "1 empty verdict(s) left out (the judge's answer held no code): gemini 1" in (
+        data.recognised
+    )
+    assert data.order_recorded and data.n_ties == 1
+    got = [
+        (data.judges[j], data.items[f], data.items[s], o)
+        for j, f, s, o in zip(data.judge, data.first, data.second, data.outcome, strict=True)
+    ]
+    assert got == [
+        ("gpt-4", "MTBench/81::claude", "MTBench/81::vicuna", 1.0),
+        ("gpt-4", "MTBench/81::vicuna", "MTBench/81::claude", 0.0),
+        ("gemini", "MTBench/81::claude", "MTBench/81::vicuna", 0.5),
+    ]
+    assert data.row.tolist() == [0, 1, 2]  # the input's rows
+    # the explicit flags read the same verdicts (contexts aside)
+    explicit = load_comparisons(
+        df.dropna(subset=["verdict"]),
+        first="model_first",
+        second="model_second",
+        outcome="verdict",
+        outcome_map={"A": "first", " b": "second", "C": "tie"},
+        judge="judge",
+    )
+    assert explicit.outcome.tolist() == data.outcome.tolist()
+
+
+def test_position_coded_layout_stays_off_or_refuses_where_the_codes_are_not_positions():
+    # a verdict that is not a position code: not this layout (the usual missing-column error)
+    with pytest.raises(DataError, match="column not found"):
+        load_comparisons(_coded(verdict=["A", "B", "claude", "A"]))
+    # a model named like a code on a row with that code: refused, naming the row and the flags
+    ambiguous = _coded(model_first=["claude", "B", "claude", "human"])
+    with pytest.raises(DataError, match="ambiguous verdict ' b'") as exc:
+        load_comparisons(ambiguous)
+    assert exc.value.rows == [1] and exc.value.column == "verdict"
+    assert "--outcome-map A=first,B=second,C=tie" in str(exc.value)
+    # ... and the flags it names read the file
+    named = load_comparisons(
+        ambiguous.dropna(subset=["verdict"]),
+        first="model_first",
+        second="model_second",
+        outcome="verdict",
+        outcome_map={"A": "first", " b": "second", "C": "tie"},
+    )
+    assert named.outcome.tolist() == [1.0, 0.0, 0.5]
+
+
+@pytest.mark.skipif(not JTJ.is_dir(), reason="../shared/data/judging_the_judges not present")
+def test_the_judging_the_judges_files_load_with_no_flags(capsys):
+    """Both files of ../shared/data/judging_the_judges read with no flags: every row a verdict
+    except the empty ones its PROVENANCE counts (13 + 19 on MT-Bench, 3 + 1 on DevBench), the
+    verdicts equal to the explicit reading, and the CLI announces the layout."""
+    rep = load_comparisons(str(JTJ / "repetition_judgments.csv"))
+    assert rep.n_comparisons == 9042 and rep.n_judges == 9 and rep.n_contexts == 42
+    full = load_comparisons(str(JTJ / "position_bias_full_judgments_subset.csv"))
+    assert full.n_comparisons == 25_600 - 36 and full.n_contexts == 80 + 112
+    line = next(r for r in full.recognised if "empty verdict" in r)
+    assert "gemini-pro 14" in line and "gpt-3.5-turbo-1106 19" in line
+    explicit = load_comparisons(
+        str(JTJ / "repetition_judgments.csv"),
+        first="model_first",
+        second="model_second",
+        outcome="verdict",
+        outcome_map={"A": "first", "B": "second", "C": "tie"},
+        judge="judge",
+    )
+    assert explicit.outcome.tolist() == rep.outcome.tolist()
+    # the raw file reads as the bundled data set (whose reader maps the columns by hand)
+    from bayes_pairwise import datasets
+
+    bundled = datasets.load("judging_the_judges")
+
+    def rows(d):
+        return sorted(
+            zip(
+                (d.judges[k] for k in d.judge),
+                (d.items[k] for k in d.first),
+                (d.items[k] for k in d.second),
+                d.outcome.tolist(),
+                d.repeat.tolist(),
+                strict=True,
+            )
+        )
+
+    assert rows(rep) == rows(bundled)
+    assert main(["estimate", str(JTJ / "repetition_judgments.csv"), "--method", "scom"]) == 0
+    err = capsys.readouterr().err
+    assert "read as per-order verdicts coded A/B/C" in err

@@ -26,6 +26,7 @@ from bayes_pairwise.datasets._info import (
     PAPER_SYNTHETIC_SEED,
     DatasetError,
 )
+from bayes_pairwise.layouts import POSITION_CODE_MAP
 
 PACKAGE = "bayes_pairwise.datasets"
 
@@ -171,7 +172,6 @@ def prd_texts() -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- judging_the_judges
-JTJ_VERDICT = {"A": "first", "B": "second", "C": "tie"}
 JTJ_BENCHMARKS = ("MTBench", "DevBench")
 
 
@@ -193,7 +193,7 @@ def judging_the_judges(benchmark: str | None = None) -> pd.DataFrame:
             "task": raw["task"].astype("str"),
             "first": raw["model_first"].astype("str"),
             "second": raw["model_second"].astype("str"),
-            "outcome": _outcome(raw["verdict"], JTJ_VERDICT, "judging_the_judges"),
+            "outcome": _outcome(raw["verdict"], POSITION_CODE_MAP, "judging_the_judges"),
             "judge": raw["judge"].astype("str"),
             "repeat": raw["repetition"].astype("int64"),
             "n_options": raw["n_options"].astype("int64"),
