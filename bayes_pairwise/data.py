@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
@@ -26,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.conventions import CONTEXT_SEP, TIE_POLICIES, resolve_ties
-from bayes_pairwise.errors import DataError
+from bayes_pairwise.errors import DataError, DesignWarning, user_stacklevel
 from bayes_pairwise.layouts import (
     ARENA,
     ARENA_ORDER_NOTE,
@@ -1796,6 +1797,11 @@ def load_comparisons(
                 "a weight must be a finite number >= 0", rows=data.row[bad], column=weights
             )
         data = data.with_weights(w)
+    if context is None and data.n_contexts == 1:
+        taken = {layout.first, layout.second, layout.outcome, layout.judge, layout.repeat}
+        pooled = _pooled_questions(src.frame, data, taken | {truth, weights, *cov_list})
+        if pooled is not None:
+            warnings.warn(pooled, DesignWarning, stacklevel=user_stacklevel())
     name = reshaped.name if reshaped is not None else layout.name
     order_recorded = reshaped.order_recorded if reshaped is not None else layout.name is None
     changes: dict[str, Any] = {}
@@ -1806,6 +1812,41 @@ def load_comparisons(
     if name is not None and not order_recorded and ORDER_NOT_RECORDED not in data.source:
         changes["source"] = data.source + ORDER_NOT_RECORDED
     return replace(data, **changes) if changes else data
+
+
+#: columns that usually name the question both texts answer: read as the context only when named
+QUESTION_COLUMNS = ("question_id", "question", "prompt_id", "prompt", "qid", "instruction")
+
+
+def _pooled_questions(frame: pd.DataFrame, data: Comparisons, taken: set[Any]) -> str | None:
+    """The warning for a log read without a context whose question column holds a comparison
+    of several items per question (a round robin per question, as in PRD or llmfao): each item
+    is then one text pooled over the questions. None when there is no such column, or its
+    questions hold two items or fewer at the median (Chatbot Arena's battles: one pair each)."""
+    for col in QUESTION_COLUMNS:
+        if col in taken or int(np.sum(frame.columns == col)) != 1:
+            continue
+        q = pd.factorize(frame[col].to_numpy(dtype=object)[np.asarray(data.row)])[0]
+        n_q = int(q.max()) + 1 if q.size else 0
+        if n_q < 2:
+            continue
+        seen = np.unique(
+            np.concatenate([q * data.n_items + data.first, q * data.n_items + data.second])
+        )
+        per_q = np.bincount(seen // data.n_items, minlength=n_q)
+        median = float(np.median(per_q))
+        if median < 3:
+            continue
+        return (
+            f"column {col!r} not read as the context: its {n_q:,} values each compare "
+            f"{median:g} items (median), so without a context each of the {data.n_items:,} "
+            "items is one text pooled over them, and every rate treats answers to different "
+            "questions as one text (an error on one question and a true preference on another "
+            f"look alike); pass context={col!r} (CLI --context-column {col}) to give each "
+            "question its own items (a leaderboard then ranks the names with group_by='name', "
+            "CLI --group-by name, resampling whole questions)"
+        )
+    return None
 
 
 # --------------------------------------------------------------------------- recognised layouts

@@ -10,6 +10,7 @@ and a missing column's error names the keyword and flag to pass. Later: evalica'
 from __future__ import annotations
 
 import itertools
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ import pytest
 import bayes_pairwise.data as data_module
 from bayes_pairwise.cli import main
 from bayes_pairwise.data import load_comparisons
-from bayes_pairwise.errors import DataError
+from bayes_pairwise.errors import DataError, DesignWarning
 
 ARENA_ROWS = [
     # model_a, model_b, winner
@@ -520,3 +521,43 @@ def test_the_judging_the_judges_files_load_with_no_flags(capsys):
     assert main(["estimate", str(JTJ / "repetition_judgments.csv"), "--method", "scom"]) == 0
     err = capsys.readouterr().err
     assert "read as per-order verdicts coded A/B/C" in err
+
+
+# ------------------------------------------- a question column left unread pools the questions
+def _per_question_round_robin(n_questions: int = 4, models=("a", "b", "c")) -> pd.DataFrame:
+    rows = [
+        (q, f, s, f if (q + models.index(f) + models.index(s)) % 3 else s)
+        for q in range(n_questions)
+        for f, s in itertools.permutations(models, 2)
+    ]
+    return pd.DataFrame(rows, columns=["question_id", "first", "second", "outcome"])
+
+
+def test_an_unread_question_column_with_a_round_robin_per_question_is_warned_about():
+    """A log with a question column that holds a comparison of several items per question (PRD,
+    llmfao) read without a context pools each model over the questions: said, with the counts
+    and the keyword; not said once the context is named, nor for battles of one pair per
+    question (Chatbot Arena), nor for a column used for another role."""
+    df = _per_question_round_robin()
+    with pytest.warns(DesignWarning, match="column 'question_id' not read as the context") as w:
+        pooled = load_comparisons(df)
+    msg = str(w[0].message)
+    assert "its 4 values each compare 3 items (median)" in msg
+    assert "each of the 3 items is one text pooled" in msg
+    assert "pass context='question_id' (CLI --context-column question_id)" in msg
+    assert pooled.n_items == 3 and pooled.n_contexts == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DesignWarning)
+        named = load_comparisons(df, context="question_id")
+        assert named.n_items == 12 and named.n_contexts == 4
+        # one battle per question: nothing is pooled that a context would separate
+        battles = pd.DataFrame(
+            {
+                "question_id": range(6),
+                "first": ["a", "b", "c", "a", "b", "c"],
+                "second": ["b", "c", "a", "c", "a", "b"],
+                "outcome": ["a", "c", "a", "tie", "b", "b"],
+            }
+        )
+        load_comparisons(battles)
+        load_comparisons(df, judge="question_id")  # a column read for another role
