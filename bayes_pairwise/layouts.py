@@ -23,6 +23,12 @@ on disk as it was written by its tool:
   (``model_a``, ``model_b``, ``winner_<judge>``; the prediction-powered-ranking data): one
   verdict per battle and judge, the judge named by the column; an empty cell is no verdict.
 
+* **Chatbot Arena human preference, one-hot** (``lmsys/arena-human-preference-55k``):
+  ``model_a``, ``model_b`` and 0/1 columns ``winner_model_a``, ``winner_model_b``,
+  ``winner_tie``; order not recorded.
+* **Arena-Hard-Auto judgments** (``model_judgment/<judge>/<model>.jsonl``): ``question_id`` or
+  ``uid``, ``model``, ``judge``, ``games`` (game 1 shows the baseline first, game 2 the model;
+  score ``A>>B`` … ``B>>A``, ``A=B``), optional ``baseline``.
 * **Per-order verdicts coded A/B/C** (Position-Bias-Analyzer's files, "judging the judges"):
   ``model_first``, ``model_second``, ``verdict`` (``A`` the answer shown first, ``B`` the
   second, ``C`` a tie; empty: no verdict, left out and counted), with ``benchmark/question_id``
@@ -62,6 +68,9 @@ from bayes_pairwise.errors import DataError
 __all__ = [
     "ALPACAEVAL",
     "ARENA",
+    "ARENA_HARD",
+    "ARENA_HARD_SCORES",
+    "ARENA_ONE_HOT",
     "ARENA_ORDER_NOTE",
     "ARENA_WIDE",
     "MTBENCH",
@@ -85,6 +94,16 @@ ARENA_ORDER_NOTE = (
     "model_a, a nominal label, and position-bias parameters mean nothing here"
 )
 PAIR_LISTS = "pair-level records (one verdict per order in a list)"
+ARENA_HARD = "Arena-Hard-Auto judgments (two games per row, the baseline shown first in game 1)"
+ARENA_ONE_HOT = (
+    "Chatbot Arena human preference (one-hot winner_model_a / winner_model_b / winner_tie)"
+)
+#: Arena-Hard-Auto's verdict labels, read by position: A is the answer shown first
+ARENA_HARD_SCORES: Mapping[str, str] = {
+    "A>>B": "first", "A>B": "first", "B<A": "first", "B<<A": "first",
+    "B>>A": "second", "B>A": "second", "A<B": "second", "A<<B": "second",
+    "A=B": "tie", "B=A": "tie",
+}  # fmt: skip
 POSITION_CODED = "per-order verdicts coded A/B/C (Position-Bias-Analyzer, 'judging the judges')"
 #: the codes of :data:`POSITION_CODED`'s verdict column: MT-Bench's ``[[A]]``/``[[B]]``/``[[C]]``
 POSITION_CODE_MAP: Mapping[str, str] = {"A": "first", "B": "second", "C": "tie"}
@@ -541,6 +560,146 @@ def _position_coded(df: pd.DataFrame) -> Reshaped:
     )
 
 
+def _arena_hard_layout(df: pd.DataFrame) -> bool:
+    """Arena-Hard-Auto's judgment records: ``model``, ``games`` (a list per row, or none) and a
+    question key (``question_id`` in v0.1, ``uid`` in v2)."""
+    cols = set(df.columns)
+    if not ({"model", "games"} <= cols and cols & {"question_id", "uid"}):
+        return False
+    vals = df["games"].to_numpy(dtype=object)
+    listed = [_is_list(v) for v in vals]
+    return any(listed) and all(k or _missing(v) for k, v in zip(listed, vals, strict=True))
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+def _arena_hard(df: pd.DataFrame) -> Reshaped:
+    """One verdict per game: game 1 shows the baseline first (``A``), game 2 the model; the
+    score (``A>>B`` … ``B>>A``, ``A=B``) is read by position, its strength dropped; a game
+    without a score (the judge's answer held no label) is left out and counted."""
+    model = df["model"].to_numpy(dtype=object)
+    if "baseline" in df.columns:
+        base = df["baseline"].to_numpy(dtype=object)
+        base_note = "the baseline is named by column 'baseline'"
+    else:
+        base = np.full(len(df), "baseline", dtype=object)
+        base_note = (
+            "the baseline, which v0.1 files do not name, is item 'baseline' (a 'baseline' "
+            "column names it)"
+        )
+    firsts, seconds, outcomes, src = [], [], [], []
+    unscored = 0
+    for r, games in enumerate(df["games"].to_numpy(dtype=object)):
+        games = [] if _missing(games) else games
+        if len(games) > 2:
+            raise DataError(
+                f"{len(games)} games in one record: Arena-Hard-Auto writes one or two (the "
+                "second with the answers swapped)",
+                rows=[r],
+                column="games",
+            )
+        for k, game in enumerate(games):
+            score = game.get("score") if isinstance(game, Mapping) else None
+            if score is None or (isinstance(score, str) and not score.strip()):
+                unscored += 1
+                continue
+            key = "".join(str(score).split()).upper()
+            if key not in ARENA_HARD_SCORES:
+                raise DataError(
+                    f"unknown score {score!r} in game {k + 1}: expected one of "
+                    f"{sorted(ARENA_HARD_SCORES)} (A is the answer shown first) or none",
+                    rows=[r],
+                    column="games",
+                )
+            a, b = (base[r], model[r]) if k == 0 else (model[r], base[r])
+            firsts.append(a)
+            seconds.append(b)
+            outcomes.append(ARENA_HARD_SCORES[key])
+            src.append(r)
+    src_a = np.asarray(src, dtype=np.int64)
+    frame = pd.DataFrame(
+        {
+            "first": pd.Series(firsts, dtype=object),
+            "second": pd.Series(seconds, dtype=object),
+            "outcome": pd.Series(outcomes, dtype=object),
+        }
+    )
+    qcol = "question_id" if "question_id" in df.columns else "uid"
+    frame["context"] = np.asarray(
+        [str(_label(v)) for v in df[qcol].to_numpy(dtype=object)], dtype=object
+    )[src_a]
+    for c in df.columns:  # judge, category, …: kept with each verdict
+        if c not in ("model", "baseline", "games", qcol, *frame.columns):
+            frame[c] = df[c].to_numpy(dtype=object)[src_a]
+    notes = [
+        f"read as {ARENA_HARD}: game 1 shows the baseline first (A) and column 'model' second "
+        f"(B), game 2 the other way round ({base_note}); scores A>>B / A>B read as the "
+        "first-shown answer "
+        "winning, B>A / B>>A the second, A=B a tie (the strength of a preference is not "
+        f"kept); context: {qcol}; {len(frame)} verdicts from {len(df)} rows",
+    ]
+    if unscored:
+        notes.append(f"{unscored} game(s) without a score (no verdict label) left out")
+    return Reshaped(
+        ARENA_HARD,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        context="context",
+        outcome_map={v: v for v in ("first", "second", "tie")},
+        source_rows=src_a,
+        notes=tuple(notes),
+    )
+
+
+_ONE_HOT = ("winner_model_a", "winner_model_b", "winner_tie")
+
+
+def _arena_one_hot(df: pd.DataFrame) -> Reshaped:
+    """The LMSYS arena-human-preference files: ``model_a``, ``model_b`` and one 0/1 column per
+    outcome; exactly one of the three is 1 on every row."""
+    hot = np.column_stack([pd.to_numeric(df[c], errors="coerce").to_numpy() for c in _ONE_HOT])
+    ok = np.isin(hot, (0.0, 1.0)).all(axis=1) & (np.nansum(hot, axis=1) == 1)
+    if not ok.all():
+        bad = np.flatnonzero(~ok)
+        raise DataError(
+            "expected exactly one of winner_model_a, winner_model_b, winner_tie to be 1 and "
+            "the others 0",
+            rows=bad.tolist(),
+            column="winner_model_a/winner_model_b/winner_tie",
+        )
+    outcome = np.asarray(["first", "second", "tie"], dtype=object)[np.argmax(hot, axis=1)]
+    frame = pd.DataFrame(
+        {
+            "first": df["model_a"].to_numpy(dtype=object),
+            "second": df["model_b"].to_numpy(dtype=object),
+            "outcome": pd.Series(outcome, dtype=object),
+        }
+    )
+    for c in df.columns:  # id, prompt, responses, …: kept with each verdict
+        if c not in ("model_a", "model_b", *_ONE_HOT, *frame.columns):
+            frame[c] = df[c].to_numpy(dtype=object)
+    notes = [
+        f"read as {ARENA_ONE_HOT}: first='model_a', second='model_b', the outcome the column "
+        f"that holds 1; {len(frame)} verdicts",
+        ARENA_ORDER_NOTE,
+    ]
+    return Reshaped(
+        ARENA_ONE_HOT,
+        frame,
+        "first",
+        "second",
+        "outcome",
+        outcome_map={v: v for v in ("first", "second", "tie")},
+        source_rows=np.arange(len(frame), dtype=np.int64),
+        notes=tuple(notes),
+        order_recorded=False,
+    )
+
+
 def reshape(
     df: pd.DataFrame, *, first: str = "first", second: str = "second", outcome: str = "outcome"
 ) -> Reshaped | None:
@@ -567,6 +726,10 @@ def reshape(
             return _mtbench(df)
         if {"generator_1", "generator_2", "preference"} <= cols:
             return _alpacaeval(df)
+        if {"model_a", "model_b", *_ONE_HOT} <= cols:
+            return _arena_one_hot(df)
+        if _arena_hard_layout(df):
+            return _arena_hard(df)
         wide = [
             c
             for c in df.columns

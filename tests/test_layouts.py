@@ -10,6 +10,7 @@ and a missing column's error names the keyword and flag to pass. Later: evalica'
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
 from pathlib import Path
 
@@ -561,3 +562,85 @@ def test_an_unread_question_column_with_a_round_robin_per_question_is_warned_abo
         )
         load_comparisons(battles)
         load_comparisons(df, judge="question_id")  # a column read for another role
+
+
+# ---------------------------------------------- Arena-Hard-Auto judgments, two games per record
+def _arena_hard_records(v2: bool = False) -> list[dict]:
+    def game(score):
+        return {"user_prompt": "…", "judgment": f"… [[{score}]]", "score": score}
+
+    rows = [
+        ("q1", "llama", [game("B>A"), game("A>>B")]),
+        ("q1", "claude", [game("A=B"), {"user_prompt": "…", "judgment": "…", "score": None}]),
+        ("q2", "llama", [game("A>B"), game("b >> a")]),
+    ]
+    key = "uid" if v2 else "question_id"
+    out = [
+        {key: q, "model": m, "judge": "gpt-4-1106-preview", "games": g}
+        | ({"baseline": "o3-mini", "category": "hard_prompt"} if v2 else {})
+        for q, m, g in rows
+    ]
+    if v2:
+        out[2]["games"][1] = None  # v2 writes None for a game whose API call failed
+    return out
+
+
+def test_arena_hard_judgments_are_two_verdicts_per_record(tmp_path, capsys):
+    """Arena-Hard-Auto's model_judgment files (v0.1: question_id, no baseline name; v2: uid,
+    baseline): game 1 shows the baseline first, game 2 the model; scores read by position with
+    the strength dropped; a game without a score is left out and counted; the order is
+    recorded, the context is the question, errors name the record's row."""
+    path = tmp_path / "gpt-4-1106-preview.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in _arena_hard_records()) + "\n")
+    data = load_comparisons(str(path))
+    assert data.recognised[0].startswith("read as Arena-Hard-Auto judgments")
+    assert "5 verdicts from 3 rows" in data.recognised[0]
+    assert "1 game(s) without a score (no verdict label) left out" in data.recognised
+    assert data.order_recorded and data.n_contexts == 2 and data.judges == ("gpt-4-1106-preview",)
+    got = [
+        (data.items[f], data.items[s], o)
+        for f, s, o in zip(data.first, data.second, data.outcome, strict=True)
+    ]
+    assert got == [
+        ("q1::baseline", "q1::llama", 0.0),  # B>A: the model, shown second, wins
+        ("q1::llama", "q1::baseline", 1.0),  # A>>B in game 2: the model, shown first, wins
+        ("q1::baseline", "q1::claude", 0.5),
+        ("q2::baseline", "q2::llama", 1.0),
+        ("q2::llama", "q2::baseline", 0.0),
+    ]
+    assert data.row.tolist() == [0, 0, 1, 2, 2]
+    v2 = load_comparisons(pd.DataFrame(_arena_hard_records(v2=True)))
+    assert v2.n_comparisons == 4 and "q1::o3-mini" in v2.items
+    assert "column 'baseline'" in v2.recognised[0] and "context: uid" in v2.recognised[0]
+    bad = _arena_hard_records()
+    bad[2]["games"][0]["score"] = "A>B>C"
+    with pytest.raises(DataError, match="unknown score 'A>B>C' in game 1") as exc:
+        load_comparisons(pd.DataFrame(bad))
+    assert exc.value.rows == [2] and exc.value.column == "games"
+    assert main(["estimate", str(path), "--method", "scom"]) == 0
+    assert "read as Arena-Hard-Auto judgments" in capsys.readouterr().err
+
+
+def test_arena_human_preference_one_hot_winner_columns():
+    """lmsys/arena-human-preference-55k's layout (model_a, model_b, winner_model_a,
+    winner_model_b, winner_tie as 0/1) was read as three judges named 'model_a', 'model_b' and
+    'tie' with unknown labels 0 and 1; it is one verdict per row, the order not recorded, and a
+    row without exactly one 1 is named."""
+    df = pd.DataFrame(
+        {
+            "id": [30192, 53567, 65089],
+            "model_a": ["gpt-4-1106-preview", "koala-13b", "gpt-3.5-turbo-0613"],
+            "model_b": ["gpt-4-0613", "gpt-4-0613", "mistral-medium"],
+            "prompt": ['["Is it morally right …"]', '["What is the difference …"]', '["hi"]'],
+            "winner_model_a": [1, 0, 0],
+            "winner_model_b": [0, 1, 0],
+            "winner_tie": [0, 0, 1],
+        }
+    )
+    data = load_comparisons(df)
+    assert data.recognised[0].startswith("read as Chatbot Arena human preference (one-hot")
+    assert data.outcome.tolist() == [1.0, 0.0, 0.5] and data.n_judges == 1
+    assert not data.order_recorded
+    with pytest.raises(DataError, match="exactly one of winner_model_a") as exc:
+        load_comparisons(df.assign(winner_tie=[0, 1, 1]))
+    assert exc.value.rows == [1]
