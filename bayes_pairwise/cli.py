@@ -405,7 +405,10 @@ def _load_data(args: argparse.Namespace):
         # a file: load_comparisons recognises known layouts and the judge/context/repeat
         # columns by name (the same rule as in Python); every choice it made is printed
         covs = [c for c in args.covariates.split(",") if c]
-        with _sigterm_default():  # reading: SIGTERM ends the process at once (nothing to clean)
+        # the load's warnings (e.g. a question column left unread) follow the lines that say how
+        # the file was read, so that they read in order
+        with _sigterm_default(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             data, _ = resolve_data(
                 name,
                 ties=args.ties,
@@ -429,6 +432,8 @@ def _load_data(args: argparse.Namespace):
                 f"ties: {data.n_ties} tie verdict(s) of {where} kept as data (ties='model', the "
                 "default; --ties drop or --ties half to change)"
             )
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if args.judge is not None:
         data = data.for_judge(args.judge)
     return data

@@ -644,3 +644,13 @@ def test_arena_human_preference_one_hot_winner_columns():
     with pytest.raises(DataError, match="exactly one of winner_model_a") as exc:
         load_comparisons(df.assign(winner_tie=[0, 1, 1]))
     assert exc.value.rows == [1]
+
+
+def test_the_cli_prints_the_unread_question_warning_after_how_the_file_was_read(tmp_path, capsys):
+    path = tmp_path / "log.csv"
+    _per_question_round_robin().rename(columns={"outcome": "winner"}).to_csv(path, index=False)
+    assert main(["estimate", str(path), "--method", "scom"]) == 0
+    err = capsys.readouterr().err
+    read = err.index("column 'winner' read as the outcome")
+    warned = err.index("warning: column 'question_id' not read as the context")
+    assert read < warned and err.count("not read as the context") == 1
