@@ -1830,8 +1830,11 @@ def _pooled_questions(frame: pd.DataFrame, data: Comparisons, taken: set[Any]) -
         n_q = int(q.max()) + 1 if q.size else 0
         if n_q < 2:
             continue
+        has = q >= 0  # an empty cell names no question
         seen = np.unique(
-            np.concatenate([q * data.n_items + data.first, q * data.n_items + data.second])
+            np.concatenate(
+                [(q * data.n_items + data.first)[has], (q * data.n_items + data.second)[has]]
+            )
         )
         per_q = np.bincount(seen // data.n_items, minlength=n_q)
         median = float(np.median(per_q))

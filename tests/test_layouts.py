@@ -547,6 +547,10 @@ def test_an_unread_question_column_with_a_round_robin_per_question_is_warned_abo
     assert "each of the 3 items is one text pooled" in msg
     assert "pass context='question_id' (CLI --context-column question_id)" in msg
     assert pooled.n_items == 3 and pooled.n_contexts == 1
+    # an empty question cell names no question (and does not break the count)
+    blank = df.assign(question_id=df["question_id"].where(df["question_id"] < 3, None))
+    with pytest.warns(DesignWarning, match="its 3 values each compare 3 items"):
+        load_comparisons(blank)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DesignWarning)
         named = load_comparisons(df, context="question_id")
