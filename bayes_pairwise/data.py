@@ -1214,12 +1214,88 @@ class _Source:
     frame: pd.DataFrame
     name: str
     ragged: Any = None  # callable returning a DataError for a ragged CSV, or None
+    #: a folder's files: (name relative to the folder, first row in ``frame``), in row order
+    parts: tuple[tuple[str, int], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _folder(source: str | PathLike[str]) -> Path | None:
+    """``source`` as a folder's path when it names one, else None (files, and every error,
+    are :func:`_check_path`'s)."""
+    try:
+        path = Path(source)
+        return path if path.is_dir() else None
+    except (TypeError, OSError, ValueError):
+        return None
+
+
+def _read_folder(folder: Path, limit: int) -> _Source:
+    """Every log file below ``folder`` (sorted by path; hidden files and folders skipped),
+    read as one log with its rows numbered across the files in that order: one judge's
+    Arena-Hard-Auto judgments, one file per model. Files of another type are left out and
+    named; the size limit holds for the files together."""
+    files, other = [], []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts) or not p.is_file():
+            continue
+        try:
+            _file_kind(p)
+        except DataError:
+            other.append(rel.as_posix())
+            continue
+        files.append(p)
+    if not files:
+        raise DataError(
+            f"{str(folder)!r} is a directory with no comparison log file in it (.csv, .tsv, "
+            ".parquet, .jsonl or .json, each optionally .gz)"
+        )
+    total = sum(p.stat().st_size for p in files)
+    if total > limit and not all(p.name.lower().endswith(".gz") for p in files):
+        raise _too_big(folder.name + "/", limit, total)
+    frames, parts, start = [], [], 0
+    for p in files:
+        rel = p.relative_to(folder).as_posix()
+        try:
+            frame = _read(p, limit).frame
+        except DataError as exc:
+            raise DataError(f"{exc.message} (in {folder.name}/{rel})") from None
+        frames.append(frame)
+        parts.append((rel, start))
+        start += len(frame)
+    frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    notes = [
+        f"read {len(files)} file(s) of folder {folder.name!r} as one log, in path order "
+        f"({files[0].relative_to(folder).as_posix()} first); rows are numbered across them "
+        "and errors name the file"
+    ]
+    if other:
+        shown = ", ".join(other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
+        notes.append(f"{len(other)} file(s) of another type left out: {shown}")
+    return _Source(frame, f"{folder.name}/", parts=tuple(parts), notes=tuple(notes))
+
+
+def _in_file(exc: DataError, parts: tuple[tuple[str, int], ...]) -> DataError:
+    """A folder's error with its rows as the rows of the file that holds the first of them."""
+    starts = np.asarray([start for _, start in parts])
+    rows = np.asarray(exc.rows)
+    k = np.searchsorted(starts, rows, side="right") - 1
+    first = int(k[0])
+    name, start = parts[first]
+    more = int(np.unique(k).size) - 1
+    where = f" in {name}" + (f" (and rows in {more} other file(s))" if more else "")
+    return DataError(
+        exc.message + where, rows=(rows[k == first] - start).tolist(), column=exc.column
+    )
 
 
 def _read(source: pd.DataFrame | str | PathLike[str], max_bytes: int | None = None) -> _Source:
     if isinstance(source, pd.DataFrame):
         return _Source(source, "DataFrame")
     limit = _limit(max_bytes)
+    folder = _folder(source)
+    if folder is not None:
+        return _read_folder(folder, limit)
     path = _check_path(source, limit)
     kind = _file_kind(path)
     name = path.name
@@ -1304,6 +1380,9 @@ def read_columns(
     if isinstance(source, pd.DataFrame):
         return [str(c) for c in source.columns]
     limit = _limit(max_bytes)
+    folder = _folder(source)
+    if folder is not None:  # a folder's files, read as one log
+        return [str(c) for c in _read_folder(folder, limit).frame.columns]
     path = _check_path(source, limit)
     kind = _file_kind(path)
     if kind not in ("csv", "tsv"):
@@ -1606,7 +1685,8 @@ def load_comparisons(
     source : DataFrame or path
         A pandas DataFrame (never modified) or a ``.csv``/``.tsv``/``.parquet``/``.jsonl``/
         ``.json`` file (UTF-8; ``.gz`` compressed text files too; a JSON array or one record
-        per line).
+        per line), or a folder of such files, read as one log in path order (rows numbered
+        across the files; an error names the file and its own row).
     first, second, outcome : str
         Column names: item shown first, item shown second, outcome. Outcome values are
         ``"first"`` / ``"second"`` / ``"tie"`` (any case), or the id of the winning item, or
@@ -1742,6 +1822,50 @@ def load_comparisons(
     if ties not in TIE_POLICIES:
         raise DataError(f"ties must be one of {TIE_POLICIES}, got {ties!r}")
     src = _read(source, max_bytes)
+    try:
+        return _from_source(
+            src,
+            first=first,
+            second=second,
+            outcome=outcome,
+            judge=judge,
+            context=context,
+            repeat=repeat,
+            covariates=covariates,
+            ties=ties,
+            outcome_map=outcome_map,
+            source_name=source_name,
+            truth=truth,
+            detect=detect,
+            weights=weights,
+            default_ties=default_ties,
+        )
+    except DataError as exc:
+        if not src.parts or not exc.rows:
+            raise
+        raise _in_file(exc, src.parts) from None
+
+
+def _from_source(
+    src: _Source,
+    *,
+    first: str,
+    second: str,
+    outcome: str,
+    judge: str | None,
+    context: str | None,
+    repeat: str | None,
+    covariates: Iterable[str],
+    ties: str,
+    outcome_map: Mapping[Any, str] | None,
+    source_name: str | None,
+    truth: str | None,
+    detect: bool,
+    weights: str | None,
+    default_ties: bool,
+) -> Comparisons:
+    """:func:`load_comparisons` on a source read: its layout, its columns, its checks."""
+    folder_notes = src.notes
     cov_list = [str(c) for c in covariates]
     layout = _Layout(first, second, outcome, judge, context, repeat, outcome_map)
     reshaped = None
@@ -1775,7 +1899,7 @@ def load_comparisons(
             outcome_map=layout.outcome_map,
             source_name=source_name,
             truth=truth,
-            recognised=layout.notes,
+            recognised=folder_notes + layout.notes,
             default_ties=default_ties,
         )
     except DataError as exc:

@@ -149,7 +149,9 @@ MALFORMED: list[tuple[list[str], str]] = [
     (["estimate", "{d}/log.xlsx", "--method", "scom"], "log.xlsx"),
     (["estimate", "{d}/garbage.parquet", "--method", "scom"], "garbage.parquet"),
     (["estimate", "{d}/garbage.jsonl", "--method", "scom"], "garbage.jsonl"),
-    (["estimate", "{d}", "--method", "scom"], "is a"),
+    # a folder is read as one log, file by file: the first bad file is named
+    (["estimate", "{d}", "--method", "scom"], "(in hardening"),
+    (["estimate", "{d}/dir.csv", "--method", "scom"], "is a directory with no comparison log"),
     # fit: output path and sampler arguments (all rejected before any sampling)
     (["fit", "{d}/sim.csv", "--map", "--out", "{d}/missing/f.nc"], "does not exist"),
     (["fit", "{d}/sim.csv", "--map", "--out", "{d}/f.txt"], ".nc"),

@@ -658,3 +658,46 @@ def test_the_cli_prints_the_unread_question_warning_after_how_the_file_was_read(
     read = err.index("column 'winner' read as the outcome")
     warned = err.index("warning: column 'question_id' not read as the context")
     assert read < warned and err.count("not read as the context") == 1
+
+
+# ------------------------------------------------------- a folder of log files read as one log
+def test_a_folder_of_log_files_reads_as_one_log(tmp_path, capsys):
+    """One judge's Arena-Hard-Auto folder (one file per model) reads as one log: the files in
+    path order, the same verdicts as the files concatenated; other file types and hidden files
+    are left out (the others named); an error names the file and its own row; a folder with
+    no log file is an error that says so."""
+    folder = tmp_path / "model_judgment" / "gpt-4-1106-preview"
+    folder.mkdir(parents=True)
+    records = _arena_hard_records()
+    by_model = {"llama": [r for r in records if r["model"] == "llama"]}
+    by_model["claude"] = [r for r in records if r["model"] == "claude"]
+    for model, rows in by_model.items():
+        (folder / f"{model}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "notes.md").write_text("not a log")
+    (folder / ".hidden.jsonl").write_text("{broken")
+    data = load_comparisons(str(folder))
+    assert data.recognised[0].startswith(
+        "read 2 file(s) of folder 'gpt-4-1106-preview' as one log, in path order (claude.jsonl"
+    )
+    assert "1 file(s) of another type left out: notes.md" in data.recognised
+    assert data.source == "gpt-4-1106-preview/"
+    ordered = by_model["claude"] + by_model["llama"]
+    concatenated = load_comparisons(pd.DataFrame(ordered))
+    assert data.outcome.tolist() == concatenated.outcome.tolist()
+    assert [data.items[f] for f in data.first] == [
+        concatenated.items[f] for f in concatenated.first
+    ]
+    # the parent folder reads the judge's folder below it
+    assert load_comparisons(str(folder.parent)).n_comparisons == data.n_comparisons
+    assert main(["estimate", str(folder), "--method", "scom"]) == 0
+    assert "read 2 file(s) of folder" in capsys.readouterr().err
+    bad = by_model["llama"][1] | {"games": [{"score": "A>B>C"}]}
+    (folder / "llama.jsonl").write_text(json.dumps(by_model["llama"][0]) + "\n" + json.dumps(bad))
+    with pytest.raises(DataError, match=r"unknown score 'A>B>C'.* in llama\.jsonl") as exc:
+        load_comparisons(str(folder))
+    assert exc.value.rows == [1]  # the row in llama.jsonl, not in the folder's concatenation
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "readme.txt").write_text("x")
+    with pytest.raises(DataError, match="is a directory with no comparison log file in it"):
+        load_comparisons(str(empty))
