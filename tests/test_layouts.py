@@ -33,6 +33,14 @@ ARENA_ROWS = [
 ]
 
 
+def _verdicts(data) -> list[tuple]:
+    """(judge, first, second, outcome) of every verdict, in row order."""
+    return [
+        (data.judges[j], data.items[f], data.items[s], o)
+        for j, f, s, o in zip(data.judge, data.first, data.second, data.outcome, strict=True)
+    ]
+
+
 def _arena() -> pd.DataFrame:
     return pd.DataFrame(ARENA_ROWS, columns=["model_a", "model_b", "winner"])
 
@@ -334,10 +342,7 @@ def test_arena_battles_with_a_winner_column_per_judge_are_one_verdict_per_judge(
     assert "1 empty winner cell(s) left out (no verdict): gpt-4 1" in data.recognised
     assert not data.order_recorded and data.n_comparisons == 5
     assert sorted(data.judges) == ["gpt-4", "human"]
-    got = [
-        (data.judges[j], data.items[f], data.items[s], o)
-        for j, f, s, o in zip(data.judge, data.first, data.second, data.outcome, strict=True)
-    ]
+    got = _verdicts(data)
     assert got == [
         ("human", "gpt4", "claude", 1.0),
         ("gpt-4", "gpt4", "claude", 1.0),
@@ -368,18 +373,7 @@ def test_the_arena_judges_file_reads_as_the_bundled_data_set():
     bundled = datasets.load("chatbot_arena")
     assert raw.n_comparisons == bundled.n_comparisons == 107_676
 
-    def rows(d):
-        return sorted(
-            zip(
-                (d.judges[k] for k in d.judge),
-                (d.items[k] for k in d.first),
-                (d.items[k] for k in d.second),
-                d.outcome.tolist(),
-                strict=True,
-            )
-        )
-
-    assert rows(raw) == rows(bundled)
+    assert sorted(_verdicts(raw)) == sorted(_verdicts(bundled))
 
 
 def test_an_outcome_in_a_position_code_gets_the_outcome_map_that_reads_it():
@@ -424,6 +418,18 @@ def _coded(**extra) -> pd.DataFrame:
     ).assign(**extra)
 
 
+def _read_coded_by_flags(source, b_code: str = "B"):
+    """The A/B/C log read with the column flags and the outcome map, no layout."""
+    return load_comparisons(
+        source,
+        first="model_first",
+        second="model_second",
+        outcome="verdict",
+        outcome_map={"A": "first", b_code: "second", "C": "tie"},
+        judge="judge",
+    )
+
+
 def test_position_coded_verdicts_are_read_without_flags():
     """model_first / model_second / verdict A-B-C (judging the judges' files): A is the answer
     shown first, B the second, C a tie; an empty verdict is left out and counted per judge; the
@@ -438,10 +444,7 @@ def test_position_coded_verdicts_are_read_without_flags():
         data.recognised
     )
     assert data.order_recorded and data.n_ties == 1
-    got = [
-        (data.judges[j], data.items[f], data.items[s], o)
-        for j, f, s, o in zip(data.judge, data.first, data.second, data.outcome, strict=True)
-    ]
+    got = _verdicts(data)
     assert got == [
         ("gpt-4", "MTBench/81::claude", "MTBench/81::vicuna", 1.0),
         ("gpt-4", "MTBench/81::vicuna", "MTBench/81::claude", 0.0),
@@ -449,14 +452,7 @@ def test_position_coded_verdicts_are_read_without_flags():
     ]
     assert data.row.tolist() == [0, 1, 2]  # the input's rows
     # the explicit flags read the same verdicts (contexts aside)
-    explicit = load_comparisons(
-        df.dropna(subset=["verdict"]),
-        first="model_first",
-        second="model_second",
-        outcome="verdict",
-        outcome_map={"A": "first", " b": "second", "C": "tie"},
-        judge="judge",
-    )
+    explicit = _read_coded_by_flags(df.dropna(subset=["verdict"]), b_code=" b")
     assert explicit.outcome.tolist() == data.outcome.tolist()
 
 
@@ -492,33 +488,16 @@ def test_the_judging_the_judges_files_load_with_no_flags(capsys):
     assert full.n_comparisons == 25_600 - 36 and full.n_contexts == 80 + 112
     line = next(r for r in full.recognised if "empty verdict" in r)
     assert "gemini-pro 14" in line and "gpt-3.5-turbo-1106 19" in line
-    explicit = load_comparisons(
-        str(JTJ / "repetition_judgments.csv"),
-        first="model_first",
-        second="model_second",
-        outcome="verdict",
-        outcome_map={"A": "first", "B": "second", "C": "tie"},
-        judge="judge",
-    )
+    explicit = _read_coded_by_flags(str(JTJ / "repetition_judgments.csv"))
     assert explicit.outcome.tolist() == rep.outcome.tolist()
     # the raw file reads as the bundled data set (whose reader maps the columns by hand)
     from bayes_pairwise import datasets
 
     bundled = datasets.load("judging_the_judges")
 
-    def rows(d):
-        return sorted(
-            zip(
-                (d.judges[k] for k in d.judge),
-                (d.items[k] for k in d.first),
-                (d.items[k] for k in d.second),
-                d.outcome.tolist(),
-                d.repeat.tolist(),
-                strict=True,
-            )
-        )
-
-    assert rows(rep) == rows(bundled)
+    with_repeats = [(*v, r) for v, r in zip(_verdicts(rep), rep.repeat, strict=True)]
+    bundled_repeats = [(*v, r) for v, r in zip(_verdicts(bundled), bundled.repeat, strict=True)]
+    assert sorted(with_repeats) == sorted(bundled_repeats)
     assert main(["estimate", str(JTJ / "repetition_judgments.csv"), "--method", "scom"]) == 0
     err = capsys.readouterr().err
     assert "read as per-order verdicts coded A/B/C" in err
