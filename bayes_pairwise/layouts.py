@@ -107,6 +107,11 @@ ARENA_HARD_SCORES: Mapping[str, str] = {
 POSITION_CODED = "per-order verdicts coded A/B/C (Position-Bias-Analyzer, 'judging the judges')"
 #: the codes of :data:`POSITION_CODED`'s verdict column: MT-Bench's ``[[A]]``/``[[B]]``/``[[C]]``
 POSITION_CODE_MAP: Mapping[str, str] = {"A": "first", "B": "second", "C": "tie"}
+#: POSITION_CODE_MAP as the keyword and the CLI flag that read it under other column names
+_CODE_MAP_ARG = repr(dict(POSITION_CODE_MAP))
+_CODE_MAP_FLAG = ",".join(f"{k}={v}" for k, v in POSITION_CODE_MAP.items())
+#: the outcome map of a reshaped frame whose outcome is already a position word
+_AS_POSITIONS: Mapping[str, str] = {v: v for v in ("first", "second", "tie")}
 #: appended to ``Comparisons.source`` when the layout does not record the presentation order
 ORDER_NOT_RECORDED = " [presentation order NOT recorded: 'first' is nominal]"
 #: AlpacaEval's preference values
@@ -315,10 +320,8 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
             "outcome": pd.Series(outcomes, dtype=object),
         }
     )
-    keep = [c for c in df.columns if c not in (first, second, outcome)]
     src_a = np.asarray(src, dtype=np.int64)
-    for c in keep:
-        frame[c] = df[c].to_numpy(dtype=object)[src_a]
+    _keep_other_columns(frame, df, src_a, (first, second, outcome))
     note = (
         f"read as {PAIR_LISTS}: column {outcome!r} holds two verdicts per row, the first with "
         f"{first!r} shown first, the second with the order swapped; {len(frame)} verdicts "
@@ -407,8 +410,23 @@ def refuse_ambiguous_winners(
         )
 
 
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
 def _empty_cell(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+    return _missing(v) or (isinstance(v, str) and not v.strip())
+
+
+def _keep_other_columns(
+    frame: pd.DataFrame, df: pd.DataFrame, rows: np.ndarray | None, skip: tuple[Any, ...]
+) -> None:
+    """Copy every column of ``df`` not in ``skip`` into the reshaped ``frame``, each verdict
+    taking the value of its input row (``rows``; None: one verdict per row)."""
+    for c in df.columns:
+        if c not in skip:
+            values = df[c].to_numpy(dtype=object)
+            frame[c] = values if rows is None else values[rows]
 
 
 def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
@@ -429,9 +447,8 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
             "judge": pd.Series(np.asarray(judges, dtype=object)[k], dtype=object),
         }
     )
-    for c in df.columns:  # the battle's other columns (question_id, …) stay with each verdict
-        if c not in ("model_a", "model_b", *judge_cols):
-            frame[c] = df[c].to_numpy(dtype=object)[src]
+    # the battle's other columns (question_id, …) stay with each verdict
+    _keep_other_columns(frame, df, src, ("model_a", "model_b", *judge_cols))
     outcome_map = winner_side_map(frame["outcome"], ("model_a", "model_b"))
     try:
         refuse_ambiguous_winners(frame, outcome_map, ("first", "second", "outcome"))
@@ -508,17 +525,17 @@ def _position_coded(df: pd.DataFrame) -> Reshaped:
             f"ambiguous verdict {frame['outcome'].iat[r]!r}: a model of the row is itself named "
             f"{frame['outcome'].iat[r]!r}, so the verdict could name that model or the position; "
             "name the columns and the codes to read it as a position (first='model_first', "
-            "second='model_second', outcome='verdict', outcome_map={'A': 'first', 'B': "
-            "'second', 'C': 'tie'}; CLI --first model_first --second model_second --outcome "
-            "verdict --outcome-map A=first,B=second,C=tie), or rename the models",
+            f"second='model_second', outcome='verdict', outcome_map={_CODE_MAP_ARG}; CLI "
+            "--first model_first --second model_second --outcome verdict --outcome-map "
+            f"{_CODE_MAP_FLAG}), or rename the models",
             rows=[int(src[i]) for i in bad],
             column="verdict",
         )
     notes = [
         f"read as {POSITION_CODED}: model_first was shown first, model_second second; verdict "
         f"'A' = the answer shown first, 'B' = the second, 'C' = a tie; {len(frame)} verdicts "
-        f"from {len(df)} rows (outcome_map={{'A': 'first', 'B': 'second', 'C': 'tie'}} "
-        "reads the same log under other column names)"
+        f"from {len(df)} rows (outcome_map={_CODE_MAP_ARG} reads the same log under other "
+        "column names)"
     ]
     context = None
     if "question_id" in df.columns:
@@ -532,9 +549,9 @@ def _position_coded(df: pd.DataFrame) -> Reshaped:
             notes.append("context: question_id")
         frame["context"] = ctx[src]
         context = "context"
-    for c in df.columns:  # judge, repetition, task, …: kept with each verdict
-        if c not in ("model_first", "model_second", "verdict", "context", *frame.columns):
-            frame[c] = df[c].to_numpy(dtype=object)[src]
+    # judge, repetition, task, …: kept with each verdict
+    skip = ("model_first", "model_second", "verdict", "context", *frame.columns)
+    _keep_other_columns(frame, df, src, skip)
     repeat = None
     if "repetition" in df.columns and "repeat" not in df.columns:
         repeat = "repetition"
@@ -569,10 +586,6 @@ def _arena_hard_layout(df: pd.DataFrame) -> bool:
     vals = df["games"].to_numpy(dtype=object)
     listed = [_is_list(v) for v in vals]
     return any(listed) and all(k or _missing(v) for k, v in zip(listed, vals, strict=True))
-
-
-def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and v != v)
 
 
 def _arena_hard(df: pd.DataFrame) -> Reshaped:
@@ -630,9 +643,8 @@ def _arena_hard(df: pd.DataFrame) -> Reshaped:
     frame["context"] = np.asarray(
         [str(_label(v)) for v in df[qcol].to_numpy(dtype=object)], dtype=object
     )[src_a]
-    for c in df.columns:  # judge, category, …: kept with each verdict
-        if c not in ("model", "baseline", "games", qcol, *frame.columns):
-            frame[c] = df[c].to_numpy(dtype=object)[src_a]
+    # judge, category, …: kept with each verdict
+    _keep_other_columns(frame, df, src_a, ("model", "baseline", "games", qcol, *frame.columns))
     notes = [
         f"read as {ARENA_HARD}: game 1 shows the baseline first (A) and column 'model' second "
         f"(B), game 2 the other way round ({base_note}); scores A>>B / A>B read as the "
@@ -649,7 +661,7 @@ def _arena_hard(df: pd.DataFrame) -> Reshaped:
         "second",
         "outcome",
         context="context",
-        outcome_map={v: v for v in ("first", "second", "tie")},
+        outcome_map=_AS_POSITIONS,
         source_rows=src_a,
         notes=tuple(notes),
     )
@@ -679,9 +691,8 @@ def _arena_one_hot(df: pd.DataFrame) -> Reshaped:
             "outcome": pd.Series(outcome, dtype=object),
         }
     )
-    for c in df.columns:  # id, prompt, responses, …: kept with each verdict
-        if c not in ("model_a", "model_b", *_ONE_HOT, *frame.columns):
-            frame[c] = df[c].to_numpy(dtype=object)
+    # id, prompt, responses, …: kept with each verdict
+    _keep_other_columns(frame, df, None, ("model_a", "model_b", *_ONE_HOT, *frame.columns))
     notes = [
         f"read as {ARENA_ONE_HOT}: first='model_a', second='model_b', the outcome the column "
         f"that holds 1; {len(frame)} verdicts",
@@ -693,7 +704,7 @@ def _arena_one_hot(df: pd.DataFrame) -> Reshaped:
         "first",
         "second",
         "outcome",
-        outcome_map={v: v for v in ("first", "second", "tie")},
+        outcome_map=_AS_POSITIONS,
         source_rows=np.arange(len(frame), dtype=np.int64),
         notes=tuple(notes),
         order_recorded=False,
