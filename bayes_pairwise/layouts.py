@@ -321,7 +321,7 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
         }
     )
     src_a = np.asarray(src, dtype=np.int64)
-    _keep_other_columns(frame, df, src_a, (first, second, outcome))
+    kept = _keep_other_columns(frame, df, src_a, (first, second, outcome))
     note = (
         f"read as {PAIR_LISTS}: column {outcome!r} holds two verdicts per row, the first with "
         f"{first!r} shown first, the second with the order swapped; {len(frame)} verdicts "
@@ -334,7 +334,7 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
         "second",
         "outcome",
         source_rows=src_a,
-        notes=(note,),
+        notes=(note, *kept),
     )
 
 
@@ -420,13 +420,32 @@ def _empty_cell(v: Any) -> bool:
 
 def _keep_other_columns(
     frame: pd.DataFrame, df: pd.DataFrame, rows: np.ndarray | None, skip: tuple[Any, ...]
-) -> None:
+) -> list[str]:
     """Copy every column of ``df`` not in ``skip`` into the reshaped ``frame``, each verdict
-    taking the value of its input row (``rows``; None: one verdict per row)."""
+    taking the value of its input row (``rows``; None: one verdict per row).
+
+    An input column whose name the reshape already gave one of its own columns (``judge`` in a
+    file whose ``winner_<judge>`` columns name the judges, ``context`` beside Arena-Hard's
+    question id) is kept as ``input_<name>``, never dropped or written over; the returned notes
+    say so (empty when nothing was renamed).
+    """
+    made = set(frame.columns)
+    notes = []
     for c in df.columns:
-        if c not in skip:
-            values = df[c].to_numpy(dtype=object)
-            frame[c] = values if rows is None else values[rows]
+        if c in skip:
+            continue
+        values = df[c].to_numpy(dtype=object)
+        name = c
+        if c in made:
+            name = f"input_{c}"
+            while name in frame.columns or name in df.columns:
+                name = f"input_{name}"
+            notes.append(
+                f"the input's column {c!r} is kept as {name!r}: this layout makes its own "
+                f"{c!r} column"
+            )
+        frame[name] = values if rows is None else values[rows]
+    return notes
 
 
 def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
@@ -448,7 +467,7 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
         }
     )
     # the battle's other columns (question_id, …) stay with each verdict
-    _keep_other_columns(frame, df, src, ("model_a", "model_b", *judge_cols))
+    kept = _keep_other_columns(frame, df, src, ("model_a", "model_b", *judge_cols))
     outcome_map = winner_side_map(frame["outcome"], ("model_a", "model_b"))
     try:
         refuse_ambiguous_winners(frame, outcome_map, ("first", "second", "outcome"))
@@ -462,6 +481,7 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
         "'model_a'/'model_b', values starting with 'tie' are ties); "
         f"{len(frame)} verdicts from {len(df)} rows",
         ARENA_ORDER_NOTE,
+        *kept,
     ]
     missing = int(have.size - have.sum())
     if missing:
@@ -550,8 +570,7 @@ def _position_coded(df: pd.DataFrame) -> Reshaped:
         frame["context"] = ctx[src]
         context = "context"
     # judge, repetition, task, …: kept with each verdict
-    skip = ("model_first", "model_second", "verdict", "context", *frame.columns)
-    _keep_other_columns(frame, df, src, skip)
+    notes += _keep_other_columns(frame, df, src, ("model_first", "model_second", "verdict"))
     repeat = None
     if "repetition" in df.columns and "repeat" not in df.columns:
         repeat = "repetition"
@@ -644,13 +663,14 @@ def _arena_hard(df: pd.DataFrame) -> Reshaped:
         [str(_label(v)) for v in df[qcol].to_numpy(dtype=object)], dtype=object
     )[src_a]
     # judge, category, …: kept with each verdict
-    _keep_other_columns(frame, df, src_a, ("model", "baseline", "games", qcol, *frame.columns))
+    kept = _keep_other_columns(frame, df, src_a, ("model", "baseline", "games", qcol))
     notes = [
         f"read as {ARENA_HARD}: game 1 shows the baseline first (A) and column 'model' second "
         f"(B), game 2 the other way round ({base_note}); scores A>>B / A>B read as the "
         "first-shown answer "
         "winning, B>A / B>>A the second, A=B a tie (the strength of a preference is not "
         f"kept); context: {qcol}; {len(frame)} verdicts from {len(df)} rows",
+        *kept,
     ]
     if unscored:
         notes.append(f"{unscored} game(s) without a score (no verdict label) left out")
@@ -692,11 +712,12 @@ def _arena_one_hot(df: pd.DataFrame) -> Reshaped:
         }
     )
     # id, prompt, responses, …: kept with each verdict
-    _keep_other_columns(frame, df, None, ("model_a", "model_b", *_ONE_HOT, *frame.columns))
+    kept = _keep_other_columns(frame, df, None, ("model_a", "model_b", *_ONE_HOT))
     notes = [
         f"read as {ARENA_ONE_HOT}: first='model_a', second='model_b', the outcome the column "
         f"that holds 1; {len(frame)} verdicts",
         ARENA_ORDER_NOTE,
+        *kept,
     ]
     return Reshaped(
         ARENA_ONE_HOT,

@@ -22,6 +22,7 @@ import bayes_pairwise.data as data_module
 from bayes_pairwise.cli import main
 from bayes_pairwise.data import load_comparisons
 from bayes_pairwise.errors import DataError, DesignWarning
+from bayes_pairwise.layouts import reshape
 
 ARENA_ROWS = [
     # model_a, model_b, winner
@@ -360,6 +361,34 @@ def test_arena_battles_with_a_winner_column_per_judge_are_one_verdict_per_judge(
     with pytest.raises(DataError, match="ambiguous winner 'model_b'") as exc:
         load_comparisons(ambiguous)
     assert exc.value.rows == [0] and exc.value.column == "winner_human"
+
+
+def test_an_input_column_named_like_a_column_the_layout_makes_is_kept_renamed():
+    """A reshaping layout makes its own first/second/outcome (and judge, context) columns; an
+    input column of the same name that the layout does not read used to overwrite the made one
+    (an input 'judge' column replaced the judges named by the winner_<judge> columns) or be
+    dropped in silence. It is kept as input_<name>, and the reading notes say so."""
+    df = pd.DataFrame(
+        {
+            "model_a": ["gpt4", "claude"],
+            "model_b": ["claude", "llama"],
+            "winner_human": ["model_a", "model_b"],
+            "winner_gpt-4": ["model_b", "model_b"],
+            "judge": ["batch-1", "batch-2"],
+        }
+    )
+    data = load_comparisons(df)
+    assert sorted(data.judges) == ["gpt-4", "human"]
+    assert [v[0] for v in _verdicts(data)] == ["human", "gpt-4", "human", "gpt-4"]
+    note = "the input's column 'judge' is kept as 'input_judge': this layout makes its own 'judge'"
+    assert any(n.startswith(note) for n in data.recognised)
+    reshaped = reshape(df)
+    assert reshaped.frame["input_judge"].tolist() == ["batch-1", "batch-1", "batch-2", "batch-2"]
+    records = pd.DataFrame(_arena_hard_records()).assign(context=["a", "b", "c"])
+    hard = reshape(records)
+    assert hard.frame["context"].tolist() == ["q1", "q1", "q1", "q2", "q2"]
+    assert hard.frame["input_context"].tolist() == ["a", "a", "b", "c", "c"]
+    assert any(n.startswith("the input's column 'context' is kept as 'input") for n in hard.notes)
 
 
 def test_the_arena_judges_file_reads_as_the_bundled_data_set():
