@@ -281,3 +281,44 @@ def test_both_backends_share_one_compiled_kernel(rows, mix):
     read_only = (False,) * len(ins) + (True, True, True, True)
     assert any(tuple(not a.mutable for a in s) == read_only for s in used), used
     assert len(set(entry.signatures) - before) <= 1
+
+
+_BITS_CHILD = """
+import hashlib, numpy as np
+from bayes_pairwise.pymc_models.fused import count_rows, run_kernel
+rng = np.random.default_rng(5)
+P = 4950
+kp, km = rng.integers(0, 3, P), rng.integers(0, 3, P)
+t1, t2 = rng.binomial(kp, 0.2), rng.binomial(km, 0.2)
+value = np.stack([rng.binomial(kp - t1, 0.7), rng.binomial(km - t2, 0.6), t1, t2], 1)
+k = np.stack([kp, km, kp, km], 1)
+judge, truth = np.zeros(P, np.int64), np.full(P, -1)
+d, ep, em = rng.normal(0, 5, P), np.array([0.15]), np.array([0.3])
+tp, tm = rng.normal(-1.5, 1, P), rng.normal(-1, 1, P)
+h = hashlib.sha256()
+counts, coef = count_rows(value[:, :2], k[:, :2])
+for out in run_kernel(0, d, ep, em, tp[:0], tm[:0], judge, truth, counts, coef):
+    h.update(out.tobytes())
+counts, coef = count_rows(value, k, ties=True)
+for out in run_kernel(2, d, ep, em, tp, tm, judge, truth, counts, coef):
+    h.update(out.tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_a_fresh_compile_and_the_cached_kernel_give_the_same_bits(tmp_path):
+    """The first process on a machine compiles the kernel, later ones load it from numba's
+    cache. With LLVM free to fuse a multiply and an add ('contract'), the two codes rounded
+    the ε₋ partial differently in about a quarter of the rows (by an ulp), so the first NUTS
+    fit on a machine drew other draws than every later fit with the same seed. Both must give
+    the same bits."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    run = [sys.executable, "-c", _BITS_CHILD]
+    fresh = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    cached = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    assert any((tmp_path / "numba").rglob("*.nbc"))  # the second one did load a cache
+    assert fresh.stdout.strip() == cached.stdout.strip()

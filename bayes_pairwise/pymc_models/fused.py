@@ -64,8 +64,13 @@ __all__ = [
 
 #: LLVM fast-math flags of the kernel: no 'nnan'/'ninf' (the kernel's inputs may hold inf), no
 #: 'reassoc' (it would merge the two halves of ln 2 in the range reduction of e^x; the loops
-#: have no reductions, so they vectorise without it).
-_FASTMATH = {"nsz", "arcp", "contract", "afn"}
+#: have no reductions, so they vectorise without it), no 'contract': with it LLVM may fuse a
+#: multiply and an add, and the kernel compiled in a process and the kernel loaded from
+#: numba's cache rounded the ε₋ partial of about a quarter of the rows an ulp apart, so the
+#: first NUTS fit on a machine drew other draws than every later fit with the same seed
+#: (``tests/test_fused_likelihood.py``). Without it the kernel is 13 µs slower on 4,950 rows
+#: (62 against 49 µs), a NUTS fit 4–16 % (``docs/src/speed.md``).
+_FASTMATH = {"nsz", "arcp", "afn"}
 
 #: numba settings of the kernel and its helpers. ``error_model="numpy"``: a float division
 #: does not test its divisor for zero (and raise), a branch that keeps LLVM from vectorising.

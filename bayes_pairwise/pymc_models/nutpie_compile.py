@@ -131,7 +131,13 @@ def compile_nutpie_model(model: Any, *, require_cache: bool = False) -> Any:
     >>> compiled.n_dim  # doctest: +SKIP
     1
     """
-    with warnings.catch_warnings():
+    import pytensor
+
+    # PyTensor's numba code without fast-math: with its flags ('contract', 'reassoc') the code
+    # compiled in a process and the code loaded from the cache rounded differently, so the
+    # first fit of a model on a machine drew other draws than every later one with the same
+    # seed (tests/test_nutpie_compile.py). The flag is part of PyTensor's cache key.
+    with warnings.catch_warnings(), pytensor.config.change_flags(numba__fastmath=False):
         warnings.filterwarnings("ignore", message=NUMBA_NO_CACHE_NOTICE, category=Warning)
         return _compile_nutpie_model(model, require_cache=require_cache)
 

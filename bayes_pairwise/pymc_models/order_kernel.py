@@ -57,8 +57,10 @@ _BLOCK_VALUES = 1 << 16
 #: Largest context the sum over orders accepts: k·2^(k−1) terms per context (24,576 at k = 12).
 MAX_CONTEXT_ITEMS = 12
 
-#: infinities are data here (orders gold labels forbid): no "ninf"/"nnan" fast-math flags
-_JIT = {"cache": True, "error_model": "numpy", "fastmath": {"nsz", "arcp", "contract", "afn"}}
+#: infinities are data here (orders gold labels forbid): no "ninf"/"nnan" fast-math flags; no
+#: "contract" (a fused multiply-add that the compiled and the cached code may place
+#: differently: see ``fused._FASTMATH``; here it changed neither the bits nor the speed)
+_JIT = {"cache": True, "error_model": "numpy", "fastmath": {"nsz", "arcp", "afn"}}
 
 
 @dataclass(frozen=True, eq=False)
