@@ -175,7 +175,7 @@ def bench_gradient() -> None:
 
 
 _UNIFORM_CHILD = """
-import time, json, warnings
+import time, json, sys, warnings
 warnings.simplefilter("ignore")
 t0 = time.perf_counter()
 import arviz as az, numpy as np
@@ -183,10 +183,13 @@ from bayes_pairwise.pymc_models import UniformError
 from bayes_pairwise.simulate import simulate_round_robin
 sim = simulate_round_robin(100, eps=0.15, random_seed=0)
 t1 = time.perf_counter()
-m = UniformError(draws=1000, tune=1000, chains=4).fit(sim.data, random_seed=1)
+# argv[1]: "4" (issue 10's 4 x (1000 + 1000)) or "default" (the class's settings: chains "auto")
+kw = dict(draws=1000, tune=1000, chains=4) if sys.argv[1] == "4" else {}
+m = UniformError(**kw).fit(sim.data, random_seed=1)
 t2 = time.perf_counter()
 st = m.idata_.sample_stats
-print(json.dumps({"import": t1 - t0, "fit": t2 - t1,
+print(json.dumps({"import": t1 - t0, "fit": t2 - t1, "chains": int(st.sizes["chain"]),
+    "draws": int(st.sizes["draw"]),
     "ess": float(az.ess(m.idata_.posterior["eps"]).to_array().values.ravel()[0]),
     "steps": float(st["n_steps"].mean()) if "n_steps" in st else float("nan"),
     "eps": float(m.idata_.posterior["eps"].mean()), "realised": float(sim.realised_eps)}))
@@ -209,20 +212,32 @@ def _child(code: str, env: dict[str, str], args: list[str] | None = None) -> dic
 def bench_uniform() -> None:
     # Cold: new processes with every disk cache empty (PyTensor's C modules, its numba cache,
     # the callbacks of pymc_models.nutpie_compile, the package's own); warm: a second process
-    # with the caches the first one wrote.
-    with tempfile.TemporaryDirectory() as cache:
-        env = _empty_cache_env(cache)
-        cold = _child(_UNIFORM_CHILD, env)
-        warm = _child(_UNIFORM_CHILD, env)
-    for label, res in (("cold", cold), ("warm", warm)):
-        print(
-            f"  uniform N=100, 4 x (1000 + 1000), {label}: fit {res['fit']:.1f} s (+ import "
-            f"{res['import']:.1f} s); ESS(eps) {res['ess']:.0f}; leapfrog steps/draw "
-            f"{res['steps']:.1f}; eps {res['eps']:.4f} (realised {res['realised']:.4f})"
-        )
+    # with the caches the first one wrote. Twice: issue 10's 4 x (1000 + 1000), the target's
+    # definition, and the class's defaults (chains "auto": one per core, 2 to 4), what a user's
+    # UniformError().fit(data) runs.
+    runs = {}
+    for setting in ("4", "default"):
+        with tempfile.TemporaryDirectory() as cache:
+            env = _empty_cache_env(cache)
+            runs[setting] = (_child(_UNIFORM_CHILD, env, [setting]),)
+            runs[setting] += (_child(_UNIFORM_CHILD, env, [setting]),)
+    for setting, (cold, warm) in runs.items():
+        shape = f"{cold['chains']} x (1000 + {cold['draws']})"
+        what = shape if setting == "4" else f"default settings, {shape}"
+        for label, res in (("cold", cold), ("warm", warm)):
+            print(
+                f"  uniform N=100, {what}, {label}: fit {res['fit']:.1f} s (+ import "
+                f"{res['import']:.1f} s); ESS(eps) {res['ess']:.0f}; leapfrog steps/draw "
+                f"{res['steps']:.1f}; eps {res['eps']:.4f} (realised {res['realised']:.4f})"
+            )
+    cold, warm = runs["4"]
     _row("uniform N=100 cold fit incl. compile [s]", cold["fit"], UNIFORM_COLD_S, "s")
     _row("uniform N=100 warm fit [s]", warm["fit"], UNIFORM_WARM_S, "s")
     _row("uniform N=100 ESS(eps)", warm["ess"], UNIFORM_ESS, "", higher=True)
+    cold, warm = runs["default"]
+    _row("uniform N=100 default settings, cold [s]", cold["fit"], UNIFORM_COLD_S, "s")
+    _row("uniform N=100 default settings, warm [s]", warm["fit"], UNIFORM_WARM_S, "s")
+    _row("uniform N=100 default settings, ESS(eps)", warm["ess"], UNIFORM_ESS, "", higher=True)
 
 
 def _qlora_like(seed: int = 0):
