@@ -1229,11 +1229,10 @@ def _folder(source: str | PathLike[str]) -> Path | None:
         return None
 
 
-def _read_folder(folder: Path, limit: int) -> _Source:
-    """Every log file below ``folder`` (sorted by path; hidden files and folders skipped),
-    read as one log with its rows numbered across the files in that order: one judge's
-    Arena-Hard-Auto judgments, one file per model. Files of another type are left out and
-    named; the size limit holds for the files together."""
+def _folder_files(folder: Path, limit: int) -> tuple[list[Path], list[str]]:
+    """The log files below ``folder`` in path order (hidden files and folders skipped) and the
+    other files' names; an error when there is no log file or the files together pass the size
+    limit."""
     files, other = [], []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
@@ -1253,13 +1252,29 @@ def _read_folder(folder: Path, limit: int) -> _Source:
     total = sum(p.stat().st_size for p in files)
     if total > limit and not all(p.name.lower().endswith(".gz") for p in files):
         raise _too_big(folder.name + "/", limit, total)
+    return files, other
+
+
+@contextlib.contextmanager
+def _naming_the_file(folder: Path, rel: str) -> Iterator[None]:
+    """A file's error inside a folder, with the file named."""
+    try:
+        yield
+    except DataError as exc:
+        raise DataError(f"{exc.message} (in {folder.name}/{rel})") from None
+
+
+def _read_folder(folder: Path, limit: int) -> _Source:
+    """Every log file below ``folder`` (sorted by path; hidden files and folders skipped),
+    read as one log with its rows numbered across the files in that order: one judge's
+    Arena-Hard-Auto judgments, one file per model. Files of another type are left out and
+    named; the size limit holds for the files together."""
+    files, other = _folder_files(folder, limit)
     frames, parts, start = [], [], 0
     for p in files:
         rel = p.relative_to(folder).as_posix()
-        try:
+        with _naming_the_file(folder, rel):
             frame = _read(p, limit).frame
-        except DataError as exc:
-            raise DataError(f"{exc.message} (in {folder.name}/{rel})") from None
         frames.append(frame)
         parts.append((rel, start))
         start += len(frame)
@@ -1347,12 +1362,15 @@ def read_columns(
     """Column names of a comparison log, reading only the header of a CSV/TSV file.
 
     The same rules as :func:`load_comparisons` apply (UTF-8 text, no duplicated column name,
-    empty header cells named ``"Unnamed: k"``); JSON lines and Parquet files are read whole.
+    empty header cells named ``"Unnamed: k"``); JSON lines and Parquet files are read whole. A
+    folder's columns are those of its log files in order of first appearance, as
+    :func:`load_comparisons` reads the folder as one log (a CSV's from its header only; an error
+    names the file).
 
     Parameters
     ----------
     source : DataFrame or path
-        A DataFrame or a ``.csv``/``.tsv``/``.parquet``/``.jsonl`` file.
+        A DataFrame, a ``.csv``/``.tsv``/``.parquet``/``.jsonl`` file or a folder of them.
     max_bytes : int, optional
         The input size limit, as in :func:`load_comparisons` (default :data:`MAX_INPUT_BYTES`).
 
@@ -1375,15 +1393,26 @@ def read_columns(
     >>> read_columns(path)
     ['first', 'second', 'outcome']
     """
-    import zlib
-
     if isinstance(source, pd.DataFrame):
         return [str(c) for c in source.columns]
     limit = _limit(max_bytes)
     folder = _folder(source)
-    if folder is not None:  # a folder's files, read as one log
-        return [str(c) for c in _read_folder(folder, limit).frame.columns]
-    path = _check_path(source, limit)
+    if folder is None:
+        return _file_columns(_check_path(source, limit), limit)
+    # a folder's files, read as one log: their columns in order of first appearance (as the
+    # log's), a CSV's from its header only
+    files, _ = _folder_files(folder, limit)
+    names: dict[str, None] = {}
+    for p in files:
+        with _naming_the_file(folder, p.relative_to(folder).as_posix()):
+            names.update(dict.fromkeys(_file_columns(p, limit)))
+    return list(names)
+
+
+def _file_columns(path: Path, limit: int) -> list[str]:
+    """:func:`read_columns` of one file (``path`` checked)."""
+    import zlib
+
     kind = _file_kind(path)
     if kind not in ("csv", "tsv"):
         return [str(c) for c in _read(path, limit).frame.columns]

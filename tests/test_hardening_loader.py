@@ -221,6 +221,26 @@ def test_read_columns_reads_the_header_only(tmp_path):
     assert "read_columns" in data_mod.__all__
 
 
+def test_read_columns_of_a_folder_reads_each_csv_header_only(tmp_path):
+    """A folder is one log: its columns are its files' in order of first appearance (those of
+    the log it loads as), each CSV read to its header only, as a single CSV is (the CLI reads
+    the columns before the load: a folder of large CSV files used to be read whole twice)."""
+    folder = tmp_path / "logs"
+    (folder / "b").mkdir(parents=True)
+    (folder / "a.csv").write_bytes(
+        b"first,second,outcome,judge\n" + b"a,b,first,g\n" * 20_000 + b"\xff\n"
+    )
+    _write(_log(["a"], ["b"], ["first"]).assign(task="x"), folder / "b" / "c.jsonl")
+    (folder / ".hidden.csv").write_text("zzz\n")
+    assert read_columns(folder) == ["first", "second", "outcome", "judge", "task"]
+    (folder / "a.csv").write_bytes(b"first,second,outcome,judge\na,b,first,g\n")
+    frame_columns = list(data_mod.read_table(folder)[0].columns)
+    assert read_columns(folder) == frame_columns
+    (folder / "b" / "d.csv").write_bytes(b"first,first\n")
+    with pytest.raises(DataError, match=r"duplicated column name 'first'.*\(in logs/b/d\.csv\)"):
+        read_columns(folder)
+
+
 # --------------------------------------------------------------------------- defect 7
 def test_ambiguous_outcomes_raise_naming_rows_and_outcome_map_settles_them():
     df = _log(
