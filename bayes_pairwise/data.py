@@ -1217,6 +1217,8 @@ class _Source:
     #: a folder's files: (name relative to the folder, first row in ``frame``), in row order
     parts: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = ()
+    #: a folder's files: the columns of each, in the order of ``parts``
+    part_columns: tuple[tuple[str, ...], ...] = ()
 
 
 def _folder(source: str | PathLike[str]) -> Path | None:
@@ -1287,7 +1289,10 @@ def _read_folder(folder: Path, limit: int) -> _Source:
     if other:
         shown = ", ".join(other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
         notes.append(f"{len(other)} file(s) of another type left out: {shown}")
-    return _Source(frame, f"{folder.name}/", parts=tuple(parts), notes=tuple(notes))
+    columns = tuple(tuple(str(c) for c in f.columns) for f in frames)
+    return _Source(
+        frame, f"{folder.name}/", parts=tuple(parts), notes=tuple(notes), part_columns=columns
+    )
 
 
 def _in_file(exc: DataError, parts: tuple[tuple[str, int], ...]) -> DataError:
@@ -1870,9 +1875,31 @@ def load_comparisons(
             default_ties=default_ties,
         )
     except DataError as exc:
+        if src.parts and isinstance(exc.column, str):
+            lacking = _files_lacking(src, exc.column)
+            if lacking is not None:
+                raise lacking from None
         if not src.parts or not exc.rows:
             raise
         raise _in_file(exc, src.parts) from None
+
+
+def _files_lacking(src: _Source, column: str) -> DataError | None:
+    """The error to raise when some files of a folder lack a column the load reads that others
+    have (files of different logs side by side), else None."""
+    have = [column in cols for cols in src.part_columns]
+    if all(have) or not any(have):
+        return None
+    names = [name for (name, _), ok in zip(src.parts, have, strict=True) if not ok]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    first = src.part_columns[have.index(False)]
+    cols = ", ".join(repr(c) for c in first[:8]) + (", …" if len(first) > 8 else "")
+    return DataError(
+        f"column {column!r} is in {sum(have)} of the folder's {len(have)} files but not in "
+        f"{shown} ({names[0]} has {cols}): a folder is read as one log, so its files need the "
+        "same columns; load them one at a time, or keep one log's files in the folder",
+        column=column,
+    )
 
 
 def _from_source(

@@ -709,3 +709,27 @@ def test_a_folder_of_log_files_reads_as_one_log(tmp_path, capsys):
     (empty / "readme.txt").write_text("x")
     with pytest.raises(DataError, match="is a directory with no comparison log file in it"):
         load_comparisons(str(empty))
+
+
+def test_a_folder_of_different_logs_is_refused_naming_the_files_that_lack_a_column(tmp_path):
+    """Two logs side by side (PRD's derived folder: the human verdicts under model_a/model_b,
+    the LLM judges' under first/second) used to fail on 'missing value' in the concatenation's
+    rows; the error now says which files lack the column the others have."""
+    folder = tmp_path / "derived"
+    folder.mkdir()
+    pd.DataFrame(
+        {"first": ["a", "b"], "second": ["b", "a"], "outcome": ["first", "second"]}
+    ).to_csv(folder / "llm.csv", index=False)
+    pd.DataFrame({"model_a": ["a"], "model_b": ["b"], "verdict": [1]}).to_csv(
+        folder / "human.csv", index=False
+    )
+    with pytest.raises(DataError, match="column 'first' is in 1 of the folder's 2 files") as exc:
+        load_comparisons(str(folder))
+    message = str(exc.value)
+    assert "but not in human.csv (human.csv has 'model_a', 'model_b', 'verdict')" in message
+    assert exc.value.column == "first" and "\n" not in message
+    (folder / "human.csv").unlink()
+    pd.DataFrame({"first": ["c"], "second": ["a"], "outcome": ["tie"], "note": ["x"]}).to_csv(
+        folder / "more.csv", index=False
+    )
+    assert load_comparisons(str(folder)).n_comparisons == 3  # an extra column is no reason
