@@ -50,12 +50,14 @@ from bayes_pairwise.pymc_models.fused import (
     DIFFICULTY_ENTRIES,
     PAIR_LOGP_ENTRIES,
     count_rows,
-    kernel_version,
     read_only,
     run_difficulty_kernel,
     run_kernel,
 )
+from bayes_pairwise.pymc_models.jit_cache import folder_of, keep_in_step, sources_digest
 from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode, maximise
+
+keep_in_step(__file__)  # before the first cached function: see jit_cache
 
 __all__ = [
     "USER_DATA_SIZE",
@@ -839,15 +841,11 @@ _NO_ROWS = np.zeros(1)[:0]
 USER_DATA_SIZE = 22
 
 
-@functools.cache
 def source_version() -> str:
-    """A hash of this module's source and the kernel's: part of the cached callbacks' key, so
-    that an edited log-density is never served from an old cache."""
-    import hashlib
-    from pathlib import Path
-
-    text = Path(__file__).read_text(encoding="utf-8") + str(kernel_version())
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A digest of every numba source of this folder (this module's, the kernel's: see
+    :func:`.jit_cache.sources_digest`): part of the cached callbacks' key, so that an edited
+    log-density is never served from an old cache."""
+    return sources_digest(folder_of(__file__))
 
 
 _ENTRIES = (

@@ -44,6 +44,10 @@ from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
+from bayes_pairwise.pymc_models.jit_cache import keep_in_step
+
+keep_in_step(__file__)  # before the first cached function: see jit_cache
+
 __all__ = [
     "DIFFICULTY_ENTRIES",
     "PAIR_LOGP_ENTRIES",

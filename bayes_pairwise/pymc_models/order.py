@@ -59,6 +59,7 @@ from bayes_pairwise.pymc_models.error_models import (
     pair_labels,
     tie_logits_by_position,
 )
+from bayes_pairwise.pymc_models.jit_cache import keep_in_step
 from bayes_pairwise.pymc_models.order_density import OrderDensity, order_density
 from bayes_pairwise.pymc_models.order_kernel import (
     OrderTables,
@@ -69,6 +70,8 @@ from bayes_pairwise.pymc_models.order_kernel import (
     order_tables,
 )
 from bayes_pairwise.simulate import order_counts
+
+keep_in_step(__file__)  # before the first cached function: see jit_cache
 
 __all__ = [
     "PPC_DRAWS",

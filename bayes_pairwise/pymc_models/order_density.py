@@ -35,7 +35,10 @@ import numba
 import numpy as np
 
 from bayes_pairwise.pymc_models.direct import void_pointer
+from bayes_pairwise.pymc_models.jit_cache import folder_of, keep_in_step, sources_digest
 from bayes_pairwise.pymc_models.order_kernel import OrderTables, order_logp
+
+keep_in_step(__file__)  # before the first cached function: see jit_cache
 
 __all__ = ["USER_DATA_SIZE", "OrderDensity", "order_density", "order_density_logp_grad"]
 
@@ -356,17 +359,10 @@ def _user_data(spec: OrderDensity) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-@functools.cache
 def source_version() -> str:
-    """A hash of this module's and the kernel's source (the cached callbacks' key)."""
-    import hashlib
-    from pathlib import Path
-
-    here = Path(__file__)
-    text = here.read_text(encoding="utf-8") + (here.parent / "order_kernel.py").read_text(
-        encoding="utf-8"
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """The cached callbacks' key: the digest of every numba source of this folder
+    (:func:`.jit_cache.sources_digest`, the stamp numba's own cache of the kernels carries)."""
+    return sources_digest(folder_of(__file__))
 
 
 @numba.njit(**_JIT)

@@ -38,6 +38,9 @@ import numba
 import numpy as np
 
 from bayes_pairwise.errors import DesignError
+from bayes_pairwise.pymc_models.jit_cache import keep_in_step
+
+keep_in_step(__file__)  # before the first cached function: see jit_cache
 
 __all__ = [
     "MAX_CONTEXT_ITEMS",
