@@ -1195,7 +1195,8 @@ def _parse_json(text: str, name: str, lines: bool) -> pd.DataFrame:
     )
 
 
-def _read_parquet(path: Path, limit: int = MAX_INPUT_BYTES) -> pd.DataFrame:
+def _read_parquet_head(path: Path) -> None:
+    """An unreadable or empty Parquet file's error, before pyarrow's own."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(4)
@@ -1203,6 +1204,10 @@ def _read_parquet(path: Path, limit: int = MAX_INPUT_BYTES) -> pd.DataFrame:
         raise _read_error(path.name, exc) from None
     if not head:
         raise DataError(f"{path.name!r} is empty")
+
+
+def _read_parquet(path: Path, limit: int = MAX_INPUT_BYTES) -> pd.DataFrame:
+    _read_parquet_head(path)
     try:
         return pd.read_parquet(path)
     except Exception as exc:
@@ -1367,7 +1372,8 @@ def read_columns(
     """Column names of a comparison log, reading only the header of a CSV/TSV file.
 
     The same rules as :func:`load_comparisons` apply (UTF-8 text, no duplicated column name,
-    empty header cells named ``"Unnamed: k"``); JSON lines and Parquet files are read whole. A
+    empty header cells named ``"Unnamed: k"``); a Parquet file's from its schema, JSON lines are
+    read whole. A
     folder's columns are those of its log files in order of first appearance, as
     :func:`load_comparisons` reads the folder as one log (a CSV's from its header only; an error
     names the file).
@@ -1414,11 +1420,39 @@ def read_columns(
     return list(names)
 
 
+def _parquet_columns(path: Path) -> list[str] | None:
+    """A Parquet file's column names as ``pd.read_parquet`` gives them, from its schema alone
+    (no data read); None where the schema's pandas metadata is unusual (then read it whole)."""
+    import pyarrow.parquet as pq
+
+    _read_parquet_head(path)
+    try:
+        schema = pq.read_schema(path)
+    except Exception as exc:
+        raise DataError(f"could not read {path.name!r} as Parquet: {_one_line(exc)}") from None
+    meta = schema.pandas_metadata
+    if meta is None:  # written by another tool: the schema's fields are the columns
+        return [str(c) for c in schema.names]
+    index = {c for c in meta.get("index_columns", []) if isinstance(c, str)}
+    if len(meta.get("column_indexes", [])) > 1:
+        return None  # MultiIndex columns
+    names = [c.get("name") for c in meta.get("columns", []) if c.get("field_name") not in index]
+    if any(n is None for n in names) or len(names) != len(schema.names) - len(index):
+        return None
+    if len({str(n) for n in names}) != len(names):  # the full read names the duplicate
+        return None
+    return [str(n) for n in names]
+
+
 def _file_columns(path: Path, limit: int) -> list[str]:
     """:func:`read_columns` of one file (``path`` checked)."""
     import zlib
 
     kind = _file_kind(path)
+    if kind == "parquet":
+        names = _parquet_columns(path)
+        if names is not None:
+            return names
     if kind not in ("csv", "tsv"):
         return [str(c) for c in _read(path, limit).frame.columns]
     name = path.name

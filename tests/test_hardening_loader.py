@@ -241,6 +241,41 @@ def test_read_columns_of_a_folder_reads_each_csv_header_only(tmp_path):
         read_columns(folder)
 
 
+def test_read_columns_of_a_parquet_file_reads_its_schema_only(tmp_path, monkeypatch):
+    """The columns ``pd.read_parquet`` would give (the index left out, names as text), from the
+    schema: the CLI reads a log's columns before loading it, and a Parquet log used to be read
+    whole twice."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    base = _log(["a", "c"], ["b", "d"], ["first", "tie"])
+    frames = {
+        "plain.parquet": base,
+        "index.parquet": base.set_index(pd.Index([7, 9], name="row")),
+        "unnamed_index.parquet": base.set_index(pd.Index(["x", "y"])),
+        "int_names.parquet": base.set_axis(["first", "second", 3], axis=1),
+    }
+    for name, frame in frames.items():
+        frame.to_parquet(tmp_path / name)
+    pq.write_table(pa.table({"first": ["a"], "second": ["b"]}), tmp_path / "arrow.parquet")
+    expected = {p.name: [str(c) for c in pd.read_parquet(p).columns] for p in tmp_path.iterdir()}
+    assert expected["index.parquet"] == ["first", "second", "outcome"]
+    assert expected["int_names.parquet"] == ["first", "second", "3"]
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("the data were read")
+
+    monkeypatch.setattr(pd, "read_parquet", no_data)
+    for path in tmp_path.iterdir():
+        assert read_columns(path) == expected[path.name], path.name
+    (tmp_path / "empty.parquet").write_bytes(b"")
+    with pytest.raises(DataError, match=r"'empty\.parquet' is empty"):
+        read_columns(tmp_path / "empty.parquet")
+    (tmp_path / "bad.parquet").write_bytes(b"not a parquet file at all")
+    with pytest.raises(DataError, match=r"could not read 'bad\.parquet' as Parquet"):
+        read_columns(tmp_path / "bad.parquet")
+
+
 # --------------------------------------------------------------------------- defect 7
 def test_ambiguous_outcomes_raise_naming_rows_and_outcome_map_settles_them():
     df = _log(
