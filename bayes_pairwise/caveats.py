@@ -46,7 +46,9 @@ import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
 from bayes_pairwise.classical.descriptive import (
+    PositionalMoments,
     TiePositionCheck,
+    positional_moments,
     tie_counts_by_context,
     tie_position_check,
 )
@@ -84,6 +86,8 @@ __all__ = [
     "long_trajectories",
     "mode_shift",
     "order_model_for",
+    "position_preference_check",
+    "position_preference_varies",
     "record_caveats",
     "tie_dispersion",
     "ties_cluster_by_context",
@@ -294,6 +298,78 @@ def ties_depend_on_position(
             else "the error models (the order models too) fit one tie rate per position with "
             "tie_positional=True (fit --tie-positional)."
         ),
+    )
+
+
+def position_preference_check(
+    data: Comparisons, checks: Mapping[str, TiePositionCheck] | None = None
+) -> PositionalMoments | TiePositionCheck | None:
+    """One judge's statistics whose S_com is above what any (ε₊, ε₋) give, or None.
+
+    The pairs decided in both orders (:func:`~bayes_pairwise.classical.descriptive.
+    tie_position_check`: decided verdicts only, exact with ties kept) where the log keeps ties
+    under the tie policy ``"model"``, else the moments of the whole log
+    (:func:`~bayes_pairwise.classical.descriptive.positional_moments`); ``checks``: the tie
+    checks by judge when already computed.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> position_preference_check(simulate_round_robin(20, random_seed=0).data) is None
+    True
+    """
+    if data.n_judges != 1:
+        raise ValueError("position_preference_check takes one judge's log (data.for_judge)")
+    if not data.order_recorded:  # 'first' is a nominal label: no position to prefer
+        return None
+    tied = _tie_checks(data, checks)
+    if tied:
+        found: PositionalMoments | TiePositionCheck = tied[0][1]
+    else:
+        with warnings.catch_warnings():  # the boundary is what this looks for
+            warnings.simplefilter("ignore")
+            try:
+                found = positional_moments(data)
+            except (BayesPairwiseError, ValueError):  # no pair shown in both orders
+                return None
+    return found if found.beyond_rates else None
+
+
+def position_preference_varies(
+    data: Comparisons, *, checks: Mapping[str, TiePositionCheck] | None = None
+) -> Caveat | None:
+    """The caveat of judges whose verdicts no error rates describe: S_com above the most any
+    (ε₊, ε₋) give at the judge's first-position rate (its position preference varies from pair
+    to pair), computed from the log (:func:`position_preference_check`); None for the others.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> position_preference_varies(simulate_round_robin(20, random_seed=0).data) is None
+    True
+    """
+    said = []
+    judges = []
+    for j, block in data.by_judge():
+        found = position_preference_check(block, checks)
+        if found is None:
+            continue
+        who = f"judge {j}: " if data.n_judges > 1 else ""
+        said.append(f"{who}{found.beyond_text()}.")
+        judges.append(j)
+    if not said:
+        return None
+    return Caveat(
+        "position_preference_varies",
+        "No error rates describe "
+        + ("these judges' verdicts" if len(judges) > 1 else "this judge's verdicts")
+        + " — "
+        + " ".join(said)
+        + " The positional models fit one ε₊ and one ε₋ per judge and the classical moments "
+        "solve for them, so neither describes such a judge, and whether the two agree says "
+        "little about its errors: read its position preference from S_com and the "
+        "first-position rate themselves.",
+        judges=tuple(judges),
     )
 
 
@@ -688,6 +764,10 @@ def caveats_for(
                     "(--truth-column) or repeat verdicts.",
                 )
             )
+    if model_kind in ("positional", "classical") and not labelled:
+        varies = position_preference_varies(data, checks=tie_checks)
+        if varies is not None:
+            out.append(varies)
     if model_kind in ("uniform", "positional", "classical"):
         tied = ties_depend_on_position(data, tie_positional=tie_positional, checks=tie_checks)
         if tied is not None:

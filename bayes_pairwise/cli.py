@@ -676,7 +676,12 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     data = _load_data(args)
     _info(f"{data!r}: method {args.method}")
     res = _estimate(args, data)
-    from bayes_pairwise.caveats import order_not_recorded, ties_depend_on_position, too_few_verdicts
+    from bayes_pairwise.caveats import (
+        order_not_recorded,
+        position_preference_varies,
+        ties_depend_on_position,
+        too_few_verdicts,
+    )
 
     few = too_few_verdicts(data)
     if few is not None:
@@ -689,6 +694,10 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         tied = ties_depend_on_position(data)
         if tied is not None:
             res.setdefault("warnings", []).append(tied.text)
+    if args.method == "moments":  # a judge above S_com's ceiling: no (ε₊, ε₋) describe it
+        varies = position_preference_varies(data)
+        if varies is not None:
+            res.setdefault("warnings", []).append(varies.text)
     if args.json:
         _print_json(res)
     else:

@@ -1891,6 +1891,7 @@ def crosscheck(
         convergence,
         fitted,
         order_recorded=data.order_recorded,
+        beyond=_beyond_rates(data, cf),
     )
     if verdict_note:
         notes.append(verdict_note)
@@ -2030,6 +2031,21 @@ def _primary_rows(
     return out
 
 
+def _beyond_rates(data: Comparisons, cf: ClassicalFits) -> dict[str, Any]:
+    """The judges whose S_com is above what any (ε₊, ε₋) give, with the statistics that show
+    it (:func:`~bayes_pairwise.caveats.position_preference_check`), unless labelled."""
+    from bayes_pairwise.caveats import position_preference_check
+
+    out = {}
+    for j, block in data.by_judge():
+        if block.has_truth:
+            continue
+        found = position_preference_check(block, cf.tie_position)
+        if found is not None:
+            out[str(j)] = found
+    return out
+
+
 def _say_basis(
     verdicts: pd.DataFrame,
     cf: ClassicalFits,
@@ -2039,10 +2055,12 @@ def _say_basis(
     fitted: Mapping[str, Any],
     *,
     order_recorded: bool = True,
+    beyond: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Verdict sentences say what they rest on: the labelled rates, the verdict's model, a
-    failed convergence of the rates (issue 25), and no position rate where the presentation
-    order was not recorded."""
+    failed convergence of the rates (issue 25), no position rate where the presentation
+    order was not recorded, and no rates at all for a judge in ``beyond`` (judge → its
+    :func:`~bayes_pairwise.caveats.position_preference_check`)."""
     if not len(verdicts):
         return verdicts
     out = verdicts.copy()
@@ -2061,6 +2079,15 @@ def _say_basis(
             )
         if not order_recorded:
             t += " " + ORDER_NOT_RECORDED_BASIS
+        if (found := (beyond or {}).get(str(v.judge))) is not None:
+            s_com = getattr(found, "s_com_both", getattr(found, "s_com", math.nan))
+            r1 = getattr(found, "r1_decided", getattr(found, "r1", math.nan))
+            t += (
+                f" No ε₊ and ε₋ describe this judge's verdicts: its S_com {s_com:.3f} is above "
+                f"the {found.s_com_ceiling:.3f} that any rates give at its first-position rate "
+                f"{r1:.3f} (z = {found.s_com_excess_z:.1f}; the caveat 'no error rates "
+                "describe' says why), so both columns fit rates this judge does not have."
+            )
         if note:
             t += " " + note
         if conv:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bayes_pairwise.cli import main
 from bayes_pairwise.simulate import simulate_hard_pairs
 
@@ -17,3 +19,18 @@ def test_fit_json_without_labels_carries_the_correlated_errors_caveat(tmp_path, 
     # one round robin of 10: the MAP's joint mode shifts the rates too (caveats.joint_mode)
     assert [c["code"] for c in res["caveats"]] == ["correlated_errors", "map_joint_mode"]
     assert "tie_rate" in res["parameters"] and res["ties"]["n_ties_dropped"] == 0
+
+
+def test_estimate_moments_says_when_no_rates_describe_the_judge(capsys):
+    """PRD's vicuna-13b: S_com 0.621 on the pairs decided in both orders, above the 0.518 any
+    (ε₊, ε₋) give at its first-position rate; the moments' boundary values (ε₊ + ε₋ = 1) come
+    with the reason. gpt4 (inside the domain) gets no such warning."""
+    argv = ["estimate", "prd_vicuna80", "--method", "moments", "--json", "--judge"]
+    assert main([*argv, "vicuna-13b"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    said = [w for w in res["warnings"] if w.startswith("No error rates describe")]
+    assert len(said) == 1 and "S_com is 0.621, above 0.518" in said[0]
+    assert res["estimates"]["eps_plus"] + res["estimates"]["eps_minus"] == pytest.approx(1.0)
+    assert main([*argv, "gpt4"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert not [w for w in res.get("warnings", []) if w.startswith("No error rates describe")]

@@ -185,3 +185,11 @@ def test_the_headline_shows_the_comparison_that_decides_and_no_rate_is_called_un
     bard_text = cc.verdicts.set_index("judge").loc["bard", "text"]
     assert "ties come in pairs" in bard_text
     assert not re.search(r"ε [0-9.]+ not assessed", bard_text)
+    # vicuna-13b picks the same position in both orders of a pair more often than any rates
+    # allow (S_com 0.621 above r₁² + (1 − r₁)² = 0.518): its DISAGREE says that no ε₊ and ε₋
+    # describe it, and the caveat says why; no other judge's verdict says so
+    texts = cc.verdicts.set_index("judge")["text"]
+    said = {j for j, t in texts.items() if "No ε₊ and ε₋ describe this judge" in t}
+    assert said == {"vicuna-13b"}
+    assert "its S_com 0.621 is above the 0.518" in texts["vicuna-13b"]
+    assert any(c.startswith("No error rates describe") for c in cc.caveats)

@@ -47,11 +47,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
 
 __all__ = [
+    "BEYOND_RATES_Z",
     "TIE_POSITION_Z",
     "PositionalMoments",
     "ScomEstimate",
     "TieCorrelation",
     "TiePositionCheck",
+    "beyond_rates_text",
     "commutativity_score",
     "commutativity_score_counts",
     "commutativity_score_z",
@@ -449,6 +451,9 @@ class PositionalMoments:
     decided : bool
         True when the rates are among decided verdicts (ties modelled; see
         :class:`ScomEstimate`).
+    s_com_ceiling, s_com_excess_z : float
+        The most S_com any (ε₊, ε₋) give at this r₁, and S_com's distance above it in standard
+        errors (:func:`beyond_rates_text`; ties counted half where kept).
     """
 
     eps_plus: float
@@ -463,6 +468,18 @@ class PositionalMoments:
     judge: str
     tie_share: float = 0.0
     decided: bool = False
+    s_com_ceiling: float = float("nan")
+    s_com_excess_z: float = float("nan")
+
+    @property
+    def beyond_rates(self) -> bool:
+        """S_com is above what any (ε₊, ε₋) give (z ≥ :data:`BEYOND_RATES_Z`)."""
+        return bool(np.isfinite(self.s_com_excess_z) and self.s_com_excess_z >= BEYOND_RATES_Z)
+
+    def beyond_text(self) -> str:
+        """:func:`beyond_rates_text` with this estimate's numbers."""
+        z = self.s_com_excess_z
+        return beyond_rates_text(self.s_com, self.r1, self.s_com_ceiling, z, self.n_pairs)
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with ``eps_plus`` and ``eps_minus``."""
@@ -476,6 +493,34 @@ class PositionalMoments:
 #: |z| at or above which :func:`tie_position_check` says a judge's ties depend on where the
 #: better text is shown (a two-sided test at about the 0.3 % level).
 TIE_POSITION_Z = 3.0
+
+#: z at or above which S_com is beyond every pair of error rates (:func:`beyond_rates_text`).
+BEYOND_RATES_Z = 3.0
+
+
+def beyond_rates_text(s_com: float, r1: float, ceiling: float, z: float, n_pairs: int) -> str:
+    """Why no (ε₊, ε₋) describes a judge whose S_com is above its ceiling, with the numbers.
+
+    With errors that fall verdict by verdict, a pair shown in both orders picks the same
+    position twice with probability ab + (1 − a)(1 − b), a = 1 − ε₊ and b = ε₋ the chances of
+    picking the first text; at a given first-position rate r₁ = (a + b)/2 that is largest when
+    a = b = r₁ (ε₊ + ε₋ = 1, each verdict by position alone): S_com ≤ r₁² + (1 − r₁)².
+    Above it, the judge's position preference itself varies from pair to pair.
+
+    Examples
+    --------
+    >>> print(beyond_rates_text(0.621, 0.409, 0.517, 5.8, 800))  # doctest: +ELLIPSIS
+    on the 800 pairs decided in both orders S_com is 0.621, above 0.517, the most any ...
+    """
+    return (
+        f"on the {n_pairs:,} pairs decided in both orders S_com is {s_com:.3f}, above "
+        f"{ceiling:.3f}, the most any ε₊ and ε₋ give when errors fall verdict by verdict at "
+        f"its first-position rate {r1:.3f} (r₁² + (1 − r₁)², reached at ε₊ + ε₋ = 1, each "
+        f"verdict by position alone; z = {z:.1f}): its two verdicts on a pair pick the same "
+        "position more often than one position preference allows, so the preference varies "
+        "from pair to pair (or question to question), and the moments have no solution "
+        "(ε₊ + ε₋ set to 1)"
+    )
 
 
 @dataclass(frozen=True)
@@ -512,6 +557,10 @@ class TiePositionCheck:
         at the judge's tie rate τ (per pair 1 − (1 − τ)^k in each order).
     z_pair : float
         (observed − expected number of pairs tied in both orders) / its standard error.
+    s_com_both, r1_decided, s_com_ceiling, s_com_excess_z : float
+        S_com and r₁ of the decided verdicts of the pairs decided in both orders (the moments'
+        statistics), the most S_com any (ε₊, ε₋) give at that r₁ and S_com's distance above it
+        in standard errors (:func:`beyond_rates_text`).
     """
 
     judge: str
@@ -533,6 +582,22 @@ class TiePositionCheck:
     tied_both: float = float("nan")
     tied_both_expected: float = float("nan")
     z_pair: float = float("nan")
+    s_com_both: float = float("nan")
+    r1_decided: float = float("nan")
+    s_com_ceiling: float = float("nan")
+    s_com_excess_z: float = float("nan")
+
+    @property
+    def beyond_rates(self) -> bool:
+        """S_com of the pairs decided in both orders is above what any (ε₊, ε₋) give."""
+        return bool(np.isfinite(self.s_com_excess_z) and self.s_com_excess_z >= BEYOND_RATES_Z)
+
+    def beyond_text(self) -> str:
+        """:func:`beyond_rates_text` with this check's numbers."""
+        z = self.s_com_excess_z
+        return beyond_rates_text(
+            self.s_com_both, self.r1_decided, self.s_com_ceiling, z, self.n_both
+        )
 
     @property
     def depends(self) -> bool:
@@ -671,7 +736,8 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
     se = float(np.hypot(se_one, se_both))
     z = (r_one - r_both) / se if np.isfinite(se) and se > 0 else float("nan")
     ep = em = ep_se = em_se = float("nan")
-    rest = dict.fromkeys(("eps_sum", "eps_sum_se", "eps", "eps_se"), float("nan"))
+    names = ("eps_sum", "eps_sum_se", "eps", "eps_se", "s_com_both", "r1_decided")
+    rest = dict.fromkeys((*names, "s_com_ceiling", "s_com_excess_z"), float("nan"))
     boundary = False
     if int(both.sum()) >= 2:
         rows = np.flatnonzero(both)
@@ -698,6 +764,10 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
             "eps_sum_se": m["eps_sum_se"],
             "eps": m["eps_scom"],
             "eps_se": m["eps_scom_se"],
+            "s_com_both": m["s_com"],
+            "r1_decided": m["r1"],
+            "s_com_ceiling": m["s_com_ceiling"],
+            "s_com_excess_z": m["s_com_excess_z"],
         }
     # ties in both orders of a pair, against verdicts that tie independently at the judge's rate
     tau = float((pc.t1 + pc.t2).sum() / max((k1 + k2).sum(), 1.0))
@@ -765,6 +835,8 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
         "eps_plus_se": ep_se,
         "eps_minus_se": em_se,
         "moments_at_boundary": m["moments_at_boundary"],
+        "s_com_ceiling": m["s_com_ceiling"],
+        "s_com_excess_z": m["s_com_excess_z"],
         "tie_share": tau,
         "decided_scale": decided,
     }
@@ -805,7 +877,14 @@ def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
     else:  # no real solution (ε₊ + ε₋ set to 1): the delta method fails, resample the pairs
         ep_se, em_se = _moments_bootstrap_se(pc, both)
         sum_se = float(np.hypot(ep_se, em_se))
+    # the most S_com any (ε₊, ε₋) with errors verdict by verdict give at this r₁ (ε₊ + ε₋ = 1:
+    # each verdict by position alone), and how far above it S_com is, in standard errors
+    ceiling = (1.0 + d * d) / 2.0
+    var_x = var_s + 4.0 * d * d * var_r - 4.0 * d * cov
+    excess_z = float((S - ceiling) / np.sqrt(var_x)) if var_x > 0 else float("nan")
     return {
+        "s_com_ceiling": float(ceiling),
+        "s_com_excess_z": excess_z,
         "s_com": float(S),
         "s_com_se": float(np.sqrt(var_s)),
         "r1": float(r1),
@@ -945,6 +1024,8 @@ def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> 
         judge=lab,
         tie_share=st["tie_share"],
         decided=st["decided_scale"],
+        s_com_ceiling=st["s_com_ceiling"],
+        s_com_excess_z=st["s_com_excess_z"],
     )
 
 

@@ -1,0 +1,97 @@
+"""A judge no error rates describe: S_com above r₁² + (1 − r₁)² (caveats.position_preference_*).
+
+With errors that fall verdict by verdict, a pair shown in both orders picks the same position
+twice with probability ab + (1 − a)(1 − b) (a = 1 − ε₊, b = ε₋: the chances of picking the
+first text); at a first-position rate r₁ = (a + b)/2 this is largest at a = b = r₁. A judge
+whose own position preference varies from pair to pair goes above it, and then neither the
+moments (no solution) nor a model with one ε₊ and ε₋ describes it (PRD's vicuna-13b).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_pairwise.caveats import (
+    caveats_for,
+    position_preference_check,
+    position_preference_varies,
+)
+from bayes_pairwise.classical.descriptive import moments_from_rates, positional_moments
+from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.simulate import simulate_round_robin
+
+
+def test_the_ceiling_is_the_most_any_rates_give_and_the_moments_boundary() -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.uniform(size=(2, 10_000))
+    s = a * b + (1 - a) * (1 - b)  # the same position twice (S_com) with rates a, b
+    r1 = (a + b) / 2
+    ceiling = (1 + (2 * r1 - 1) ** 2) / 2
+    assert np.all(s <= ceiling + 1e-12)
+    np.testing.assert_allclose(ceiling - s, (a - b) ** 2 / 2, atol=1e-12)  # equality iff a = b
+    # the moment equations have a real solution exactly up to the ceiling
+    for r in (0.3, 0.5, 0.8):
+        c = (1 + (2 * r - 1) ** 2) / 2
+        assert not moments_from_rates(c - 1e-6, r)[2]
+        ep, em, edge = moments_from_rates(c + 1e-6, r)
+        assert edge and ep + em == pytest.approx(1.0)
+
+
+def _preference_by_pair(seed: int, p_first: tuple[float, float]) -> pd.DataFrame:
+    """5 answers to each of 60 questions, every ordered pair judged once, the first text picked
+    with a probability drawn per pair (regardless of which text is better)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(60):
+        for i in range(5):
+            for j in range(i + 1, 5):
+                p = rng.choice(p_first)
+                for first, second in ((i, j), (j, i)):
+                    out = "first" if rng.random() < p else "second"
+                    rows.append((f"q{q}", f"a{first}", f"a{second}", out))
+    return pd.DataFrame(rows, columns=["context", "first", "second", "outcome"])
+
+
+def test_a_judge_whose_position_preference_varies_by_pair_is_beyond_every_rate() -> None:
+    frame = _preference_by_pair(1, (0.9, 0.1))
+    data = load_comparisons(frame, context="context")
+    found = position_preference_check(data)
+    assert found is not None
+    assert found.s_com > 0.75 and found.s_com_ceiling == pytest.approx(0.5, abs=0.01)
+    assert found.s_com_excess_z > 10
+    codes = [c.code for c in caveats_for(data, model_kind="positional", test_correlation=False)]
+    assert "position_preference_varies" in codes
+    text = position_preference_varies(data).text
+    assert f"S_com is {found.s_com:.3f}, above {found.s_com_ceiling:.3f}" in text
+    # ties kept: the check reads the decided verdicts of the pairs decided in both orders
+    tied = frame.copy()
+    tied.loc[::13, "outcome"] = "tie"
+    chk = position_preference_check(load_comparisons(tied, context="context"))
+    assert chk is not None and type(chk).__name__ == "TiePositionCheck"
+    assert chk.s_com_excess_z > 10
+
+
+@pytest.mark.parametrize(
+    ("eps_plus", "eps_minus"),
+    [(0.05, 0.30), (0.05, 0.45), (0.3, 0.7)],  # the last: each verdict by position alone
+)
+def test_a_judge_with_one_pair_of_rates_is_not_flagged(eps_plus: float, eps_minus: float) -> None:
+    sim = simulate_round_robin(60, eps_plus=eps_plus, eps_minus=eps_minus, random_seed=2)
+    with warnings.catch_warnings():  # at ε₊ + ε₋ = 1 half the draws fall beyond the boundary
+        warnings.simplefilter("ignore")
+        m = positional_moments(sim.data)
+    assert abs(m.s_com_excess_z) < 3 if eps_plus + eps_minus >= 1 else m.s_com_excess_z < -3
+    assert position_preference_check(sim.data) is None
+    assert position_preference_varies(sim.data) is None
+
+
+def test_the_uniform_model_gets_no_such_caveat() -> None:
+    """S_com's ceiling is about ε₊ and ε₋; the uniform model's own limit (S_com ≤ 1/2) is said
+    where its ε is computed."""
+    data = load_comparisons(_preference_by_pair(3, (0.95, 0.05)), context="context")
+    codes = [c.code for c in caveats_for(data, model_kind="uniform", test_correlation=False)]
+    assert "position_preference_varies" not in codes
