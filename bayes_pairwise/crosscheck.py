@@ -1490,8 +1490,15 @@ def _verdicts(
             continue
         point = a.basis.str.startswith("MAP").all()
         parts = []
+        # a quantity two models estimate differently (the tie rate of the uniform and the
+        # positional model): each named, so that the sentence does not give two values unlabelled
+        values = a.groupby("quantity")["posterior_mean"].agg(lambda s: s.round(3).nunique())
         for r in a.itertuples(index=False):
             sym = SYMBOLS.get(r.quantity, r.quantity)
+            if values.get(r.quantity, 1) > 1:  # "uniform (Laplace approx.)" → "uniform, …"
+                name = str(r.model)
+                name = name[:-1].replace(" (", ", ", 1) if name.endswith(")") else name
+                sym = f"{sym} ({name})"
             model = _fmt_interval(r.posterior_mean, r.posterior_lower, r.posterior_upper)
             clas = _fmt_interval(r.classical_estimate, r.classical_lower, r.classical_upper)
             mark = "" if r.overlap else f" ✗ gap {r.gap:.3f}"

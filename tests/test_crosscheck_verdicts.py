@@ -45,6 +45,22 @@ def test_tie_rate_alone_gives_no_verdict() -> None:
     assert "ε₊, ε₋ has no interval" in v.text and "the tie rates agree" in v.text
 
 
+def test_a_quantity_two_models_estimate_differently_is_named_by_model() -> None:
+    """Seen on judging_the_judges (compare --fast): "tie rate 0.028 [...] vs observed ...; tie
+    rate 0.029 [...] vs observed ..." — the uniform and the positional model's tie rates, two
+    values without saying whose. Where they round alike the sentence says it once."""
+    rows = [_ag("eps_plus", True), _ag("tie_rate", True), _ag("tie_rate", True)]
+    rows[1] |= {"model": "uniform (Laplace approx.)", "posterior_mean": 0.028}
+    rows[2] |= {"model": "positional (Laplace approx.)", "posterior_mean": 0.029}
+    (v,) = _verdicts(pd.DataFrame(rows), ["j"], {})
+    assert "tie rate (uniform, Laplace approx.) 0.028" in v.text
+    assert "tie rate (positional, Laplace approx.) 0.029" in v.text
+    assert "ε₊ (positional" not in v.text  # one model's ε₊: no name
+    rows[2]["posterior_mean"] = 0.0281  # the same to three decimals: said once, unnamed
+    (v,) = _verdicts(pd.DataFrame(rows), ["j"], {})
+    assert v.text.count("tie rate 0.028 vs") == 1 and "(uniform" not in v.text
+
+
 def test_a_tie_rate_without_any_error_rate_row_gives_no_verdict_and_says_why() -> None:
     """Seen on llmfao (124 crowd judges, one order per pair): no classical error rate at all,
     only the tie rate — the verdict said AGREE from the tie rate alone."""
