@@ -534,13 +534,19 @@ def ties_cluster_by_context(
         if not d.clusters:
             continue
         who = f"judge {d.judge}: " if data.n_judges > 1 else ""
+        # the contexts at least half ties, where there are any (none: nothing to set against
+        # one rate's expectation)
+        mostly = (
+            f"; {d.mostly_tied} of {d.contexts:,} contexts "
+            f"{'is' if d.mostly_tied == 1 else 'are'} at least half ties, where one rate "
+            f"expects {d.expected_mostly_tied:.2g}"
+            if d.mostly_tied
+            else ""
+        )
         said.append(
             f"{who}its tie counts per context vary {d.ratio:.1f} × as much as one tie rate "
             f"({d.tie_rate:.3f}) allows (χ² {d.chi2:,.0f} on {d.contexts - 1:,} df, "
-            f"p {'< 1e-16' if d.p_value < 1e-16 else f'{d.p_value:.1g}'}); "
-            f"{d.mostly_tied} of {d.contexts:,} contexts "
-            f"{'is' if d.mostly_tied == 1 else 'are'} at least half "
-            f"ties, where one rate expects {d.expected_mostly_tied:.2g}."
+            f"p {'< 1e-16' if d.p_value < 1e-16 else f'{d.p_value:.1g}'}){mostly}."
         )
     if not said:
         return None

@@ -297,6 +297,14 @@ def test_tie_dispersion_closed_form_and_the_caveat_names_the_clustered_judge() -
     single = [{"x": 1.0 if c == 0 else 0.02} for c in range(40)]
     c = ties_cluster_by_context(load_comparisons(_tie_log(single, ["x"]), context="q"))
     assert c is not None and "1 of 40 contexts is at least half ties" in c.text
+    # clustered ties with no context half tied: no "0 of 40 contexts …, where one rate expects
+    # 1e-11" (judging_the_judges' nine judges said that)
+    none_half = [{"x": 0.2 if c % 2 else 0.0} for c in range(40)]
+    data = load_comparisons(_tie_log(none_half, ["x"]), context="q")
+    (d,) = tie_dispersion(data)
+    assert d.clusters and d.mostly_tied == 0
+    c = ties_cluster_by_context(data)
+    assert "at least half ties" not in c.text and f"allows (χ² {d.chi2:,.0f}" in c.text
     # ties not modelled, or one context: nothing to say
     assert ties_cluster_by_context(data.drop_ties()) is None
     one = load_comparisons(_tie_log(rates[:1], ["odd"]), context="q", judge="judge")
