@@ -1022,8 +1022,11 @@ def _classical(
     )
 
 
-def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, Any]]:
-    """Every classical estimate on the models' scale (error among decided verdicts)."""
+def _classical_rows(
+    cf: ClassicalFits, judges: Sequence[str], *, order_recorded: bool = True
+) -> list[dict[str, Any]]:
+    """Every classical estimate on the models' scale (error among decided verdicts);
+    ``order_recorded`` False: 'first' is a nominal label (the notes say so, not "position")."""
     z = z_value()
     lab = interval_label()
     rows: list[dict[str, Any]] = []
@@ -1093,7 +1096,12 @@ def _classical_rows(cf: ClassicalFits, judges: Sequence[str]) -> list[dict[str, 
             said = f"S_com = {s.s_com:.3f}"
             if not np.isfinite(s.eps):  # no value: the row says why, without the tie notes
                 if np.isfinite(s.s_com) and s.s_com > 0.5:
-                    said += " > 1/2, which no uniform ε gives: the judge favours one position"
+                    said += " > 1/2, which no uniform ε gives: the judge favours one " + (
+                        "position"
+                        if order_recorded
+                        else "side of the nominal first/second label (the side it was shown "
+                        "first, if the label follows the presentation; the log does not say)"
+                    )
                 rows.append(_row("eps", j, METHOD_SCOM, math.nan, note=said))
             else:
                 if moved:
@@ -1838,7 +1846,8 @@ def crosscheck(
 
     # ---------------------------------------------------------------- table and agreement
     steps("cross-check: agreement and verdicts")
-    rows = _classical_rows(cf, judges) + _model_rows(fitted, judges)
+    rows = _classical_rows(cf, judges, order_recorded=data.order_recorded)
+    rows += _model_rows(fitted, judges)
     notes: list[str] = [f"Tie rule: {CLASSICAL_TIE_RULE}."] if data.n_ties else []
     if skip_2d:
         notes.append(

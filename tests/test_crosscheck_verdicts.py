@@ -131,6 +131,20 @@ def test_a_position_biased_judge_keeps_its_uniform_rate_and_says_why_s_com_gives
     alone = crosscheck(sim.data, models=("uniform",), **kw).verdicts.iloc[0]
     assert alone.verdict == "NO VERDICT"
     assert f"S_com = {s_com:.3f} > 1/2" in alone.text and "no interval" not in alone.text
+    assert "the judge favours one position" in alone.text
+    # the same verdicts where the order was not recorded (an arena layout: 'first' is
+    # model_a): the reason names the nominal label, not a position (chatbot_arena's
+    # gpt-3.5-turbo read "the judge favours one position" beside the caveat that no position
+    # is recorded)
+    from bayes_pairwise.data import load_comparisons
+
+    frame = sim.frame.rename(columns={"first": "model_a", "second": "model_b"})
+    frame["winner"] = np.where(frame["outcome"] == "first", "model_a", "model_b")
+    arena = load_comparisons(frame.drop(columns=["outcome"]))
+    nominal = crosscheck(arena, models=("uniform",), **kw).verdicts.iloc[0]
+    assert f"S_com = {s_com:.3f} > 1/2" in nominal.text
+    assert "favours one side of the nominal first/second label" in nominal.text
+    assert "favours one position" not in nominal.text
 
 
 def test_where_the_order_was_not_recorded_no_position_rate_is_the_verdicts_basis() -> None:
@@ -145,7 +159,7 @@ def test_where_the_order_was_not_recorded_no_position_rate_is_the_verdicts_basis
 
     sim = simulate_round_robin(12, eps=0.15, repeats=2, random_seed=1)
     frame = sim.frame.rename(columns={"first": "model_a", "second": "model_b"})
-    frame["winner"] = np.where(frame["outcome"] == 1, "model_a", "model_b")
+    frame["winner"] = np.where(frame["outcome"] == "first", "model_a", "model_b")
     arena = load_comparisons(frame.drop(columns=["outcome"]))
     assert not arena.order_recorded and sim.data.order_recorded
     kw = dict(method="map", delta_s=False, biased_bt_spread=False, leaderboard=False)
