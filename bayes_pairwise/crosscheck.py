@@ -1337,7 +1337,10 @@ def _agreements(
             p_mean = float(np.mean(draws))
             st = posterior_stats(f, c.quantity, judge=c.judge)
             p_lo, p_hi = (st[1], st[2]) if st else (math.nan, math.nan)
-            c_int = np.isfinite(c.lower) and np.isfinite(c.upper)
+            # an interval of zero width is none: llmfao's crowd judges had Δ_S grid intervals
+            # [0.000, 0.000] (every bootstrap resample at the grid's edge), which decided
+            # DISAGREE against an HDI that starts at 0.006
+            c_int = bool(np.isfinite(c.lower) and np.isfinite(c.upper) and c.upper > c.lower)
             if not np.isfinite(c.estimate):
                 # the model has the rate, the classical method has no value here (e.g. S_com
                 # above 1/2 for ε): kept as a row that is not assessed, with the reason, so the
@@ -1357,11 +1360,14 @@ def _agreements(
                 c_lo, c_hi = (c.lower, c.upper) if c_int else (c.estimate, c.estimate)
                 gap = max(0.0, c_lo - p_hi, p_lo - c_hi)
                 overlap = gap <= AGREEMENT_TOLERANCE
-                basis = (
-                    "posterior HDI and classical interval overlap"
-                    if c_int
-                    else "classical point (no interval) inside the posterior HDI"
-                )
+                basis = "posterior HDI and classical interval overlap"
+                if not c_int:
+                    # a classical point whose sampling error is not known (the Δ_S grid on
+                    # fewer than five round robins: llmfao's crowd judges, one round robin of a
+                    # few items, a grid value at 0.000) cannot show a disagreement: shown, with
+                    # the distance to the HDI, but not assessed (as a MAP point against it)
+                    overlap = None
+                    basis = "no verdict: the classical point has no interval"
                 se = (c.upper - c.lower) / (2 * z) if c_int else 0.0
                 diff = draws - rng.normal(c.estimate, se, size=draws.size)
                 prob = resolve_hdi_prob()

@@ -118,7 +118,12 @@ def test_verdict_agree_and_disagree_by_interval_overlap(sim):
     s = base.table.query("method == 'S_com closed form'").iloc[0]
     near = crosscheck(sim.data, _posterior(s.estimate, 0.01), delta_s_2d=False, **QUIET)
     assert near.verdicts.verdict.tolist() == ["AGREE"]
-    assert near.agreement.overlap.all()
+    assessed = near.agreement[near.agreement.overlap.notna()]
+    assert len(assessed) and assessed.overlap.astype(bool).all()
+    # the single round robin's grid value has no interval: shown, never a verdict's decider
+    # (llmfao's crowd judges got DISAGREE from a grid value of 0.000 on one small round robin)
+    grid = near.agreement.set_index("classical").loc["Δ_S grid (1-D)"]
+    assert grid.overlap is None and grid.basis == "no verdict: the classical point has no interval"
     far = crosscheck(sim.data, _posterior(s.upper + 0.1, 0.01), delta_s_2d=False, **QUIET)
     assert far.verdicts.verdict.tolist() == ["DISAGREE"]
     row = far.agreement.set_index("classical").loc["S_com closed form"]
@@ -127,7 +132,32 @@ def test_verdict_agree_and_disagree_by_interval_overlap(sim):
     assert row.difference == pytest.approx(row.posterior_mean - row.classical_estimate)
     assert row.difference_lower < row.difference < row.difference_upper
     assert "DISAGREE on ε" in far.verdict and f"gap {row.gap:.3f}" in far.verdict
-    assert far.verdicts.gap.iloc[0] == pytest.approx(far.agreement.gap.max())
+    assessed = far.agreement[far.agreement.overlap.notna()]  # the grid point is not assessed
+    assert far.verdicts.gap.iloc[0] == pytest.approx(assessed.gap.max())
+
+
+def test_a_classical_interval_of_zero_width_decides_nothing(sim):
+    """llmfao's crowd judges: Δ_S grid intervals [0.000, 0.000] (every bootstrap resample at
+    the grid's edge) decided DISAGREE against HDIs from 0.006 up; an interval of zero width
+    says nothing about the estimate's sampling error, so the row is shown, not assessed."""
+    from bayes_pairwise.crosscheck import _agreements
+
+    cc = crosscheck(sim.data, _posterior(0.3, 0.01), delta_s_2d=False, **QUIET)
+    table = cc.table.copy()
+    grid = (table.role == "classical") & (table.method == "Δ_S grid (1-D)")
+    assert grid.sum() == 1
+    table.loc[grid, ["estimate", "lower", "upper"]] = 0.0
+    rows = _agreements(table, cc.fits, np.random.default_rng(0))
+    (g,) = [r for r in rows if r.classical == "Δ_S grid (1-D)"]
+    assert g.overlap is None and g.gap > 0.2
+    assert g.basis == "no verdict: the classical point has no interval"
+    table.loc[grid, "upper"] = 0.01  # any width: assessed again (and far from the HDI)
+    (g,) = [
+        r
+        for r in _agreements(table, cc.fits, np.random.default_rng(0))
+        if r.classical == g.classical
+    ]
+    assert g.overlap is False
 
 
 def test_a_gap_below_the_grid_resolution_is_agreement(sim):
