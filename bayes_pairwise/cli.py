@@ -1023,12 +1023,18 @@ def _tie_dispersion(args: argparse.Namespace, model: Any = None) -> dict[str, bo
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.crosscheck import crosscheck, models_to_fit
 
     _check_data_args(args)
     data = _load_data(args)
     tied = {"tie_positional": True} if args.tie_positional else {}
-    _order_model_notes(data, ["uniform", "positional", args.model], _method(args), **tied)
+    names = models_to_fit(("uniform", "positional"), args.model)
+    _order_model_notes(data, names, _method(args), **tied)
+    if names[:2] != ["uniform", "positional"]:  # an order model in their place
+        _info(
+            f"--model {args.model}: fitting {' and '.join(names)}, the hard-truth limits of "
+            "uniform and positional, in their place"
+        )
     _info(f"cross-checking {data!r} …")
     res = crosscheck(
         data,
