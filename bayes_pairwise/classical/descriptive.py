@@ -428,8 +428,29 @@ class ScomEstimate:
         return _point_idata({"eps": self.eps}, self.judge, "commutativity score (closed form)")
 
 
+class _AgainstTheCeiling:
+    """S_com against the most any (ε₊, ε₋) give (:func:`beyond_rates_text`), for a result with
+    ``s_com_ceiling``, ``s_com_excess_z`` and the statistics ``_beyond_numbers`` returns."""
+
+    s_com_ceiling: float
+    s_com_excess_z: float
+
+    def _beyond_numbers(self) -> tuple[float, float, int]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def beyond_rates(self) -> bool:
+        """S_com is above what any (ε₊, ε₋) give (z ≥ :data:`BEYOND_RATES_Z`)."""
+        return bool(np.isfinite(self.s_com_excess_z) and self.s_com_excess_z >= BEYOND_RATES_Z)
+
+    def beyond_text(self) -> str:
+        """:func:`beyond_rates_text` with this result's numbers."""
+        s_com, r1, n_pairs = self._beyond_numbers()
+        return beyond_rates_text(s_com, r1, self.s_com_ceiling, self.s_com_excess_z, n_pairs)
+
+
 @dataclass(frozen=True)
-class PositionalMoments:
+class PositionalMoments(_AgainstTheCeiling):
     """Moment estimate of (ε₊, ε₋) from (S_com, r₁).
 
     Attributes
@@ -471,15 +492,8 @@ class PositionalMoments:
     s_com_ceiling: float = float("nan")
     s_com_excess_z: float = float("nan")
 
-    @property
-    def beyond_rates(self) -> bool:
-        """S_com is above what any (ε₊, ε₋) give (z ≥ :data:`BEYOND_RATES_Z`)."""
-        return bool(np.isfinite(self.s_com_excess_z) and self.s_com_excess_z >= BEYOND_RATES_Z)
-
-    def beyond_text(self) -> str:
-        """:func:`beyond_rates_text` with this estimate's numbers."""
-        z = self.s_com_excess_z
-        return beyond_rates_text(self.s_com, self.r1, self.s_com_ceiling, z, self.n_pairs)
+    def _beyond_numbers(self) -> tuple[float, float, int]:
+        return self.s_com, self.r1, self.n_pairs
 
     def to_inference_data(self) -> az.InferenceData:
         """One-chain, one-draw posterior with ``eps_plus`` and ``eps_minus``."""
@@ -524,7 +538,7 @@ def beyond_rates_text(s_com: float, r1: float, ceiling: float, z: float, n_pairs
 
 
 @dataclass(frozen=True)
-class TiePositionCheck:
+class TiePositionCheck(_AgainstTheCeiling):
     """Do a judge's ties depend on where the better text is shown? (:func:`tie_position_check`)
 
     Attributes
@@ -587,17 +601,8 @@ class TiePositionCheck:
     s_com_ceiling: float = float("nan")
     s_com_excess_z: float = float("nan")
 
-    @property
-    def beyond_rates(self) -> bool:
-        """S_com of the pairs decided in both orders is above what any (ε₊, ε₋) give."""
-        return bool(np.isfinite(self.s_com_excess_z) and self.s_com_excess_z >= BEYOND_RATES_Z)
-
-    def beyond_text(self) -> str:
-        """:func:`beyond_rates_text` with this check's numbers."""
-        z = self.s_com_excess_z
-        return beyond_rates_text(
-            self.s_com_both, self.r1_decided, self.s_com_ceiling, z, self.n_both
-        )
+    def _beyond_numbers(self) -> tuple[float, float, int]:  # the pairs decided in both orders
+        return self.s_com_both, self.r1_decided, self.n_both
 
     @property
     def depends(self) -> bool:
