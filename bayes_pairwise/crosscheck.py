@@ -791,9 +791,11 @@ class CrossCheck:
 
 
 def _fmt_interval(est: float, lo: float, hi: float) -> str:
+    """``est [lo, hi]``; the estimate alone where there is no interval or it has zero width
+    (a bootstrap collapsed at the grid's edge: no interval for the verdict either)."""
     if not np.isfinite(est):
         return "–"
-    if np.isfinite(lo) and np.isfinite(hi):
+    if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
         return f"{est:.3f} [{lo:.3f}, {hi:.3f}]"
     return f"{est:.3f}"
 

@@ -151,6 +151,10 @@ def test_a_classical_interval_of_zero_width_decides_nothing(sim):
     (g,) = [r for r in rows if r.classical == "Δ_S grid (1-D)"]
     assert g.overlap is None and g.gap > 0.2
     assert g.basis == "no verdict: the classical point has no interval"
+    from bayes_pairwise.crosscheck import _fmt_interval  # the cells show no interval either
+
+    assert _fmt_interval(0.0, 0.0, 0.0) == "0.000"
+    assert _fmt_interval(0.1, 0.05, 0.2) == "0.100 [0.050, 0.200]"
     table.loc[grid, "upper"] = 0.01  # any width: assessed again (and far from the HDI)
     (g,) = [
         r
