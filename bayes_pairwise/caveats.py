@@ -302,15 +302,17 @@ def ties_depend_on_position(
 
 
 def position_preference_check(
-    data: Comparisons, checks: Mapping[str, TiePositionCheck] | None = None
+    data: Comparisons,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+    moments: Mapping[str, PositionalMoments] | None = None,
 ) -> PositionalMoments | TiePositionCheck | None:
     """One judge's statistics whose S_com is above what any (ε₊, ε₋) give, or None.
 
     The pairs decided in both orders (:func:`~bayes_pairwise.classical.descriptive.
     tie_position_check`: decided verdicts only, exact with ties kept) where the log keeps ties
     under the tie policy ``"model"``, else the moments of the whole log
-    (:func:`~bayes_pairwise.classical.descriptive.positional_moments`); ``checks``: the tie
-    checks by judge when already computed.
+    (:func:`~bayes_pairwise.classical.descriptive.positional_moments`); ``checks`` and
+    ``moments``: the tie checks and the moments by judge when already computed.
 
     Examples
     --------
@@ -325,6 +327,8 @@ def position_preference_check(
     tied = _tie_checks(data, checks)
     if tied:
         found: PositionalMoments | TiePositionCheck = tied[0][1]
+    elif moments is not None and data.judges[0] in moments:
+        found = moments[data.judges[0]]
     else:
         with warnings.catch_warnings():  # the boundary is what this looks for
             warnings.simplefilter("ignore")

@@ -2103,7 +2103,7 @@ def _beyond_rates(data: Comparisons, cf: ClassicalFits) -> dict[str, Any]:
     for j, block in data.by_judge():
         if block.has_truth:
             continue
-        found = position_preference_check(block, cf.tie_position)
+        found = position_preference_check(block, cf.tie_position, cf.moments)
         if found is not None:
             out[str(j)] = found
     return out
@@ -2143,8 +2143,7 @@ def _say_basis(
         if not order_recorded:
             t += " " + ORDER_NOT_RECORDED_BASIS
         if (found := (beyond or {}).get(str(v.judge))) is not None:
-            s_com = getattr(found, "s_com_both", getattr(found, "s_com", math.nan))
-            r1 = getattr(found, "r1_decided", getattr(found, "r1", math.nan))
+            s_com, r1, _ = found.ceiling_numbers()
             t += (
                 f" No ε₊ and ε₋ describe this judge's verdicts: its S_com {s_com:.3f} is above "
                 f"the {found.s_com_ceiling:.3f} that any rates give at its first-position rate "

@@ -95,3 +95,17 @@ def test_the_uniform_model_gets_no_such_caveat() -> None:
     data = load_comparisons(_preference_by_pair(3, (0.95, 0.05)), context="context")
     codes = [c.code for c in caveats_for(data, model_kind="uniform", test_correlation=False)]
     assert "position_preference_varies" not in codes
+
+
+def test_the_cross_check_says_so_in_the_verdict_from_its_own_moments() -> None:
+    """Without ties the cross-check reads the ceiling from the moments it computed already
+    (``ClassicalFits.moments``), and the verdict names the numbers."""
+    from bayes_pairwise.crosscheck import crosscheck
+
+    data = load_comparisons(_preference_by_pair(1, (0.9, 0.1)), context="context")
+    kw = dict(leaderboard=False, biased_bt_spread=False, delta_s=False, delta_s_2d=False)
+    cc = crosscheck(data, method="map", **kw)
+    m = cc.classical.moments["judge"]
+    assert m.beyond_rates
+    (text,) = cc.verdicts.text
+    assert f"its S_com {m.s_com:.3f} is above the {m.s_com_ceiling:.3f}" in text

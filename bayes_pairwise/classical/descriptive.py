@@ -430,12 +430,13 @@ class ScomEstimate:
 
 class _AgainstTheCeiling:
     """S_com against the most any (ε₊, ε₋) give (:func:`beyond_rates_text`), for a result with
-    ``s_com_ceiling``, ``s_com_excess_z`` and the statistics ``_beyond_numbers`` returns."""
+    ``s_com_ceiling``, ``s_com_excess_z`` and the statistics :meth:`ceiling_numbers` returns."""
 
     s_com_ceiling: float
     s_com_excess_z: float
 
-    def _beyond_numbers(self) -> tuple[float, float, int]:  # pragma: no cover - abstract
+    def ceiling_numbers(self) -> tuple[float, float, int]:  # pragma: no cover - abstract
+        """S_com, r₁ and the number of pairs the ceiling was computed on."""
         raise NotImplementedError
 
     @property
@@ -445,7 +446,7 @@ class _AgainstTheCeiling:
 
     def beyond_text(self) -> str:
         """:func:`beyond_rates_text` with this result's numbers."""
-        s_com, r1, n_pairs = self._beyond_numbers()
+        s_com, r1, n_pairs = self.ceiling_numbers()
         return beyond_rates_text(s_com, r1, self.s_com_ceiling, self.s_com_excess_z, n_pairs)
 
 
@@ -492,7 +493,8 @@ class PositionalMoments(_AgainstTheCeiling):
     s_com_ceiling: float = float("nan")
     s_com_excess_z: float = float("nan")
 
-    def _beyond_numbers(self) -> tuple[float, float, int]:
+    def ceiling_numbers(self) -> tuple[float, float, int]:
+        """S_com, r₁ and the pairs shown in both orders."""
         return self.s_com, self.r1, self.n_pairs
 
     def to_inference_data(self) -> az.InferenceData:
@@ -601,7 +603,8 @@ class TiePositionCheck(_AgainstTheCeiling):
     s_com_ceiling: float = float("nan")
     s_com_excess_z: float = float("nan")
 
-    def _beyond_numbers(self) -> tuple[float, float, int]:  # the pairs decided in both orders
+    def ceiling_numbers(self) -> tuple[float, float, int]:
+        """S_com, r₁ and the number of the pairs decided in both orders."""
         return self.s_com_both, self.r1_decided, self.n_both
 
     @property
