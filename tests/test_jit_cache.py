@@ -63,8 +63,11 @@ def _run(folder: Path, cache: Path) -> int:
         """
     )
     env = {"NUMBA_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+    # -B: no .pyc. Python checks a .pyc by the source's size and whole-second time stamp, and
+    # the edited kernel.py has the old one's size, so a second run within the same second
+    # imported the old bytecode (a CI run failed so: (10, 10)), which no cache of numba's is
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-B", "-c", code], env=env, capture_output=True, text=True, check=True
     )
     return int(out.stdout.strip().splitlines()[-1])
 
