@@ -1112,7 +1112,8 @@ def _classical_rows(
                 rows.append(normal("eps", METHOD_SCOM, s.eps, s.eps_se, said))
         if j in cf.moments:
             m = cf.moments[j]
-            edge = "outside the moment equations' domain: kept unclipped" if m.at_boundary else ""
+            # no real solution says so; a rate below 0 gets its own note on its row (normal)
+            edge = m.boundary_text() if m.no_real_solution else ""
             if moved:
                 edge = _join(edge, not_basis("the rescaling for the tie share"))
             rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))

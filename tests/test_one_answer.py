@@ -23,6 +23,7 @@ from bayes_pairwise.classical.descriptive import descriptive_by_judge, positiona
 from bayes_pairwise.cli import main
 from bayes_pairwise.conventions import decided_error_rate
 from bayes_pairwise.crosscheck import crosscheck
+from bayes_pairwise.simulate import simulate_round_robin
 
 QLORA = (
     Path(__file__).parents[1].parent
@@ -216,6 +217,43 @@ def test_no_real_solution_gets_a_bootstrap_interval():
         m = positional_moments(data)
     assert m.at_boundary and math.isfinite(m.eps_plus)
     assert 0 < m.eps_plus_se < 0.5 and 0 < m.eps_minus_se < 0.5
+    # which way it left the domain, with the numbers: S_com 1 against its ceiling ½ at r₁ = ½
+    assert m.no_real_solution and m.eps_plus + m.eps_minus == pytest.approx(1.0)
+    assert m.boundary_text().startswith("no real solution: S_com 1.000 is above 0.500")
+    assert "below 0" not in m.boundary_text()
+    cc = crosscheck(data, models=(), delta_s=False, delta_s_2d=False, **CHEAP)
+    notes = cc.table[cc.table.method == "moments (S_com, r₁)"].note
+    assert len(notes) == 2 and all("no real solution" in n for n in notes)
+
+
+def test_a_rate_below_zero_is_not_called_no_solution():
+    """The other way out of the domain: S_com below |2r₁ − 1| (40 pairs judged alike in both
+    orders, S_com 0, and 30 more shown once, mostly won by the first text: r₁ 0.582). The
+    unclipped ε₊ is below 0 and the warning and the cross-check say so, not 'no real
+    solution'; a judge that never errs in one position is at 0, not beyond it."""
+    import pandas as pd
+
+    rows = []
+    for k in range(40):
+        rows += [(f"a{k}", f"b{k}", "first"), (f"b{k}", f"a{k}", "second")]
+    rows += [(f"c{k}", f"d{k}", "first" if k % 5 else "second") for k in range(30)]
+    data = bp.load_comparisons(pd.DataFrame(rows, columns=["first", "second", "outcome"]))
+    with pytest.warns(
+        bp.errors.DesignWarning, match=r"a rate below 0 \(S_com 0.000 < \|2r₁ − 1\| = 0.164\)"
+    ):
+        m = positional_moments(data)
+    assert m.at_boundary and not m.no_real_solution
+    d = 2 * 64 / 110 - 1  # r₁ = (40 + 24) / 110
+    assert m.eps_plus == pytest.approx((1 - math.sqrt(1 + d * d) - d) / 2) and m.eps_plus < 0
+    assert m.eps_minus == pytest.approx((1 - math.sqrt(1 + d * d) + d) / 2)
+    cc = crosscheck(data, models=(), delta_s=False, delta_s_2d=False, **CHEAP)
+    rows_m = cc.table[cc.table.method == "moments (S_com, r₁)"].set_index("quantity")
+    assert "below 0: sampling noise around 0" in rows_m.note["eps_plus"]
+    assert not any("no real solution" in n for n in rows_m.note)
+    # ε₊ = 0 exactly (no error when the better text is first): S_com = |2r₁ − 1|, no boundary
+    sim = simulate_round_robin(30, eps_plus=0.0, eps_minus=0.2, random_seed=5)
+    m0 = positional_moments(sim.data)
+    assert m0.eps_plus == 0.0 and not m0.at_boundary
 
 
 def test_what_the_log_shows_is_one_answer_through_every_door():

@@ -236,6 +236,9 @@ def moments_from_rates(s_com: float, r1: float, *, clip: bool = True) -> tuple[f
         at_boundary = True
     s = 1.0 - np.sqrt(disc)
     ep, em = (s - d) / 2.0, (s + d) / 2.0
+    # S_com = |2r₁ − 1| exactly (e.g. a judge that never errs in one position) is a rate of 0,
+    # not a boundary: the rounding of the square root must not make it −1e-17
+    ep, em = (0.0 if abs(x) < 1e-12 else x for x in (ep, em))
     if ep < 0 or em < 0:
         at_boundary = True
         if clip:
@@ -448,6 +451,35 @@ class _AgainstTheCeiling:
         """:func:`beyond_rates_text` with this result's numbers."""
         s_com, r1, n_pairs = self.ceiling_numbers()
         return beyond_rates_text(s_com, r1, self.s_com_ceiling, self.s_com_excess_z, n_pairs)
+
+    @property
+    def no_real_solution(self) -> bool:
+        """S_com is above its ceiling, by any margin: the moments set ε₊ + ε₋ to 1."""
+        s_com = self.ceiling_numbers()[0]
+        return bool(np.isfinite(self.s_com_ceiling) and s_com > self.s_com_ceiling)
+
+    def boundary_text(self) -> str:
+        """Which way the moment equations left their domain, with the numbers ('' inside it).
+
+        Two different things: a rate below 0 (S_com < |2r₁ − 1|, sampling noise around a rate
+        of 0, kept unclipped with its interval), or no real solution (S_com above its ceiling
+        r₁² + (1 − r₁)², ε₊ + ε₋ set to 1; :attr:`beyond_rates` says whether that is more than
+        noise).
+        """
+        if not getattr(self, "at_boundary", False):
+            return ""
+        s_com, r1, _ = self.ceiling_numbers()
+        if self.no_real_solution:
+            z = self.s_com_excess_z
+            zs = f", z = {z:.1f}" if np.isfinite(z) else ""
+            return (
+                f"no real solution: S_com {s_com:.3f} is above {self.s_com_ceiling:.3f}, the "
+                f"most any ε₊, ε₋ give at r₁ = {r1:.3f}{zs}; ε₊ + ε₋ set to 1"
+            )
+        return (
+            f"a rate below 0 (S_com {s_com:.3f} < |2r₁ − 1| = {abs(2 * r1 - 1):.3f}): "
+            "sampling noise around 0, kept unclipped with its interval"
+        )
 
 
 @dataclass(frozen=True)
@@ -1011,14 +1043,17 @@ def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> 
     block = _block(data, judge)
     lab = block.judges[0] if block.n_judges == 1 else str(judge)
     st = _stats(block, lab)
-    if st["moments_at_boundary"]:
+    result = _positional_moments_result(st, lab)
+    if result.at_boundary:
         warnings.warn(
-            f"judge {lab!r}: the moment equations have no solution inside the domain "
-            f"(S_com={st['s_com']:.4f}, r1={st['r1']:.4f}); a rate below 0 is kept "
-            "unclipped (sampling noise around 0) with its interval",
+            f"judge {lab!r}, moments outside their domain: {result.boundary_text()}",
             DesignWarning,
             stacklevel=user_stacklevel(),
         )
+    return result
+
+
+def _positional_moments_result(st: dict[str, Any], lab: str) -> PositionalMoments:
     return PositionalMoments(
         eps_plus=st["eps_plus"],
         eps_minus=st["eps_minus"],
