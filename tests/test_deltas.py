@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -299,11 +300,23 @@ def test_two_d_fit_on_a_matrix_has_no_cross_validation(cache):
     assert fit.misfit_.shape == (51, 51)
 
 
-def test_table_progress_is_a_line_per_update_when_stderr_is_not_a_terminal(tmp_path, capsys):
+def test_table_progress_is_a_line_per_update_when_stderr_is_not_a_terminal(
+    tmp_path, capsys, monkeypatch
+):
     """In a log file or pipe a carriage return would run the updates together on one line."""
+    import bayes_pairwise.classical.deltas as deltas_mod
+
+    monkeypatch.setattr(deltas_mod, "PROGRESS_AFTER_S", 0.0)
     synthetic_table(8, cache_dir=tmp_path, random_seed=5, n_synthetic=20, progress=True)
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert "\r" not in err and err.endswith("\n")
     assert len(lines) >= 2 and all(line.startswith("Δ_S synthetic table (1-D") for line in lines)
-    assert lines[-1].endswith(": 100/100")
+    assert re.search(r": 100/100 in \d+\.\d s$", lines[-1])
+
+
+def test_a_quick_table_prints_no_progress(tmp_path, capsys):
+    """A table built in less than PROGRESS_AFTER_S says nothing: llmfao's first cross-check
+    built dozens of them (one per tie rate) and printed up to 11 lines each."""
+    synthetic_table(8, cache_dir=tmp_path, random_seed=5, n_synthetic=20, progress=True)
+    assert capsys.readouterr().err == ""

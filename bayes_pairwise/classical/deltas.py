@@ -27,6 +27,7 @@ import json
 import math
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -597,20 +598,30 @@ def _cache_key(
     return f"deltas-{meta['kind']}-{digest}", meta
 
 
+#: A synthetic table's progress (``progress=True``) is printed once it has taken this long, in
+#: seconds: a table built in a second or two says nothing (a log with many tie rates builds
+#: dozens of them, each was up to 11 lines), a long one reports from then on with its time.
+PROGRESS_AFTER_S = 2.0
+
+
 def _progress_fn(progress: ProgressArg) -> Callable[[str, int, int], None] | None:
     if progress is None or progress is False:
         return None
     if callable(progress):
         return progress
+    t0 = time.perf_counter()
 
     def show(stage: str, done: int, total: int) -> None:
+        took = time.perf_counter() - t0
+        if took < PROGRESS_AFTER_S:
+            return
+        line = f"{stage}: {done}/{total}" + (f" in {took:.1f} s" if done >= total else "")
         # a terminal: one line updated in place; a log file or pipe: a line per update (a
         # carriage return there runs the updates together on one line)
         if sys.stderr.isatty():
-            end = "\n" if done >= total else ""
-            sys.stderr.write(f"\r{stage}: {done}/{total}{end}")
+            sys.stderr.write(f"\r{line}" + ("\n" if done >= total else ""))
         else:
-            sys.stderr.write(f"{stage}: {done}/{total}\n")
+            sys.stderr.write(f"{line}\n")
         sys.stderr.flush()
 
     return show
