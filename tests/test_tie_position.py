@@ -113,6 +113,59 @@ def test_quiet_when_ties_do_not_depend_on_position(seed):
         assert abs(est - EPS_MINUS) < 3.5 * se
 
 
+def _null_round_robins(rng, n_items: int, n_contexts: int, tau: float) -> pd.DataFrame:
+    """Round robins (every ordered pair once, a0 best), ε₊ 0.05, ε₋ 0.2, every verdict a tie
+    with probability τ whichever text is better: the null of the tie check."""
+    rows = []
+    for c in range(n_contexts):
+        for i in range(n_items):
+            for j in range(n_items):
+                if i == j:
+                    continue
+                if rng.random() < tau:
+                    out = "tie"
+                else:
+                    right = rng.random() >= (EPS_PLUS if i < j else EPS_MINUS)
+                    out = "first" if (i < j) == right else "second"
+                rows.append((f"c{c}", f"a{i}", f"a{j}", out))
+    return pd.DataFrame(rows, columns=["context", "first", "second", "outcome"])
+
+
+def test_the_check_is_calibrated_under_its_null_on_small_logs():
+    """Ties that do not depend on position, 400 logs of 6 round robins of 5 (τ 0.15): z has sd
+    about 1 and |z| ≥ 3 in about 0.3 % of the logs. The variance is taken under the null (one
+    pooled share): around each group's own share, a group whose verdicts all pick one side
+    has variance 0; before, these logs read sd 1.48 and 6 of 400 fired (15 % of single 5-item
+    round robins did, where the check now has too few pairs to test)."""
+    zs = []
+    for seed in range(400):
+        frame = _null_round_robins(np.random.default_rng(seed), 5, 6, 0.15)
+        zs.append(tie_position_check(bp.load_comparisons(frame, context="context")).z)
+    zs = np.asarray(zs)
+    tested = zs[np.isfinite(zs)]
+    assert tested.size > 360  # the rest: fewer than MIN_PAIRS_TIE_TEST pairs in a group
+    assert np.sum(np.abs(tested) >= 3) <= 3  # nominal 0.27 %: 1.0 of 385
+    assert 0.85 < np.std(tested) < 1.15 and abs(np.mean(tested)) < 0.15
+
+
+def test_too_few_pairs_are_not_tested():
+    """evalica's food log: 2 pairs tied in one order only, both decided for the second text.
+    Below MIN_PAIRS_TIE_TEST pairs in a group there is no z and no caveat, and the summary
+    says why."""
+    from bayes_pairwise.classical.descriptive import MIN_PAIRS_TIE_TEST
+
+    rows = [("a", "b", "tie"), ("b", "a", "second"), ("c", "d", "second"), ("d", "c", "tie")]
+    rows += [(f"x{k}", f"y{k}", "first") for k in range(5)]  # decided in both orders: 3
+    rows += [(f"y{k}", f"x{k}", "second" if k < 3 else "first") for k in range(5)]  # agree
+    frame = pd.DataFrame(rows, columns=["first", "second", "outcome"])
+    data = bp.load_comparisons(frame)
+    chk = tie_position_check(data)
+    assert chk.n_one_tie == 2 < MIN_PAIRS_TIE_TEST and chk.r1_one_tie in (0.0, 1.0)
+    assert np.isnan(chk.z) and not chk.depends
+    assert "too few to test" in chk.summary()
+    assert ties_depend_on_position(data) is None
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_fires_when_ties_follow_the_better_texts_position_and_the_decided_moments_hold(seed):
     data = _log(0.08, 0.30, seed=seed)
