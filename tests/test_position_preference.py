@@ -109,3 +109,29 @@ def test_the_cross_check_says_so_in_the_verdict_from_its_own_moments() -> None:
     assert m.beyond_rates
     (text,) = cc.verdicts.text
     assert f"its S_com {m.s_com:.3f} is above the {m.s_com_ceiling:.3f}" in text
+
+
+def test_a_judge_on_its_ceiling_is_not_flagged_from_a_few_pairs() -> None:
+    """A judge that picks the first text 60 % of the time whatever it reads sits exactly on the
+    ceiling (ε₊ + ε₋ = 1). With 5 pairs in both orders the delta method's z reached 3 in 2.5 %
+    of 400 such logs (10 logs; nominal 0.13 %); below MIN_PAIRS_TEST pairs nothing is flagged,
+    and at 20 pairs the rate is back near nominal."""
+    from bayes_pairwise.classical.descriptive import MIN_PAIRS_TEST
+
+    def flagged(n_pairs: int, seed: int) -> tuple[bool, float]:
+        rng = np.random.default_rng(seed)
+        rows = []
+        for k in range(n_pairs):
+            for first, second in ((f"a{k}", f"b{k}"), (f"b{k}", f"a{k}")):
+                rows.append((first, second, "first" if rng.random() < 0.6 else "second"))
+        frame = pd.DataFrame(rows, columns=["first", "second", "outcome"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = positional_moments(load_comparisons(frame))
+        return m.beyond_rates, m.s_com_excess_z
+
+    assert 5 < MIN_PAIRS_TEST <= 20
+    few = [flagged(5, s) for s in range(400)]
+    assert sum(f for f, _ in few) == 0
+    assert sum(z >= 3 for _, z in few) >= 5  # what the z alone would have flagged
+    assert sum(flagged(20, s)[0] for s in range(400)) <= 3

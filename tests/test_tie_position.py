@@ -143,16 +143,16 @@ def test_the_check_is_calibrated_under_its_null_on_small_logs():
         zs.append(tie_position_check(bp.load_comparisons(frame, context="context")).z)
     zs = np.asarray(zs)
     tested = zs[np.isfinite(zs)]
-    assert tested.size > 360  # the rest: fewer than MIN_PAIRS_TIE_TEST pairs in a group
+    assert tested.size > 360  # the rest: fewer than MIN_PAIRS_TEST pairs in a group
     assert np.sum(np.abs(tested) >= 3) <= 3  # nominal 0.27 %: 1.0 of 385
     assert 0.85 < np.std(tested) < 1.15 and abs(np.mean(tested)) < 0.15
 
 
 def test_too_few_pairs_are_not_tested():
     """evalica's food log: 2 pairs tied in one order only, both decided for the second text.
-    Below MIN_PAIRS_TIE_TEST pairs in a group there is no z and no caveat, and the summary
+    Below MIN_PAIRS_TEST pairs in a group there is no z and no caveat, and the summary
     says why."""
-    from bayes_pairwise.classical.descriptive import MIN_PAIRS_TIE_TEST
+    from bayes_pairwise.classical.descriptive import MIN_PAIRS_TEST
 
     rows = [("a", "b", "tie"), ("b", "a", "second"), ("c", "d", "second"), ("d", "c", "tie")]
     rows += [(f"x{k}", f"y{k}", "first") for k in range(5)]  # decided in both orders: 3
@@ -160,7 +160,7 @@ def test_too_few_pairs_are_not_tested():
     frame = pd.DataFrame(rows, columns=["first", "second", "outcome"])
     data = bp.load_comparisons(frame)
     chk = tie_position_check(data)
-    assert chk.n_one_tie == 2 < MIN_PAIRS_TIE_TEST and chk.r1_one_tie in (0.0, 1.0)
+    assert chk.n_one_tie == 2 < MIN_PAIRS_TEST and chk.r1_one_tie in (0.0, 1.0)
     assert np.isnan(chk.z) and not chk.depends
     assert "too few to test" in chk.summary()
     assert ties_depend_on_position(data) is None
