@@ -89,6 +89,7 @@ __all__ = [
     "position_preference_check",
     "position_preference_varies",
     "record_caveats",
+    "short_of_pairs",
     "tie_dispersion",
     "ties_cluster_by_context",
     "ties_cluster_by_pair",
@@ -170,6 +171,29 @@ def weighted_log(data: Comparisons) -> Caveat:
     )
 
 
+def short_of_pairs(data: Comparisons) -> dict[str, tuple[int, int]]:
+    """The judges with fewer than :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` pairs
+    seen in both orders: judge → (verdicts, pairs seen in both orders). The one rule behind
+    :func:`too_few_verdicts` and the cross-check's NO VERDICT for such judges.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> tiny = load_comparisons(pd.DataFrame({"first": ["a", "b"], "second": ["b", "a"],
+    ...                                       "outcome": ["first", "first"]}))
+    >>> short_of_pairs(tiny)
+    {'judge': (2, 1)}
+    """
+    out = {}
+    for j, block in data.by_judge():
+        pc = pair_counts(block)
+        both = int(np.sum((np.asarray(pc.k_plus) > 0) & (np.asarray(pc.k_minus) > 0)))
+        if both < MIN_PAIRS_TO_SAY:
+            out[str(j)] = (int(block.n_comparisons), both)
+    return out
+
+
 def too_few_verdicts(data: Comparisons) -> Caveat | None:
     """The "too few verdicts to say" caveat, for the judges with fewer than
     :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` pairs seen in both orders, or None.
@@ -184,12 +208,9 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     Too few verdicts to say: judge 'judge' has 2 verdicts, 1 pair seen in both orders. The ...
     """
     short = []
-    for j, block in data.by_judge():
-        pc = pair_counts(block)
-        both = int(np.sum((np.asarray(pc.k_plus) > 0) & (np.asarray(pc.k_minus) > 0)))
-        if both < MIN_PAIRS_TO_SAY:
-            pairs = "pair" if both == 1 else "pairs"
-            short.append(f"judge {j!r} has {block.n_comparisons} verdicts, {both} {pairs}")
+    for j, (n, both) in short_of_pairs(data).items():
+        pairs = "pair" if both == 1 else "pairs"
+        short.append(f"judge {j!r} has {n} verdicts, {both} {pairs}")
     if not short:
         return None
     return Caveat(

@@ -46,6 +46,7 @@ import pandas as pd
 from bayes_pairwise.conventions import (
     AGREEMENT_TOLERANCE,
     CLASSICAL_TIE_RULE,
+    MIN_PAIRS_TO_SAY,
     STRENGTH_TIE_RTOL,
     interval_label,
     resolve_hdi_prob,
@@ -1424,9 +1425,14 @@ def _verdicts(
     judges: Sequence[str],
     caveats: Mapping[str, Sequence[str]],
     skipped: Mapping[str, Mapping[str, str]] | None = None,
+    short: Mapping[str, tuple[int, int]] | None = None,
 ) -> list[JudgeVerdict]:
     """One verdict per judge from its primary agreement rows; ``skipped``: per judge, the
-    classical estimators that gave nothing and why (said where no error rate is left)."""
+    classical estimators that gave nothing and why (said where no error rate is left);
+    ``short``: judges with too few pairs seen in both orders and no gold labels (verdicts,
+    pairs; :func:`~bayes_pairwise.caveats.short_of_pairs`), whose intervals are compared and
+    shown but decide no verdict: the too-few-verdicts caveat says their numbers are not
+    findings, and an AGREE between intervals that wide would be one."""
     lab = interval_label()
     out = []
     for j in judges:
@@ -1531,7 +1537,16 @@ def _verdicts(
             else f"model {lab} HDI vs classical {lab} interval"
         )
         parts = list(dict.fromkeys(parts))  # two models share the tie-rate row: say it once
-        if agree:
+        few = (short or {}).get(j)
+        if few is not None:
+            n_v, n_both = few
+            head = (
+                f"{j}: NO VERDICT on the error rates — {n_both} pair"
+                f"{'' if n_both == 1 else 's'} seen in both orders in {n_v} verdicts, fewer "
+                f"than the {MIN_PAIRS_TO_SAY} the error rates need (too few verdicts to say); "
+                f"compared ({how}): "
+            )
+        elif agree:
             head = f"{j}: AGREE ({how}) — "
         else:
             bad = ", ".join(SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates())
@@ -1541,8 +1556,8 @@ def _verdicts(
         out.append(
             JudgeVerdict(
                 judge=j,
-                verdict="AGREE" if agree else "DISAGREE",
-                gap=gap,
+                verdict="NO VERDICT" if few is not None else "AGREE" if agree else "DISAGREE",
+                gap=math.nan if few is not None else gap,
                 text=head + "; ".join(parts) + ".",
                 n_primary=len(a),
                 n_overlap=n_ok,
@@ -1939,8 +1954,12 @@ def crosscheck(
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():
             texts.insert(0, LAPLACE_CAVEAT)
+    from bayes_pairwise.caveats import short_of_pairs
+
+    labelled = {str(j) for j, b in data.by_judge() if b.has_truth}
+    short = {j: v for j, v in short_of_pairs(data).items() if j not in labelled}
     verdicts = pd.DataFrame(
-        [asdict(v) for v in _verdicts(agreement, judges, per_judge, cf.skipped)],
+        [asdict(v) for v in _verdicts(agreement, judges, per_judge, cf.skipped, short)],
         columns=list(JudgeVerdict.__dataclass_fields__),
     )
     from bayes_pairwise.identification import fit_estimand, rate_convergence

@@ -223,3 +223,46 @@ def test_the_headline_shows_the_comparison_that_decides_and_no_rate_is_called_un
     assert said == {"vicuna-13b"}
     assert "its S_com 0.621 is above the 0.518" in texts["vicuna-13b"]
     assert any(c.startswith("No error rates describe") for c in cc.caveats)
+
+
+def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
+    """evalica's 30-verdict food log read AGREE beside the caveat "too few verdicts to say"
+    (7 pairs in both orders): ε 0.219 [0.094, 0.356] against S_com's [-0.053, 0.666] agrees
+    with almost anything. Below MIN_PAIRS_TO_SAY pairs the intervals are still compared and
+    shown, but the verdict is NO VERDICT with the counts; 10 pairs restore it, and so do gold
+    labels (the labelled rates need no pair in both orders)."""
+    from bayes_pairwise.conventions import MIN_PAIRS_TO_SAY
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    kw = dict(
+        models=("uniform",),
+        method="map",
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+        leaderboard=False,
+        strengths=False,
+        diagnostics=False,
+    )
+    sim = simulate_round_robin(4, eps=0.2, random_seed=1)  # 6 pairs, both orders
+    assert MIN_PAIRS_TO_SAY > 6
+    v = crosscheck(sim.data, **kw).verdicts.iloc[0]
+    assert v.verdict == "NO VERDICT" and math.isnan(v.gap)
+    assert "6 pairs seen in both orders in 12 verdicts, fewer than the 10" in v.text
+    assert re.search(r"ε \d\.\d{3} vs S_com closed form [\d.]+ \[[-\d.]+, [-\d.]+\]", v.text)
+    assert "AGREE" not in v.text and "DISAGREE" not in v.text
+    five = simulate_round_robin(5, eps=0.2, random_seed=1)  # 10 pairs: a verdict again
+    assert crosscheck(five.data, **kw).verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+    # gold labels on the 4-item log: the labelled rates decide, the pair count does not
+    rank = {item: k for k, item in enumerate(sim.true_order)}
+    frame = sim.frame.assign(
+        truth=[
+            a if rank[a] < rank[b] else b
+            for a, b in zip(sim.frame["first"], sim.frame["second"], strict=True)
+        ]
+    )
+    labelled = load_comparisons(frame, truth="truth")
+    assert labelled.has_truth
+    assert crosscheck(labelled, **kw).verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
