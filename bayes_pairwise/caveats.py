@@ -361,11 +361,15 @@ def position_preference_check(
 
 
 def position_preference_varies(
-    data: Comparisons, *, checks: Mapping[str, TiePositionCheck] | None = None
+    data: Comparisons,
+    *,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+    moments: Mapping[str, PositionalMoments] | None = None,
 ) -> Caveat | None:
     """The caveat of judges whose verdicts no error rates describe: S_com above the most any
     (ε₊, ε₋) give at the judge's first-position rate (its position preference varies from pair
     to pair), computed from the log (:func:`position_preference_check`); None for the others.
+    ``checks``, ``moments``: the tie checks and the moments by judge when already computed.
 
     Examples
     --------
@@ -376,7 +380,7 @@ def position_preference_varies(
     said = []
     judges = []
     for j, block in data.by_judge():
-        found = position_preference_check(block, checks)
+        found = position_preference_check(block, checks, moments)
         if found is None:
             continue
         who = f"judge {j}: " if data.n_judges > 1 else ""
@@ -660,6 +664,7 @@ def caveats_for(
     identified: tuple[str, str] | None = None,
     tie_positional: bool = False,
     tie_checks: Mapping[str, TiePositionCheck] | None = None,
+    moments: Mapping[str, PositionalMoments] | None = None,
     dispersed: Sequence[str] = (),
     one_rate_too: bool = False,
     pair_dispersed: Sequence[str] = (),
@@ -687,6 +692,9 @@ def caveats_for(
     tie_checks : dict, optional
         :func:`~bayes_pairwise.classical.descriptive.tie_position_check` by judge when already
         computed (a judge not in it is checked here).
+    moments : dict, optional
+        :func:`~bayes_pairwise.classical.descriptive.positional_moments` by judge when already
+        computed (the position-preference check reads them where the log keeps no ties).
     dispersed : sequence of str
         The analysis' models that let the tie rate vary by context
         (:func:`ties_cluster_by_context`).
@@ -796,7 +804,7 @@ def caveats_for(
                 )
             )
     if model_kind in ("positional", "classical") and not labelled:
-        varies = position_preference_varies(data, checks=tie_checks)
+        varies = position_preference_varies(data, checks=tie_checks, moments=moments)
         if varies is not None:
             out.append(varies)
     if model_kind in ("uniform", "positional", "classical"):

@@ -1594,12 +1594,14 @@ def _caveats(
     identified: Mapping[str, Any],
     tie_checks: Mapping[str, Any],
     tie_positional: bool = False,
+    moments: Mapping[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, list[str]]]:
     """What the data cannot show (:func:`bayes_pairwise.caveats.caveats_for`): for the whole
     cross-check (each text once) and per judge. ``identified`` holds the identification the
     headline states (:func:`~bayes_pairwise.identification.what_the_log_shows`), so the caveat
     repeats its number instead of simulating again; ``tie_checks`` the classical fits' tie
-    position checks (:attr:`ClassicalFits.tie_position`), not computed again per model kind;
+    position checks (:attr:`ClassicalFits.tie_position`) and ``moments`` its moments
+    (:attr:`ClassicalFits.moments`), neither computed again per model kind;
     ``tie_positional``: the models fit one tie rate per position (the caveat says so); the
     models with ``tie_dispersion`` let the tie rate vary by context or by pair (so do the
     caveats)."""
@@ -1631,6 +1633,7 @@ def _caveats(
                     random_seed=seed,
                     identified=said.get("text"),
                     tie_checks=tie_checks,
+                    moments=moments,
                     tie_positional=tie_positional,
                     **dispersion,
                 )
@@ -1948,7 +1951,13 @@ def crosscheck(
     )
     by_position = any(getattr(f, "tie_positional", False) for f in fitted.values())
     general, per_judge = _caveats(
-        data, fitted, log_seed, shows["identification"], cf.tie_position, by_position
+        data,
+        fitted,
+        log_seed,
+        shows["identification"],
+        cf.tie_position,
+        by_position,
+        moments=cf.moments,
     )
     if any(getattr(f, "method_", None) == "laplace" for f in fitted.values()):
         general.insert(0, LAPLACE_CAVEAT)

@@ -135,3 +135,36 @@ def test_a_judge_on_its_ceiling_is_not_flagged_from_a_few_pairs() -> None:
     assert sum(f for f, _ in few) == 0
     assert sum(z >= 3 for _, z in few) >= 5  # what the z alone would have flagged
     assert sum(flagged(20, s)[0] for s in range(400)) <= 3
+
+
+def test_the_cross_check_reads_its_own_moments_for_the_caveats(monkeypatch) -> None:
+    """A log without ties: the position-preference caveat of the cross-check reads the moments
+    it computed (ClassicalFits.moments), not a new positional_moments per model kind (at the
+    boundary each one ran a 400-replicate bootstrap over pairs). The one call left is the
+    model's own fit recording its caveats_ (a fit used alone states them too)."""
+    from bayes_pairwise import caveats
+    from bayes_pairwise.crosscheck import crosscheck
+
+    frame = _preference_by_pair(1, (0.9, 0.1))
+    data = load_comparisons(frame, context="context")
+    calls = []
+    real = caveats.positional_moments
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(caveats, "positional_moments", counted)
+    cc = crosscheck(
+        data,
+        models=("positional",),
+        method="map",
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+        leaderboard=False,
+        strengths=False,
+        diagnostics=False,
+    )
+    assert any("No error rates describe" in c for c in cc.caveats)
+    assert len(calls) == 1  # was 3: the fit's, and one per kind (classical, positional)
