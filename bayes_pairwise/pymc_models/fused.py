@@ -30,7 +30,6 @@ Op's class and settings only, so the compiled kernel is reused across processes;
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -44,7 +43,7 @@ from pytensor.gradient import DisconnectedType
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
-from bayes_pairwise.pymc_models.jit_cache import keep_in_step
+from bayes_pairwise.pymc_models.jit_cache import folder_of, keep_in_step, sources_digest
 
 keep_in_step(__file__)  # before the first cached function: see jit_cache
 
@@ -788,26 +787,16 @@ class DifficultyLogp(PairLogp):
     entries: tuple[Any, ...] = DIFFICULTY_ENTRIES
 
 
-@functools.cache
 def kernel_version() -> int:
     """A number that changes with the kernels' source.
 
     PyTensor caches the compiled graph that calls a kernel on disk, keyed by the op and this
     number (not by the kernel's code): a kernel edited without a new number would be served
-    from the old cache.
+    from the old cache. It is the digest numba's cache stamps and the cached nutpie callbacks
+    carry (:func:`.jit_cache.sources_digest`: every numba source file of this folder, its
+    fast-math flags included), so one edit renews all three caches alike.
     """
-    import hashlib
-    import inspect
-
-    parts = (_exp_nonpos, _log1p_unit, _softplus_sigmoid, _branches, _rate_partials)
-    parts += (pair_logp_kernel, *PAIR_LOGP_ENTRIES, _softplus, _sigmoid, _logaddexp)
-    parts += (difficulty_kernel, *DIFFICULTY_ENTRIES, *_GRAPH_ENTRIES, read_only)
-    parts += (_fma._defn, _as_float._defn)
-    src = "".join(inspect.getsource(getattr(f, "py_func", f)) for f in parts)
-    # the compile settings too: a change of fast-math flags alone changes the compiled code
-    # (sorted: a set's order changes from one process to the next)
-    src += repr((sorted(_FASTMATH), _JIT["error_model"], _JIT_EXACT))
-    return int(hashlib.sha256(src.encode()).hexdigest()[:12], 16)
+    return int(sources_digest(folder_of(__file__)), 16)
 
 
 # What PyTensor's numba backend calls: the entries, with the four data arguments typed read-only
