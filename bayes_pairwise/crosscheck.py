@@ -1515,8 +1515,18 @@ def _verdicts(
         point = a.basis.str.startswith("MAP").all()
         parts = []
         # a quantity two models estimate differently (the tie rate of the uniform and the
-        # positional model): each named, so that the sentence does not give two values unlabelled
-        values = a.groupby("quantity")["posterior_mean"].agg(lambda s: s.round(3).nunique())
+        # positional model): each named, so that the sentence does not give two values
+        # unlabelled; "differently" as printed, the interval included (judging_the_judges'
+        # gemini-pro: tie rate 0.030 [0.020, 0.040] and 0.030 [0.021, 0.041], unnamed)
+        shown = a.assign(
+            _cell=[
+                _fmt_interval(m, lo, hi)
+                for m, lo, hi in zip(
+                    a.posterior_mean, a.posterior_lower, a.posterior_upper, strict=True
+                )
+            ]
+        )
+        values = shown.groupby("quantity")["_cell"].nunique()
         for r in a.itertuples(index=False):
             sym = SYMBOLS.get(r.quantity, r.quantity)
             if values.get(r.quantity, 1) > 1:  # "uniform (Laplace approx.)" → "uniform, …"

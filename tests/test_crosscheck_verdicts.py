@@ -59,6 +59,16 @@ def test_a_quantity_two_models_estimate_differently_is_named_by_model() -> None:
     rows[2]["posterior_mean"] = 0.0281  # the same to three decimals: said once, unnamed
     (v,) = _verdicts(pd.DataFrame(rows), ["j"], {})
     assert v.text.count("tie rate 0.028 vs") == 1 and "(uniform" not in v.text
+    # the same mean, different intervals (judging_the_judges' gemini-pro: 0.030 [0.020, 0.040]
+    # and 0.030 [0.021, 0.041], printed twice without a name): named
+    rows[1] |= {"posterior_lower": 0.020, "posterior_upper": 0.040}
+    rows[2] |= {"posterior_lower": 0.021, "posterior_upper": 0.041}
+    (v,) = _verdicts(pd.DataFrame(rows), ["j"], {})
+    assert "tie rate (uniform, Laplace approx.) 0.028 [0.020, 0.040]" in v.text
+    assert "tie rate (positional, Laplace approx.) 0.028 [0.021, 0.041]" in v.text
+    rows[2] |= {"posterior_lower": 0.0201, "posterior_upper": 0.0401}  # printed alike: once
+    (v,) = _verdicts(pd.DataFrame(rows), ["j"], {})
+    assert v.text.count("tie rate 0.028 [0.020, 0.040] vs") == 1 and "(uniform" not in v.text
 
 
 def test_a_tie_rate_without_any_error_rate_row_gives_no_verdict_and_says_why() -> None:
