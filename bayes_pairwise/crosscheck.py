@@ -1536,6 +1536,8 @@ def _verdicts(
             model = _fmt_interval(r.posterior_mean, r.posterior_lower, r.posterior_upper)
             clas = _fmt_interval(r.classical_estimate, r.classical_lower, r.classical_upper)
             mark = "" if r.overlap else f" ✗ gap {r.gap:.3f}"
+            if r.overlap and r.gap > 0:  # apart, but closer than the grids resolve
+                mark = f" (apart by {r.gap:.3f}, within the {AGREEMENT_TOLERANCE:g} tolerance)"
             parts.append(f"{sym} {model} vs {_short_method(r.classical)} {clas}{mark}")
         ok = a.overlap.astype(bool)
         n_ok = int(ok.sum())

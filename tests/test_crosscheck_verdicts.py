@@ -276,3 +276,17 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
     labelled = load_comparisons(frame, truth="truth")
     assert labelled.has_truth
     assert crosscheck(labelled, **kw).verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+
+
+def test_intervals_apart_by_less_than_the_tolerance_say_so() -> None:
+    """PRD claude (compare --fast): ε 0.186 [0.167, 0.205] vs S_com 0.240 [0.206, 0.274] read
+    as plain agreement; the intervals are 0.001 apart, which AGREEMENT_TOLERANCE (0.005, the
+    grids' resolution) counts as overlapping. The sentence now says so."""
+    from bayes_pairwise.conventions import AGREEMENT_TOLERANCE
+
+    row = _ag("eps_plus", True, gap=0.001)
+    (v,) = _verdicts(pd.DataFrame([row]), ["j"], {})
+    assert v.verdict == "AGREE"
+    assert f"(apart by 0.001, within the {AGREEMENT_TOLERANCE:g} tolerance)" in v.text
+    (v,) = _verdicts(pd.DataFrame([_ag("eps_plus", True, gap=0.0)]), ["j"], {})
+    assert "apart by" not in v.text
