@@ -556,10 +556,18 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             str(j): {"estimates": {rename.get(k, k): row[k] for k in keys}}
             for j, row in tbl.iterrows()
         }
-        extra = {
-            "table": tbl.reset_index(),
-            "warnings": [str(w.message) for w in _user_warnings(caught)],
-        }
+        said = [str(w.message) for w in _user_warnings(caught)]
+        if method == "moments" and "moments_at_boundary" in tbl:
+            # which way each judge's moments left their domain (no real solution, or a rate
+            # below 0), as positional_moments warns in Python: the numbers alone do not say
+            from bayes_pairwise.classical.descriptive import positional_moments
+
+            for j in tbl.index[tbl["moments_at_boundary"].astype(bool)]:
+                with warnings.catch_warnings(record=True) as edge:
+                    warnings.simplefilter("always")
+                    positional_moments(data, judge=j)
+                said += [str(w.message) for w in _user_warnings(edge)]
+        extra = {"table": tbl.reset_index(), "warnings": said}
     elif method == "copeland":
         from bayes_pairwise.classical.descriptive import copeland_scores
 
