@@ -536,9 +536,16 @@ def _flatten(by_judge: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
 
 
 def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
+    from bayes_pairwise.conventions import interval_label
+    from bayes_pairwise.crosscheck import N_BOOTSTRAP, seed_streams
+
     method = args.method
     settings: dict[str, Any] = {"data": data.settings(), "seed": args.seed}
     pooled = False
+    # the grids and the spread search draw from the seed streams compare draws from, with its
+    # bootstrap: `estimate --seed S` and `compare --seed S` give one number (PRD claude's Δ_S
+    # grid read 0.190 here and 0.200 there, the synthetic tables drawn from other seeds)
+    streams = seed_streams(args.seed)
 
     if method in ("scom", "moments"):
         from bayes_pairwise.classical.descriptive import descriptive_by_judge
@@ -585,10 +592,16 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
 
         def one(b, lab):
             f = DeltaSFit(
-                random_seed=args.seed, progress=True, skip_incomplete=args.skip_incomplete
+                random_seed=streams["delta_s"],
+                progress=True,
+                skip_incomplete=args.skip_incomplete,
+                n_bootstrap=N_BOOTSTRAP,
             ).fit(b)
             fits[lab] = f
-            return {"estimates": {"eps": f.eps_}}
+            est = {"eps": f.eps_}
+            if f.eps_boot_ is not None:
+                est["eps_lower"], est["eps_upper"] = f.interval()
+            return {"estimates": est}
 
         by_judge = _per_judge(data, one)
         extra = {
@@ -611,7 +624,10 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
 
         def one(b, lab):
             f = DeltaS2DFit(
-                random_seed=args.seed, progress=True, skip_incomplete=args.skip_incomplete
+                random_seed=streams["delta_s_2d"],
+                progress=True,
+                skip_incomplete=args.skip_incomplete,
+                n_bootstrap=N_BOOTSTRAP,
             ).fit(b)
             fits[lab] = f
             est = {
@@ -621,6 +637,8 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 "eps_high": f.eps_high_,
                 "eps_sum": f.eps_sum_,
             }
+            if f.eps_sum_boot_ is not None:
+                est["eps_sum_lower"], est["eps_sum_upper"] = f.interval("eps_sum")
             if f.eps_plus_hybrid_ is not None:
                 est["eps_plus_split_by_r1"] = f.eps_plus_hybrid_
                 est["eps_minus_split_by_r1"] = f.eps_minus_hybrid_
@@ -653,7 +671,9 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         else:
             from bayes_pairwise.classical.bradley_terry import BiasedBTSpreadSearch
 
-            s = BiasedBTSpreadSearch(random_seed=args.seed, progress=True).fit(data)
+            s = BiasedBTSpreadSearch(random_seed=streams["biased_bt_spread"], progress=True).fit(
+                data
+            )
             est = {"eps_opt_mode": s.mode_}
             extra = {
                 "histogram": s.histogram_,
@@ -668,6 +688,14 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         raise BayesPairwiseError(f"unknown method {method!r}")
 
     settings["contexts_pooled"] = pooled
+    if method in ("deltas", "deltas2d", "biased-bt-spread"):
+        settings["seed_stream"] = {"deltas": "delta_s", "deltas2d": "delta_s_2d"}.get(
+            method, "biased_bt_spread"
+        )
+    if method in ("deltas", "deltas2d"):
+        settings["interval"] = f"{interval_label()} bootstrap percentile interval, " + (
+            f"{N_BOOTSTRAP} resamples of the contexts (as compare)"
+        )
     out: dict[str, Any] = {
         "method": method,
         "estimates": _flatten(by_judge, "estimates"),

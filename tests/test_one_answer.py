@@ -96,6 +96,23 @@ def test_estimate_and_compare_print_the_same_scom_eps(capsys, gpt35):
     assert est["estimates"]["eps"] == pytest.approx(decided_error_rate(half.eps_scom, tau)[0])
 
 
+def test_estimate_and_compare_print_the_same_delta_s_grid_eps(capsys):
+    """PRD claude: ``estimate --method deltas --seed 0`` read ε 0.190 with no interval while
+    ``compare --seed 0`` read the Δ_S grid's 0.200 [0.155, 0.235]: the grid's synthetic tables
+    were drawn from the seed itself there and from its Δ_S stream here. Both now draw from the
+    same stream with the same bootstrap, and print one estimate and one interval."""
+    claude = bp.datasets.load("prd_vicuna80", judge="claude")
+    argv = ["estimate", "prd_vicuna80", "--judge", "claude", "--method", "deltas", "--json"]
+    est = _json(capsys, argv)["estimates"]
+    cc = crosscheck(claude, models=(), delta_s=True, delta_s_2d=False, **CHEAP)
+    row = cc.table[cc.table.method.str.startswith("Δ_S grid") & (cc.table.quantity == "eps")].iloc[
+        0
+    ]
+    assert est["eps"] == pytest.approx(row.estimate, abs=1e-12)
+    assert (est["eps_lower"], est["eps_upper"]) == pytest.approx((row.lower, row.upper))
+    assert row.upper - row.lower > 0.02
+
+
 def test_prd_gpt35_delta_s_2d_sum_matches_the_moments_and_votes(gpt35):
     """PRD gpt35: the 2-D Δ_S ε₊ + ε₋ (synthetic tables with the judge's 19% ties) lies within
     0.05 of the rescaled moments' ε₊ + ε₋ (0.275 with tie-free tables); its ties come in pairs,
