@@ -43,7 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from bayes_pairwise._version import __version__
-from bayes_pairwise.conventions import TIE_DISPERSION_GROUPS, TIE_POLICIES
+from bayes_pairwise.conventions import (
+    JUDGE_BOARDS_N_BOOT,
+    LEADERBOARD_N_BOOT,
+    TIE_DISPERSION_GROUPS,
+    TIE_POLICIES,
+)
 from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
 from bayes_pairwise.model_specs import NUTS_SAMPLERS, available_models
 from bayes_pairwise.output import (
@@ -1106,7 +1111,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                 "(--model plackett_luce); the pairwise models and --agreement-with do not apply"
             )
         _info(f"ranking {rankings!r} by Plackett–Luce …")
-        lb = ranking_leaderboard(rankings, n_boot=args.n_boot, random_seed=args.seed)
+        lb = ranking_leaderboard(
+            rankings, n_boot=args.n_boot or LEADERBOARD_N_BOOT, random_seed=args.seed
+        )
         if args.json:
             _print_json(lb.to_dict())
         else:
@@ -1132,7 +1139,11 @@ def _rank_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "model": args.model,
         "method": None if args.model == "bt" else ("map" if args.map else "nuts"),
         "group_by": args.group_by,
-        "n_boot": args.n_boot,
+        "n_boot": args.n_boot
+        if args.n_boot is not None
+        else JUDGE_BOARDS_N_BOOT
+        if getattr(args, "agreement_with", None) is not None
+        else LEADERBOARD_N_BOOT,
         "model_kwargs": _sampler_kwargs(args) or None,
     }
 
@@ -1153,13 +1164,22 @@ def _flag_names() -> Iterator[None]:
         raise DesignError(msg) from exc
 
 
+def _leaderboard_seed(seed: int) -> int | None:
+    """The seed a leaderboard of ``--seed`` draws from: the cross-check's leaderboard stream,
+    so that ``leaderboard --seed S`` prints the intervals ``compare``/``report --seed S`` do."""
+    from bayes_pairwise.crosscheck import seed_streams
+
+    return seed_streams(seed)["leaderboard"]
+
+
 def _rank(args: argparse.Namespace, data: Any, *, judge: str | None, progress: bool) -> Any:
     """One leaderboard with the command's flags."""
     from bayes_pairwise.leaderboard import leaderboard
 
+    seed = _leaderboard_seed(args.seed)
     with _flag_names():
         return leaderboard(
-            data, judge=judge, random_seed=args.seed, progress=progress, **_rank_kwargs(args)
+            data, judge=judge, random_seed=seed, progress=progress, **_rank_kwargs(args)
         )
 
 
@@ -1180,7 +1200,7 @@ def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
     with _flag_names(), scheduler_client(args.scheduler) as client:
         boards, _ = judge_leaderboards(
             data,
-            random_seed=args.seed,
+            random_seed=_leaderboard_seed(args.seed),
             on_judge=lambda j: _info(f"ranking by {j} …"),
             client=client,
             **_rank_kwargs(args),
@@ -1805,8 +1825,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--n-boot",
         type=_int_type(2, 100_000),
-        default=1000,
-        help="bootstrap replicates (bt; 2 … 100000, default 1000)",
+        default=None,
+        help=f"bootstrap replicates (bt; 2 … 100000; default {LEADERBOARD_N_BOOT} for one "
+        f"board, {JUDGE_BOARDS_N_BOOT} per judge with --agreement-with: as compare and report)",
     )
     p.add_argument(
         "--group-by",

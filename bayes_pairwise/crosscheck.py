@@ -46,6 +46,8 @@ import pandas as pd
 from bayes_pairwise.conventions import (
     AGREEMENT_TOLERANCE,
     CLASSICAL_TIE_RULE,
+    JUDGE_BOARDS_N_BOOT,
+    LEADERBOARD_N_BOOT,
     MIN_PAIRS_TO_SAY,
     STRENGTH_TIE_RTOL,
     interval_label,
@@ -78,9 +80,12 @@ __all__ = [
 COLUMNS = ["quantity", "judge", "method", "estimate", "lower", "upper", "interval", "role", "note"]
 #: Bootstrap resamples for the Δ_S grid intervals.
 N_BOOTSTRAP = 200
-#: Bootstrap replicates of the classical leaderboards (pooled and per judge): enough for rank
-#: probabilities to two decimals, cheap next to the model fits.
-N_BOOTSTRAP_LEADERBOARD = 200
+#: Bootstrap replicates of the classical leaderboards: the pooled board the leaderboard's own,
+#: :data:`~bayes_pairwise.conventions.LEADERBOARD_N_BOOT`; each judge's board for the agreement
+#: table :data:`~bayes_pairwise.conventions.JUDGE_BOARDS_N_BOOT`, as ``leaderboard
+#: --agreement-with``.
+N_BOOTSTRAP_LEADERBOARD = LEADERBOARD_N_BOOT
+N_BOOTSTRAP_JUDGE_BOARDS = JUDGE_BOARDS_N_BOOT
 #: Verdicts listed per judge in :attr:`CrossCheck.likely_errors` (highest ``p_error`` first).
 LIKELY_ERRORS_PER_JUDGE = 5
 #: Why a MAP cross-check has no LOO comparison (the report prints it).
@@ -2023,6 +2028,7 @@ def crosscheck(
         "tie_rule": CLASSICAL_TIE_RULE,
         "n_bootstrap": N_BOOTSTRAP,
         "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,
+        "n_bootstrap_judge_leaderboards": N_BOOTSTRAP_JUDGE_BOARDS if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),
         "tie_positional": bool(tie_positional),
         "tie_dispersion": tie_dispersion if tie_dispersion == "pair" else bool(tie_dispersion),
@@ -2336,7 +2342,7 @@ def _rankings(
             random_seed=seed,
             skip_errors=True,
             on_judge=lambda j: steps(f"classical: Bradley–Terry leaderboard ({j})"),
-            **kw,
+            **{**kw, "n_boot": N_BOOTSTRAP_JUDGE_BOARDS},
         )
     notes.extend(f"no leaderboard for judge {j}: {why}" for j, why in missing.items())
     human = [j for j in boards if j.strip().lower() == HUMAN_JUDGE]

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import STRENGTH_TIE_RTOL, resolve_hdi_prob
+from bayes_pairwise.conventions import LEADERBOARD_N_BOOT, STRENGTH_TIE_RTOL, resolve_hdi_prob
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
 
@@ -679,7 +679,7 @@ def leaderboard(
     model: str = "bt",
     method: str | None = None,
     group_by: GroupBy = None,
-    n_boot: int = 1000,
+    n_boot: int = LEADERBOARD_N_BOOT,
     hdi_prob: float | None = None,
     ridge: float | None = None,
     random_seed: int | np.random.Generator | None = None,
@@ -1134,7 +1134,7 @@ def ranking_leaderboard(
     data: Any,
     *,
     judge: str | int | None = None,
-    n_boot: int = 1000,
+    n_boot: int = LEADERBOARD_N_BOOT,
     hdi_prob: float | None = None,
     ridge: float | None = None,
     random_seed: int | np.random.Generator | None = None,

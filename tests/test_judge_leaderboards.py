@@ -32,10 +32,27 @@ def test_cli_agreement_is_judge_agreement_of_judge_leaderboards(arena, capsys) -
     argv = ["leaderboard", "chatbot_arena", "--agreement-with", "human", "--n-boot", "30"]
     assert main([*argv, "--seed", "3", "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)["judges"]
-    boards, _ = judge_leaderboards(arena, random_seed=3, n_boot=30)
+    # the CLI draws from the cross-check's leaderboard stream of --seed (compare and report
+    # print the same boards)
+    from bayes_pairwise.crosscheck import seed_streams
+
+    boards, _ = judge_leaderboards(arena, random_seed=seed_streams(3)["leaderboard"], n_boot=30)
     table = judge_agreement(boards, "human")
     got = {r["judge"]: (r["kendall_tau"], r["tau_lower"], r["tau_upper"]) for r in printed}
     assert list(got) == list(table["judge"])
+    for row in table.itertuples(index=False):
+        want = (row.kendall_tau, row.tau_lower, row.tau_upper)
+        assert got[row.judge] == pytest.approx(want, abs=1e-12)
+    # by default the boards the cross-check draws for its agreement table (compare, report)
+    from bayes_pairwise.conventions import JUDGE_BOARDS_N_BOOT
+
+    assert main(["leaderboard", "chatbot_arena", "--agreement-with", "human", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)["judges"]
+    boards, _ = judge_leaderboards(
+        arena, random_seed=seed_streams(0)["leaderboard"], n_boot=JUDGE_BOARDS_N_BOOT
+    )
+    table = judge_agreement(boards, "human")
+    got = {r["judge"]: (r["kendall_tau"], r["tau_lower"], r["tau_upper"]) for r in printed}
     for row in table.itertuples(index=False):
         want = (row.kendall_tau, row.tau_lower, row.tau_upper)
         assert got[row.judge] == pytest.approx(want, abs=1e-12)

@@ -113,6 +113,24 @@ def test_estimate_and_compare_print_the_same_delta_s_grid_eps(capsys):
     assert row.upper - row.lower > 0.02
 
 
+def test_leaderboard_and_compare_print_the_same_board(capsys):
+    """PRD gpt4 ranked by name: the report's board (200 replicates from the leaderboard seed
+    stream) read gpt4 [1.384, 1.874] and ``leaderboard --seed 0`` (1,000 replicates from the
+    seed itself) [1.362, 1.854]. Both now use LEADERBOARD_N_BOOT replicates from the same
+    stream: one table, rank probabilities included."""
+    gpt4 = bp.datasets.load("prd_vicuna80", judge="gpt4")
+    argv = ["leaderboard", "prd_vicuna80", "--judge", "gpt4", "--group-by", "name", "--json"]
+    board = _json(capsys, argv)
+    kw = {**CHEAP, "leaderboard": True}
+    cc = crosscheck(gpt4, models=(), delta_s=False, delta_s_2d=False, **kw)
+    mine = cc.leaderboard.table.set_index("item")
+    rows = board["items"]
+    for row in rows:
+        ref = mine.loc[row["item"]]
+        for col in ("strength", "lower", "upper", "p_rank_1"):
+            assert row[col] == pytest.approx(ref[col], abs=1e-12), (row["item"], col)
+
+
 def test_prd_gpt35_delta_s_2d_sum_matches_the_moments_and_votes(gpt35):
     """PRD gpt35: the 2-D Δ_S ε₊ + ε₋ (synthetic tables with the judge's 19% ties) lies within
     0.05 of the rescaled moments' ε₊ + ε₋ (0.275 with tie-free tables); its ties come in pairs,

@@ -20,6 +20,8 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
+from bayes_pairwise.conventions import LEADERBOARD_N_BOOT
+
 matplotlib.use("Agg")
 
 from bayes_pairwise import plots
@@ -109,7 +111,7 @@ def test_pooled_board_pools_every_verdict(three_judges):
     cc = three_judges
     lb = cc.leaderboard
     assert lb.data_summary["n_comparisons"] == cc.data.n_comparisons == 3 * 8 * 7 * 2
-    assert lb.n_draws == cc.settings["n_bootstrap_leaderboard"] == 200
+    assert lb.n_draws == cc.settings["n_bootstrap_leaderboard"] == LEADERBOARD_N_BOOT
     # strongest first, and the true best item (m0) first with three judges' evidence
     s = lb.table["strength"].to_numpy()
     assert np.all(np.diff(s) <= 0) and lb.items[0] == "m0"
