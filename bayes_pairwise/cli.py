@@ -647,6 +647,11 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             if f.eps_plus_hybrid_ is not None:
                 est["eps_plus_split_by_r1"] = f.eps_plus_hybrid_
                 est["eps_minus_split_by_r1"] = f.eps_minus_hybrid_
+                if f.eps_sum_boot_ is not None:  # compare's rows "sum split by r₁", same interval
+                    for side in ("plus", "minus"):
+                        lo, hi = f.interval(f"eps_{side}_hybrid")
+                        est[f"eps_{side}_split_by_r1_lower"] = lo
+                        est[f"eps_{side}_split_by_r1_upper"] = hi
             return {"estimates": est}
 
         by_judge = _per_judge(data, one)

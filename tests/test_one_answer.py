@@ -111,6 +111,16 @@ def test_estimate_and_compare_print_the_same_delta_s_grid_eps(capsys):
     assert est["eps"] == pytest.approx(row.estimate, abs=1e-12)
     assert (est["eps_lower"], est["eps_upper"]) == pytest.approx((row.lower, row.upper))
     assert row.upper - row.lower > 0.02
+    # the 2-D grid: the sum and its split by r₁, with compare's intervals
+    gpt35 = bp.datasets.load("prd_vicuna80", judge="gpt35")
+    argv = ["estimate", "prd_vicuna80", "--judge", "gpt35", "--method", "deltas2d", "--json"]
+    est = _json(capsys, argv)["estimates"]
+    cc = crosscheck(gpt35, models=(), delta_s=False, delta_s_2d=True, **CHEAP)
+    two = cc.table[cc.table.method.str.startswith("Δ_S grid (2-D)")].set_index("quantity")
+    for q, key in (("eps_sum", "eps_sum"), ("eps_plus", "eps_plus_split_by_r1")):
+        ref = two.loc[q]
+        got = (est[key], est[f"{key}_lower"], est[f"{key}_upper"])
+        assert got == pytest.approx((ref.estimate, ref.lower, ref.upper), abs=1e-12), q
 
 
 def test_leaderboard_and_compare_print_the_same_board(capsys):
