@@ -435,3 +435,39 @@ def test_ties_that_come_in_pairs_move_the_verdict_to_the_pairs_decided_in_both_o
     assert "ties come in pairs" in cc.verdicts["text"].iloc[0]
     calm = tie_position_check(_pair_tied_log(3, pair_level=False))
     assert not calm.pairs_cluster and not calm.rescaling_fails
+
+
+def test_pairs_tied_in_both_orders_are_tested_exactly_on_small_logs():
+    """With 0.1 pairs expected tied in both orders, a normal z reads 2 such pairs as z ≈ 5.7:
+    3 % of null round robins of 10 (τ 0.05) said "its ties come in pairs" (nominal 0.13 %).
+    The decision now reads the exact Poisson-binomial tail (p_pair)."""
+    # the tail against brute force over every outcome of 5 Bernoullis
+    import itertools
+
+    from bayes_pairwise.classical.descriptive import _poisson_binomial_sf
+
+    q = np.array([0.1, 0.3, 0.05, 0.5, 0.2])
+    for k in range(7):
+        brute = sum(
+            np.prod([qi if b else 1 - qi for qi, b in zip(q, bits, strict=True)])
+            for bits in itertools.product((0, 1), repeat=5)
+            if sum(bits) >= k
+        )
+        assert _poisson_binomial_sf(q, k) == pytest.approx(brute, abs=1e-12)
+    fired_z = fired = 0
+    for seed in range(300):
+        frame = _null_round_robins(np.random.default_rng(seed), 10, 1, 0.05)
+        chk = tie_position_check(bp.load_comparisons(frame))
+        fired += chk.pairs_cluster
+        fired_z += bool(np.isfinite(chk.z_pair) and chk.z_pair >= 3)
+    assert fired == 0 and fired_z >= 5  # what the z alone flagged
+    # and a pair-level tie still fires on a log of that size: 4 pairs tied in both orders
+    frame = _null_round_robins(np.random.default_rng(0), 10, 1, 0.0)
+    pairs = [("a0", "a1"), ("a2", "a3"), ("a4", "a5"), ("a6", "a7")]
+    for i, j in pairs:
+        sel = ((frame["first"] == i) & (frame["second"] == j)) | (
+            (frame["first"] == j) & (frame["second"] == i)
+        )
+        frame.loc[sel, "outcome"] = "tie"
+    chk = tie_position_check(bp.load_comparisons(frame))
+    assert chk.pairs_cluster and chk.p_pair < 1e-3  # 0.36 pairs expected at τ = 8/90

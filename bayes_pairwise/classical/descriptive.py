@@ -615,6 +615,12 @@ class TiePositionCheck(_AgainstTheCeiling):
         at the judge's tie rate τ (per pair 1 − (1 − τ)^k in each order).
     z_pair : float
         (observed − expected number of pairs tied in both orders) / its standard error.
+    p_pair : float
+        The exact one-sided p-value of that count: P(at least as many pairs tied in both
+        orders) when every pair is tied in both with its own probability (a Poisson-binomial
+        tail; as 1 − P(fewer), so below about 1e-12 it is rounding: QLoRA GPT-4's 8e-13 at
+        z = 45). The decision reads it, not ``z_pair``: with few expected pairs the count's
+        distribution is far from normal.
     s_com_both, r1_decided, s_com_ceiling, s_com_excess_z : float
         S_com and r₁ of the decided verdicts of the pairs decided in both orders (the moments'
         statistics), the most S_com any (ε₊, ε₋) give at that r₁ and S_com's distance above it
@@ -640,6 +646,7 @@ class TiePositionCheck(_AgainstTheCeiling):
     tied_both: float = float("nan")
     tied_both_expected: float = float("nan")
     z_pair: float = float("nan")
+    p_pair: float = float("nan")
     s_com_both: float = float("nan")
     r1_decided: float = float("nan")
     s_com_ceiling: float = float("nan")
@@ -656,9 +663,12 @@ class TiePositionCheck(_AgainstTheCeiling):
 
     @property
     def pairs_cluster(self) -> bool:
-        """``z_pair`` ≥ :data:`TIE_POSITION_Z`: more pairs are tied in both orders than ties
-        that fall verdict by verdict give (ties that belong to the pair, or to its context)."""
-        return bool(np.isfinite(self.z_pair) and self.z_pair >= TIE_POSITION_Z)
+        """More pairs are tied in both orders than ties that fall verdict by verdict give (ties
+        that belong to the pair, or to its context): ``p_pair`` at most the one-sided normal
+        tail of :data:`TIE_POSITION_Z` (0.00135 at z = 3). The exact tail, not ``z_pair``: with
+        0.1 pairs expected, a normal z reads 2 pairs as z ≈ 5.7, and 3 % of small null logs
+        fired (nominal 0.13 %)."""
+        return bool(np.isfinite(self.p_pair) and self.p_pair <= _normal_sf(TIE_POSITION_Z))
 
     @property
     def rescaling_fails(self) -> bool:
@@ -675,7 +685,8 @@ class TiePositionCheck(_AgainstTheCeiling):
             f"its ties come in pairs: {100 * self.tied_both:.1f} % of the {self.n_shown:,} "
             f"pairs shown in both orders are tied in both, against "
             f"{100 * self.tied_both_expected:.1f} % if ties fell verdict by verdict "
-            f"(z = {self.z_pair:.1f})"
+            f"(z = {self.z_pair:.1f}, exact one-sided p "
+            + (f"= {self.p_pair:.1g})" if self.p_pair >= 1e-12 else "< 1e-12)")
         )
 
     def reason(self) -> str:
@@ -835,11 +846,13 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
     n_shown = int(shown.sum())
     var = float(np.sum(q * (1.0 - q)))
     z_pair = float((obs.sum() - q.sum()) / np.sqrt(var)) if var > 0 else float("nan")
+    p_pair = _poisson_binomial_sf(q, int(obs.sum())) if n_shown else float("nan")
     return TiePositionCheck(
         n_shown=n_shown,
         tied_both=float(obs.mean()) if n_shown else float("nan"),
         tied_both_expected=float(q.mean()) if n_shown else float("nan"),
         z_pair=z_pair,
+        p_pair=p_pair,
         judge=lab,
         n_one_tie=int(one.sum()),
         r1_one_tie=r_one,
@@ -853,6 +866,33 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
         at_boundary=boundary,
         **{k: float(v) for k, v in rest.items()},
     )
+
+
+def _normal_sf(z: float) -> float:
+    """P(Z ≥ z) for a standard normal Z."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def _poisson_binomial_sf(q: np.ndarray, k: int) -> float:
+    """P(X ≥ k) for X a sum of independent Bernoulli(q_i), exactly (the distribution of X up to
+    k − 1 by one pass over the q_i, truncated there).
+
+    Examples
+    --------
+    >>> round(_poisson_binomial_sf(np.full(10, 0.5), 8), 6)  # (45 + 10 + 1) / 1024
+    0.054688
+    """
+    if k <= 0:
+        return 1.0
+    q = np.asarray(q, dtype=float)
+    if k > q.size:
+        return 0.0
+    pmf = np.zeros(k)  # P(X = 0 … k − 1) over the Bernoullis seen so far
+    pmf[0] = 1.0
+    for qi in q:
+        pmf[1:] = pmf[1:] * (1.0 - qi) + pmf[:-1] * qi
+        pmf[0] *= 1.0 - qi
+    return float(min(max(1.0 - pmf.sum(), 0.0), 1.0))
 
 
 def _point_idata(values: dict[str, float], judge: str, method: str) -> az.InferenceData:
