@@ -1437,7 +1437,9 @@ def _verdicts(
     ``short``: judges with too few pairs seen in both orders and no gold labels (verdicts,
     pairs; :func:`~bayes_pairwise.caveats.short_of_pairs`), whose intervals are compared and
     shown but decide no verdict: the too-few-verdicts caveat says their numbers are not
-    findings, and an AGREE between intervals that wide would be one."""
+    findings, and an AGREE between intervals that wide would be one. A judge whose assessed
+    rows include the Δ_S grid keeps its verdict: the grid's interval resamples whole round
+    robins and needs no pair in both orders."""
     lab = interval_label()
     out = []
     for j in judges:
@@ -1555,6 +1557,10 @@ def _verdicts(
         )
         parts = list(dict.fromkeys(parts))  # two models share the tie-rate row: say it once
         few = (short or {}).get(j)
+        if few is not None and a.classical.astype(str).str.startswith("Δ_S grid").any():
+            # the Δ_S grid's interval resamples whole round robins and needs no pair in both
+            # orders: a one-order design of many round robins keeps its verdict
+            few = None
         if few is not None:
             n_v, n_both = few
             head = (

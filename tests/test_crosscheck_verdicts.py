@@ -276,6 +276,14 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
     labelled = load_comparisons(frame, truth="truth")
     assert labelled.has_truth
     assert crosscheck(labelled, **kw).verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+    # one order per pair, 30 round robins of 6: no pair in both orders, but the Δ_S grid's
+    # interval resamples round robins: its verdict stands (here the MAP's joint mode, ε 0.05,
+    # against the grid's 0.12 [0.085, 0.195] at a true 0.15: DISAGREE, a finding)
+    many = simulate_round_robin(6, eps=0.15, n_contexts=30, random_seed=2).frame
+    one = many[[a < b for a, b in zip(many["first"], many["second"], strict=True)]]
+    one_order = load_comparisons(one, context="context")
+    v = crosscheck(one_order, **{**kw, "delta_s": True}).verdicts.iloc[0]
+    assert v.verdict == "DISAGREE" and "Δ_S grid" in v.text
 
 
 def test_intervals_apart_by_less_than_the_tolerance_say_so() -> None:
