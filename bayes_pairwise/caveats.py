@@ -217,9 +217,11 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
         "too_few_verdicts",
         f"Too few verdicts to say: {'; '.join(short[:5])}"
         + (f" (and {len(short) - 5} more judges)" if len(short) > 5 else "")
-        + f" seen in both orders. The error rates need at least {MIN_PAIRS_TO_SAY} such pairs "
-        "per judge; until then numbers such as 0.000 or 1.000 are where the estimators start, "
-        "not findings.",
+        + f" seen in both orders. The error rates from pairs in both orders (S_com, the "
+        f"moments) need at least {MIN_PAIRS_TO_SAY} such pairs per judge; until then numbers "
+        "such as 0.000 or 1.000 are where the estimators start, not findings, and the "
+        "cross-check gives no verdict on them (the Δ_S grid, whose interval resamples whole "
+        "round robins, needs none).",
     )
 
 

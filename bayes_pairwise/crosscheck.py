@@ -1566,7 +1566,8 @@ def _verdicts(
             head = (
                 f"{j}: NO VERDICT on the error rates — {n_both} pair"
                 f"{'' if n_both == 1 else 's'} seen in both orders in {n_v} verdicts, fewer "
-                f"than the {MIN_PAIRS_TO_SAY} the error rates need (too few verdicts to say); "
+                f"than the {MIN_PAIRS_TO_SAY} S_com and the moments need (too few verdicts to "
+                "say); "
                 f"compared ({how}): "
             )
         elif agree:

@@ -260,7 +260,7 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
     assert MIN_PAIRS_TO_SAY > 6
     v = crosscheck(sim.data, **kw).verdicts.iloc[0]
     assert v.verdict == "NO VERDICT" and math.isnan(v.gap)
-    assert "6 pairs seen in both orders in 12 verdicts, fewer than the 10" in v.text
+    assert "6 pairs seen in both orders in 12 verdicts, fewer than the 10 S_com" in v.text
     assert re.search(r"ε \d\.\d{3} vs S_com closed form [\d.]+ \[[-\d.]+, [-\d.]+\]", v.text)
     assert "AGREE" not in v.text and "DISAGREE" not in v.text
     five = simulate_round_robin(5, eps=0.2, random_seed=1)  # 10 pairs: a verdict again
