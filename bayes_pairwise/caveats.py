@@ -1055,8 +1055,9 @@ def joint_mode(model: Any, data: Comparisons, *, random_seed: int = 0) -> Caveat
     def rates(values: Mapping[str, np.ndarray], k: int) -> str:
         return ", ".join(f"{sym[n]} {values[n][k]:.3f}" for n in ms.names)
 
+    who = len(ms.judges) > 1  # one judge: no name before its numbers ("read judge: ε …")
     per_judge = "; ".join(
-        f"{j}: {rates(ms.refitted, k)} where its verdicts were wrong at "
+        (f"{j}: " if who else "") + f"{rates(ms.refitted, k)} where its verdicts were wrong at "
         f"{rates(ms.realised, k)}, a shift of "
         + ", ".join(f"{shift[n][k]:+.3f}" for n in ms.names)
         + f" (on a log whose truth is that hard, this one's rates less the shift: "

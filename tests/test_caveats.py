@@ -358,6 +358,7 @@ def test_a_strength_models_map_says_how_far_its_joint_mode_shifts_the_rates() ->
     em = float(post["eps_minus"].values.ravel()[0])
     assert abs((em - shift[1]) - sim.realised_eps_minus) < abs(em - sim.realised_eps_minus)
     assert "5 per context" in c.text and "1,500 strengths" in c.text
+    assert "read ε₊ " in c.text and "judge:" not in c.text  # one judge: not named before it
     big = simulate_round_robin(30, eps=0.15, random_seed=0)
     one = UniformError().fit(big.data, method="map", random_seed=0)
     assert joint_mode(one, big.data) is None
