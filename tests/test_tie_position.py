@@ -284,6 +284,13 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.eps_minus == pytest.approx(0.1367, abs=5e-4)
     assert positional_moments(data).eps_plus < 0
     assert pd.notna(chk.eps_plus_se) and chk.eps_plus_se < 0.002
+    # its ties also come in pairs: 396 pairs expected tied in both orders, above
+    # EXACT_PAIR_TAIL_BELOW, so the normal tail of z decides (and the text does not say exact)
+    from bayes_pairwise.classical.descriptive import EXACT_PAIR_TAIL_BELOW
+
+    assert chk.tied_both_expected * chk.n_shown > EXACT_PAIR_TAIL_BELOW
+    assert chk.pairs_cluster and chk.z_pair > 40 and chk.p_pair < 1e-12
+    assert "(z = 45.5, one-sided p < 1e-12)" in chk.pairs_text()
 
 
 def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys):
