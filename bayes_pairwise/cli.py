@@ -540,6 +540,14 @@ def _flatten(by_judge: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
     return flat
 
 
+#: The cross-check's seed stream each stochastic ``estimate`` method draws from.
+_ESTIMATE_STREAMS = {
+    "deltas": "delta_s",
+    "deltas2d": "delta_s_2d",
+    "biased-bt-spread": "biased_bt_spread",
+}
+
+
 def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
     from bayes_pairwise.conventions import interval_label
     from bayes_pairwise.crosscheck import N_BOOTSTRAP, seed_streams
@@ -547,10 +555,13 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
     method = args.method
     settings: dict[str, Any] = {"data": data.settings(), "seed": args.seed}
     pooled = False
-    # the grids and the spread search draw from the seed streams compare draws from, with its
+    # the grids and the spread search draw from the seed stream compare draws from, with its
     # bootstrap: `estimate --seed S` and `compare --seed S` give one number (PRD claude's Δ_S
     # grid read 0.190 here and 0.200 there, the synthetic tables drawn from other seeds)
-    streams = seed_streams(args.seed)
+    stream = _ESTIMATE_STREAMS.get(method)
+    seed = seed_streams(args.seed)[stream] if stream else args.seed
+    if stream:
+        settings["seed_stream"] = stream
 
     if method in ("scom", "moments"):
         from bayes_pairwise.classical.descriptive import descriptive_by_judge
@@ -597,7 +608,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
 
         def one(b, lab):
             f = DeltaSFit(
-                random_seed=streams["delta_s"],
+                random_seed=seed,
                 progress=True,
                 skip_incomplete=args.skip_incomplete,
                 n_bootstrap=N_BOOTSTRAP,
@@ -629,7 +640,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
 
         def one(b, lab):
             f = DeltaS2DFit(
-                random_seed=streams["delta_s_2d"],
+                random_seed=seed,
                 progress=True,
                 skip_incomplete=args.skip_incomplete,
                 n_bootstrap=N_BOOTSTRAP,
@@ -681,9 +692,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         else:
             from bayes_pairwise.classical.bradley_terry import BiasedBTSpreadSearch
 
-            s = BiasedBTSpreadSearch(random_seed=streams["biased_bt_spread"], progress=True).fit(
-                data
-            )
+            s = BiasedBTSpreadSearch(random_seed=seed, progress=True).fit(data)
             est = {"eps_opt_mode": s.mode_}
             extra = {
                 "histogram": s.histogram_,
@@ -698,10 +707,6 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         raise BayesPairwiseError(f"unknown method {method!r}")
 
     settings["contexts_pooled"] = pooled
-    if method in ("deltas", "deltas2d", "biased-bt-spread"):
-        settings["seed_stream"] = {"deltas": "delta_s", "deltas2d": "delta_s_2d"}.get(
-            method, "biased_bt_spread"
-        )
     if method in ("deltas", "deltas2d"):
         settings["interval"] = f"{interval_label()} bootstrap percentile interval, " + (
             f"{N_BOOTSTRAP} resamples of the contexts (as compare)"
@@ -1138,17 +1143,22 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _n_boot(args: argparse.Namespace) -> int:
+    """``--n-boot``, else the cross-check's: one board, or one per judge for the agreement."""
+    if args.n_boot is not None:
+        return int(args.n_boot)
+    if getattr(args, "agreement_with", None) is not None:
+        return JUDGE_BOARDS_N_BOOT
+    return LEADERBOARD_N_BOOT
+
+
 def _rank_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The ``leaderboard`` keywords the command's flags stand for."""
     return {
         "model": args.model,
         "method": None if args.model == "bt" else ("map" if args.map else "nuts"),
         "group_by": args.group_by,
-        "n_boot": args.n_boot
-        if args.n_boot is not None
-        else JUDGE_BOARDS_N_BOOT
-        if getattr(args, "agreement_with", None) is not None
-        else LEADERBOARD_N_BOOT,
+        "n_boot": _n_boot(args),
         "model_kwargs": _sampler_kwargs(args) or None,
     }
 

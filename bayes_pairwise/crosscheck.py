@@ -80,12 +80,6 @@ __all__ = [
 COLUMNS = ["quantity", "judge", "method", "estimate", "lower", "upper", "interval", "role", "note"]
 #: Bootstrap resamples for the Δ_S grid intervals.
 N_BOOTSTRAP = 200
-#: Bootstrap replicates of the classical leaderboards: the pooled board the leaderboard's own,
-#: :data:`~bayes_pairwise.conventions.LEADERBOARD_N_BOOT`; each judge's board for the agreement
-#: table :data:`~bayes_pairwise.conventions.JUDGE_BOARDS_N_BOOT`, as ``leaderboard
-#: --agreement-with``.
-N_BOOTSTRAP_LEADERBOARD = LEADERBOARD_N_BOOT
-N_BOOTSTRAP_JUDGE_BOARDS = JUDGE_BOARDS_N_BOOT
 #: Verdicts listed per judge in :attr:`CrossCheck.likely_errors` (highest ``p_error`` first).
 LIKELY_ERRORS_PER_JUDGE = 5
 #: Why a MAP cross-check has no LOO comparison (the report prints it).
@@ -132,6 +126,8 @@ METHOD_SCOM_DECIDED = "S_com closed form, pairs decided in both orders"
 METHOD_GRID = "Δ_S grid (1-D)"
 METHOD_GRID_SUM = "Δ_S grid (2-D), sum"
 METHOD_GRID_SPLIT = "Δ_S grid (2-D) sum split by r₁"
+#: The Δ_S grids' rows: their intervals resample whole round robins (no pair in both orders).
+GRID_METHODS = (METHOD_GRID, METHOD_GRID_SUM, METHOD_GRID_SPLIT)
 METHOD_TIES = "observed share of ties"
 #: The moment estimate of the within-context correlation of ties (the order models' tie_rho).
 METHOD_TIE_CORRELATION = "moments of the tie counts per context"
@@ -1557,12 +1553,13 @@ def _verdicts(
         )
         parts = list(dict.fromkeys(parts))  # two models share the tie-rate row: say it once
         few = (short or {}).get(j)
-        if few is not None and a.classical.astype(str).str.startswith("Δ_S grid").any():
+        if few is not None and a.classical.isin(GRID_METHODS).any():
             # the Δ_S grid's interval resamples whole round robins and needs no pair in both
             # orders: a one-order design of many round robins keeps its verdict
             few = None
         if few is not None:
             n_v, n_both = few
+            verdict, gap = "NO VERDICT", math.nan
             head = (
                 f"{j}: NO VERDICT on the error rates — {n_both} pair"
                 f"{'' if n_both == 1 else 's'} seen in both orders in {n_v} verdicts, fewer "
@@ -1571,8 +1568,10 @@ def _verdicts(
                 f"compared ({how}): "
             )
         elif agree:
+            verdict = "AGREE"
             head = f"{j}: AGREE ({how}) — "
         else:
+            verdict = "DISAGREE"
             bad = ", ".join(SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates())
             head = f"{j}: DISAGREE on {bad}, largest gap {gap:.3f} ({how}) — "
         if unassessed:
@@ -1580,8 +1579,8 @@ def _verdicts(
         out.append(
             JudgeVerdict(
                 judge=j,
-                verdict="NO VERDICT" if few is not None else "AGREE" if agree else "DISAGREE",
-                gap=math.nan if few is not None else gap,
+                verdict=verdict,
+                gap=gap,
                 text=head + "; ".join(parts) + ".",
                 n_primary=len(a),
                 n_overlap=n_ok,
@@ -1770,9 +1769,10 @@ def crosscheck(
         path skips it, with a note.
     leaderboard : bool
         Rank the items: the classical Bradley–Terry leaderboard (bootstrap of
-        :data:`N_BOOTSTRAP_LEADERBOARD` replicates) of all judges pooled and, with two judges or
-        more, one per judge and the Kendall τ of each against the reference (see
-        :attr:`CrossCheck.judge_agreement`).
+        :data:`~bayes_pairwise.conventions.LEADERBOARD_N_BOOT` replicates) of all judges
+        pooled and, with two judges or more, one per judge (bootstrap of
+        :data:`~bayes_pairwise.conventions.JUDGE_BOARDS_N_BOOT` replicates) and the Kendall τ
+        of each against the reference (see :attr:`CrossCheck.judge_agreement`).
     ppc : bool
         Draw posterior predictive checks (S_com, first-position rate, Δ_S curve) per judge.
     ppc_draws : int
@@ -2034,8 +2034,8 @@ def crosscheck(
         "hdi_prob": resolve_hdi_prob(),
         "tie_rule": CLASSICAL_TIE_RULE,
         "n_bootstrap": N_BOOTSTRAP,
-        "n_bootstrap_leaderboard": N_BOOTSTRAP_LEADERBOARD if leaderboard else 0,
-        "n_bootstrap_judge_leaderboards": N_BOOTSTRAP_JUDGE_BOARDS if leaderboard else 0,
+        "n_bootstrap_leaderboard": LEADERBOARD_N_BOOT if leaderboard else 0,
+        "n_bootstrap_judge_leaderboards": JUDGE_BOARDS_N_BOOT if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),
         "tie_positional": bool(tie_positional),
         "tie_dispersion": tie_dispersion if tie_dispersion == "pair" else bool(tie_dispersion),
@@ -2330,7 +2330,7 @@ def _rankings(
     if group_by == "skip":
         return None, {}, None, [how]
     notes = [how] if how else []
-    kw = {"model": "bt", "group_by": group_by, "n_boot": N_BOOTSTRAP_LEADERBOARD}
+    kw = {"model": "bt", "group_by": group_by, "n_boot": LEADERBOARD_N_BOOT}
     seed = None if seed is None else int(seed)
     steps("classical: Bradley–Terry leaderboard (judges pooled)")
     pooled = None
@@ -2349,7 +2349,7 @@ def _rankings(
             random_seed=seed,
             skip_errors=True,
             on_judge=lambda j: steps(f"classical: Bradley–Terry leaderboard ({j})"),
-            **{**kw, "n_boot": N_BOOTSTRAP_JUDGE_BOARDS},
+            **{**kw, "n_boot": JUDGE_BOARDS_N_BOOT},  # as leaderboard --agreement-with
         )
     notes.extend(f"no leaderboard for judge {j}: {why}" for j, why in missing.items())
     human = [j for j in boards if j.strip().lower() == HUMAN_JUDGE]

@@ -691,7 +691,7 @@ class TiePositionCheck(_AgainstTheCeiling):
             f"pairs shown in both orders are tied in both, against "
             f"{100 * self.tied_both_expected:.1f} % if ties fell verdict by verdict "
             f"(z = {self.z_pair:.1f}, "
-            + ("exact " if self.tied_both_expected * self.n_shown < EXACT_PAIR_TAIL_BELOW else "")
+            + ("exact " if _exact_pair_tail(self.tied_both_expected * self.n_shown) else "")
             + "one-sided p "
             + (f"= {self.p_pair:.1g})" if self.p_pair >= 1e-12 else "< 1e-12)")
         )
@@ -858,7 +858,7 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
     # × count) would grow with the square of a large log
     if not n_shown:
         p_pair = float("nan")
-    elif q.sum() < EXACT_PAIR_TAIL_BELOW:
+    elif _exact_pair_tail(q.sum()):
         p_pair = _poisson_binomial_sf(q, int(obs.sum()))
     else:
         p_pair = _normal_sf(z_pair) if np.isfinite(z_pair) else float("nan")
@@ -881,6 +881,12 @@ def tie_position_check(data: Comparisons, *, judge: str | int | None = None) -> 
         at_boundary=boundary,
         **{k: float(v) for k, v in rest.items()},
     )
+
+
+def _exact_pair_tail(expected: float) -> bool:
+    """Whether the count of pairs tied in both orders is tested with the exact tail: fewer than
+    :data:`EXACT_PAIR_TAIL_BELOW` expected."""
+    return bool(expected < EXACT_PAIR_TAIL_BELOW)
 
 
 def _normal_sf(z: float) -> float:
