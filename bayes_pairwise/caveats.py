@@ -171,10 +171,21 @@ def weighted_log(data: Comparisons) -> Caveat:
     )
 
 
-def short_of_pairs(data: Comparisons) -> dict[str, tuple[int, int]]:
+def short_of_pairs(
+    data: Comparisons, *, unlabelled_only: bool = False
+) -> dict[str, tuple[int, int]]:
     """The judges with fewer than :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` pairs
     seen in both orders: judge → (verdicts, pairs seen in both orders). The one rule behind
-    :func:`too_few_verdicts` and the cross-check's NO VERDICT for such judges.
+    :func:`too_few_verdicts`, the cross-check's NO VERDICT for such judges and the "not a
+    finding" of :func:`~bayes_pairwise.identification.reads_as`.
+
+    Parameters
+    ----------
+    data : Comparisons
+    unlabelled_only : bool, default False
+        Leave out the judges with gold labels: their labelled rates need no pair in both
+        orders, so the verdict and the reading of their rates stand (the caveat still counts
+        them: S_com and the moments lack the pairs all the same).
 
     Examples
     --------
@@ -187,6 +198,8 @@ def short_of_pairs(data: Comparisons) -> dict[str, tuple[int, int]]:
     """
     out = {}
     for j, block in data.by_judge():
+        if unlabelled_only and block.has_truth:
+            continue
         pc = pair_counts(block)
         both = int(np.sum((np.asarray(pc.k_plus) > 0) & (np.asarray(pc.k_minus) > 0)))
         if both < MIN_PAIRS_TO_SAY:
@@ -208,20 +221,22 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
     Too few verdicts to say: judge 'judge' has 2 verdicts, 1 pair seen in both orders. The ...
     """
     short = []
+    unlabelled = short_of_pairs(data, unlabelled_only=True)
     for j, (n, both) in short_of_pairs(data).items():
         pairs = "pair" if both == 1 else "pairs"
-        short.append(f"judge {j!r} has {n} verdicts, {both} {pairs}")
+        gold = "" if j in unlabelled else " (gold labels inform its rates: they stand)"
+        short.append(f"judge {j!r} has {n} verdicts, {both} {pairs} seen in both orders{gold}")
     if not short:
         return None
     return Caveat(
         "too_few_verdicts",
         f"Too few verdicts to say: {'; '.join(short[:5])}"
         + (f" (and {len(short) - 5} more judges)" if len(short) > 5 else "")
-        + f" seen in both orders. The error rates from pairs in both orders (S_com, the "
+        + f". The error rates from pairs in both orders (S_com, the "
         f"moments) need at least {MIN_PAIRS_TO_SAY} such pairs per judge; until then numbers "
         "such as 0.000 or 1.000 are where the estimators start, not findings, and the "
-        "cross-check gives no verdict on them (the Δ_S grid, whose interval resamples whole "
-        "round robins, needs none).",
+        "cross-check gives no verdict on them unless gold labels inform their rates (the Δ_S "
+        "grid, whose interval resamples whole round robins, needs none either).",
     )
 
 

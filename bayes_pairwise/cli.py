@@ -932,6 +932,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     """``estimand``, ``bounds``, ``identification``, ``convergence`` and ``reads_as`` of a fit
     (issue 25); ``bounds`` is the one judge's ``{"eps_plus": [lo, hi], …}`` or, with several
     judges, one such object per judge."""
+    from bayes_pairwise.caveats import short_of_pairs
     from bayes_pairwise.identification import (
         fit_estimand,
         rate_convergence,
@@ -941,6 +942,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
 
     est = fit_estimand(model)
     shows = what_the_log_shows(data, random_seed=0 if seed is None else int(seed))
+    short = short_of_pairs(data, unlabelled_only=True)
     bounds = {j: b.to_dict() for j, b in shows["bounds"].items()}
     ident = {j: r.to_dict() for j, r in shows["identification"].items()}
     post = model.idata_.posterior
@@ -953,7 +955,8 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
                 if "judge" in da.dims:
                     da = da.sel(judge=j)
                 vals[q] = float(da.mean())
-        reads[j] = reads_as(vals, est)
+        few = short.get(str(j))
+        reads[j] = reads_as(vals, est, pairs_in_both=None if few is None else few[1])
     one = len(bounds) == 1
     return {
         "estimand": est,

@@ -467,6 +467,12 @@ class CrossCheck:
     figures : dict
         Per fit name: the numbers of its tables and figures (:class:`FitFigures`: parameter
         summary, judges' forest, strengths, posterior panels, predictive-check summary).
+    short_of_pairs : dict
+        The judges without gold labels that have fewer than
+        :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` pairs seen in both orders: judge →
+        (verdicts, pairs seen in both orders) (:func:`~bayes_pairwise.caveats.short_of_pairs`).
+        Only those whose verdict fell to NO VERDICT for it (one resting on the Δ_S grid stands);
+        their rates read as "not a finding" (:meth:`what_it_shows`).
     """
 
     data: Comparisons
@@ -502,6 +508,7 @@ class CrossCheck:
     copeland: pd.DataFrame | None = None
     correct_score: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     figures: Mapping[str, Any] = field(default_factory=dict)
+    short_of_pairs: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -639,7 +646,9 @@ class CrossCheck:
         conv = self.convergence.get(name, {}) if name else {}
         return {
             "estimand": est,
-            "reads_as": reads_as(values, est) if values else "",
+            "reads_as": reads_as(values, est, pairs_in_both=self._pairs_in_both(judge))
+            if values
+            else "",
             "bounds": {q: tuple(b.bounds[q]) for q in ("eps_plus", "eps_minus", "eps")}
             if b is not None
             else {},
@@ -647,6 +656,11 @@ class CrossCheck:
             "identification": idf.to_dict() if idf is not None else {},
             "convergence": conv.get("text", ""),
         }
+
+    def _pairs_in_both(self, judge: str) -> int | None:
+        """The judge's pairs in both orders where too few to say (:attr:`short_of_pairs`)."""
+        short = self.short_of_pairs.get(str(judge))
+        return None if short is None else short[1]
 
     def estimate_column(self, symbol: str) -> str:
         """The headline's column of the model's estimate of ``symbol``, named for what it holds:
@@ -1989,8 +2003,7 @@ def crosscheck(
             texts.insert(0, LAPLACE_CAVEAT)
     from bayes_pairwise.caveats import short_of_pairs
 
-    labelled = {str(j) for j, b in data.by_judge() if b.has_truth}
-    short = {j: v for j, v in short_of_pairs(data).items() if j not in labelled}
+    short = short_of_pairs(data, unlabelled_only=True)
     verdicts = pd.DataFrame(
         [asdict(v) for v in _verdicts(agreement, judges, per_judge, cf.skipped, short)],
         columns=list(JudgeVerdict.__dataclass_fields__),
@@ -2075,6 +2088,12 @@ def crosscheck(
         copeland=copeland,
         correct_score=correct_score,
         figures=figures,
+        short_of_pairs={
+            j: v
+            for j, v in short.items()
+            if (verdicts.judge == j).any()
+            and verdicts.loc[verdicts.judge == j, "verdict"].iloc[0] == "NO VERDICT"
+        },
     )
 
 

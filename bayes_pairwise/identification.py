@@ -496,8 +496,22 @@ def rate_convergence(model: Any) -> dict[str, Any]:
     return {"max_r_hat": worst, "converged": bool(ok), "text": text}
 
 
-def reads_as(estimates: dict[str, float], estimand_: str) -> str:
+def reads_as(
+    estimates: dict[str, float], estimand_: str, *, pairs_in_both: int | None = None
+) -> str:
     """How to read the rates, in words a reader cannot miss.
+
+    Parameters
+    ----------
+    estimates : dict
+        Rate name → point value (``eps``, ``eps_plus``, ``eps_minus``).
+    estimand_ : str
+        The fit's estimand (:func:`~bayes_pairwise.conventions.estimand`).
+    pairs_in_both : int, optional
+        The judge's pairs seen in both orders, given where they are fewer than
+        :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` and no gold labels inform the
+        rates (:func:`~bayes_pairwise.caveats.short_of_pairs`): the values are then where the
+        estimators start, not a bound, and the sentence says so.
 
     Examples
     --------
@@ -505,16 +519,28 @@ def reads_as(estimates: dict[str, float], estimand_: str) -> str:
     'ε₊ ≥ 0.078 — lower bound: errors repeated in both orders are invisible without labels'
     >>> reads_as({"eps_plus": 0.2}, "error")
     'ε₊ = 0.200 — the error rate: gold labels inform it'
+    >>> print(reads_as({"eps": 0.262}, "order_inconsistent_error", pairs_in_both=2))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ε 0.262 — not a finding: 2 pairs seen in both orders, fewer than the 10 S_com and the
+    moments need
     """
-    from bayes_pairwise.conventions import ESTIMAND_ORDER_INCONSISTENT, LOWER_BOUND_NOTE
+    from bayes_pairwise.conventions import (
+        ESTIMAND_ORDER_INCONSISTENT,
+        LOWER_BOUND_NOTE,
+        MIN_PAIRS_TO_SAY,
+    )
 
+    short = pairs_in_both is not None and pairs_in_both < MIN_PAIRS_TO_SAY
     low = estimand_ == ESTIMAND_ORDER_INCONSISTENT
-    parts = [
-        f"{_SYMBOL.get(q, q)} {'≥' if low else '='} {v:.3f}"
-        for q, v in estimates.items()
-        if np.isfinite(v)
-    ]
-    tail = LOWER_BOUND_NOTE if low else "the error rate: gold labels inform it"
+    sign = "" if short else ("≥ " if low else "= ")
+    parts = [f"{_SYMBOL.get(q, q)} {sign}{v:.3f}" for q, v in estimates.items() if np.isfinite(v)]
+    if short:
+        tail = (
+            f"not a finding: {pairs_in_both} pair{'' if pairs_in_both == 1 else 's'} seen in "
+            f"both orders, fewer than the {MIN_PAIRS_TO_SAY} S_com and the moments need"
+        )
+    else:
+        tail = LOWER_BOUND_NOTE if low else "the error rate: gold labels inform it"
     return ", ".join(parts) + " — " + tail if parts else tail
 
 

@@ -258,13 +258,23 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
     )
     sim = simulate_round_robin(4, eps=0.2, random_seed=1)  # 6 pairs, both orders
     assert MIN_PAIRS_TO_SAY > 6
-    v = crosscheck(sim.data, **kw).verdicts.iloc[0]
+    cc4 = crosscheck(sim.data, **kw)
+    v = cc4.verdicts.iloc[0]
     assert v.verdict == "NO VERDICT" and math.isnan(v.gap)
+    # the "reads as" column does not call the point a lower bound either
+    reads = cc4.what_it_shows("judge")["reads_as"]
+    assert "≥" not in reads and "lower bound" not in reads
+    assert reads.endswith(
+        "not a finding: 6 pairs seen in both orders, fewer than the 10 S_com and the moments need"
+    )
+    assert cc4.headline().iloc[0]["reads as"] == reads
     assert "6 pairs seen in both orders in 12 verdicts, fewer than the 10 S_com" in v.text
     assert re.search(r"ε \d\.\d{3} vs S_com closed form [\d.]+ \[[-\d.]+, [-\d.]+\]", v.text)
     assert "AGREE" not in v.text and "DISAGREE" not in v.text
     five = simulate_round_robin(5, eps=0.2, random_seed=1)  # 10 pairs: a verdict again
-    assert crosscheck(five.data, **kw).verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+    cc5 = crosscheck(five.data, **kw)
+    assert cc5.verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+    assert "≥" in cc5.what_it_shows("judge")["reads_as"] and not cc5.short_of_pairs
     # gold labels on the 4-item log: the labelled rates decide, the pair count does not
     rank = {item: k for k, item in enumerate(sim.true_order)}
     frame = sim.frame.assign(
@@ -275,15 +285,22 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
     )
     labelled = load_comparisons(frame, truth="truth")
     assert labelled.has_truth
-    assert crosscheck(labelled, **kw).verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+    lab = crosscheck(labelled, **kw)
+    assert lab.verdicts.iloc[0].verdict in ("AGREE", "DISAGREE")
+    assert "= " in lab.what_it_shows("judge")["reads_as"]  # the labelled rate stands
+    assert "gold labels inform its rates: they stand" in next(
+        c for c in lab.caveats if c.startswith("Too few verdicts")
+    )
     # one order per pair, 30 round robins of 6: no pair in both orders, but the Δ_S grid's
     # interval resamples round robins: its verdict stands (here the MAP's joint mode, ε 0.05,
     # against the grid's 0.12 [0.085, 0.195] at a true 0.15: DISAGREE, a finding)
     many = simulate_round_robin(6, eps=0.15, n_contexts=30, random_seed=2).frame
     one = many[[a < b for a, b in zip(many["first"], many["second"], strict=True)]]
     one_order = load_comparisons(one, context="context")
-    v = crosscheck(one_order, **{**kw, "delta_s": True}).verdicts.iloc[0]
+    cc1 = crosscheck(one_order, **{**kw, "delta_s": True})
+    v = cc1.verdicts.iloc[0]
     assert v.verdict == "DISAGREE" and "Δ_S grid" in v.text
+    assert not cc1.short_of_pairs and "not a finding" not in cc1.what_it_shows("judge")["reads_as"]
 
 
 def test_intervals_apart_by_less_than_the_tolerance_say_so() -> None:

@@ -121,6 +121,25 @@ def test_fit_json_carries_estimand_and_bounds(sim, tmp_path, capsys):
     assert "NUTS" in capsys.readouterr().err
 
 
+def test_fit_reads_a_judge_short_of_pairs_as_not_a_finding(tmp_path, capsys):
+    """A 4-item round robin has 6 pairs in both orders: ``fit`` read its MAP as "ε ≥ 0.2 —
+    lower bound", while the cross-check gives it NO VERDICT. Both doors now say the number
+    is not a finding, with the count; 10 pairs read as a lower bound again."""
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    reads = {}
+    for n in (4, 5):
+        path = tmp_path / f"rr{n}.csv"
+        simulate_round_robin(n, eps=0.2, random_seed=1).frame.to_csv(path, index=False)
+        assert main(["fit", str(path), "--model", "uniform", "--map", "--json"]) == 0
+        reads[n] = json.loads(capsys.readouterr().out)["reads_as"]
+    assert reads[4].startswith("ε 0.") and "≥" not in reads[4]
+    assert reads[4].endswith(
+        "not a finding: 6 pairs seen in both orders, fewer than the 10 S_com and the moments need"
+    )
+    assert reads[5].startswith("ε ≥ 0.") and reads[5].endswith("without labels")
+
+
 def test_plan_labels_cli_returns_budget_pairs_of_the_log(sim, tmp_path, capsys):
     path = tmp_path / "log.csv"
     sim.frame.drop(columns="truth").to_csv(path, index=False)
