@@ -371,8 +371,8 @@ def _hedge(
     Examples
     --------
     >>> _hedge({"uniform": 0, "positional": 38}, {"uniform": 100, "positional": 100}, 0.7,
-    ...        "positional")[:60]
-    ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.7 for 38 '
+    ...        "positional")[:61]
+    ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.70 for 38 '
     >>> _hedge({"uniform": 0}, {"uniform": 100}, 0.7, "uniform")
     ''
     """
@@ -384,7 +384,7 @@ def _hedge(
     if not worst:
         return ""
     return (
-        f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:g} for {', '.join(worst)}"
+        f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:.2f} for {', '.join(worst)}"
         f" of the {unit} rows), so the elpd values and their SE may be off and "
         f"'{pref} is preferred' is tentative. To settle it: refit with more draws, compare by "
         "K-fold cross-validation (leave out whole contexts), or recompute the bad rows exactly "
