@@ -956,6 +956,23 @@ def _csv_records(text: str, sep: str) -> Iterator[tuple[int, int, list[str]]]:
         r += 1
 
 
+def _csv_lines(text: str, sep: str, rows: Sequence[int]) -> list[int]:
+    """The line numbers (1-based, as an editor shows them) of data ``rows`` of a CSV text,
+    counting records as the readers do (blank lines skipped, quoted line breaks inside a
+    record); read only as far as the last of them. Empty where the text cannot be parsed."""
+    want = set(rows)
+    found: dict[int, int] = {}
+    try:
+        for r, line, _rec in _csv_records(text, sep):
+            if r in want:
+                found[r] = line
+                if len(found) == len(want):
+                    break
+    except DataError:
+        return []
+    return [found[r] for r in rows if r in found] if len(found) == len(want) else []
+
+
 def _ragged_row(text: str, sep: str, name: str) -> DataError | None:
     """The first record whose field count differs from the header's, as a DataError."""
     try:
@@ -967,8 +984,10 @@ def _ragged_row(text: str, sep: str, name: str) -> DataError | None:
                 return DataError(
                     f"malformed {name!r}: the row has {len(rec)} field"
                     f"{'s' if len(rec) != 1 else ''} where the header has {width} "
-                    f"(line {line}; data rows are counted from 0 after the header)",
+                    "(data rows are counted from 0 after the header)",
                     rows=[r],
+                    lines=[line],
+                    file=name,
                 )
     except DataError as exc:
         return DataError(f"malformed {name!r}: {exc.message}")
@@ -1219,6 +1238,8 @@ class _Source:
     frame: pd.DataFrame
     name: str
     ragged: Any = None  # callable returning a DataError for a ragged CSV, or None
+    #: a text file's: callable mapping data rows to their line numbers (:func:`_csv_lines`)
+    lines: Any = None
     #: a folder's files: (name relative to the folder, first row in ``frame``), in row order
     parts: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = ()
@@ -1330,9 +1351,19 @@ def _read(source: pd.DataFrame | str | PathLike[str], max_bytes: int | None = No
         sep = "\t" if kind == "tsv" else ","
         frame = _read_csv_arrow(path, sep, limit)
         if frame is not None:
-            return _Source(frame, name, lambda: _ragged_row(_read_text(path, limit), sep, name))
+            return _Source(
+                frame,
+                name,
+                lambda: _ragged_row(_read_text(path, limit), sep, name),
+                lines=lambda rows: _csv_lines(_read_text(path, limit), sep, rows),
+            )
         text = _read_text(path, limit)
-        return _Source(_parse_csv(text, sep, name), name, lambda: _ragged_row(text, sep, name))
+        return _Source(
+            _parse_csv(text, sep, name),
+            name,
+            lambda: _ragged_row(text, sep, name),
+            lines=lambda rows: _csv_lines(text, sep, rows),
+        )
     text = _read_text(path, limit)
     return _Source(_parse_json(text, name, lines=kind == "jsonl"), name)
 
@@ -1913,6 +1944,12 @@ def load_comparisons(
             lacking = _files_lacking(src, exc.column)
             if lacking is not None:
                 raise lacking from None
+        if exc.rows and src.lines is not None and not exc.lines:
+            lines = src.lines(exc.rows[:10])
+            if lines:  # the rows as an editor shows them: line 3 of log.csv
+                raise DataError(
+                    exc.message, rows=exc.rows, column=exc.column, lines=lines, file=src.name
+                ) from None
         if not src.parts or not exc.rows:
             raise
         raise _in_file(exc, src.parts) from None

@@ -82,6 +82,11 @@ class DataError(BayesPairwiseError, ValueError):
         Positions (0-based, in the user's input) of the offending rows.
     column : str, optional
         Name of the offending column in the user's input.
+    lines : sequence of int, optional
+        Where ``rows`` stand in a text file: the line numbers (1-based, the header line 1) of
+        the first ten of them, as an editor shows them; said with ``file``.
+    file : str, optional
+        The file ``lines`` count in.
 
     Examples
     --------
@@ -90,19 +95,33 @@ class DataError(BayesPairwiseError, ValueError):
     ([3, 7], 'winner')
     >>> print(err)
     unknown outcome label 'x' (column 'winner', rows 3, 7)
+    >>> print(DataError("missing value", rows=[1], column="second", lines=[3], file="log.csv"))
+    missing value (column 'second', row 1: line 3 of log.csv)
     """
 
     def __init__(
-        self, message: str, *, rows: Sequence[int] | None = None, column: str | None = None
+        self,
+        message: str,
+        *,
+        rows: Sequence[int] | None = None,
+        column: str | None = None,
+        lines: Sequence[int] | None = None,
+        file: str | None = None,
     ) -> None:
         self.rows = [int(r) for r in rows] if rows is not None else []
         self.column = column
         self.message = message
+        self.lines = [int(n) for n in lines] if lines else []
+        self.file = file
         where = []
         if column is not None:
             where.append(f"column {column!r}")
         if self.rows:
-            where.append(f"row{'s' if len(self.rows) > 1 else ''} {_format_rows(self.rows)}")
+            at = f"row{'s' if len(self.rows) > 1 else ''} {_format_rows(self.rows)}"
+            if self.lines and file:
+                n = len(self.lines)
+                at += f": line{'s' if n > 1 else ''} {_format_rows(self.lines)} of {file}"
+            where.append(at)
         super().__init__(f"{message} ({', '.join(where)})" if where else message)
 
 

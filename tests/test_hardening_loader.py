@@ -705,3 +705,49 @@ def test_read_text_round_trip_through_io_module():
     frame = data_mod._parse_csv(text, ",", "mem.csv")
     assert frame["first"].tolist() == ["a,b", "l\nm"]
     assert frame["second"].tolist() == ['q"x', "z"]
+
+
+def test_bad_rows_of_a_text_file_are_named_by_their_line_too(tmp_path):
+    """A bad row of a CSV was named by its 0-based data row only ("row 2"), which a user
+    opening the file finds on line 4. The error now gives both, counting lines as an editor
+    does: the header, blank lines and line breaks inside quoted fields, in plain and gzipped
+    files; a DataFrame has no lines to name."""
+    text = (
+        "first,second,outcome\n"
+        "a,b,first\n"
+        "\n"  # a blank line: skipped as a record, counted as a line
+        'b,"a\nb",second\n'  # a record over two lines
+        "a,c,frist\n"
+        "c,a,first\n"
+    )
+    path = tmp_path / "log.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_comparisons(path)
+    assert err.value.rows == [2] and err.value.lines == [6]
+    assert str(err.value).endswith("(column 'outcome', row 2: line 6 of log.csv)")
+    gz = tmp_path / "log.csv.gz"
+    gz.write_bytes(gzip.compress(text.encode()))
+    with pytest.raises(DataError, match=r"row 2: line 6 of log\.csv\.gz\)"):
+        load_comparisons(gz)
+    tsv = tmp_path / "log.tsv"
+    tsv.write_text("first\tsecond\toutcome\na\tb\tfirst\nb\t\tsecond\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"\(column 'second', row 1: line 3 of log\.tsv\)"):
+        load_comparisons(tsv)
+    # several rows: the first ten are placed
+    many = tmp_path / "many.csv"
+    many.write_text("first,second,outcome\n" + "a,b,x\n" * 12, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_comparisons(many)
+    assert err.value.lines == list(range(2, 12))
+    assert "rows 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, … (2 more): lines 2, 3, 4" in str(err.value)
+    # a ragged row says its line once
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("first,second,outcome\na,b,first\nb,a\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_comparisons(ragged)
+    assert str(err.value).count("line 3") == 1 and err.value.rows == [1]
+    # a DataFrame: rows only
+    with pytest.raises(DataError) as err:
+        load_comparisons(pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["frist"]}))
+    assert err.value.lines == [] and str(err.value).endswith("row 0)")
