@@ -122,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "CrossCheck": "crosscheck",
     "crosscheck": "crosscheck",
     "compare": "crosscheck",
+    "seed_streams": "crosscheck",
     # leaderboard
     "Leaderboard": "leaderboard",
     "judge_agreement": "leaderboard",
@@ -197,18 +198,25 @@ def __dir__() -> list[str]:
     return list(__all__)
 
 
-class _Package(types.ModuleType):
-    """The package module: ``bp.crosscheck`` stays the function once the submodule is imported.
+#: Names that are both a submodule and its main function, exported as the function.
+_FUNCTION_OVER_MODULE = frozenset({"crosscheck", "leaderboard"})
 
-    ``crosscheck`` is both a module and its main function. The import system sets the
-    submodule as an attribute of the package when anything imports it; this keeps the function
-    there instead, without importing the module (and pandas) at ``import bayes_pairwise``, so
-    the command line's ``--help`` and usage errors stay fast.
+
+class _Package(types.ModuleType):
+    """The package module: ``bp.crosscheck`` and ``bp.leaderboard`` stay the functions once
+    their submodules are imported.
+
+    Each is both a module and its main function. The import system sets the submodule as an
+    attribute of the package when anything imports it (the cross-check imports
+    ``bayes_pairwise.leaderboard``, after which ``bp.leaderboard(data)`` raised "'module'
+    object is not callable"); this keeps the function there instead, without importing the
+    module (and pandas) at ``import bayes_pairwise``, so the command line's ``--help`` and
+    usage errors stay fast.
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "crosscheck" and isinstance(value, types.ModuleType):
-            value = value.crosscheck
+        if name in _FUNCTION_OVER_MODULE and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
         super().__setattr__(name, value)
 
 

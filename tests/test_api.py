@@ -26,3 +26,26 @@ def test_import_does_not_pull_in_pymc():
     code = "import sys, bayes_pairwise as bp; bp.load_comparisons; print('pymc' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_functions_named_like_their_module_stay_functions_after_the_module_is_imported():
+    """``bp.leaderboard(data)`` raised "'module' object is not callable" once anything had
+    imported ``bayes_pairwise.leaderboard`` (the cross-check does): the import system sets a
+    submodule as the package's attribute. Every export named like a submodule stays the
+    exported object, whatever is imported first."""
+    import importlib
+    import pkgutil
+
+    submodules = {m.name for m in pkgutil.iter_modules(bp.__path__)}
+    shared = sorted(set(bp._EXPORTS) & submodules)
+    assert shared == ["crosscheck", "leaderboard"]
+    for name in shared:
+        module = importlib.import_module(f"bayes_pairwise.{name}")
+        assert getattr(bp, name) is getattr(module, name)
+        assert callable(getattr(bp, name))
+    code = (
+        "import bayes_pairwise as bp, bayes_pairwise.crosscheck, bayes_pairwise.leaderboard; "
+        "print(bp.leaderboard.__module__, bp.crosscheck.__module__, callable(bp.leaderboard))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["bayes_pairwise.leaderboard", "bayes_pairwise.crosscheck", "True"]

@@ -123,6 +123,28 @@ def test_pooled_board_pools_every_verdict(three_judges):
     assert got == pytest.approx(cc.judge_agreement.set_index("judge")["kendall_tau"].to_dict())
 
 
+def test_python_reproduces_the_crosschecks_boards_through_its_seed_stream(three_judges):
+    """The cross-check's boards draw from its 'leaderboard' stream (as ``leaderboard --seed``
+    does); ``bp.leaderboard`` given that stream prints the same intervals, and so do the
+    per-judge boards at their replicate count, so one number answers the question from
+    Python too. The raw seed draws other replicates (documented, not a second answer)."""
+    import bayes_pairwise as bp
+    from bayes_pairwise.conventions import JUDGE_BOARDS_N_BOOT
+    from bayes_pairwise.leaderboard import judge_leaderboards
+
+    cc = three_judges
+    stream = bp.seed_streams(CHEAP["random_seed"])["leaderboard"]
+    assert stream == cc.settings["seed_streams"]["leaderboard"]
+    cols = ["item", "strength", "lower", "upper", "p_rank_1"]
+    mine = bp.leaderboard(cc.data.pool_judges(POOLED), random_seed=stream)
+    pd.testing.assert_frame_equal(mine.table[cols], cc.leaderboard.table[cols])
+    raw = bp.leaderboard(cc.data.pool_judges(POOLED), random_seed=CHEAP["random_seed"])
+    assert not np.allclose(raw.table["lower"], cc.leaderboard.table["lower"])
+    boards, _ = judge_leaderboards(cc.data, random_seed=stream, n_boot=JUDGE_BOARDS_N_BOOT)
+    for j, board in boards.items():
+        pd.testing.assert_frame_equal(board.table[cols], cc.judge_leaderboards[j].table[cols])
+
+
 # ============================================================================ (c) human reference
 def test_human_judge_is_the_reference(with_human):
     cc = with_human
