@@ -113,10 +113,13 @@ def test_csv_fast_reader_equals_the_general_reader(
 @pytest.mark.parametrize(
     ("body", "match"),
     [
-        ("a,b,first\nc,,second\n", r"missing value \(column 'second', row 1\)"),
+        ("a,b,first\nc,,second\n", r"missing value \(column 'second', row 1: line 3 of log\.csv\)"),
         ("a,b,first\nc,d\n", r"row has 2 fields where the header has 3"),
-        ("a,b,first\n   \nc,d,x\n", r"unknown outcome label\(s\) \['x'\].*row 1\)"),
-        ("a,b,first\nc,c,first\n", r"self-comparison.*row 1\)"),
+        (
+            "a,b,first\n   \nc,d,x\n",
+            r"unknown outcome label\(s\) \['x'\].*row 1: line 4 of log\.csv\)",
+        ),
+        ("a,b,first\nc,c,first\n", r"self-comparison.*row 1: line 3 of log\.csv\)"),
     ],
 )
 def test_csv_errors_name_the_same_rows(
