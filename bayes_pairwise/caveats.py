@@ -197,7 +197,7 @@ def short_of_pairs(
     {'judge': (2, 1)}
     """
     out = {}
-    for j, block in data.by_judge():
+    for j, block in data.without_weights().by_judge():  # pairs are counted, not weighed
         if unlabelled_only and block.has_truth:
             continue
         pc = pair_counts(block)

@@ -784,6 +784,10 @@ class CrossCheck:
             "convergence": {k: dict(v) for k, v in self.convergence.items()},
             "verdict_model": self.verdict_model,
             "verdict_model_note": self.verdict_model_note,
+            "short_of_pairs": {
+                j: {"n_verdicts": n, "pairs_in_both_orders": both}
+                for j, (n, both) in self.short_of_pairs.items()
+            },
         }
 
     def pivot(self) -> pd.DataFrame:

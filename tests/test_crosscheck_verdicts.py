@@ -268,6 +268,9 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
         "not a finding: 6 pairs seen in both orders, fewer than the 10 S_com and the moments need"
     )
     assert cc4.headline().iloc[0]["reads as"] == reads
+    assert cc4.to_dict()["short_of_pairs"] == {
+        "judge": {"n_verdicts": 12, "pairs_in_both_orders": 6}
+    }
     assert "6 pairs seen in both orders in 12 verdicts, fewer than the 10 S_com" in v.text
     assert re.search(r"ε \d\.\d{3} vs S_com closed form [\d.]+ \[[-\d.]+, [-\d.]+\]", v.text)
     assert "AGREE" not in v.text and "DISAGREE" not in v.text
