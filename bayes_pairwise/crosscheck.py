@@ -616,7 +616,10 @@ class CrossCheck:
 
     def what_it_shows(self, judge: str) -> dict[str, Any]:
         """Per judge, what the log can show (issue 25): the verdict fit's ``estimand``, the
-        sentence it ``reads_as`` ("ε₊ ≥ 0.078 — lower bound: …" without labels), the sharp
+        sentence the rates ``reads_as`` ("ε₊ ≥ 0.078 — lower bound: …" without labels; each
+        rate the headline shows, from the first fit that gives it, or the verdict model's
+        alone where the verdict rests on it; "not a finding" for a judge in
+        :attr:`short_of_pairs`), the sharp
         ``bounds`` ({"eps_plus": [lo, hi], …}), the ``identification`` of pair difficulty and
         the ``convergence`` line of the rates (empty when converged).
 
@@ -633,14 +636,21 @@ class CrossCheck:
         from bayes_pairwise.identification import reads_as
 
         name = self.verdict_fit_name()
-        fit = self.fits.get(name) if name is not None else None
         est = self.estimand.get(name, estimand(False)) if name else estimand(False)
+        # the rates the headline shows: each from the first fit that has it (uniform's ε,
+        # positional's ε₊ and ε₋), or only the verdict model's where the verdict rests on it
+        fits = (
+            [self.fits[self.verdict_model]]
+            if self.verdict_model is not None and self.verdict_model in self.fits
+            else list(self.fits.values())
+        )
         values = {}
-        if fit is not None:
-            for q in ("eps", "eps_plus", "eps_minus"):
+        for q in ("eps", "eps_plus", "eps_minus"):
+            for fit in fits:
                 st = posterior_stats(fit, q, judge=judge)
                 if st is not None:
                     values[q] = st[0]
+                    break
         b = self.bounds.get(judge)
         idf = self.identification.get(judge)
         conv = self.convergence.get(name, {}) if name else {}

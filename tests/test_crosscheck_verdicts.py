@@ -318,3 +318,31 @@ def test_intervals_apart_by_less_than_the_tolerance_say_so() -> None:
     assert f"(apart by 0.001, within the {AGREEMENT_TOLERANCE:g} tolerance)" in v.text
     (v,) = _verdicts(pd.DataFrame([_ag("eps_plus", True, gap=0.0)]), ["j"], {})
     assert "apart by" not in v.text
+
+
+def test_reads_as_states_every_rate_the_headline_shows() -> None:
+    """judging_the_judges' claude-3-haiku (S_com above 1/2: it favours one position) read
+    "ε ≥ 0.287 — lower bound" — uniform's ε alone, which the verdict does not assess — while
+    the headline beside it showed positional's ε₊ 0.517 and ε₋ 0.052. The reading now states
+    each rate the headline shows, from the fit that gives it, with the headline's numbers."""
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(12, eps_plus=0.3, eps_minus=0.05, random_seed=4)
+    cc = crosscheck(
+        sim.data,
+        models=("uniform", "positional"),
+        method="map",
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+        leaderboard=False,
+        strengths=False,
+        diagnostics=False,
+    )
+    head = cc.headline().iloc[0]
+    reads = head["reads as"]
+    for sym in ("ε", "ε₊", "ε₋"):
+        value = head[cc.estimate_column(sym)]
+        assert f"{sym} ≥ {value}" in reads, (sym, value, reads)
+    assert reads.endswith("invisible without labels")
