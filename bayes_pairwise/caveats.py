@@ -39,7 +39,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -84,6 +84,7 @@ __all__ = [
     "identification_text",
     "joint_mode",
     "long_trajectories",
+    "merge_per_judge",
     "mode_shift",
     "order_model_for",
     "position_preference_check",
@@ -127,15 +128,55 @@ class Caveat:
     text: str
     #: The judges a fit's caveat concerns where that is not every judge (``()``: all of them).
     judges: tuple[str, ...] = ()
+    #: Where ``text`` is ``lead`` + what the log shows + ``shared`` (the explanation, the same
+    #: for every judge it is said of): a cross-check of several judges says it once for all of
+    #: them (:func:`merge_per_judge`). Empty: the text is one piece.
+    lead: str = ""
+    shared: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """``{"code": …, "text": …}`` (and ``"judges"`` where it names some; for JSON)."""
-        out = asdict(self)
-        if not self.judges:
-            del out["judges"]
-        else:
+        out = {"code": self.code, "text": self.text}
+        if self.judges:
             out["judges"] = list(self.judges)
         return out
+
+
+def merge_per_judge(said: Sequence[tuple[str, Caveat]]) -> dict[tuple[str, str], str]:
+    """One text for the judges who got the same caveat with its own numbers: ``said`` holds
+    (judge, caveat) pairs from one-judge logs; for each caveat whose ``lead`` and ``shared``
+    parts two judges or more share, each of their texts maps to ``lead`` + "judge j: …" for
+    each + ``shared``, as the caveat reads on a log of those judges together. Keys:
+    (judge, text).
+
+    Examples
+    --------
+    >>> a = Caveat("c", "Ties cluster — 5 ×. Why.", lead="Ties cluster — ", shared=" Why.")
+    >>> b = Caveat("c", "Ties cluster — 3 ×. Why.", lead="Ties cluster — ", shared=" Why.")
+    >>> merge_per_judge([("x", a), ("y", b)])[("y", b.text)]
+    'Ties cluster — judge x: 5 ×; judge y: 3 ×. Why.'
+    """
+    groups: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for j, c in said:
+        if not c.shared or not c.text.startswith(c.lead) or not c.text.endswith(c.shared):
+            continue
+        items = groups.setdefault((c.code, c.lead, c.shared), [])
+        if (j, c.text) not in items:
+            items.append((j, c.text))
+    out: dict[tuple[str, str], str] = {}
+    for (_, lead, shared), items in groups.items():
+        if len({j for j, _ in items}) < 2:
+            continue
+        body = (
+            "; ".join(
+                f"judge {j}: {t[len(lead) : len(t) - len(shared)].strip().rstrip('.')}"
+                for j, t in items
+            )
+            + "."
+        )
+        for j, t in items:
+            out[(j, t)] = lead + body + shared
+    return out
 
 
 def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
@@ -466,15 +507,13 @@ def ties_cluster_by_pair(
             "predictive check ties_both_orders says by how much). The order models let the "
             "tie rate vary by pair with tie_dispersion='pair' (fit --tie-dispersion pair)."
         )
-    return Caveat(
-        "ties_cluster_by_pair",
-        "Ties cluster by pair — "
-        + " ".join(said)
-        + fitted
-        + " The models' error rates come from the decided verdicts and stand as long as a tie "
-        "does not depend on which text is better; S_com rescaled for the tie share does not "
-        "(the cross-check rests ε on the pairs decided in both orders).",
+    lead = "Ties cluster by pair — "
+    shared = (
+        fitted + " The models' error rates come from the decided verdicts and stand as long as "
+        "a tie does not depend on which text is better; S_com rescaled for the tie share does "
+        "not (the cross-check rests ε on the pairs decided in both orders)."
     )
+    return Caveat("ties_cluster_by_pair", lead + " ".join(said) + shared, lead=lead, shared=shared)
 
 
 #: :func:`ties_cluster_by_context` speaks when the tie counts per context are this many times
@@ -616,13 +655,13 @@ def ties_cluster_by_context(
             "p_loo larger than the number of parameters. The order models fit a tie rate that "
             "varies by context with tie_dispersion=True (fit --tie-dispersion)."
         )
+    lead = "Ties cluster by context — "
+    shared = (
+        fitted + " The error rates are estimated from the decided verdicts; which questions are "
+        "tied does not bias them as long as a tie does not depend on which text is better."
+    )
     return Caveat(
-        "ties_cluster_by_context",
-        "Ties cluster by context — "
-        + " ".join(said)
-        + fitted
-        + " The error rates are estimated from the decided verdicts; which questions are tied "
-        "does not bias them as long as a tie does not depend on which text is better.",
+        "ties_cluster_by_context", lead + " ".join(said) + shared, lead=lead, shared=shared
     )
 
 
@@ -838,7 +877,16 @@ def caveats_for(
             out.append(paired)
     if test_correlation and repeats and model_kind != "biased_bt":
         res = within_pair_correlation(data, n_bootstrap=n_bootstrap, random_seed=random_seed)
-        out.append(Caveat("within_pair_correlation", res.summary()))
+        text = res.summary()
+        shared = f" {res.conclusion()}" if res.testable else ""
+        out.append(
+            Caveat(
+                "within_pair_correlation",
+                text,
+                lead="Within-pair error correlation test on " if shared else "",
+                shared=shared,
+            )
+        )
     reading = repeats_reading(data) if repeats else None
     if reading is not None:  # what the correlation test and difficulty-by-repeats stand on
         out.append(Caveat("repeats_reading", reading))

@@ -1656,7 +1656,13 @@ def _caveats(
     ``tie_positional``: the models fit one tie rate per position (the caveat says so); the
     models with ``tie_dispersion`` let the tie rate vary by context or by pair (so do the
     caveats)."""
-    from bayes_pairwise.caveats import FIT_CAVEATS, MODEL_KINDS, caveats_for, dispersion_kwargs
+    from bayes_pairwise.caveats import (
+        FIT_CAVEATS,
+        MODEL_KINDS,
+        caveats_for,
+        dispersion_kwargs,
+        merge_per_judge,
+    )
 
     def kind(f: Any) -> str:  # the model's own caveat kind (difficulty variants), else its family
         return str(getattr(f, "caveat_kind", None) or str(getattr(f, "name", "")).split("_")[0])
@@ -1665,6 +1671,7 @@ def _caveats(
     dispersion = dispersion_kwargs(fits)
     general: list[str] = []
     per: dict[str, list[str]] = {}
+    said_by: list[tuple[str, Any]] = []  # (judge, caveat): those with a shared explanation
     for j, block in data.by_judge():
         per[j] = []
         said: dict[str, Any] = {}  # the identification statement: once per judge, not per kind
@@ -1693,6 +1700,16 @@ def _caveats(
                     per[j].append(c.text)
                 if c.text not in general:
                     general.append(c.text)
+                if c.shared:
+                    said_by.append((str(j), c))
+    # a caveat several judges got, each with its own numbers, is said once for them all: the
+    # numbers judge by judge, the explanation once (judging_the_judges: 7 judges' ties cluster)
+    merged = merge_per_judge(said_by)
+    if merged:
+        for j in per:
+            per[j] = list(dict.fromkeys(merged.get((j, t), t) for t in per[j]))
+        owner = {t: m for (_, t), m in merged.items()}
+        general = list(dict.fromkeys(owner.get(t, t) for t in general))
     # a fit's own caveats (caveats.FIT_CAVEATS: a MAP's or Laplace fit's joint mode, a NUTS
     # fit's long trajectories), for the judges they name
     for f in fits.values():

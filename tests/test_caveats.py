@@ -313,7 +313,10 @@ def test_tie_dispersion_closed_form_and_the_caveat_names_the_clustered_judge() -
 
 def test_a_numbered_caveat_names_the_judges_it_concerns() -> None:
     """compare prints the caveats once, numbered, under the headline: one that is not every
-    judge's says whose it is (the within-pair correlation test is one per judge)."""
+    judge's says whose it is (the within-pair correlation test needs repeats: judge-c has
+    none). The test's caveat, one per judge with its own numbers, is said once for the judges
+    whose conclusion is the same (judging_the_judges printed the same explanation 9 times):
+    each judge's numbers, then the conclusion."""
     import pandas as pd
 
     from bayes_pairwise.crosscheck import crosscheck
@@ -321,18 +324,37 @@ def test_a_numbered_caveat_names_the_judges_it_concerns() -> None:
     from bayes_pairwise.simulate import simulate_round_robin
 
     frames = [
-        simulate_round_robin(6, repeats=3, eps=e, random_seed=s).data.to_frame().assign(judge=j)
-        for j, e, s in (("judge-a", 0.1, 1), ("judge-b", 0.3, 2))
+        simulate_round_robin(6, repeats=r, eps=e, random_seed=s).data.to_frame().assign(judge=j)
+        for j, e, s, r in (("judge-a", 0.1, 1, 3), ("judge-b", 0.3, 2, 3), ("judge-c", 0.2, 3, 1))
     ]
     data = load_comparisons(pd.concat(frames, ignore_index=True))
     cc = crosscheck(data, models=(), leaderboard=False, delta_s_2d=False, random_seed=0)
     owners = dict(zip(cc.caveats, cc.caveat_judges(), strict=True))
     tests = {t: w for t, w in owners.items() if t.startswith("Within-pair error correlation")}
-    assert sorted(tests.values()) == [("judge-a",), ("judge-b",)]
-    assert () in owners.values()  # the identification caveat concerns both judges
+    ((text, whose),) = tests.items()
+    assert whose == ("judge-a", "judge-b")
+    assert re.match(
+        r"Within-pair error correlation test on judge judge-a: \d+ pair\(s\) with repeats in "
+        r"both orders: .*p = [\d.]+ \(\d+ bootstrap replicates\); judge judge-b: \d+ pair\(s\) "
+        r".*\. No evidence of errors correlated within a pair",
+        text,
+    )
+    assert text.count("No evidence") == 1
+    # the headline refers each of the two judges to the one caveat
+    refs = cc.headline().set_index("judge")["caveats"]
+    number = str(cc.caveats.index(text) + 1)
+    assert all(number in refs[j].split(", ") for j in ("judge-a", "judge-b"))
+    assert number not in refs["judge-c"].split(", ")
+    # the identification statements: the judges with repeats share one, judge-c has its own
+    assert sorted(w for t, w in owners.items() if t.startswith("Pair difficulty")) == [
+        ("judge-a", "judge-b"),
+        ("judge-c",),
+    ]
     lines = cc.caveat_lines()
-    assert sum(line.startswith("caveat ") and " (judge-a): Within-pair" in line for line in lines)
-    assert any(re.match(r"caveat \d+: Pair difficulty", line) for line in lines)
+    assert sum(
+        line.startswith("caveat ") and " (judge-a, judge-b): Within-pair" in line for line in lines
+    )
+    assert any(re.match(r"caveat \d+ \(judge-c\): Pair difficulty", line) for line in lines)
     assert cc.to_dict()["caveat_judges"] == [list(w) for w in cc.caveat_judges()]
 
 
@@ -518,3 +540,36 @@ def test_a_hard_truth_fit_carries_the_long_trajectories_caveat_to_the_crosscheck
     m2 = PositionalBias().fit(soft.data, random_seed=1)
     assert trajectory_stats(m2.idata_).steps_per_draw < 100
     assert "long_trajectories" not in [c.code for c in m2.caveats_]
+
+
+def test_judges_with_the_same_finding_share_one_caveat_with_their_own_numbers() -> None:
+    """judging_the_judges (9 judges) printed 19 caveats under its headline: the tie-cluster
+    caveat 7 times and the within-pair correlation caveat 9 times, each with the same
+    explanation after one judge's numbers. Each is now one caveat: every judge's numbers, the
+    explanation once, and every judge it concerns refers to it."""
+    import bayes_pairwise as bp
+    from bayes_pairwise.crosscheck import crosscheck
+
+    data = bp.datasets.load("judging_the_judges")
+    cc = crosscheck(
+        data,
+        models=(),
+        leaderboard=False,
+        delta_s=False,
+        delta_s_2d=False,
+        biased_bt_spread=False,
+        strengths=False,
+        progress=False,
+    )
+    owners = dict(zip(cc.caveats, cc.caveat_judges(), strict=True))
+    (ties,) = [t for t in owners if t.startswith("Ties cluster by context")]
+    (corr,) = [t for t in owners if t.startswith("Within-pair error correlation")]
+    assert len(owners[ties]) == 7 and "gpt-3.5-turbo-0125" not in owners[ties]
+    assert owners[corr] == ()  # all nine judges
+    assert ties.count("its tie counts per context vary") == 7
+    assert ties.count("The models fit one tie rate") == 1
+    assert corr.count("repeats agree") == 9 and corr.count("Errors are correlated") == 1
+    assert "judge gpt-4-0613: 157 pair(s) with repeats in both orders" in corr
+    refs = cc.headline().set_index("judge")["caveats"]
+    number = str(cc.caveats.index(corr) + 1)
+    assert all(number in r.split(", ") for r in refs)

@@ -47,14 +47,17 @@ def test_power_on_hard_pairs() -> None:
     assert res.p_value < 0.05
     row = res.table.iloc[0]
     assert 0.1 < row.hard_share < 0.4 and 0.45 < row.eps_hard < 0.75
-    assert "errors are correlated within a pair" in res.summary()
+    assert res.summary().endswith(
+        ". Errors are correlated within a pair (some pairs are hard in both orders), so "
+        "ground-truth-free error rates are biased low."
+    )
 
 
 def test_summary_wording() -> None:
     import pandas as pd
 
     t = CorrelationTest(50, 0.1, 0.6, 0.8, 0.8, 99, pd.DataFrame())
-    assert "no evidence" in t.summary()
+    assert "(99 bootstrap replicates). No evidence" in t.summary()
     assert "LR = 0.10, p = 0.6 (99 bootstrap replicates)" in t.summary()
 
 

@@ -104,18 +104,29 @@ class CorrelationTest:
                 f"Within-pair error correlation: only {self.n_pairs} pair(s) with two or more "
                 "non-tie verdicts in each order; not testable."
             )
-        verdict = (
-            "errors are correlated within a pair (some pairs are hard in both orders), so "
-            "ground-truth-free error rates are biased low"
-            if self.p_value < alpha
-            else "no evidence of errors correlated within a pair (pairs the judge gets wrong "
-            "consistently remain invisible to this test)"
-        )
         return (
             f"Within-pair error correlation test on {self.n_pairs} pair(s) with repeats in both "
             f"orders: repeats agree {self.agreement_observed:.3f} vs "
             f"{self.agreement_expected:.3f} expected under independent errors, LR = "
-            f"{self.lr:.2f}, {self.p_text()}: {verdict}."
+            f"{self.lr:.2f}, {self.p_text()}. {self.conclusion(alpha)}"
+        )
+
+    def conclusion(self, alpha: float = 0.05) -> str:
+        """The last sentence of :meth:`summary`: what the test says at level ``alpha``.
+
+        Examples
+        --------
+        >>> CorrelationTest(40, 9.1, 0.004, 0.70, 0.64, 199, pd.DataFrame()).conclusion()[:40]
+        'Errors are correlated within a pair (som'
+        """
+        if self.p_value < alpha:
+            return (
+                "Errors are correlated within a pair (some pairs are hard in both orders), so "
+                "ground-truth-free error rates are biased low."
+            )
+        return (
+            "No evidence of errors correlated within a pair (pairs the judge gets wrong "
+            "consistently remain invisible to this test)."
         )
 
     def p_text(self) -> str:
