@@ -368,8 +368,10 @@ def _identification(
         big = sizes >= 3
         if not big.any():
             text = (
-                f"Pair difficulty: NOT IDENTIFIED (0 of {sizes.size} contexts has 3 or more "
-                "items) — with 2-item contexts any pair judged the same way in both orders may "
+                f"Pair difficulty: NOT IDENTIFIED (0 of the {sizes.size} "
+                f"context{'' if sizes.size == 1 else 's'} with a decided verdict "
+                f"{'has' if sizes.size == 1 else 'have'} 3 or more items) — with 2-item "
+                "contexts any pair judged the same way in both orders may "
                 "be right twice or wrong twice, so errors repeated in both orders are invisible "
                 "and every rate here is an order-inconsistent error rate, a lower bound. Gold "
                 "labels on some pairs (--truth-column; plan-labels picks them) settle it."
