@@ -820,7 +820,7 @@ def caveats_for(
         out.append(
             Caveat(
                 "labelled_rates",
-                "S_com, the moments and Delta_S ignore the gold labels and are "
+                "S_com, the moments and Δ_S ignore the gold labels and are "
                 "ground-truth-free; the plain labelled error rates (labelled_error_rates, "
                 "Wilson intervals) are not biased by errors correlated within a pair: a "
                 "labelled rate well above the ground-truth-free one is the signature of such "

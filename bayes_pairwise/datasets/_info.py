@@ -396,7 +396,7 @@ _INFOS: tuple[DatasetInfo, ...] = (
         caveats=(
             "Star design: every model is compared only with the reference answer of its "
             "question (vicuna-13b-v1.3 on MTBench, 'human' on DevBench), never with another "
-            "model. There is no round-robin, so Z matrices, Copeland scores and Delta_S per "
+            "model. There is no round-robin, so Z matrices, Copeland scores and Δ_S per "
             "context are not available; pair-level error models and Bradley-Terry are.",
             "Some rows are missing upstream (e.g. MTBench gpt-3.5-turbo-0125 has 554 of 576, "
             "DevBench gemini-pro 430 of 432), so a few pairs lack one order or a repetition. 30 "
@@ -524,7 +524,7 @@ _INFOS: tuple[DatasetInfo, ...] = (
         ),
         caveats=(
             "Each pair appears in one orientation only: no both-order statistics (S_com, Z, "
-            "Delta_S); position effects are identified only through the first-position win "
+            "Δ_S); position effects are identified only through the first-position win "
             "rate across pairs.",
             "Judges are 124 crowd workers with very different numbers of verdicts; per-judge "
             "error rates are noisy. pool_workers=True treats the crowd as one judge.",
