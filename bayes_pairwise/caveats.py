@@ -154,7 +154,7 @@ def merge_per_judge(said: Sequence[tuple[str, Caveat]]) -> dict[tuple[str, str],
     >>> a = Caveat("c", "Ties cluster — 5 ×. Why.", lead="Ties cluster — ", shared=" Why.")
     >>> b = Caveat("c", "Ties cluster — 3 ×. Why.", lead="Ties cluster — ", shared=" Why.")
     >>> merge_per_judge([("x", a), ("y", b)])[("y", b.text)]
-    'Ties cluster — judge x: 5 ×; judge y: 3 ×. Why.'
+    'Ties cluster — judge x: 5 ×. judge y: 3 ×. Why.'
     """
     groups: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     for j, c in said:
@@ -167,12 +167,9 @@ def merge_per_judge(said: Sequence[tuple[str, Caveat]]) -> dict[tuple[str, str],
     for (_, lead, shared), items in groups.items():
         if len({j for j, _ in items}) < 2:
             continue
-        body = (
-            "; ".join(
-                f"judge {j}: {t[len(lead) : len(t) - len(shared)].strip().rstrip('.')}"
-                for j, t in items
-            )
-            + "."
+        body = " ".join(  # one sentence per judge, as the caveats write several judges
+            f"judge {j}: {t[len(lead) : len(t) - len(shared)].strip().rstrip('.')}."
+            for j, t in items
         )
         for j, t in items:
             out[(j, t)] = lead + body + shared

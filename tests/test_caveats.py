@@ -335,7 +335,7 @@ def test_a_numbered_caveat_names_the_judges_it_concerns() -> None:
     assert whose == ("judge-a", "judge-b")
     assert re.match(
         r"Within-pair error correlation test on judge judge-a: \d+ pair\(s\) with repeats in "
-        r"both orders: .*p = [\d.]+ \(\d+ bootstrap replicates\); judge judge-b: \d+ pair\(s\) "
+        r"both orders: .*p = [\d.]+ \(\d+ bootstrap replicates\)\. judge judge-b: \d+ pair\(s\) "
         r".*\. No evidence of errors correlated within a pair",
         text,
     )
