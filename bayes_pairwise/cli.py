@@ -1574,7 +1574,10 @@ def _cmd_sbc(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(res.to_dict())
     else:
-        print(res.summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        table = res.summary.copy()
+        for col in [c for c in table.columns if c.startswith("median_ess")]:
+            table[col] = table[col].round().astype("Int64")  # draws: whole numbers
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         if res.failed:
             print(f"{res.failed} simulation(s) failed and were left out")
     return 0
