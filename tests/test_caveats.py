@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from crosscheck_kwargs import LEAN
 
 import bayes_pairwise as bp
 from bayes_pairwise.caveats import (
@@ -551,16 +552,7 @@ def test_judges_with_the_same_finding_share_one_caveat_with_their_own_numbers() 
     from bayes_pairwise.crosscheck import crosscheck
 
     data = bp.datasets.load("judging_the_judges")
-    cc = crosscheck(
-        data,
-        models=(),
-        leaderboard=False,
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        strengths=False,
-        progress=False,
-    )
+    cc = crosscheck(data, models=(), progress=False, **LEAN)
     owners = dict(zip(cc.caveats, cc.caveat_judges(), strict=True))
     (ties,) = [t for t in owners if t.startswith("Ties cluster by context")]
     (corr,) = [t for t in owners if t.startswith("Within-pair error correlation")]

@@ -7,6 +7,7 @@ import re
 from dataclasses import asdict
 
 import pandas as pd
+from crosscheck_kwargs import LEAN_MAP
 
 from bayes_pairwise.crosscheck import Agreement, _verdicts
 
@@ -246,16 +247,7 @@ def test_too_few_pairs_in_both_orders_decide_no_verdict_but_labels_do() -> None:
     from bayes_pairwise.data import load_comparisons
     from bayes_pairwise.simulate import simulate_round_robin
 
-    kw = dict(
-        models=("uniform",),
-        method="map",
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        leaderboard=False,
-        strengths=False,
-        diagnostics=False,
-    )
+    kw = {"models": ("uniform",), **LEAN_MAP}
     sim = simulate_round_robin(4, eps=0.2, random_seed=1)  # 6 pairs, both orders
     assert MIN_PAIRS_TO_SAY > 6
     cc4 = crosscheck(sim.data, **kw)
@@ -329,17 +321,7 @@ def test_reads_as_states_every_rate_the_headline_shows() -> None:
     from bayes_pairwise.simulate import simulate_round_robin
 
     sim = simulate_round_robin(12, eps_plus=0.3, eps_minus=0.05, random_seed=4)
-    cc = crosscheck(
-        sim.data,
-        models=("uniform", "positional"),
-        method="map",
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        leaderboard=False,
-        strengths=False,
-        diagnostics=False,
-    )
+    cc = crosscheck(sim.data, models=("uniform", "positional"), **LEAN_MAP)
     head = cc.headline().iloc[0]
     reads = head["reads as"]
     for sym in ("ε", "ε₊", "ε₋"):

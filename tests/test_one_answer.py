@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from crosscheck_kwargs import LEAN, LEAN_MAP
 
 import bayes_pairwise as bp
 from bayes_pairwise.classical.deltas import (
@@ -309,17 +310,7 @@ def test_what_the_log_shows_is_one_answer_through_every_door():
     from bayes_pairwise.pymc_models import PositionalBias
 
     data = bp.datasets.load("prd_vicuna80", judge=["bard", "gpt4"])
-    cc = crosscheck(
-        data,
-        models=(),
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        strengths=False,
-        leaderboard=False,
-        diagnostics=False,
-        random_seed=0,
-    )
+    cc = crosscheck(data, models=(), random_seed=0, **LEAN)
     verdicts = cc.verdicts.set_index("judge")
     for judge in ("bard", "gpt4"):
         alone = bp.datasets.load("prd_vicuna80", judge=judge)
@@ -346,18 +337,7 @@ def test_a_model_fitted_by_the_cross_check_states_the_cross_checks_numbers():
     data = bp.datasets.load("prd_vicuna80", judge="bard")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cc = crosscheck(
-            data,
-            models=("uniform",),
-            method="map",
-            delta_s=False,
-            delta_s_2d=False,
-            biased_bt_spread=False,
-            strengths=False,
-            leaderboard=False,
-            diagnostics=False,
-            random_seed=3,
-        )
+        cc = crosscheck(data, models=("uniform",), random_seed=3, **LEAN_MAP)
     r = cc.identification["bard"]
     stated = [c.text for c in cc.fits["uniform"].caveats_ if c.text.startswith("Pair difficulty")]
     assert len(stated) == 1 and stated[0].startswith(r.text)

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from crosscheck_kwargs import LEAN_MAP
 
 from bayes_pairwise.caveats import (
     caveats_for,
@@ -155,16 +156,6 @@ def test_the_cross_check_reads_its_own_moments_for_the_caveats(monkeypatch) -> N
         return real(*a, **k)
 
     monkeypatch.setattr(caveats, "positional_moments", counted)
-    cc = crosscheck(
-        data,
-        models=("positional",),
-        method="map",
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        leaderboard=False,
-        strengths=False,
-        diagnostics=False,
-    )
+    cc = crosscheck(data, models=("positional",), **LEAN_MAP)
     assert any("No error rates describe" in c for c in cc.caveats)
     assert len(calls) == 1  # was 3: the fit's, and one per kind (classical, positional)
