@@ -1513,6 +1513,11 @@ def _cmd_plan_labels(args: argparse.Namespace) -> int:
         if len(plan.pairs)
         else "no pair to label: every pair's errors are already known or labelled"
     )
+    if len(plan.pairs):
+        print(
+            "score: how much the pair's label reduces the predicted variance of ε₊ + ε₋, in the "
+            "order chosen (each label counts the ones above it)"
+        )
     print(
         f"{plan.n_ambiguous} pair row(s) can hide errors (consistent, or decided in one order), "
         f"{plan.n_known} cannot (their errors are known without a label)"

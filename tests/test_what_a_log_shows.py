@@ -164,6 +164,11 @@ def test_plan_labels_cli_returns_budget_pairs_of_the_log(sim, tmp_path, capsys):
     ctx = set(sim.frame["context"])
     assert all(p["context"] in ctx for p in out["pairs"])
     assert out["labels_for_width"]["labels"] > 50
+    # the text output says what its score column is
+    assert main(["plan-labels", str(path), "--context", "context", "--budget", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "score: how much the pair's label reduces the predicted variance of ε₊ + ε₋" in text
+    assert len([ln for ln in text.splitlines() if ln.strip().startswith("t")]) >= 5
 
 
 def test_report_and_cli_show_what_the_log_can_show_in_a_second_table(sim, capsys):
