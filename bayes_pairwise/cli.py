@@ -1133,6 +1133,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             print(lb)
         return 0
     data = _load_data(args)
+    if args.group_by is None:
+        # items in several contexts whose names recur: rank the names, as compare and report
+        # do (the one rule, leaderboard.rank_grouping), and say so
+        from bayes_pairwise.leaderboard import rank_grouping
+
+        group_by, how = rank_grouping(data)
+        if group_by == "name":
+            args = argparse.Namespace(**{**vars(args), "group_by": "name"})
+            _info(f"{how} (--group-by name, as compare and report rank them)")
     if args.agreement_with is not None:
         return _judge_agreement(args, data)
     _info(f"ranking {data!r} …")
@@ -1859,7 +1868,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--group-by",
         choices=("name",),
         default=None,
-        help="rank the item names across contexts (PRD: the answer model after '::')",
+        help="rank the item names across contexts (PRD: the answer model after '::'); the "
+        "default where names recur in several contexts, as compare and report rank them",
     )
     p.add_argument(
         "--agreement-with",

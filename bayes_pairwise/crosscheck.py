@@ -2350,33 +2350,14 @@ def _pooled(data: Comparisons) -> Comparisons:
     return data if data.n_judges == 1 else data.pool_judges(POOLED)
 
 
-def _rank_grouping(data: Comparisons) -> tuple[str | None, str]:
-    """How to rank: ``(group_by, note)``; ``("skip", why)`` when no ranking is meaningful."""
-    if not data.has_contexts:
-        return None, ""
-    ctx = np.asarray(data.item_context)
-    names = pd.Series(ctx).groupby(np.asarray(data.item_names, dtype=object)).nunique()
-    if int((names > 1).sum()) < 2:
-        return "skip", (
-            f"no leaderboard: the items live in {data.n_contexts} separate contexts and fewer "
-            "than two item names recur across contexts, so their strengths are not comparable "
-            "and there is nothing to rank across contexts"
-        )
-    return "name", (
-        f"items ranked by name across {data.n_contexts} contexts (e.g. the answer models of "
-        f"'question::model' items: {int((names > 1).sum())} names recur in several contexts); "
-        "the bootstrap resamples whole contexts"
-    )
-
-
 def _rankings(
     data: Comparisons, seed: Any, sink: WarningSink, steps: Steps
 ) -> tuple[Any, dict[str, Any], pd.DataFrame | None, list[str]]:
     """The pooled leaderboard, one per judge and their Kendall τ against the reference."""
-    from bayes_pairwise.leaderboard import judge_agreement, judge_leaderboards
+    from bayes_pairwise.leaderboard import judge_agreement, judge_leaderboards, rank_grouping
     from bayes_pairwise.leaderboard import leaderboard as rank_items
 
-    group_by, how = _rank_grouping(data)
+    group_by, how = rank_grouping(data)
     if group_by == "skip":
         return None, {}, None, [how]
     notes = [how] if how else []

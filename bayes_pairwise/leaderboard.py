@@ -44,6 +44,7 @@ __all__ = [
     "judge_agreement",
     "judge_leaderboards",
     "leaderboard",
+    "rank_grouping",
     "rank_probability_data",
     "rank_statistics",
     "ranking_leaderboard",
@@ -56,6 +57,40 @@ _BAYES_MODELS = ("uniform", "positional", "biased_bt")
 COLUMNS = ("item", "rank", "strength", "lower", "upper", "p_rank_1", "rank_lower", "rank_upper")
 
 GroupBy = Literal["name"] | Mapping[str, str] | Callable[[str], str] | None
+
+
+def rank_grouping(data: Comparisons) -> tuple[str | None, str]:
+    """How a log's items are ranked when nothing is said: ``(group_by, note)``.
+
+    ``(None, "")`` for one context (rank the items); ``("name", note)`` where item names recur
+    in several contexts (PRD's ``"question::model"`` items: rank the answer models, resampling
+    whole contexts); ``("skip", why)`` where items live in separate contexts and fewer than two
+    names recur, so nothing can be ranked across them. The one rule of the cross-check's
+    leaderboards and of ``leaderboard`` without ``--group-by``.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> rank_grouping(bp.datasets.load("prd_vicuna80"))[0]
+    'name'
+    >>> rank_grouping(bp.simulate_round_robin(5, random_seed=0).data)
+    (None, '')
+    """
+    if not data.has_contexts:
+        return None, ""
+    ctx = np.asarray(data.item_context)
+    names = pd.Series(ctx).groupby(np.asarray(data.item_names, dtype=object)).nunique()
+    if int((names > 1).sum()) < 2:
+        return "skip", (
+            f"no leaderboard: the items live in {data.n_contexts} separate contexts and fewer "
+            "than two item names recur across contexts, so their strengths are not comparable "
+            "and there is nothing to rank across contexts"
+        )
+    return "name", (
+        f"items ranked by name across {data.n_contexts} contexts (e.g. the answer models of "
+        f"'question::model' items: {int((names > 1).sum())} names recur in several contexts); "
+        "the bootstrap resamples whole contexts"
+    )
 
 
 # --------------------------------------------------------------------------- result

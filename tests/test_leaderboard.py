@@ -397,14 +397,37 @@ def test_cli_leaderboard_chatbot_arena_human_json(capsys) -> None:
         assert abs(sum(r["rank_probabilities"]) - 1.0) < 1e-9
 
 
-def test_cli_leaderboard_needs_group_by_for_contexts(capsys) -> None:
-    """PRD items live in contexts: the CLI names the flag to use, in one line, status 2."""
+def test_cli_leaderboard_ranks_names_across_contexts_as_compare_does(capsys, tmp_path) -> None:
+    """PRD items live in contexts: ``leaderboard prd_vicuna80 --judge gpt4`` refused with
+    "pass --group-by name" while compare and report rank the names by the same rule
+    (``rank_grouping``). It now ranks them, says so on stderr and prints what ``--group-by
+    name`` prints; where no name recurs across contexts it still refuses, in one line."""
+    import pandas as pd
+
     from bayes_pairwise.cli import main
 
-    rc = main(["leaderboard", "prd_vicuna80", "--judge", "gpt4", "--n-boot", "20"])
+    argv = ["leaderboard", "prd_vicuna80", "--judge", "gpt4", "--n-boot", "20", "--json"]
+    assert main(argv) == 0
+    got = capsys.readouterr()
+    assert "items ranked by name across 80 contexts" in got.err
+    assert "--group-by name, as compare and report rank them" in got.err
+    assert main([*argv, "--group-by", "name"]) == 0
+    assert json.loads(got.out) == json.loads(capsys.readouterr().out)
+    # contexts whose items share no name: nothing to rank across them
+    frame = pd.DataFrame(
+        {
+            "first": ["a", "b", "c", "d"],
+            "second": ["b", "a", "d", "c"],
+            "outcome": ["first", "second", "first", "first"],
+            "context": ["q1", "q1", "q2", "q2"],
+        }
+    )
+    path = tmp_path / "separate.csv"
+    frame.to_csv(path, index=False)
+    rc = main(["leaderboard", str(path), "--context-column", "context", "--n-boot", "20"])
     err = capsys.readouterr().err.strip().splitlines()
     errors = [line for line in err if line.startswith("error:")]
-    assert rc == 2 and len(errors) == 1 and "--group-by name" in errors[0]
+    assert rc == 2 and len(errors) == 1 and "separate contexts" in errors[0]
     assert not any("Traceback" in line for line in err)
 
 
