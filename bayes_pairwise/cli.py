@@ -1133,9 +1133,11 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             print(lb)
         return 0
     data = _load_data(args)
-    if args.group_by is None:
+    if args.group_by is None and args.model == "bt":
         # items in several contexts whose names recur: rank the names, as compare and report
-        # do (the one rule, leaderboard.rank_grouping), and say so
+        # do (the one rule, leaderboard.rank_grouping), and say so. Not for the error models:
+        # pooled by name, a pair of names has one latent truth for every question, which the
+        # user asks for explicitly
         from bayes_pairwise.leaderboard import rank_grouping
 
         group_by, how = rank_grouping(data)
@@ -1869,7 +1871,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("name",),
         default=None,
         help="rank the item names across contexts (PRD: the answer model after '::'); the "
-        "default where names recur in several contexts, as compare and report rank them",
+        "default for bt where names recur in several contexts, as compare and report rank them",
     )
     p.add_argument(
         "--agreement-with",
