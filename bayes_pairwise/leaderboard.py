@@ -353,6 +353,22 @@ def rank_statistics(
 
 
 # --------------------------------------------------------------------------- data preparation
+def _pooled_truth_note(data: Comparisons, grouped: Comparisons) -> str:
+    """What an error model ranks when items are pooled into groups, with the log's numbers."""
+    a = np.minimum(grouped.first, grouped.second)
+    b = np.maximum(grouped.first, grouped.second)
+    n_pairs = int(np.unique(a * grouped.n_items + b).size)
+    per = grouped.n_comparisons / max(n_pairs, 1)
+    where = f"{data.n_contexts} contexts' " if data.has_contexts else ""
+    return (
+        f"pooled into {grouped.n_items} groups, the {where}{grouped.n_comparisons:,} verdicts "
+        f"fall on {n_pairs} pairs of groups ({per:,.0f} each), and the error model gives each "
+        "pair one latent truth for all of them: the strengths rank the groups by those "
+        "truths, while their scale and intervals come mostly from the prior (σ_s); for "
+        "strengths that count every question's verdicts use model='bt' (the default)"
+    )
+
+
 def _group(data: Comparisons, group_by: GroupBy) -> tuple[Comparisons, str | None, list[str]]:
     """Data with items replaced by their groups; verdicts inside one group are dropped."""
     if group_by is None:
@@ -852,6 +868,8 @@ def leaderboard(
     else:
         if ridge is not None:
             raise ValueError("ridge applies to model='bt' only")
+        if group_label is not None:
+            notes.append(_pooled_truth_note(data, grouped))
         point, bounds, draws, interval, settings, more, _ = _bayes_leaderboard(
             grouped,
             model=model,

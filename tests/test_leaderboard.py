@@ -466,3 +466,19 @@ def test_strength_draws_follow_the_table_order():
     table = lb.table
     # the table's interval is the draws' percentile interval (widened to the point if needed)
     np.testing.assert_allclose(np.minimum(q[0], table["strength"]), table["lower"], atol=1e-9)
+
+
+def test_an_error_model_pooled_by_name_says_what_its_strengths_rank() -> None:
+    """PRD gpt4 by the uniform model, pooled by name: the 1,600 verdicts fall on 10 pairs of
+    systems and each pair gets one latent truth, so the strengths' scale is the prior's (a
+    NUTS run read gpt4 11.3 [−0.07, 27.0] with P(rank 1) 0.89, where Bradley–Terry reads
+    [1.36, 1.87] and 1.00). The board says so with the log's numbers; Bradley–Terry does not."""
+    import bayes_pairwise as bp
+
+    gpt4 = bp.datasets.load("prd_vicuna80", judge="gpt4")
+    lb = leaderboard(gpt4, model="uniform", method="map", group_by="name")
+    (note,) = [n for n in lb.notes if n.startswith("pooled into")]
+    assert "the 80 contexts' 1,600 verdicts fall on 10 pairs of groups (160 each)" in note
+    assert "one latent truth" in note and "model='bt'" in note
+    bt = leaderboard(gpt4, group_by="name", n_boot=20, random_seed=0)
+    assert not any(n.startswith("pooled into") for n in bt.notes)
