@@ -2269,6 +2269,36 @@ def _position_code_hint(unknown: set[str]) -> str:
     return ""
 
 
+#: outcome labels that logs use for a tie besides "tie" (Arena's "tie (bothbad)", chess's draw)
+_TIE_WORDS = ("draw", "equal", "same", "both", "neither", "bothbad", "both_bad", "both bad")
+
+
+def _tie_label_hint(unknown: set[str]) -> str:
+    """When every unknown outcome label reads as a tie ("draw", "tie (bothbad)", "equal" …),
+    the outcome map that reads them so, stated as a condition.
+
+    Examples
+    --------
+    >>> _tie_label_hint({"draw"})
+    "; if 'draw' means a tie, pass outcome_map={'draw': 'tie'} (CLI --outcome-map draw=tie)"
+    >>> _tie_label_hint({"draw", "x"})
+    ''
+    """
+    low = {u: u.strip().lower() for u in unknown}
+    if not unknown or not all(v in _TIE_WORDS or "tie" in v for v in low.values()):
+        return ""
+    labs = sorted(unknown)
+    said = " and ".join(repr(u) for u in labs)
+    as_map = "{" + ", ".join(f"{u!r}: 'tie'" for u in labs) + "}"
+    flag = ",".join(f"{u}=tie" for u in labs)
+    head = f"; if {said} {'means' if len(labs) == 1 else 'mean'} a tie, pass outcome_map={as_map}"
+    if any("," in u or "=" in u for u in labs):  # a flag cannot carry these: Python only
+        return head
+    import shlex
+
+    return f"{head} (CLI --outcome-map {shlex.quote(flag)})"
+
+
 def _missing_column(role: str, col: str, columns: pd.Index, used: set[str]) -> str:
     """``column not found`` and the keyword / flag that names an existing column instead."""
     import shlex
@@ -2471,7 +2501,8 @@ def _build(
         if outcome_map is not None:
             how = f" ({_read_as([o_enc.raw[c] for c in np.unique(oc)])})"
         if outcome_map is None:
-            how = _position_code_hint({str(o_lab[c]) for c in np.unique(oc[bad])})
+            unknown = {str(o_lab[c]) for c in np.unique(oc[bad])}
+            how = _position_code_hint(unknown) or _tie_label_hint(unknown)
         raise DataError(
             f"unknown outcome label(s) {labels}: expected 'first', 'second', 'tie', the id of "
             f"the first or second item, or a label given in outcome_map{how}",

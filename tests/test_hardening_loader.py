@@ -751,3 +751,25 @@ def test_bad_rows_of_a_text_file_are_named_by_their_line_too(tmp_path):
     with pytest.raises(DataError) as err:
         load_comparisons(pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["frist"]}))
     assert err.value.lines == [] and str(err.value).endswith("row 0)")
+
+
+def test_an_unknown_outcome_that_reads_as_a_tie_gets_the_map_that_reads_it(tmp_path):
+    """'draw', Arena's 'tie (bothbad)' and 'equal' were refused with the generic list of
+    labels; the error now gives the outcome map (and the flag, quoted for a shell) that reads
+    them as ties, stated as a condition. The suggested flag loads the file."""
+    from bayes_pairwise.cli import _parse_map
+
+    for label, flag in (("draw", "draw=tie"), ("tie (bothbad)", "'tie (bothbad)=tie'")):
+        path = tmp_path / "log.csv"
+        path.write_text(f"first,second,outcome\na,b,first\nb,a,{label}\n", encoding="utf-8")
+        with pytest.raises(DataError) as err:
+            load_comparisons(path)
+        text = str(err.value)
+        assert f"if {label!r} means a tie, pass outcome_map={{{label!r}: 'tie'}}" in text
+        assert f"(CLI --outcome-map {flag})" in text
+        data = load_comparisons(path, outcome_map=_parse_map(flag.strip("'")))
+        assert data.n_ties == 1
+    path.write_text("first,second,outcome\na,b,draw\nb,a,x\n", encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        load_comparisons(path)
+    assert "means a tie" not in str(err.value)  # not every unknown label reads as a tie
