@@ -689,8 +689,9 @@ class CrossCheck:
         return f"{symbol} {ESTIMATE_COLUMN.get(self.settings.get('method', 'nuts'), 'model')}"
 
     def caveat_refs(self, texts: Sequence[str]) -> str:
-        """Caveat texts as their numbers in :attr:`caveats` (``"1, 3"``): the headline stays one
-        line per judge and the texts are printed once, numbered, under it.
+        """Caveat texts as their numbers in :attr:`caveats`, in increasing order (``"1, 3"``):
+        the headline stays one line per judge and the texts are printed once, numbered, under
+        it. A text that is not among them (none expected) is written out after the numbers.
 
         Examples
         --------
@@ -699,9 +700,12 @@ class CrossCheck:
         >>> cc = bp.crosscheck(sim.data, models=(), leaderboard=False, delta_s_2d=False)
         >>> cc.caveat_refs(cc.caveats[:1])
         '1'
+        >>> cc.caveat_refs(cc.caveats[:2][::-1]) if len(cc.caveats) > 1 else '1, 2'
+        '1, 2'
         """
         index = {t: k for k, t in enumerate(self.caveats, start=1)}
-        return ", ".join(str(index[t]) if t in index else t for t in texts)
+        numbers = sorted({index[t] for t in texts if t in index})
+        return ", ".join([*map(str, numbers), *(t for t in texts if t not in index)])
 
     def caveat_judges(self) -> list[tuple[str, ...]]:
         """For each of :attr:`caveats`, the judges it concerns, where that is not every judge

@@ -565,3 +565,25 @@ def test_judges_with_the_same_finding_share_one_caveat_with_their_own_numbers() 
     refs = cc.headline().set_index("judge")["caveats"]
     number = str(cc.caveats.index(corr) + 1)
     assert all(number in r.split(", ") for r in refs)
+    # the numbers in increasing order (PRD's gpt35 read "5, 2, 3, 10")
+    assert all(
+        [int(k) for k in r.split(", ")] == sorted(int(k) for k in r.split(", ")) for r in refs
+    )
+    assert any(len(r.split(", ")) > 1 for r in refs)
+
+
+def test_the_headline_refers_to_caveats_in_increasing_order() -> None:
+    """PRD's headline read gpt35 "5, 2, 3" and gpt4 "6, 7, 2, 3": each judge's own caveats
+    first, then the ones an earlier judge had numbered. The numbers now increase."""
+    import bayes_pairwise as bp
+    from bayes_pairwise.crosscheck import crosscheck
+
+    cc = crosscheck(bp.datasets.load("prd_vicuna80"), models=(), progress=False, **LEAN)
+    refs = cc.headline().set_index("judge")["caveats"]
+    assert refs["gpt35"] == "2, 3, 5" and refs["gpt4"] == "2, 3, 6, 7"
+    for j, r in refs.items():
+        numbers = [int(k) for k in r.split(", ")]
+        assert numbers == sorted(numbers), j
+        # the same caveats as the verdict's own list, only ordered
+        verdict = cc.verdicts.set_index("judge").loc[j, "caveats"]
+        assert {cc.caveats[k - 1] for k in numbers} == set(verdict)
