@@ -209,3 +209,37 @@ def test_no_warnings_on_clean_data():
         warnings.simplefilter("error")
         descriptive_by_judge(sim.data)
         positional_moments(sim.data)
+
+
+def test_a_moment_rate_of_exactly_zero_has_the_exact_bound_as_its_interval() -> None:
+    """With no pair won by the second-shown text in both orders, S_com = 2r₁ − 1 and the
+    moments give ε₊ = 0 exactly with a delta-method standard error of 0 (1e-17): a zero-width
+    interval that agreed with any model near 0 (ε₊ 0.000 [-0.000, 0.000] against a realised
+    0.039). The interval now reaches the exact one-sided bound on that zero count. On 200
+    logs (ε₊ 0.01, ε₋ 0.3, 8 round robins of 6) half read ε₊ = 0; their 94% intervals held
+    the realised ε₊ in 72 of 100 before, every one now."""
+    from scipy.stats import norm
+
+    from bayes_pairwise.classical.descriptive import positional_moments
+    from bayes_pairwise.conventions import resolve_hdi_prob
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    z = norm.ppf(0.5 + resolve_hdi_prob(None) / 2)
+    zero = covered = 0
+    for seed in range(200):
+        sim = simulate_round_robin(6, eps_plus=0.01, eps_minus=0.3, n_contexts=8, random_seed=seed)
+        m = positional_moments(sim.data)
+        if m.eps_plus != 0.0:
+            continue
+        zero += 1
+        n = m.n_pairs
+        # the upper end is the Clopper–Pearson bound on the zero count, over 1 − ε₋
+        alpha = (1 - resolve_hdi_prob(None)) / 2
+        assert z * m.eps_plus_se == pytest.approx((1 - alpha ** (1 / n)) / (1 - m.eps_minus))
+        covered += abs(sim.realised_eps_plus) <= z * m.eps_plus_se
+    assert zero >= 80 and covered >= 0.94 * zero
+    # the log whose zero-width interval read AGREE: its interval now holds the realised rate
+    sim = simulate_round_robin(8, eps_plus=0.05, eps_minus=0.93, n_contexts=20, random_seed=1)
+    m = positional_moments(sim.data)
+    assert m.eps_plus == 0.0 and 0.03 < z * m.eps_plus_se < 0.08
+    assert sim.realised_eps_plus <= z * m.eps_plus_se

@@ -962,6 +962,29 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
     }
 
 
+def _zero_count_se(n_pairs: int, other: float) -> float:
+    """The standard error that puts the upper end of the interval of a moment rate estimated
+    at exactly 0 where the exact (Clopper–Pearson) one-sided bound on its zero count lies.
+
+    ε₊ = 0 is read from no pair in ``n_pairs`` won by the second-shown text in both orders, an
+    event of probability ε₊(1 − ε₋); the bound on that probability, 1 − (α/2)^(1/n), divided
+    by 1 − ε₋ (``other``), bounds ε₊; the symmetric interval at the package's level
+    (:data:`~bayes_pairwise.conventions.HDI_PROB`, read at call time) then reaches it.
+
+    Examples
+    --------
+    >>> round(_zero_count_se(560, 0.886) * 1.881, 3)  # the 94% bound: ε₊ ≤ 0.055
+    0.055
+    """
+    from scipy.stats import norm
+
+    from bayes_pairwise.conventions import resolve_hdi_prob
+
+    alpha = (1.0 - resolve_hdi_prob(None)) / 2.0
+    bound = (1.0 - alpha ** (1.0 / n_pairs)) / max(1.0 - other, 1.0 / n_pairs)
+    return float(min(bound, 1.0) / norm.ppf(1.0 - alpha))
+
+
 def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
     """S_com over the pairs in ``both``, r₁ over every pair row of ``pc``, the closed-form ε and
     the unclipped moments (ε₊, ε₋), with delta-method standard errors (pairs as units), on the
@@ -997,6 +1020,19 @@ def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
     else:  # no real solution (ε₊ + ε₋ set to 1): the delta method fails, resample the pairs
         ep_se, em_se = _moments_bootstrap_se(pc, both)
         sum_se = float(np.hypot(ep_se, em_se))
+    # a rate of exactly 0 (S_com = |2r₁ − 1|: no pair won by the second-shown text in both
+    # orders, for ε₊; none by the first-shown, for ε₋) has delta-method variance 0 — and so
+    # would a bootstrap of the pairs: its interval comes from the exact bound on that zero
+    # count instead (a zero-width interval at 0 agreed with any model near 0)
+    if n_p > 0 and disc > 1e-12:
+        extra = 0.0
+        if ep == 0.0:
+            new = _zero_count_se(n_p, em)
+            extra, ep_se = max(extra, new), max(ep_se, new)
+        if em == 0.0:
+            new = _zero_count_se(n_p, ep)
+            extra, em_se = max(extra, new), max(em_se, new)
+        sum_se = float(np.hypot(sum_se, extra))
     # the most S_com any (ε₊, ε₋) with errors verdict by verdict give at this r₁ (ε₊ + ε₋ = 1:
     # each verdict by position alone), and how far above it S_com is, in standard errors
     ceiling = (1.0 + d * d) / 2.0
