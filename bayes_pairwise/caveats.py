@@ -46,6 +46,7 @@ import numpy as np
 
 from bayes_pairwise.classical.correlation import within_pair_correlation
 from bayes_pairwise.classical.descriptive import (
+    MIN_PAIRS_TEST,
     PositionalMoments,
     TiePositionCheck,
     positional_moments,
@@ -86,6 +87,7 @@ __all__ = [
     "long_trajectories",
     "merge_per_judge",
     "mode_shift",
+    "one_position_only",
     "order_model_for",
     "position_preference_check",
     "position_preference_varies",
@@ -453,6 +455,54 @@ def position_preference_varies(
         "solve for them, so neither describes such a judge, and whether the two agree says "
         "little about its errors: read its position preference from S_com and the "
         "first-position rate themselves.",
+        judges=tuple(judges),
+    )
+
+
+def one_position_only(data: Comparisons) -> Caveat | None:
+    """The caveat of judges whose decided verdicts all pick the same position (at least
+    :data:`~bayes_pairwise.classical.descriptive.MIN_PAIRS_TEST` of them), or None: such
+    verdicts depend on the position alone and say nothing about the texts (ε₊ + ε₋ = 1), the
+    signature of a broken prompt or of a parser that falls back to one answer. None too where
+    the log does not record the presentation order ('first' is then a nominal label).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(6, random_seed=0)
+    >>> one_position_only(sim.data) is None
+    True
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> c = one_position_only(load_comparisons(sim.frame.assign(outcome="first")))
+    >>> c.text[:75]
+    'Verdicts by position alone — this judge picked the text shown first in all '
+    """
+    if not data.order_recorded:  # 'first' is a nominal label (Arena's model_a): no position
+        return None
+    said = []
+    judges = []
+    for j, block in data.by_judge():
+        out = np.asarray(block.outcome, dtype=float)
+        decided = out[(out == 0.0) | (out == 1.0)]
+        if decided.size < MIN_PAIRS_TEST or 0.0 < decided.mean() < 1.0:
+            continue
+        where = "first" if decided[0] == 1.0 else "second"
+        who = f"judge {j}" if data.n_judges > 1 else "this judge"
+        said.append(
+            f"{who} picked the text shown {where} in all {decided.size:,} of its decided verdicts"
+        )
+        judges.append(str(j))
+    if not said:
+        return None
+    return Caveat(
+        "one_position_only",
+        "Verdicts by position alone — "
+        + "; ".join(said)
+        + ": whichever text was better, so "
+        + ("these verdicts say" if len(said) > 1 else "its verdicts say")
+        + " nothing about the texts (ε₊ + ε₋ = 1 describes it exactly: no error rate below "
+        "that, no ranking and no agreement can be read from them). Check how the judge's "
+        "answers were parsed: a parser that falls back to one answer does this.",
         judges=tuple(judges),
     )
 
@@ -861,6 +911,9 @@ def caveats_for(
         if varies is not None:
             out.append(varies)
     if model_kind in ("uniform", "positional", "classical"):
+        alone = one_position_only(data)
+        if alone is not None:
+            out.append(alone)
         tied = ties_depend_on_position(data, tie_positional=tie_positional, checks=tie_checks)
         if tied is not None:
             out.append(tied)

@@ -728,6 +728,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     _info(f"{data!r}: method {args.method}")
     res = _estimate(args, data)
     from bayes_pairwise.caveats import (
+        one_position_only,
         order_not_recorded,
         position_preference_varies,
         ties_depend_on_position,
@@ -737,6 +738,9 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     few = too_few_verdicts(data)
     if few is not None:
         res.setdefault("warnings", []).insert(0, few.text)
+    alone = one_position_only(data)  # every method's numbers: verdicts that ignore the texts
+    if alone is not None:
+        res.setdefault("warnings", []).insert(0, alone.text)
     if args.method in ("scom", "moments", "deltas2d"):  # rates split by the first position
         nominal = order_not_recorded(data, model_kind="classical")
         if nominal is not None:

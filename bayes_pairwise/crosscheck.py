@@ -2036,7 +2036,7 @@ def crosscheck(
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():
             texts.insert(0, LAPLACE_CAVEAT)
-    from bayes_pairwise.caveats import short_of_pairs
+    from bayes_pairwise.caveats import one_position_only, short_of_pairs
 
     short = short_of_pairs(data, unlabelled_only=True)
     verdicts = pd.DataFrame(
@@ -2056,6 +2056,7 @@ def crosscheck(
         fitted,
         order_recorded=data.order_recorded,
         beyond=_beyond_rates(data, cf),
+        alone=alone.judges if (alone := one_position_only(data)) is not None else (),
     )
     if verdict_note:
         notes.append(verdict_note)
@@ -2227,6 +2228,7 @@ def _say_basis(
     *,
     order_recorded: bool = True,
     beyond: Mapping[str, Any] | None = None,
+    alone: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Verdict sentences say what they rest on: the labelled rates, the verdict's model, a
     failed convergence of the rates (issue 25), no position rate where the presentation
@@ -2257,6 +2259,11 @@ def _say_basis(
                 f"the {found.s_com_ceiling:.3f} that any rates give at its first-position rate "
                 f"{r1:.3f} (z = {found.s_com_excess_z:.1f}; the caveat 'no error rates "
                 "describe' says why), so both columns fit rates this judge does not have."
+            )
+        if str(v.judge) in alone:
+            t += (
+                " Its decided verdicts all pick one position (the caveat 'verdicts by position "
+                "alone'): they say nothing about the texts, whatever the columns read."
             )
         if note:
             t += " " + note

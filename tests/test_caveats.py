@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from crosscheck_kwargs import LEAN
+from crosscheck_kwargs import LEAN, LEAN_MAP
 
 import bayes_pairwise as bp
 from bayes_pairwise.caveats import (
@@ -587,3 +587,59 @@ def test_the_headline_refers_to_caveats_in_increasing_order() -> None:
         # the same caveats as the verdict's own list, only ordered
         verdict = cc.verdicts.set_index("judge").loc[j, "caveats"]
         assert {cc.caveats[k - 1] for k in numbers} == set(verdict)
+
+
+def test_a_judge_that_always_picks_one_position_is_said_to_say_nothing(tmp_path, capsys) -> None:
+    """A judge whose decided verdicts all pick the first-shown text (a broken prompt, or a
+    parser that falls back to 'A') got NO VERDICT with "not assessed (no classical
+    interval)" and no word on why. The caveat and its verdict now say that its verdicts
+    depend on the position alone; the sound judge beside it is not named."""
+    import pandas as pd
+
+    from bayes_pairwise.caveats import one_position_only
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.data import load_comparisons
+
+    sound = simulate_round_robin(8, eps=0.1, n_contexts=5, random_seed=0).frame
+    frame = pd.concat(
+        [sound.assign(judge="sound"), sound.assign(judge="broken", outcome="first")],
+        ignore_index=True,
+    )
+    data = load_comparisons(frame, context="context", judge="judge")
+    c = one_position_only(data)
+    assert c.judges == ("broken",)
+    assert "judge broken picked the text shown first in all 280 of its decided verdicts" in c.text
+    cc = crosscheck(data, models=("positional",), progress=False, **LEAN_MAP)
+    texts = cc.verdicts.set_index("judge")["text"]
+    assert "Its decided verdicts all pick one position" in texts["broken"]
+    assert "one position" not in texts["sound"]
+    owners = dict(zip(cc.caveats, cc.caveat_judges(), strict=True))
+    (alone,) = [t for t in owners if t.startswith("Verdicts by position alone")]
+    assert owners[alone] == ("broken",) and "all 280 of its decided verdicts" in alone
+    # estimate says it whatever the method
+    import json
+
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "broken.csv"
+    frame.to_csv(path, index=False)
+    for method in ("scom", "bt-mm"):
+        argv = ["estimate", str(path), "--context-column", "context", "--judge-column", "judge"]
+        assert main([*argv, "--method", method, "--json"]) == 0
+        said = json.loads(capsys.readouterr().out)["warnings"]
+        assert any(w.startswith("Verdicts by position alone — judge broken") for w in said)
+    # fewer than MIN_PAIRS_TEST decided verdicts: nothing to say yet
+    few = load_comparisons(sound.head(6).assign(outcome="first"))
+    assert one_position_only(few) is None
+    # a log that does not record the presentation order (Arena: 'first' is model_a) has no
+    # position to speak of
+    arena = load_comparisons(
+        pd.DataFrame(
+            {
+                "model_a": sound["first"],
+                "model_b": sound["second"],
+                "winner": "model_a",
+            }
+        )
+    )
+    assert not arena.order_recorded and one_position_only(arena) is None
