@@ -700,8 +700,6 @@ class CrossCheck:
         >>> cc = bp.crosscheck(sim.data, models=(), leaderboard=False, delta_s_2d=False)
         >>> cc.caveat_refs(cc.caveats[:1])
         '1'
-        >>> cc.caveat_refs(cc.caveats[:2][::-1]) if len(cc.caveats) > 1 else '1, 2'
-        '1, 2'
         """
         index = {t: k for k, t in enumerate(self.caveats, start=1)}
         numbers = sorted({index[t] for t in texts if t in index})
@@ -2090,6 +2088,7 @@ def crosscheck(
         "tie_dispersion": tie_dispersion if tie_dispersion == "pair" else bool(tie_dispersion),
         **{k: v for k, v in sampler_kwargs.items()},
     }
+    no_verdict = set(verdicts.judge[verdicts.verdict == "NO VERDICT"])
     return CrossCheck(
         data=data,
         truth=truth,
@@ -2124,12 +2123,7 @@ def crosscheck(
         copeland=copeland,
         correct_score=correct_score,
         figures=figures,
-        short_of_pairs={
-            j: v
-            for j, v in short.items()
-            if (verdicts.judge == j).any()
-            and verdicts.loc[verdicts.judge == j, "verdict"].iloc[0] == "NO VERDICT"
-        },
+        short_of_pairs={j: v for j, v in short.items() if j in no_verdict},
     )
 
 

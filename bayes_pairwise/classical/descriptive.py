@@ -976,13 +976,11 @@ def _zero_count_se(n_pairs: int, other: float) -> float:
     >>> round(_zero_count_se(560, 0.886) * 1.881, 3)  # the 94% bound: ε₊ ≤ 0.055
     0.055
     """
-    from scipy.stats import norm
-
-    from bayes_pairwise.conventions import resolve_hdi_prob
+    from bayes_pairwise.conventions import resolve_hdi_prob, z_value
 
     alpha = (1.0 - resolve_hdi_prob(None)) / 2.0
     bound = (1.0 - alpha ** (1.0 / n_pairs)) / max(1.0 - other, 1.0 / n_pairs)
-    return float(min(bound, 1.0) / norm.ppf(1.0 - alpha))
+    return float(min(bound, 1.0) / z_value())
 
 
 def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
