@@ -16,6 +16,9 @@
 * ``ties_cluster_by_pair`` — ties modelled and more pairs tied in both orders than ties that
   fall verdict by verdict give
   (:attr:`~bayes_pairwise.classical.descriptive.TiePositionCheck.pairs_cluster`).
+* ``text_blind`` — the log cannot tell a judge's verdicts from ones that ignore the texts:
+  S_com is not below its ceiling by more than such verdicts would put it by chance, and
+  1 − ε₊ − ε₋ (read from that distance) may be 0 (:func:`text_blind_judges`, the one rule).
 * ``within_pair_correlation`` — when repeats exist (k ≥ 2 per order): the result of
   :func:`~bayes_pairwise.classical.correlation.within_pair_correlation`.
 * ``repeats_reading`` — when repeats exist and the log calls into question that they re-judge
@@ -93,6 +96,8 @@ __all__ = [
     "position_preference_varies",
     "record_caveats",
     "short_of_pairs",
+    "text_blind",
+    "text_blind_judges",
     "tie_dispersion",
     "ties_cluster_by_context",
     "ties_cluster_by_pair",
@@ -402,6 +407,18 @@ def position_preference_check(
         raise ValueError("position_preference_check takes one judge's log (data.for_judge)")
     if not data.order_recorded:  # 'first' is a nominal label: no position to prefer
         return None
+    found = _against_the_ceiling(data, checks, moments)
+    return found if found is not None and found.beyond_rates else None
+
+
+def _against_the_ceiling(
+    data: Comparisons,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+    moments: Mapping[str, PositionalMoments] | None = None,
+) -> PositionalMoments | TiePositionCheck | None:
+    """One judge's S_com against its ceiling: the tie check of the pairs decided in both orders
+    where the log keeps ties under the tie policy ``"model"``, else the moments of the whole
+    log; None without a pair shown in both orders."""
     tied = _tie_checks(data, checks)
     if tied:
         found: PositionalMoments | TiePositionCheck = tied[0][1]
@@ -414,7 +431,109 @@ def position_preference_check(
                 found = positional_moments(data)
             except (BayesPairwiseError, ValueError):  # no pair shown in both orders
                 return None
-    return found if found.beyond_rates else None
+    return found
+
+
+def _moments_by_judge(data: Comparisons) -> dict[str, PositionalMoments]:
+    """:func:`~bayes_pairwise.classical.descriptive.positional_moments` of every judge with a
+    pair shown in both orders, each verdict counted once (boundary warnings silenced: the
+    checks against the ceiling are what look for the boundary)."""
+    out = {}
+    for j, block in data.without_weights().by_judge():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out[j] = positional_moments(block)
+            except (BayesPairwiseError, ValueError):  # no pair shown in both orders
+                continue
+    return out
+
+
+def text_blind_judges(
+    data: Comparisons,
+    *,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+    moments: Mapping[str, PositionalMoments] | None = None,
+) -> dict[str, PositionalMoments | TiePositionCheck]:
+    """The judges whose verdicts the log cannot tell from ones that ignore the texts — judge →
+    the statistics that found it (:attr:`~bayes_pairwise.classical.descriptive.
+    PositionalMoments.text_blind`: on at least
+    :data:`~bayes_pairwise.classical.descriptive.MIN_PAIRS_TEST` pairs decided in both orders,
+    S_com is not below its ceiling by more than such verdicts would put it by chance).
+    The one rule the caveat, the verdict sentence and "reads as" read. A judge whose decided
+    verdicts all pick one position is left to :func:`one_position_only`, which says more, and
+    a judge with gold labels to its labelled rates, which measure what this bounds.
+    ``checks``, ``moments``: the tie checks and the moments by judge when already computed.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(12, eps_plus=0.4, eps_minus=0.6, random_seed=0)
+    >>> found = text_blind_judges(sim.data)
+    >>> list(found), round(found["judge"].text_blind_upper(), 2)
+    (['judge'], 0.34)
+    >>> text_blind_judges(simulate_round_robin(12, random_seed=0).data)
+    {}
+    """
+    data = data.without_weights()  # pairs are counted, not weighed (as short_of_pairs)
+    alone = one_position_only(data)
+    skip = set(alone.judges) if alone is not None else set()
+    out: dict[str, PositionalMoments | TiePositionCheck] = {}
+    for j, block in data.by_judge():
+        if str(j) in skip or block.has_truth:
+            continue
+        found = _against_the_ceiling(block, checks, moments)
+        if found is not None and found.text_blind:
+            out[str(j)] = found
+    return out
+
+
+def text_blind(
+    data: Comparisons,
+    *,
+    checks: Mapping[str, TiePositionCheck] | None = None,
+    moments: Mapping[str, PositionalMoments] | None = None,
+) -> Caveat | None:
+    """The caveat of judges whose verdicts the log cannot tell from ones that ignore the texts
+    (:func:`text_blind_judges`), with each judge's numbers; None for the others.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> c = text_blind(simulate_round_robin(12, eps_plus=0.4, eps_minus=0.6, random_seed=0).data)
+    >>> c.text[:60]
+    'Verdicts the log cannot tell from text-blind ones — over its'
+    """
+    found = text_blind_judges(data, checks=checks, moments=moments)
+    if not found:
+        return None
+    said = [
+        ("judge " + j + ": " if data.n_judges > 1 else "")
+        + f.text_blind_text(order_recorded=data.order_recorded)
+        + "."
+        for j, f in found.items()
+    ]
+    by = "position" if data.order_recorded else "nominal label"
+    lead = "Verdicts the log cannot tell from text-blind ones — "
+    shared = (
+        " 1 − ε₊ − ε₋ is 1 for a judge that is always right and 0 for one whose verdicts ignore "
+        f"the texts (each by {by} alone, ε₊ + ε₋ = 1, S_com at that ceiling); S_com within "
+        "chance of the ceiling means the log cannot show that these verdicts depend on the "
+        "texts at all, "
+        "whether or not the model and the classical estimates agree on the rates — and a pair "
+        "that fools the judge in both orders counts here as one judged right, so the truth "
+        "can only be further. Neither rates below their largest values nor a ranking from "
+        "these verdicts is then something the log shows. More pairs decided in both orders "
+        "sharpen the test; gold labels on some pairs (--truth-column) measure the rates; "
+        "where the point is near 0 too, check the prompt and how the answers were parsed."
+    )
+    return Caveat(
+        "text_blind",
+        lead + " ".join(said) + shared,
+        judges=tuple(found),
+        lead=lead,
+        shared=shared,
+    )
 
 
 def position_preference_varies(
@@ -816,7 +935,7 @@ def caveats_for(
     >>> from bayes_pairwise.simulate import simulate_hard_pairs
     >>> sim = simulate_hard_pairs(8, random_seed=0)
     >>> [c.code for c in caveats_for(sim.data_unlabelled, model_kind="positional")]
-    ['correlated_errors']
+    ['correlated_errors', 'text_blind']
     >>> [c.code for c in caveats_for(sim.data, model_kind="positional")]
     ['partial_labels']
     >>> [c.code for c in caveats_for(sim.data_unlabelled, model_kind="difficulty")]
@@ -906,6 +1025,8 @@ def caveats_for(
                     "(--truth-column) or repeat verdicts.",
                 )
             )
+    if model_kind in ("uniform", "positional", "classical") and moments is None:
+        moments = _moments_by_judge(data)  # once, for both checks against the ceiling
     if model_kind in ("positional", "classical") and not labelled:
         varies = position_preference_varies(data, checks=tie_checks, moments=moments)
         if varies is not None:
@@ -914,6 +1035,9 @@ def caveats_for(
         alone = one_position_only(data)
         if alone is not None:
             out.append(alone)
+        blind = text_blind(data, checks=tie_checks, moments=moments)
+        if blind is not None:
+            out.append(blind)
         tied = ties_depend_on_position(data, tie_positional=tie_positional, checks=tie_checks)
         if tied is not None:
             out.append(tied)
@@ -1370,7 +1494,7 @@ def record_caveats(model: Any, data: Comparisons, *, random_seed: int | None = 0
     >>> sim = simulate_hard_pairs(8, random_seed=0)
     >>> m = PositionalBias().fit(sim.data_unlabelled, method="map", random_seed=0)
     >>> [c.code for c in m.caveats_]   # one context of 8: the MAP's joint mode shifts too
-    ['correlated_errors', 'map_joint_mode']
+    ['correlated_errors', 'text_blind', 'map_joint_mode']
     >>> caveats_from_idata(m.idata_)[0].code
     'correlated_errors'
     """

@@ -731,6 +731,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         one_position_only,
         order_not_recorded,
         position_preference_varies,
+        text_blind,
         ties_depend_on_position,
         too_few_verdicts,
     )
@@ -741,6 +742,9 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     alone = one_position_only(data)  # every method's numbers: verdicts that ignore the texts
     if alone is not None:
         res.setdefault("warnings", []).insert(0, alone.text)
+    blind = text_blind(data)  # … or that the log cannot tell from such verdicts
+    if blind is not None:
+        res.setdefault("warnings", []).insert(0, blind.text)
     if args.method in ("scom", "moments", "deltas2d"):  # rates split by the first position
         nominal = order_not_recorded(data, model_kind="classical")
         if nominal is not None:
@@ -936,7 +940,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     """``estimand``, ``bounds``, ``identification``, ``convergence`` and ``reads_as`` of a fit
     (issue 25); ``bounds`` is the one judge's ``{"eps_plus": [lo, hi], …}`` or, with several
     judges, one such object per judge."""
-    from bayes_pairwise.caveats import short_of_pairs
+    from bayes_pairwise.caveats import short_of_pairs, text_blind_judges
     from bayes_pairwise.identification import (
         fit_estimand,
         rate_convergence,
@@ -947,6 +951,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     est = fit_estimand(model)
     shows = what_the_log_shows(data, random_seed=0 if seed is None else int(seed))
     short = short_of_pairs(data, unlabelled_only=True)
+    blind = text_blind_judges(data)
     bounds = {j: b.to_dict() for j, b in shows["bounds"].items()}
     ident = {j: r.to_dict() for j, r in shows["identification"].items()}
     post = model.idata_.posterior
@@ -960,7 +965,13 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
                     da = da.sel(judge=j)
                 vals[q] = float(da.mean())
         few = short.get(str(j))
-        reads[j] = reads_as(vals, est, pairs_in_both=None if few is None else few[1])
+        found = blind.get(str(j))
+        reads[j] = reads_as(
+            vals,
+            est,
+            pairs_in_both=None if few is None else few[1],
+            text_blind_upper=None if found is None else found.text_blind_upper(),
+        )
     one = len(bounds) == 1
     return {
         "estimand": est,

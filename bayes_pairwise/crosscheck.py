@@ -473,6 +473,10 @@ class CrossCheck:
         (verdicts, pairs seen in both orders) (:func:`~bayes_pairwise.caveats.short_of_pairs`).
         Only those whose verdict fell to NO VERDICT for it (one resting on the Δ_S grid stands);
         their rates read as "not a finding" (:meth:`what_it_shows`).
+    text_blind : dict
+        The judges whose verdicts the log cannot tell from ones that ignore the texts: judge →
+        (1 − ε₊ − ε₋, its upper end, the test's z) (:func:`~bayes_pairwise.caveats.
+        text_blind_judges`); their verdict sentence and their rates' reading say so.
     """
 
     data: Comparisons
@@ -509,6 +513,7 @@ class CrossCheck:
     correct_score: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     figures: Mapping[str, Any] = field(default_factory=dict)
     short_of_pairs: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    text_blind: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -656,7 +661,12 @@ class CrossCheck:
         conv = self.convergence.get(name, {}) if name else {}
         return {
             "estimand": est,
-            "reads_as": reads_as(values, est, pairs_in_both=self._pairs_in_both(judge))
+            "reads_as": reads_as(
+                values,
+                est,
+                pairs_in_both=self._pairs_in_both(judge),
+                text_blind_upper=blind[1] if (blind := self.text_blind.get(str(judge))) else None,
+            )
             if values
             else "",
             "bounds": {q: tuple(b.bounds[q]) for q in ("eps_plus", "eps_minus", "eps")}
@@ -799,6 +809,10 @@ class CrossCheck:
             "short_of_pairs": {
                 j: {"n_verdicts": n, "pairs_in_both_orders": both}
                 for j, (n, both) in self.short_of_pairs.items()
+            },
+            "text_blind": {
+                j: {"informedness": v, "upper": hi, "z": z}
+                for j, (v, hi, z) in self.text_blind.items()
             },
         }
 
@@ -2034,9 +2048,24 @@ def crosscheck(
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():
             texts.insert(0, LAPLACE_CAVEAT)
-    from bayes_pairwise.caveats import one_position_only, short_of_pairs
+    from bayes_pairwise.caveats import one_position_only, short_of_pairs, text_blind_judges
 
     short = short_of_pairs(data, unlabelled_only=True)
+    blind = {
+        j: (found.informedness()[0], found.text_blind_upper(), found.text_blind_z)
+        for j, found in text_blind_judges(data, checks=cf.tie_position, moments=cf.moments).items()
+    }
+    if pooled_board is not None and blind and data.n_judges > 1:
+        counts = ", ".join(
+            f"{j} ({data.for_judge(j).n_comparisons:,} of {data.n_comparisons:,})" for j in blind
+        )
+        ranking_notes = [
+            *ranking_notes,
+            f"the pooled board counts the verdicts of {counts}, which the log cannot tell from "
+            "verdicts that ignore the texts (the caveat 'verdicts the log cannot tell from "
+            "text-blind ones'): read the pooled board beside the other judges' own boards, "
+            "which do not count them",
+        ]
     verdicts = pd.DataFrame(
         [asdict(v) for v in _verdicts(agreement, judges, per_judge, cf.skipped, short)],
         columns=list(JudgeVerdict.__dataclass_fields__),
@@ -2055,6 +2084,7 @@ def crosscheck(
         order_recorded=data.order_recorded,
         beyond=_beyond_rates(data, cf),
         alone=alone.judges if (alone := one_position_only(data)) is not None else (),
+        blind=blind,
     )
     if verdict_note:
         notes.append(verdict_note)
@@ -2124,6 +2154,7 @@ def crosscheck(
         correct_score=correct_score,
         figures=figures,
         short_of_pairs={j: v for j, v in short.items() if j in no_verdict},
+        text_blind=blind,
     )
 
 
@@ -2223,11 +2254,15 @@ def _say_basis(
     order_recorded: bool = True,
     beyond: Mapping[str, Any] | None = None,
     alone: Sequence[str] = (),
+    blind: Mapping[str, tuple[float, float, float]] | None = None,
 ) -> pd.DataFrame:
     """Verdict sentences say what they rest on: the labelled rates, the verdict's model, a
     failed convergence of the rates (issue 25), no position rate where the presentation
     order was not recorded, and no rates at all for a judge in ``beyond`` (judge → its
-    :func:`~bayes_pairwise.caveats.position_preference_check`)."""
+    :func:`~bayes_pairwise.caveats.position_preference_check`); a judge in ``alone`` (its
+    decided verdicts all pick one position) or in ``blind`` (judge → 1 − ε₊ − ε₋, its upper
+    end and the test's z, where the log cannot tell its verdicts from ones that ignore the
+    texts) says so."""
     if not len(verdicts):
         return verdicts
     out = verdicts.copy()
@@ -2258,6 +2293,14 @@ def _say_basis(
             t += (
                 " Its decided verdicts all pick one position (the caveat 'verdicts by position "
                 "alone'): they say nothing about the texts, whatever the columns read."
+            )
+        if (found := (blind or {}).get(str(v.judge))) is not None:
+            j_, hi, _ = found
+            t += (
+                " The log cannot tell its verdicts from ones that ignore the texts (the caveat "
+                f"'verdicts the log cannot tell from text-blind ones'): 1 − ε₊ − ε₋ = {j_:.2f}, "
+                f"at most {hi:.2f}, so neither an agreement nor the rates show that it reads "
+                "the texts."
             )
         if note:
             t += " " + note

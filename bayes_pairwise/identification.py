@@ -499,7 +499,11 @@ def rate_convergence(model: Any) -> dict[str, Any]:
 
 
 def reads_as(
-    estimates: dict[str, float], estimand_: str, *, pairs_in_both: int | None = None
+    estimates: dict[str, float],
+    estimand_: str,
+    *,
+    pairs_in_both: int | None = None,
+    text_blind_upper: float | None = None,
 ) -> str:
     """How to read the rates, in words a reader cannot miss.
 
@@ -514,6 +518,10 @@ def reads_as(
         :data:`~bayes_pairwise.conventions.MIN_PAIRS_TO_SAY` and no gold labels inform the
         rates (:func:`~bayes_pairwise.caveats.short_of_pairs`): the values are then where the
         estimators start, not a bound, and the sentence says so.
+    text_blind_upper : float, optional
+        The upper end of the interval of 1 − ε₊ − ε₋, given where the log cannot tell the
+        judge's verdicts from ones that ignore the texts
+        (:func:`~bayes_pairwise.caveats.text_blind_judges`): the sentence says so.
 
     Examples
     --------
@@ -525,6 +533,10 @@ def reads_as(
     ... # doctest: +NORMALIZE_WHITESPACE
     ε 0.262 — not a finding: 2 pairs seen in both orders, fewer than the 10 S_com and the
     moments need
+    >>> print(reads_as({"eps": 0.48}, "order_inconsistent_error", text_blind_upper=0.12))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ε ≥ 0.480 — lower bound: errors repeated in both orders are invisible without labels; and
+    the log cannot tell these verdicts from ones that ignore the texts (1 − ε₊ − ε₋ ≤ 0.12)
     """
     from bayes_pairwise.conventions import (
         ESTIMAND_ORDER_INCONSISTENT,
@@ -543,6 +555,11 @@ def reads_as(
         )
     else:
         tail = LOWER_BOUND_NOTE if low else "the error rate: gold labels inform it"
+        if text_blind_upper is not None:
+            tail += (
+                "; and the log cannot tell these verdicts from ones that ignore the texts "
+                f"(1 − ε₊ − ε₋ ≤ {text_blind_upper:.2f})"
+            )
     return ", ".join(parts) + " — " + tail if parts else tail
 
 

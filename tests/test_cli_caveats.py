@@ -16,8 +16,11 @@ def test_fit_json_without_labels_carries_the_correlated_errors_caveat(tmp_path, 
     sim.frame.drop(columns=["truth"]).to_csv(path, index=False)
     assert main(["fit", str(path), "--model", "positional", "--map", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
-    # one round robin of 10: the MAP's joint mode shifts the rates too (caveats.joint_mode)
-    assert [c["code"] for c in res["caveats"]] == ["correlated_errors", "map_joint_mode"]
+    # one round robin of 10: the MAP's joint mode shifts the rates too (caveats.joint_mode);
+    # its 35 pairs decided in both orders put S_com above its ceiling (0.571 > 0.557), so the
+    # log cannot tell these verdicts from ones that ignore the texts (caveats.text_blind)
+    codes = ["correlated_errors", "text_blind", "map_joint_mode"]
+    assert [c["code"] for c in res["caveats"]] == codes
     assert "tie_rate" in res["parameters"] and res["ties"]["n_ties_dropped"] == 0
 
 
