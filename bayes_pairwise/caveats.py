@@ -56,6 +56,7 @@ from bayes_pairwise.classical.descriptive import (
     tie_counts_by_context,
     tie_position_check,
 )
+from bayes_pairwise.classical.text_dependence import ItemDependence, item_dependence
 from bayes_pairwise.conventions import (
     MIN_PAIRS_TO_SAY,
     integer_seed,
@@ -79,9 +80,11 @@ __all__ = [
     "TIE_CLUSTER_RATIO",
     "Caveat",
     "ModeShift",
+    "TextBlind",
     "TieDispersion",
     "caveats_for",
     "caveats_from_idata",
+    "ceiling_stats",
     "context_sizes_text",
     "dispersion_kwargs",
     "has_repeats",
@@ -407,18 +410,28 @@ def position_preference_check(
         raise ValueError("position_preference_check takes one judge's log (data.for_judge)")
     if not data.order_recorded:  # 'first' is a nominal label: no position to prefer
         return None
-    found = _against_the_ceiling(data, checks, moments)
+    found = ceiling_stats(data, checks, moments)
     return found if found is not None and found.beyond_rates else None
 
 
-def _against_the_ceiling(
+def ceiling_stats(
     data: Comparisons,
     checks: Mapping[str, TiePositionCheck] | None = None,
     moments: Mapping[str, PositionalMoments] | None = None,
 ) -> PositionalMoments | TiePositionCheck | None:
-    """One judge's S_com against its ceiling: the tie check of the pairs decided in both orders
-    where the log keeps ties under the tie policy ``"model"``, else the moments of the whole
-    log; None without a pair shown in both orders."""
+    """One judge's S_com against its ceiling r₁² + (1 − r₁)²: the statistics every check
+    against the ceiling reads (:func:`position_preference_check`, :func:`text_blind_judges`,
+    the report's figure). The tie check of the pairs decided in both orders where the log keeps
+    ties under the tie policy ``"model"``, else the moments of the whole log; None without a
+    pair shown in both orders. ``checks``, ``moments``: already computed, by judge.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> found = ceiling_stats(simulate_round_robin(20, eps=0.1, random_seed=0).data)
+    >>> round(found.s_com_ceiling, 3), round(found.informedness()[0], 2)
+    (0.5, 0.8)
+    """
     tied = _tie_checks(data, checks)
     if tied:
         found: PositionalMoments | TiePositionCheck = tied[0][1]
@@ -449,42 +462,93 @@ def _moments_by_judge(data: Comparisons) -> dict[str, PositionalMoments]:
     return out
 
 
+@dataclass(frozen=True)
+class TextBlind:
+    """What :func:`text_blind_judges` found for one judge: neither test of "the verdicts ignore
+    the texts" rejects it (:mod:`~bayes_pairwise.classical.text_dependence`).
+
+    Attributes
+    ----------
+    ceiling : PositionalMoments or TiePositionCheck
+        S_com against its ceiling within pairs
+        (:attr:`~bayes_pairwise.classical.descriptive.PositionalMoments.text_blind`).
+    items : ItemDependence
+        The texts' wins across pairs (:func:`~bayes_pairwise.classical.text_dependence.
+        item_dependence`).
+    """
+
+    ceiling: PositionalMoments | TiePositionCheck
+    items: ItemDependence
+
+    @property
+    def point(self) -> float:
+        """1 − ε₊ − ε₋ read from S_com's distance below its ceiling."""
+        return self.ceiling.informedness()[0]
+
+    @property
+    def upper(self) -> float:
+        """Its upper end at the package's level."""
+        return self.ceiling.text_blind_upper()
+
+    @property
+    def z(self) -> float:
+        """S_com − ceiling in the standard errors of verdicts that ignore the texts."""
+        return self.ceiling.text_blind_z
+
+    def text(self, *, order_recorded: bool = True) -> str:
+        """Both tests' numbers, one sentence."""
+        return (
+            self.ceiling.text_blind_text(order_recorded=order_recorded)
+            + "; and "
+            + self.items.text()
+        )
+
+
 def text_blind_judges(
     data: Comparisons,
     *,
     checks: Mapping[str, TiePositionCheck] | None = None,
     moments: Mapping[str, PositionalMoments] | None = None,
-) -> dict[str, PositionalMoments | TiePositionCheck]:
+) -> dict[str, TextBlind]:
     """The judges whose verdicts the log cannot tell from ones that ignore the texts — judge →
-    the statistics that found it (:attr:`~bayes_pairwise.classical.descriptive.
-    PositionalMoments.text_blind`: on at least
+    what the two tests found (:class:`TextBlind`). Within pairs: on at least
     :data:`~bayes_pairwise.classical.descriptive.MIN_PAIRS_TEST` pairs decided in both orders,
-    S_com is not below its ceiling by more than such verdicts would put it by chance).
-    The one rule the caveat, the verdict sentence and "reads as" read. A judge whose decided
-    verdicts all pick one position is left to :func:`one_position_only`, which says more, and
-    a judge with gold labels to its labelled rates, which measure what this bounds.
-    ``checks``, ``moments``: the tie checks and the moments by judge when already computed.
+    S_com is not below its ceiling by more than such verdicts would put it by chance
+    (:attr:`~bayes_pairwise.classical.descriptive.PositionalMoments.text_blind`); across pairs:
+    the texts' wins given the position do not vary beyond chance either
+    (:func:`~bayes_pairwise.classical.text_dependence.item_dependence`, p above half the
+    complement of the package's interval level, the within-pair test's level). The one rule the
+    caveat, the verdict sentence and "reads as" read. A judge whose decided verdicts all pick
+    one position is left to :func:`one_position_only`, which says more, and a judge with gold
+    labels to its labelled rates, which measure what this bounds. ``checks``, ``moments``: the
+    tie checks and the moments by judge when already computed.
 
     Examples
     --------
     >>> from bayes_pairwise.simulate import simulate_round_robin
     >>> sim = simulate_round_robin(12, eps_plus=0.4, eps_minus=0.6, random_seed=0)
     >>> found = text_blind_judges(sim.data)
-    >>> list(found), round(found["judge"].text_blind_upper(), 2)
+    >>> list(found), round(found["judge"].upper, 2)
     (['judge'], 0.34)
     >>> text_blind_judges(simulate_round_robin(12, random_seed=0).data)
     {}
     """
+    from bayes_pairwise.conventions import resolve_hdi_prob
+
+    alpha = (1.0 - resolve_hdi_prob(None)) / 2.0
     data = data.without_weights()  # pairs are counted, not weighed (as short_of_pairs)
     alone = one_position_only(data)
     skip = set(alone.judges) if alone is not None else set()
-    out: dict[str, PositionalMoments | TiePositionCheck] = {}
+    out: dict[str, TextBlind] = {}
     for j, block in data.by_judge():
         if str(j) in skip or block.has_truth:
             continue
-        found = _against_the_ceiling(block, checks, moments)
-        if found is not None and found.text_blind:
-            out[str(j)] = found
+        found = ceiling_stats(block, checks, moments)
+        if found is None or not found.text_blind:
+            continue
+        items = item_dependence(block)
+        if items is not None and items.p_value > alpha:
+            out[str(j)] = TextBlind(found, items)
     return out
 
 
@@ -509,7 +573,7 @@ def text_blind(
         return None
     said = [
         ("judge " + j + ": " if data.n_judges > 1 else "")
-        + f.text_blind_text(order_recorded=data.order_recorded)
+        + f.text(order_recorded=data.order_recorded)
         + "."
         for j, f in found.items()
     ]
@@ -517,15 +581,15 @@ def text_blind(
     lead = "Verdicts the log cannot tell from text-blind ones — "
     shared = (
         " 1 − ε₊ − ε₋ is 1 for a judge that is always right and 0 for one whose verdicts ignore "
-        f"the texts (each by {by} alone, ε₊ + ε₋ = 1, S_com at that ceiling); S_com within "
-        "chance of the ceiling means the log cannot show that these verdicts depend on the "
-        "texts at all, "
-        "whether or not the model and the classical estimates agree on the rates — and a pair "
-        "that fools the judge in both orders counts here as one judged right, so the truth "
-        "can only be further. Neither rates below their largest values nor a ranking from "
-        "these verdicts is then something the log shows. More pairs decided in both orders "
-        "sharpen the test; gold labels on some pairs (--truth-column) measure the rates; "
-        "where the point is near 0 too, check the prompt and how the answers were parsed."
+        f"the texts (each by {by} alone, ε₊ + ε₋ = 1, S_com at that ceiling). With S_com "
+        "within chance of the ceiling and no text winning more often than chance allows, the "
+        "log cannot show that these verdicts depend on the texts at all, whether or not the "
+        "model and the classical estimates agree on the rates — and a pair that fools the "
+        "judge in both orders counts here as one judged right, so the truth can only be "
+        "further. Neither rates below their largest values nor a ranking from these verdicts "
+        "is then something the log shows. More pairs decided in both orders sharpen the "
+        "tests; gold labels on some pairs (--truth-column) measure the rates; where the point "
+        "is near 0 too, check the prompt and how the answers were parsed."
     )
     return Caveat(
         "text_blind",

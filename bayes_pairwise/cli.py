@@ -970,7 +970,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
             vals,
             est,
             pairs_in_both=None if few is None else few[1],
-            text_blind_upper=None if found is None else found.text_blind_upper(),
+            text_blind_upper=None if found is None else found.upper,
         )
     one = len(bounds) == 1
     return {

@@ -477,6 +477,10 @@ class CrossCheck:
         The judges whose verdicts the log cannot tell from ones that ignore the texts: judge →
         (1 − ε₊ − ε₋, its upper end, the test's z) (:func:`~bayes_pairwise.caveats.
         text_blind_judges`); their verdict sentence and their rates' reading say so.
+    ceiling : dict
+        Per judge with a pair shown in both orders: S_com against its ceiling, the statistics
+        the checks against it read (:func:`~bayes_pairwise.caveats.ceiling_stats`; the report
+        draws them with :func:`~bayes_pairwise.plots.plot_ceiling`).
     """
 
     data: Comparisons
@@ -514,6 +518,7 @@ class CrossCheck:
     figures: Mapping[str, Any] = field(default_factory=dict)
     short_of_pairs: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     text_blind: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    ceiling: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -2048,12 +2053,22 @@ def crosscheck(
         general.insert(0, LAPLACE_CAVEAT)
         for texts in per_judge.values():
             texts.insert(0, LAPLACE_CAVEAT)
-    from bayes_pairwise.caveats import one_position_only, short_of_pairs, text_blind_judges
+    from bayes_pairwise.caveats import (
+        ceiling_stats,
+        one_position_only,
+        short_of_pairs,
+        text_blind_judges,
+    )
 
     short = short_of_pairs(data, unlabelled_only=True)
     blind = {
-        j: (found.informedness()[0], found.text_blind_upper(), found.text_blind_z)
+        j: (found.point, found.upper, found.z)
         for j, found in text_blind_judges(data, checks=cf.tie_position, moments=cf.moments).items()
+    }
+    ceiling = {
+        j: found
+        for j, block in data.without_weights().by_judge()
+        if (found := ceiling_stats(block, cf.tie_position, cf.moments)) is not None
     }
     if pooled_board is not None and blind and data.n_judges > 1:
         counts = ", ".join(
@@ -2155,6 +2170,7 @@ def crosscheck(
         figures=figures,
         short_of_pairs={j: v for j, v in short.items() if j in no_verdict},
         text_blind=blind,
+        ceiling=ceiling,
     )
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "PPC_STATISTIC_NAMES",
     "as_inference_data",
     "bt_vs_posterior_data",
+    "ceiling_data",
     "correct_score_data",
     "delta2d_split",
     "delta_s_curve_data",
@@ -466,6 +467,62 @@ def correct_score_data(
     )
     df.attrs.update({k: (None if v is None else float(v)) for k, v in rates.items()})
     return df
+
+
+def ceiling_data(ceiling: Mapping[str, Any], *, text_blind: Iterable[str] = ()) -> pd.DataFrame:
+    """Each judge's S_com against its ceiling r₁² + (1 − r₁)²: the numbers of
+    :func:`~bayes_pairwise.plots.plot_ceiling`.
+
+    Parameters
+    ----------
+    ceiling : dict
+        Judge → statistics against the ceiling (:func:`~bayes_pairwise.caveats.ceiling_stats`;
+        :attr:`~bayes_pairwise.crosscheck.CrossCheck.ceiling`).
+    text_blind : iterable of str
+        The judges the log cannot tell from ones that ignore the texts
+        (:attr:`~bayes_pairwise.crosscheck.CrossCheck.text_blind`).
+
+    Returns
+    -------
+    DataFrame
+        One row per judge: ``judge``, ``r1``, ``s_com``, ``lower`` and ``upper`` (S_com ± the
+        package's z times the standard error of S_com − ceiling), ``ceiling``, ``informedness``
+        (1 − ε₊ − ε₋ = √(2 (ceiling − S_com))), ``n_pairs``, ``text_blind`` and ``beyond``
+        (S_com beyond every pair of rates).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.caveats import ceiling_stats
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> st = ceiling_stats(simulate_round_robin(20, eps=0.1, random_seed=0).data)
+    >>> ceiling_data({"j": st}).loc[0, ["s_com", "ceiling"]].round(3).to_dict()
+    {'s_com': 0.179, 'ceiling': 0.5}
+    """
+    blind = {str(j) for j in text_blind}
+    z = z_value()
+    rows = []
+    for j, st in ceiling.items():
+        s_com, r1, n_pairs = st.ceiling_numbers()
+        se = float(getattr(st, "s_com_excess_se", np.nan))
+        rows.append(
+            {
+                "judge": str(j),
+                "r1": float(r1),
+                "s_com": float(s_com),
+                "lower": float(s_com - z * se),
+                "upper": float(s_com + z * se),
+                "ceiling": float(st.s_com_ceiling),
+                "informedness": float(st.informedness()[0]),
+                "n_pairs": int(n_pairs),
+                "text_blind": str(j) in blind,
+                "beyond": bool(st.beyond_rates),
+            }
+        )
+    cols = [
+        "judge", "r1", "s_com", "lower", "upper", "ceiling", "informedness", "n_pairs",
+        "text_blind", "beyond",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)
 
 
 def posterior_vs_grid_data(

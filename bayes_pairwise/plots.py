@@ -105,6 +105,7 @@ __all__ = [
     "misfit_heatmap_data",
     "order_rank_data",
     "plot_bt_vs_posterior",
+    "plot_ceiling",
     "plot_correct_score",
     "plot_delta_s_curve",
     "plot_judge_forest",
@@ -657,6 +658,104 @@ def plot_correct_score(
     )
     ax.set_title(title or f"P(text of rank m gets its correct score), {rate}", fontsize=10)
     ax.legend(handles, labels, fontsize=7, ncol=2)
+    return ax
+
+
+def plot_ceiling(
+    data: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    label_judges: int = 12,
+) -> Axes:
+    """Judges against the text-blind ceiling: S_com against the first-position rate r₁.
+
+    The solid curve is r₁² + (1 − r₁)², where verdicts that ignore the texts sit
+    (1 − ε₊ − ε₋ = 0); the dashed curves are 1 − ε₊ − ε₋ = 0.25, 0.5 and 0.75 (S_com lower by
+    half its square); above the solid curve no ε₊, ε₋ describe the verdicts. Each judge is a
+    point with the interval of its distance to the ceiling: red where the log cannot tell it
+    from a judge that ignores the texts, orange beyond the ceiling.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`~bayes_pairwise.plot_data.ceiling_data` (e.g. of a cross-check's
+        ``ceiling`` and ``text_blind``).
+    ax : Axes, optional
+    title : str, optional
+    label_judges : int
+        Name the judges on the plot when there are at most this many.
+
+    Returns
+    -------
+    Axes
+        One error bar per judge.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from bayes_pairwise.caveats import ceiling_stats
+    >>> from bayes_pairwise.plot_data import ceiling_data
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> st = ceiling_stats(simulate_round_robin(20, eps=0.1, random_seed=0).data)
+    >>> ax = plot_ceiling(ceiling_data({"judge": st}))
+    >>> len(ax.containers)  # one error bar per judge
+    1
+    """
+    ax = _one_ax(ax, figsize=(6.0, 4.6))
+    r = np.linspace(0.0, 1.0, 201)
+    top = (1.0 + (2.0 * r - 1.0) ** 2) / 2.0
+    ax.fill_between(r, top, 1.0, color="0.93", zorder=0, label="no ε₊, ε₋ give this")
+    ax.plot(r, top, color="0.15", lw=1.4, label="verdicts ignore the texts (1 − ε₊ − ε₋ = 0)")
+    for k, jv in enumerate((0.25, 0.5, 0.75)):
+        rr = np.linspace(jv / 2.0, 1.0 - jv / 2.0, 101)
+        yy = (1.0 + (2.0 * rr - 1.0) ** 2) / 2.0 - jv * jv / 2.0
+        ax.plot(
+            rr,
+            yy,
+            color="0.55",
+            ls="--",
+            lw=0.9,
+            label="1 − ε₊ − ε₋ = 0.25, 0.5, 0.75" if k == 0 else "_nolegend_",
+        )
+        ax.annotate(f"{jv:g}", (rr[50], yy[50]), fontsize=7, color="0.45", va="top", ha="center")
+    for kind, colour, label in (
+        ("reads", "tab:blue", "judge"),
+        ("text_blind", "tab:red", "judge the log cannot tell from text-blind"),
+        ("beyond", "tab:orange", "judge beyond the ceiling"),
+    ):
+        if kind == "reads":
+            sub = data[~data["text_blind"] & ~data["beyond"]]
+        else:
+            sub = data[data[kind].astype(bool)]
+        if not len(sub):
+            continue
+        ax.errorbar(
+            sub["r1"],
+            sub["s_com"],
+            yerr=[sub["s_com"] - sub["lower"], sub["upper"] - sub["s_com"]],
+            fmt="o",
+            ms=4,
+            color=colour,
+            capsize=2,
+            label=label,
+        )
+    if len(data) <= label_judges:
+        for row in data.itertuples(index=False):
+            ax.annotate(
+                short_label(row.judge),
+                (row.r1, row.s_com),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=7,
+            )
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("first-position rate r₁")
+    ax.set_ylabel("S_com (same position won in both orders)")
+    ax.set_title(title or "Judges against the text-blind ceiling", fontsize=10)
+    ax.legend(fontsize=7, loc="lower center")
     return ax
 
 

@@ -549,6 +549,41 @@ def _copeland_table(cc: CrossCheck) -> tuple[pd.DataFrame | None, str]:
     return df, cap
 
 
+def _ceiling_figure(page: HtmlPage, cc: CrossCheck) -> None:
+    """S_com against the first-position rate for every judge, with the text-blind ceiling:
+    the cross-check's ``ceiling`` and ``text_blind``, drawn."""
+    import matplotlib.pyplot as plt
+
+    from bayes_pairwise import plots
+    from bayes_pairwise.conventions import interval_label
+    from bayes_pairwise.plot_data import ceiling_data
+
+    df = ceiling_data(cc.ceiling, text_blind=cc.text_blind)
+    page.heading("Judges against the text-blind ceiling", level=3)
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), layout="constrained")
+    plots.plot_ceiling(df, ax=ax)
+    flagged = [str(j) for j in df.loc[df["text_blind"], "judge"]]
+    page.figure(
+        fig,
+        "S_com (the share of pairs whose two verdicts picked the same position) against the "
+        "first-position rate r₁, one point per judge with the "
+        f"{interval_label()} interval of its distance to the ceiling. Verdicts that ignore the "
+        "texts sit on the solid curve r₁² + (1 − r₁)²; a judge below it by d has "
+        "1 − ε₊ − ε₋ = √(2d) (dashed: 0.25, 0.5, 0.75), read without labels — an upper bound, "
+        "since a pair that fools the judge in both orders looks judged right. "
+        + (
+            "Red: the log cannot tell "
+            + ", ".join(flagged)
+            + " from a judge that ignores the texts (the caveat 'verdicts the log cannot tell "
+            "from text-blind ones'). "
+            if flagged
+            else "The log tells every judge shown from one that ignores the texts. "
+        )
+        + "The points use the pairs decided in both orders where ties are kept as an outcome, "
+        "else every pair shown in both orders with a tie counted half.",
+    )
+
+
 def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
     import matplotlib.pyplot as plt
 
@@ -622,6 +657,8 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
                 else ""
             ),
         )
+    if cc.ceiling:
+        _ceiling_figure(page, cc)
     df, cap = _copeland_table(cc)
     page.heading("Copeland ranking", level=3)
     if df is None:

@@ -142,6 +142,7 @@ def test_report_sections_and_progress(nasty_html):
         "Copeland ranking",
         "Δ_S grid fit (the paper&#x27;s estimator)",
         "Probability that a text gets its correct Copeland score",
+        "Judges against the text-blind ceiling",
         "Judge &lt;b&gt;bold&lt;/b&gt;",
         "Judge j &amp; 2",
     ):

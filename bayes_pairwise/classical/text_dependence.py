@@ -1,0 +1,127 @@
+"""Do a judge's verdicts depend on which texts they compare at all?
+
+Two tests of one null hypothesis — every decided verdict picks the first-shown text with one
+probability p, whatever the texts (ε₊ + ε₋ = 1) — that look at different things:
+
+* within a pair: S_com against its ceiling r₁² + (1 − r₁)² (the moments' statistics,
+  :attr:`~bayes_pairwise.classical.descriptive.PositionalMoments.text_blind_z`), which needs
+  pairs shown in both orders and a truth per pair;
+* across pairs: :func:`item_dependence`, the score test of Bradley–Terry strengths at 0 given
+  the position, which reads how often each text wins against all its opponents. Where a pair's
+  repeats answer different prompts (a battle log of systems), the truth varies from prompt to
+  prompt, the within-pair test loses its power, and this one keeps it.
+
+The caveat :func:`~bayes_pairwise.caveats.text_blind` speaks only where neither rejects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from bayes_pairwise.data import Comparisons
+
+__all__ = ["ItemDependence", "item_dependence"]
+
+
+@dataclass(frozen=True)
+class ItemDependence:
+    """The score test of :func:`item_dependence`.
+
+    Attributes
+    ----------
+    chi2 : float
+        U′ L⁺ U / (p(1 − p)): U each text's decided wins less p times its first-shown verdicts
+        and (1 − p) times its second-shown ones, L the Laplacian of who met whom.
+    df : int
+        Texts less connected groups of texts (the rank of L).
+    p_value : float
+        P(χ²_df ≥ chi2).
+    n_verdicts : int
+        Decided verdicts tested.
+    r1 : float
+        Their share that picks the first-shown text (p).
+    """
+
+    chi2: float
+    df: int
+    p_value: float
+    n_verdicts: int
+    r1: float
+
+    def text(self) -> str:
+        """The numbers, as the caveat reads them."""
+        p = f"{self.p_value:.2g}" if self.p_value >= 1e-16 else "< 1e-16"
+        return (
+            f"across pairs, the texts' wins given the position vary no more than chance allows "
+            f"(score test of equal strengths on {self.n_verdicts:,} decided verdicts: "
+            f"χ² {self.chi2:,.1f} on {self.df:,} df, p {'= ' if p[0] != '<' else ''}{p})"
+        )
+
+
+def item_dependence(data: Comparisons) -> ItemDependence | None:
+    """Score test of "the verdicts do not depend on the texts" against Bradley–Terry strengths.
+
+    Under the null every decided verdict picks the first-shown text with one probability p
+    (estimated by r₁); the score of the strengths at 0 is U = B′(y − p) (B: +1 for the first
+    text of a verdict, −1 for the second), with covariance p(1 − p)·L, L the Laplacian of the
+    comparisons; U′ L⁺ U / (p(1 − p)) is then χ² on the rank of L. L⁺ is taken block by block
+    over the connected groups of texts (a context's answers). Estimating p leaves the statistic
+    slightly below χ² where texts are shown first and second unequally often (exact where every
+    pair is shown in both orders), so the test errs towards not rejecting. Ties are left out;
+    None without a decided verdict of each kind, or without two texts that met.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> reader = simulate_round_robin(8, eps=0.1, n_contexts=10, random_seed=0).data
+    >>> item_dependence(reader).p_value < 1e-10
+    True
+    >>> blind = simulate_round_robin(8, eps_plus=0.4, eps_minus=0.6, n_contexts=10, random_seed=0)
+    >>> round(item_dependence(blind.data).p_value, 2) > 0.03
+    True
+    """
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+    from scipy.stats import chi2 as chi2_dist
+
+    out = np.asarray(data.outcome, dtype=float)
+    dec = (out == 0.0) | (out == 1.0)
+    y = out[dec]
+    n = int(y.size)
+    if n == 0:
+        return None
+    p = float(y.mean())
+    if not 0.0 < p < 1.0:
+        return None
+    first = np.asarray(data.first)[dec]
+    second = np.asarray(data.second)[dec]
+    items, codes = np.unique(np.concatenate([first, second]), return_inverse=True)
+    fi, si = codes[:n], codes[n:]
+    m = int(items.size)
+    u = np.bincount(fi, weights=y - p, minlength=m) - np.bincount(si, weights=y - p, minlength=m)
+    adj = sparse.coo_matrix((np.ones(n), (fi, si)), shape=(m, m)).tocsr()
+    adj = (adj + adj.T).tocsr()
+    n_groups, label = connected_components(adj, directed=False)
+    degree = np.asarray(adj.sum(axis=1)).ravel()
+    order = np.argsort(label, kind="stable")
+    edges = np.searchsorted(label[order], np.arange(n_groups + 1))
+    stat, df = 0.0, 0
+    for g in range(n_groups):
+        nodes = order[edges[g] : edges[g + 1]]
+        if nodes.size < 2:
+            continue
+        lap = -adj[nodes][:, nodes].toarray()
+        lap[np.diag_indices_from(lap)] += degree[nodes]
+        ug = u[nodes]
+        stat += float(ug @ np.linalg.lstsq(lap, ug, rcond=None)[0])
+        df += int(nodes.size) - 1
+    if df == 0:
+        return None
+    stat /= p * (1.0 - p)
+    return ItemDependence(
+        chi2=stat, df=df, p_value=float(chi2_dist.sf(stat, df)), n_verdicts=n, r1=p
+    )
