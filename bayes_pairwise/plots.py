@@ -755,7 +755,7 @@ def plot_ceiling(
     ax.set_xlabel("first-position rate r₁")
     ax.set_ylabel("S_com (same position won in both orders)")
     ax.set_title(title or "Judges against the text-blind ceiling", fontsize=10)
-    ax.legend(fontsize=7, loc="lower center")
+    _legend_below(ax, below=0.14)
     return ax
 
 

@@ -560,7 +560,7 @@ def _ceiling_figure(page: HtmlPage, cc: CrossCheck) -> None:
 
     df = ceiling_data(cc.ceiling, text_blind=cc.text_blind)
     page.heading("Judges against the text-blind ceiling", level=3)
-    fig, ax = plt.subplots(figsize=(6.4, 4.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
     plots.plot_ceiling(df, ax=ax)
     flagged = [str(j) for j in df.loc[df["text_blind"], "judge"]]
     page.figure(
