@@ -1165,10 +1165,20 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     # the bootstrap's lines (a header, then every tenth of the replicates) on stderr, always;
     # the sampler's progress bar only on a terminal
     lb = _rank(args, data, judge=None, progress=args.model == "bt" or sys.stderr.isatty())
+    from bayes_pairwise.caveats import text_blind
+
+    # a board from verdicts the log cannot tell from ones that ignore the texts says so, as the
+    # cross-check's pooled board does (the one rule: caveats.text_blind_judges)
+    blind = text_blind(data)
     if args.json:
-        _print_json(lb.to_dict())
+        out = lb.to_dict()
+        if blind is not None:
+            out["caveats"] = [blind.to_dict()]
+        _print_json(out)
     else:
         print(lb)
+    if blind is not None:
+        _info(f"warning: {blind.text}")
     return 0
 
 

@@ -206,6 +206,16 @@ def test_every_door_says_it(blind_log, capsys) -> None:
     assert main(["estimate", *argv, "--method", "moments", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert any(w.startswith("Verdicts the log cannot tell") for w in res["warnings"])
+    assert main(["leaderboard", *argv, "--n-boot", "20", "--json"]) == 0
+    out = capsys.readouterr()
+    assert [c["code"] for c in json.loads(out.out)["caveats"]] == ["text_blind"]
+    assert "warning: Verdicts the log cannot tell from text-blind ones" in out.err
+    # a board from a judge that reads the texts carries no such caveat
+    reader = blind_log.parent / "reader.csv"
+    simulate_round_robin(8, eps=0.1, n_contexts=10, random_seed=4).frame.to_csv(reader)
+    assert main(["leaderboard", str(reader), "--context-column", "context", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "caveats" not in json.loads(out.out) and "text-blind" not in out.err
 
 
 def test_a_pooled_board_says_which_verdicts_it_counts_from_such_a_judge() -> None:
