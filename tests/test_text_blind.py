@@ -280,3 +280,16 @@ def test_the_texts_wins_test_is_chi_squared_when_verdicts_ignore_the_texts() -> 
         for s in range(50)
     ]
     assert np.mean([r.p_value < 0.03 for r in weak]) >= 0.9
+
+
+def test_a_large_group_of_texts_solves_by_conjugate_gradients_to_the_same_chi2(
+    monkeypatch,
+) -> None:
+    from bayes_pairwise.classical import text_dependence
+
+    data = simulate_round_robin(120, eps_plus=0.4, eps_minus=0.6, random_seed=0).data
+    dense = text_dependence.item_dependence(data)
+    monkeypatch.setattr(text_dependence, "DENSE_GROUP_MAX", 10)
+    sparse = text_dependence.item_dependence(data)
+    assert sparse.df == dense.df == 119
+    assert sparse.chi2 == pytest.approx(dense.chi2, rel=1e-8)

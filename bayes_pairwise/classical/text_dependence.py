@@ -24,7 +24,11 @@ import numpy as np
 if TYPE_CHECKING:
     from bayes_pairwise.data import Comparisons
 
-__all__ = ["ItemDependence", "item_dependence"]
+__all__ = ["DENSE_GROUP_MAX", "ItemDependence", "item_dependence"]
+
+#: Groups of texts up to this size solve their Laplacian densely; larger ones by conjugate
+#: gradients on the sparse Laplacian (the score lies in its range).
+DENSE_GROUP_MAX = 800
 
 
 @dataclass(frozen=True)
@@ -114,10 +118,18 @@ def item_dependence(data: Comparisons) -> ItemDependence | None:
         nodes = order[edges[g] : edges[g + 1]]
         if nodes.size < 2:
             continue
-        lap = -adj[nodes][:, nodes].toarray()
-        lap[np.diag_indices_from(lap)] += degree[nodes]
-        ug = u[nodes]
-        stat += float(ug @ np.linalg.lstsq(lap, ug, rcond=None)[0])
+        sub = adj[nodes][:, nodes]
+        ug = u[nodes]  # sums to 0 over a connected group: in the range of its Laplacian
+        if nodes.size <= DENSE_GROUP_MAX:
+            lap = -sub.toarray()
+            lap[np.diag_indices_from(lap)] += degree[nodes]
+            stat += float(ug @ np.linalg.lstsq(lap, ug, rcond=None)[0])
+        else:  # a large group (one round robin of thousands of texts): conjugate gradients
+            from scipy.sparse.linalg import cg
+
+            lap = sparse.diags(degree[nodes]) - sub
+            x, _ = cg(lap, ug, rtol=1e-10, atol=0.0, maxiter=10 * int(nodes.size))
+            stat += float(ug @ x)
         df += int(nodes.size) - 1
     if df == 0:
         return None
