@@ -477,10 +477,11 @@ class CrossCheck:
         The judges whose verdicts the log cannot tell from ones that ignore the texts: judge →
         (1 − ε₊ − ε₋, its upper end, the test's z) (:func:`~bayes_pairwise.caveats.
         text_blind_judges`); their verdict sentence and their rates' reading say so.
-    ceiling : dict
-        Per judge with a pair shown in both orders: S_com against its ceiling, the statistics
-        the checks against it read (:func:`~bayes_pairwise.caveats.ceiling_stats`; the report
-        draws them with :func:`~bayes_pairwise.plots.plot_ceiling`).
+    ceiling : DataFrame or None
+        Per judge with a pair shown in both orders: S_com against its ceiling, from the
+        statistics the checks against it read (:func:`~bayes_pairwise.caveats.ceiling_stats`),
+        as :func:`~bayes_pairwise.plot_data.ceiling_data` tables them; the report draws it with
+        :func:`~bayes_pairwise.plots.plot_ceiling`.
     """
 
     data: Comparisons
@@ -518,7 +519,7 @@ class CrossCheck:
     figures: Mapping[str, Any] = field(default_factory=dict)
     short_of_pairs: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     text_blind: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
-    ceiling: Mapping[str, Any] = field(default_factory=dict)
+    ceiling: pd.DataFrame | None = None
 
     @property
     def verdict(self) -> str:
@@ -819,6 +820,9 @@ class CrossCheck:
                 j: {"informedness": v, "upper": hi, "z": z}
                 for j, (v, hi, z) in self.text_blind.items()
             },
+            "ceiling": json.loads(self.ceiling.to_json(orient="records"))
+            if self.ceiling is not None
+            else [],
         }
 
     def pivot(self) -> pd.DataFrame:
@@ -2065,11 +2069,16 @@ def crosscheck(
         j: (found.point, found.upper, found.z)
         for j, found in text_blind_judges(data, checks=cf.tie_position, moments=cf.moments).items()
     }
-    ceiling = {
-        j: found
-        for j, block in data.without_weights().by_judge()
-        if (found := ceiling_stats(block, cf.tie_position, cf.moments)) is not None
-    }
+    from bayes_pairwise.plot_data import ceiling_data
+
+    ceiling = ceiling_data(
+        {
+            j: found
+            for j, block in data.without_weights().by_judge()
+            if (found := ceiling_stats(block, cf.tie_position, cf.moments)) is not None
+        },
+        text_blind=blind,
+    )
     if pooled_board is not None and blind and data.n_judges > 1:
         counts = ", ".join(
             f"{j} ({data.for_judge(j).n_comparisons:,} of {data.n_comparisons:,})" for j in blind

@@ -551,14 +551,13 @@ def _copeland_table(cc: CrossCheck) -> tuple[pd.DataFrame | None, str]:
 
 def _ceiling_figure(page: HtmlPage, cc: CrossCheck) -> None:
     """S_com against the first-position rate for every judge, with the text-blind ceiling:
-    the cross-check's ``ceiling`` and ``text_blind``, drawn."""
+    the cross-check's ``ceiling`` table, drawn."""
     import matplotlib.pyplot as plt
 
     from bayes_pairwise import plots
     from bayes_pairwise.conventions import interval_label
-    from bayes_pairwise.plot_data import ceiling_data
 
-    df = ceiling_data(cc.ceiling, text_blind=cc.text_blind)
+    df = cc.ceiling
     page.heading("Judges against the text-blind ceiling", level=3)
     fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
     plots.plot_ceiling(df, ax=ax)
@@ -657,7 +656,7 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
                 else ""
             ),
         )
-    if cc.ceiling:
+    if cc.ceiling is not None and len(cc.ceiling):
         _ceiling_figure(page, cc)
     df, cap = _copeland_table(cc)
     page.heading("Copeland ranking", level=3)

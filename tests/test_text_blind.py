@@ -238,10 +238,14 @@ def test_a_pooled_board_says_which_verdicts_it_counts_from_such_a_judge() -> Non
     import matplotlib
 
     matplotlib.use("Agg")
-    from bayes_pairwise.plot_data import ceiling_data
     from bayes_pairwise.plots import plot_ceiling
 
-    df = ceiling_data(cc.ceiling, text_blind=cc.text_blind).set_index("judge")
+    df = cc.ceiling.set_index("judge")
+    as_json = json.loads(json.dumps(cc.to_dict()["ceiling"]))
+    by_judge = {r["judge"]: r for r in as_json}
+    assert set(by_judge) == {"reader", "blind"}
+    assert by_judge["blind"]["text_blind"] is True and by_judge["reader"]["text_blind"] is False
+    assert by_judge["blind"]["r1"] == pytest.approx(df.loc["blind", "r1"])
     assert df["text_blind"].to_dict() == {"reader": False, "blind": True}
     assert df.loc["blind", "informedness"] == pytest.approx(cc.text_blind["blind"][0])
     for j in ("reader", "blind"):
