@@ -115,7 +115,7 @@ def test_the_caveat_states_the_log_s_numbers_and_the_pairs_that_would_tell() -> 
     c = text_blind(data)
     assert c is not None and c.code == "text_blind"
     j = m.informedness()[0]
-    assert f"over its {m.n_pairs:,} pairs decided in both orders S_com is {m.s_com:.3f}" in c.text
+    assert f"over its {m.n_pairs:,} pairs shown in both orders S_com is {m.s_com:.3f}" in c.text
     hi = m.text_blind_upper()
     assert f"z = {m.text_blind_z:.1f} in that judge's standard errors" in c.text
     assert f"1 − ε₊ − ε₋ = {j:.2f}, at most {hi:.2f} (94%)" in c.text
@@ -154,6 +154,11 @@ def test_ties_kept_read_the_pairs_decided_in_both_orders() -> None:
     found = text_blind_judges(data)
     assert type(found["judge"].ceiling).__name__ == "TiePositionCheck"
     assert found["judge"].ceiling.ceiling_numbers()[2] < 190  # pairs with a tie left out
+    assert "pairs decided in both orders S_com" in text_blind(data).text
+    # ties counted half: the moments of every pair shown in both orders, and the text says so
+    half = load_comparisons(frame, ties="half")
+    assert text_blind_judges(half)["judge"].ceiling.ceiling_numbers()[2] == 190
+    assert "190 pairs shown in both orders (a tie counted half) S_com" in text_blind(half).text
 
 
 def test_chatbot_arena_s_gpt35_judge_sits_on_the_ceiling_but_its_systems_differ() -> None:

@@ -439,6 +439,11 @@ class _AgainstTheCeiling:
     s_com_ceiling: float
     s_com_excess_z: float
 
+    @property
+    def pairs_phrase(self) -> str:
+        """What the pairs of :meth:`ceiling_numbers` are, as the texts say it."""
+        return "pairs decided in both orders"
+
     def ceiling_numbers(self) -> tuple[float, float, int]:  # pragma: no cover - abstract
         """S_com, r₁ and the number of pairs the ceiling was computed on."""
         raise NotImplementedError
@@ -554,7 +559,7 @@ class _AgainstTheCeiling:
             else ""
         )
         return (
-            f"over its {n_pairs:,} pairs decided in both orders S_com is {s_com:.3f}, against "
+            f"over its {n_pairs:,} {self.pairs_phrase} S_com is {s_com:.3f}, against "
             f"the {self.s_com_ceiling:.3f} of a judge that picks {side} in {100 * r1:.1f} % of "
             f"its verdicts whatever the texts (z = {self.text_blind_z:.1f} in that judge's "
             f"standard errors): 1 − ε₊ − ε₋ = {j:.2f}, at most {self.text_blind_upper():.2f} "
@@ -641,6 +646,11 @@ class PositionalMoments(_AgainstTheCeiling):
     s_com_excess_z: float = float("nan")
     s_com_excess_se: float = float("nan")
     s_com_blind_se: float = float("nan")
+
+    @property
+    def pairs_phrase(self) -> str:
+        """The pairs shown in both orders, a tie counted half where the log keeps ties."""
+        return "pairs shown in both orders" + (" (a tie counted half)" if self.tie_share else "")
 
     def ceiling_numbers(self) -> tuple[float, float, int]:
         """S_com, r₁ and the pairs shown in both orders."""
