@@ -487,8 +487,10 @@ def ceiling_data(ceiling: Mapping[str, Any], *, text_blind: Iterable[str] = ()) 
     DataFrame
         One row per judge: ``judge``, ``r1``, ``s_com``, ``lower`` and ``upper`` (S_com ± the
         package's z times the standard error of S_com − ceiling), ``ceiling``, ``informedness``
-        (1 − ε₊ − ε₋ = √(2 (ceiling − S_com))), ``n_pairs``, ``text_blind`` and ``beyond``
-        (S_com beyond every pair of rates).
+        (1 − ε₊ − ε₋ = √(2 (ceiling − S_com))), ``n_pairs``, ``text_blind``, ``beyond``
+        (S_com beyond every pair of rates) and ``on_ceiling`` (S_com within chance of the
+        ceiling: the within-pair test alone would call the judge text-blind — where
+        ``text_blind`` is False, the texts' wins across pairs told it apart).
 
     Examples
     --------
@@ -516,11 +518,12 @@ def ceiling_data(ceiling: Mapping[str, Any], *, text_blind: Iterable[str] = ()) 
                 "n_pairs": int(n_pairs),
                 "text_blind": str(j) in blind,
                 "beyond": bool(st.beyond_rates),
+                "on_ceiling": bool(st.text_blind),
             }
         )
     cols = [
         "judge", "r1", "s_com", "lower", "upper", "ceiling", "informedness", "n_pairs",
-        "text_blind", "beyond",
+        "text_blind", "beyond", "on_ceiling",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=cols)
 

@@ -562,6 +562,7 @@ def _ceiling_figure(page: HtmlPage, cc: CrossCheck) -> None:
     fig, ax = plt.subplots(figsize=(6.4, 5.4), layout="constrained")
     plots.plot_ceiling(df, ax=ax)
     flagged = [str(j) for j in df.loc[df["text_blind"], "judge"]]
+    apart = [str(j) for j in df.loc[df["on_ceiling"] & ~df["text_blind"], "judge"]]
     page.figure(
         fig,
         "S_com (the share of pairs whose two verdicts picked the same position) against the "
@@ -577,6 +578,15 @@ def _ceiling_figure(page: HtmlPage, cc: CrossCheck) -> None:
             "from text-blind ones'). "
             if flagged
             else "The log tells every judge shown from one that ignores the texts. "
+        )
+        + (
+            "On the ceiling within chance, yet told apart across pairs, where the texts' wins "
+            "differ beyond chance (the caveat's second test; so it goes where a pair's repeats "
+            "answer different prompts and the truth varies between them): "
+            + ", ".join(apart)
+            + ". "
+            if apart
+            else ""
         )
         + "The points use the pairs decided in both orders where ties are kept as an outcome, "
         "else every pair shown in both orders with a tie counted half.",

@@ -179,6 +179,12 @@ def test_chatbot_arena_s_gpt35_judge_sits_on_the_ceiling_but_its_systems_differ(
     items = item_dependence(gpt35)
     assert items.df == 19 and items.chi2 > 500 and items.p_value < 1e-100
     assert text_blind_judges(data) == {}
+    # the ceiling figure's table marks it: on the ceiling, told apart across pairs
+    from bayes_pairwise.caveats import ceiling_stats
+    from bayes_pairwise.plot_data import ceiling_data
+
+    row = ceiling_data({"gpt-3.5-turbo": ceiling_stats(gpt35)}).iloc[0]
+    assert row["on_ceiling"] and not row["text_blind"]
 
 
 @pytest.fixture(scope="module")
@@ -252,6 +258,7 @@ def test_a_pooled_board_says_which_verdicts_it_counts_from_such_a_judge() -> Non
     assert by_judge["blind"]["text_blind"] is True and by_judge["reader"]["text_blind"] is False
     assert by_judge["blind"]["r1"] == pytest.approx(df.loc["blind", "r1"])
     assert df["text_blind"].to_dict() == {"reader": False, "blind": True}
+    assert df["on_ceiling"].to_dict() == {"reader": False, "blind": True}
     assert df.loc["blind", "informedness"] == pytest.approx(cc.text_blind["blind"][0])
     for j in ("reader", "blind"):
         m = cc.classical.moments[j]  # no ties: the moments of every pair in both orders
