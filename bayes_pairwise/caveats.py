@@ -438,28 +438,27 @@ def ceiling_stats(
     elif moments is not None and data.judges[0] in moments:
         found = moments[data.judges[0]]
     else:
-        with warnings.catch_warnings():  # the boundary is what this looks for
-            warnings.simplefilter("ignore")
-            try:
-                found = positional_moments(data)
-            except (BayesPairwiseError, ValueError):  # no pair shown in both orders
-                return None
+        return _quiet_moments(data)
     return found
 
 
+def _quiet_moments(block: Comparisons) -> PositionalMoments | None:
+    """One judge's :func:`~bayes_pairwise.classical.descriptive.positional_moments`, None
+    without a pair shown in both orders; the boundary warning silenced (the checks against the
+    ceiling are what look for the boundary)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return positional_moments(block)
+        except (BayesPairwiseError, ValueError):  # no pair shown in both orders
+            return None
+
+
 def _moments_by_judge(data: Comparisons) -> dict[str, PositionalMoments]:
-    """:func:`~bayes_pairwise.classical.descriptive.positional_moments` of every judge with a
-    pair shown in both orders, each verdict counted once (boundary warnings silenced: the
-    checks against the ceiling are what look for the boundary)."""
-    out = {}
-    for j, block in data.without_weights().by_judge():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                out[j] = positional_moments(block)
-            except (BayesPairwiseError, ValueError):  # no pair shown in both orders
-                continue
-    return out
+    """:func:`_quiet_moments` of every judge with a pair shown in both orders, each verdict
+    counted once."""
+    found = {j: _quiet_moments(block) for j, block in data.without_weights().by_judge()}
+    return {j: m for j, m in found.items() if m is not None}
 
 
 @dataclass(frozen=True)

@@ -505,7 +505,7 @@ def ceiling_data(ceiling: Mapping[str, Any], *, text_blind: Iterable[str] = ()) 
     rows = []
     for j, st in ceiling.items():
         s_com, r1, n_pairs = st.ceiling_numbers()
-        se = float(getattr(st, "s_com_excess_se", np.nan))
+        se = float(st.s_com_excess_se)
         rows.append(
             {
                 "judge": str(j),

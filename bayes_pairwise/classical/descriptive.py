@@ -434,10 +434,14 @@ class ScomEstimate:
 
 class _AgainstTheCeiling:
     """S_com against the most any (ε₊, ε₋) give (:func:`beyond_rates_text`), for a result with
-    ``s_com_ceiling``, ``s_com_excess_z`` and the statistics :meth:`ceiling_numbers` returns."""
+    ``s_com_ceiling``, ``s_com_excess_z``, the two standard errors of S_com − ceiling
+    (``s_com_excess_se``, the sample's; ``s_com_blind_se``, that of verdicts ignoring the
+    texts) and the statistics :meth:`ceiling_numbers` returns."""
 
     s_com_ceiling: float
     s_com_excess_z: float
+    s_com_excess_se: float
+    s_com_blind_se: float
 
     @property
     def pairs_phrase(self) -> str:
@@ -484,7 +488,7 @@ class _AgainstTheCeiling:
         from bayes_pairwise.conventions import z_value
 
         s_com = self.ceiling_numbers()[0]
-        se = getattr(self, "s_com_excess_se", float("nan"))
+        se = self.s_com_excess_se
         if not (np.isfinite(se) and se > 0 and np.isfinite(self.s_com_ceiling)):
             return float("nan"), float("nan"), float("nan")
         sq = 2.0 * (self.s_com_ceiling - s_com)
@@ -500,7 +504,7 @@ class _AgainstTheCeiling:
         """S_com − ceiling in standard errors of verdicts that ignore the texts
         (``s_com_blind_se``): near 0 for such a judge, far below 0 for one that reads them."""
         s_com = self.ceiling_numbers()[0]
-        se = getattr(self, "s_com_blind_se", float("nan"))
+        se = self.s_com_blind_se
         if not (np.isfinite(se) and se > 0 and np.isfinite(self.s_com_ceiling)):
             return float("nan")
         return float((s_com - self.s_com_ceiling) / se)
@@ -526,9 +530,7 @@ class _AgainstTheCeiling:
         from bayes_pairwise.conventions import z_value
 
         s_com = self.ceiling_numbers()[0]
-        se = np.nanmax(
-            [getattr(self, "s_com_excess_se", np.nan), getattr(self, "s_com_blind_se", np.nan)]
-        )
+        se = np.nanmax([self.s_com_excess_se, self.s_com_blind_se])
         sq = 2.0 * (self.s_com_ceiling - s_com) + 2.0 * z_value() * se
         return float(np.sqrt(min(max(sq, 0.0), 1.0)))
 
@@ -540,7 +542,7 @@ class _AgainstTheCeiling:
 
         n_pairs = self.ceiling_numbers()[2]
         j = self.informedness()[0]
-        se = getattr(self, "s_com_blind_se", float("nan"))
+        se = self.s_com_blind_se
         if not (np.isfinite(j) and j > 0.05 and np.isfinite(se) and se > 0):
             return None
         return math.ceil(n_pairs * (2.0 * z_value() * se / (j * j)) ** 2)
