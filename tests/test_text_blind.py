@@ -303,9 +303,59 @@ def test_a_large_group_of_texts_solves_by_conjugate_gradients_to_the_same_chi2(
 ) -> None:
     from bayes_pairwise.classical import text_dependence
 
-    data = simulate_round_robin(120, eps_plus=0.4, eps_minus=0.6, random_seed=0).data
+    data = simulate_round_robin(
+        120, eps_plus=0.4, eps_minus=0.6, k_plus=2, k_minus=1, random_seed=0
+    ).data  # shown first and second unequally often: the rank-one term is solved too
     dense = text_dependence.item_dependence(data)
     monkeypatch.setattr(text_dependence, "DENSE_GROUP_MAX", 10)
     sparse = text_dependence.item_dependence(data)
     assert sparse.df == dense.df == 119
     assert sparse.chi2 == pytest.approx(dense.chi2, rel=1e-8)
+
+
+def _rao_score_test(data) -> tuple[float, int]:
+    """The textbook score test, written out: a logistic regression of "the first-shown text
+    won" on an intercept and +1/−1 text indicators, its score and information at the null fit
+    (intercept logit r₁, strengths 0), the statistic g′I⁺g on the information's rank less one."""
+    out = np.asarray(data.outcome, dtype=float)
+    dec = (out == 0.0) | (out == 1.0)
+    y = out[dec]
+    first, second = np.asarray(data.first)[dec], np.asarray(data.second)[dec]
+    texts, codes = np.unique(np.concatenate([first, second]), return_inverse=True)
+    n = y.size
+    x = np.zeros((n, 1 + texts.size))
+    x[:, 0] = 1.0
+    x[np.arange(n), 1 + codes[:n]] += 1.0
+    x[np.arange(n), 1 + codes[n:]] -= 1.0
+    p = y.mean()
+    g = x.T @ (y - p)
+    info = p * (1 - p) * x.T @ x
+    return float(g @ np.linalg.pinv(info) @ g), int(np.linalg.matrix_rank(info)) - 1
+
+
+@pytest.mark.parametrize(
+    ("k_plus", "k_minus", "n_items", "n_contexts"),
+    [(1, 1, 6, 3), (2, 1, 6, 3), (3, 0, 5, 4), (1, 0, 2, 30)],
+    ids=["both-orders", "unequal-orders", "one-order-round-robins", "one-order-pairs"],
+)
+def test_the_texts_wins_test_is_the_textbook_score_test(k_plus, k_minus, n_items, n_contexts):
+    """item_dependence equals the Rao score test of the logistic regression with an intercept
+    (the position) and the texts' strengths, p estimated — where texts are shown first and
+    second unequally often too (the statistic without the intercept's share, U′L⁺U / (p(1 − p)),
+    is not), and where each pair is shown in one order only (2-item contexts: the intercept and
+    the strengths are confounded and one df is lost)."""
+    from bayes_pairwise.classical.text_dependence import item_dependence
+
+    data = simulate_round_robin(
+        n_items,
+        eps_plus=0.3,
+        eps_minus=0.5,
+        k_plus=k_plus,
+        k_minus=k_minus,
+        n_contexts=n_contexts,
+        random_seed=3,
+    ).data
+    got = item_dependence(data)
+    stat, df = _rao_score_test(data)
+    assert got.df == df
+    assert got.chi2 == pytest.approx(stat, rel=1e-9)

@@ -38,10 +38,12 @@ class ItemDependence:
     Attributes
     ----------
     chi2 : float
-        U′ L⁺ U / (p(1 − p)): U each text's decided wins less p times its first-shown verdicts
-        and (1 − p) times its second-shown ones, L the Laplacian of who met whom.
+        U′ (L − d d′/n)⁺ U / (p(1 − p)): U each text's decided wins less p times its
+        first-shown verdicts and (1 − p) times its second-shown ones, L the Laplacian of who met
+        whom, d each text's first-shown less second-shown verdicts, n the verdicts.
     df : int
-        Texts less connected groups of texts (the rank of L).
+        Texts less connected groups of texts (the rank of L), one less where p and the
+        strengths are confounded.
     p_value : float
         P(χ²_df ≥ chi2).
     n_verdicts : int
@@ -71,12 +73,16 @@ def item_dependence(data: Comparisons) -> ItemDependence | None:
 
     Under the null every decided verdict picks the first-shown text with one probability p
     (estimated by r₁); the score of the strengths at 0 is U = B′(y − p) (B: +1 for the first
-    text of a verdict, −1 for the second), with covariance p(1 − p)·L, L the Laplacian of the
-    comparisons; U′ L⁺ U / (p(1 − p)) is then χ² on the rank of L. L⁺ is taken block by block
-    over the connected groups of texts (a context's answers). Estimating p leaves the statistic
-    slightly below χ² where texts are shown first and second unequally often (exact where every
-    pair is shown in both orders), so the test errs towards not rejecting. Ties are left out;
-    None without a decided verdict of each kind, or without two texts that met.
+    text of a verdict, −1 for the second). Estimating p takes away the strengths' information
+    it shares with p: with L the Laplacian of the comparisons and d each text's first-shown
+    less second-shown verdicts, the efficient score's covariance is p(1 − p)(L − d d′/n), and
+    U′(L − d d′/n)⁺U / (p(1 − p)) is χ² on the rank of L — the textbook score test of the
+    logistic regression with an intercept and the strengths. L⁺ is taken block by block over
+    the connected groups of texts (a context's answers), the rank-one term by Sherman–Morrison;
+    where every pair is shown equally often in both orders d = 0. Where every verdict's
+    orientation confounds p with the strengths (each pair shown in one order only, without a
+    cycle) one df is lost. Ties are left out; None without a decided verdict of each kind, or
+    without two texts that met.
 
     Examples
     --------
@@ -107,31 +113,51 @@ def item_dependence(data: Comparisons) -> ItemDependence | None:
     fi, si = codes[:n], codes[n:]
     m = int(items.size)
     u = np.bincount(fi, weights=y - p, minlength=m) - np.bincount(si, weights=y - p, minlength=m)
+    # each text's first-shown less second-shown verdicts: the strengths' information shared
+    # with p's, projected out below (both sum to 0 over a connected group, so lie in the range
+    # of its Laplacian)
+    d = np.bincount(fi, minlength=m) - np.bincount(si, minlength=m).astype(float)
     adj = sparse.coo_matrix((np.ones(n), (fi, si)), shape=(m, m)).tocsr()
     adj = (adj + adj.T).tocsr()
     n_groups, label = connected_components(adj, directed=False)
     degree = np.asarray(adj.sum(axis=1)).ravel()
     order = np.argsort(label, kind="stable")
     edges = np.searchsorted(label[order], np.arange(n_groups + 1))
-    stat, df = 0.0, 0
+    uu = ud = dd = 0.0  # U′L⁺U, U′L⁺d, d′L⁺d
+    df = 0
     for g in range(n_groups):
         nodes = order[edges[g] : edges[g + 1]]
         if nodes.size < 2:
             continue
         sub = adj[nodes][:, nodes]
-        ug = u[nodes]  # sums to 0 over a connected group: in the range of its Laplacian
+        rhs = np.column_stack([u[nodes], d[nodes]])
         if nodes.size <= DENSE_GROUP_MAX:
             lap = -sub.toarray()
             lap[np.diag_indices_from(lap)] += degree[nodes]
-            stat += float(ug @ np.linalg.lstsq(lap, ug, rcond=None)[0])
+            x = np.linalg.lstsq(lap, rhs, rcond=None)[0]
         else:  # a large group (one round robin of thousands of texts): conjugate gradients
             from scipy.sparse.linalg import cg
 
             lap = sparse.diags(degree[nodes]) - sub
-            x, _ = cg(lap, ug, rtol=1e-10, atol=0.0, maxiter=10 * int(nodes.size))
-            stat += float(ug @ x)
+            x = np.column_stack(
+                [
+                    cg(lap, col, rtol=1e-10, atol=0.0, maxiter=10 * int(nodes.size))[0]
+                    for col in rhs.T
+                ]
+            )
+        uu += float(rhs[:, 0] @ x[:, 0])
+        ud += float(rhs[:, 0] @ x[:, 1])
+        dd += float(rhs[:, 1] @ x[:, 1])
         df += int(nodes.size) - 1
-    if df == 0:
+    # The efficient score's covariance is p(1 − p)(L − d d′/n) (p estimated); Sherman–Morrison
+    # on L⁺. Where d′L⁺d = n every verdict's orientation is one direction of the strengths (p
+    # and the strengths are confounded): that direction is lost, and U is orthogonal to it.
+    lost = 1.0 - dd / n
+    if lost > 1e-9:
+        stat = uu + ud * ud / (n * lost)
+    else:
+        stat, df = uu, df - 1
+    if df <= 0:
         return None
     stat /= p * (1.0 - p)
     return ItemDependence(
