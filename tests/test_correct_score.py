@@ -130,3 +130,22 @@ def test_bad_arguments():
         p_correct_score(5, 1, 0.1, k_plus=2, method="paper_reversal_only")
     with pytest.raises(ValueError, match="method"):
         p_correct_score(5, 1, 0.1, method="nope")
+
+
+def test_a_judge_that_always_picks_one_position_gets_probability_zero_without_warnings() -> None:
+    """ε₊ 0 and ε₋ 1 (every verdict picks the first text): no pair is judged right in both
+    orders, so the paper's printed form gives 0 for a middle text; with contexts of several
+    sizes its masked terms raise 0 to a negative power, which must not leak a RuntimeWarning
+    into a cross-check or a report."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = p_correct_score(
+            np.array([4, 10]),
+            np.array([2, 5]),
+            eps_plus=0.0,
+            eps_minus=1.0,
+            method="paper_reversal_only",
+        )
+    assert np.all(got == 0.0)

@@ -137,7 +137,9 @@ def _reversal_only(N: np.ndarray, m: np.ndarray, ep: float, em: float) -> np.nda
     rev = ep * em
     pw = comb(worse[..., None], k)
     pb = comb(better[..., None], k)
-    with np.errstate(invalid="ignore"):
+    # k beyond min(worse, better) is masked below; there the exponent of ``right`` is negative,
+    # and at ε₊ or ε₋ = 1 (a judge that always picks one position) ``right`` is 0
+    with np.errstate(invalid="ignore", divide="ignore"):
         terms = pw * pb * rev ** (2 * k) * right ** ((N - 1)[..., None] - 2 * k)
     return np.where(k <= np.minimum(worse, better)[..., None], terms, 0.0).sum(axis=-1)
 
