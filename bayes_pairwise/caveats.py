@@ -93,6 +93,7 @@ __all__ = [
     "long_trajectories",
     "merge_per_judge",
     "mode_shift",
+    "one_position_judges",
     "one_position_only",
     "order_model_for",
     "position_preference_check",
@@ -536,8 +537,7 @@ def text_blind_judges(
 
     alpha = (1.0 - resolve_hdi_prob(None)) / 2.0
     data = data.without_weights()  # pairs are counted, not weighed (as short_of_pairs)
-    alone = one_position_only(data)
-    skip = set(alone.judges) if alone is not None else set()
+    skip = set(one_position_judges(data))
     out: dict[str, TextBlind] = {}
     for j, block in data.by_judge():
         if str(j) in skip or block.has_truth:
@@ -641,12 +641,45 @@ def position_preference_varies(
     )
 
 
-def one_position_only(data: Comparisons) -> Caveat | None:
-    """The caveat of judges whose decided verdicts all pick the same position (at least
-    :data:`~bayes_pairwise.classical.descriptive.MIN_PAIRS_TEST` of them), or None: such
-    verdicts depend on the position alone and say nothing about the texts (ε₊ + ε₋ = 1), the
-    signature of a broken prompt or of a parser that falls back to one answer. None too where
-    the log does not record the presentation order ('first' is then a nominal label).
+def one_position_judges(data: Comparisons) -> dict[str, tuple[str, int]]:
+    """The judges whose decided verdicts all pick one position (at least
+    :data:`~bayes_pairwise.classical.descriptive.MIN_PAIRS_TEST` of them): judge → (the
+    position, ``"first"`` or ``"second"``, and the decided verdicts). The one rule
+    :func:`one_position_only`, :func:`text_blind_judges`, the verdict sentence and "reads as"
+    read. Empty where the log does not record the presentation order ('first' is then a nominal
+    label).
+
+    Examples
+    --------
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> from bayes_pairwise.simulate import simulate_round_robin
+    >>> sim = simulate_round_robin(6, random_seed=0)
+    >>> one_position_judges(sim.data)
+    {}
+    >>> one_position_judges(load_comparisons(sim.frame.assign(outcome="second")))
+    {'judge': ('second', 30)}
+    """
+    if not data.order_recorded:  # 'first' is a nominal label (Arena's model_a): no position
+        return {}
+    found = {}
+    for j, block in data.by_judge():
+        out = np.asarray(block.outcome, dtype=float)
+        decided = out[(out == 0.0) | (out == 1.0)]
+        if decided.size < MIN_PAIRS_TEST or 0.0 < decided.mean() < 1.0:
+            continue
+        found[str(j)] = ("first" if decided[0] == 1.0 else "second", int(decided.size))
+    return found
+
+
+def one_position_only(
+    data: Comparisons, *, found: Mapping[str, tuple[str, int]] | None = None
+) -> Caveat | None:
+    """The caveat of judges whose decided verdicts all pick the same position
+    (:func:`one_position_judges`), or None: such verdicts depend on the position alone and say
+    nothing about the texts (ε₊ + ε₋ = 1), the signature of a broken prompt or of a parser that
+    falls back to one answer. None too where the log does not record the presentation order
+    ('first' is then a nominal label). ``found``: :func:`one_position_judges` when already
+    computed.
 
     Examples
     --------
@@ -659,23 +692,14 @@ def one_position_only(data: Comparisons) -> Caveat | None:
     >>> c.text[:75]
     'Verdicts by position alone — this judge picked the text shown first in all '
     """
-    if not data.order_recorded:  # 'first' is a nominal label (Arena's model_a): no position
+    found = one_position_judges(data) if found is None else found
+    if not found:
         return None
-    said = []
-    judges = []
-    for j, block in data.by_judge():
-        out = np.asarray(block.outcome, dtype=float)
-        decided = out[(out == 0.0) | (out == 1.0)]
-        if decided.size < MIN_PAIRS_TEST or 0.0 < decided.mean() < 1.0:
-            continue
-        where = "first" if decided[0] == 1.0 else "second"
-        who = f"judge {j}" if data.n_judges > 1 else "this judge"
-        said.append(
-            f"{who} picked the text shown {where} in all {decided.size:,} of its decided verdicts"
-        )
-        judges.append(str(j))
-    if not said:
-        return None
+    said = [
+        f"{f'judge {j}' if data.n_judges > 1 else 'this judge'} picked the text shown {where} "
+        f"in all {n:,} of its decided verdicts"
+        for j, (where, n) in found.items()
+    ]
     return Caveat(
         "one_position_only",
         "Verdicts by position alone — "
@@ -685,7 +709,7 @@ def one_position_only(data: Comparisons) -> Caveat | None:
         + " nothing about the texts (ε₊ + ε₋ = 1 describes it exactly: no error rate below "
         "that, no ranking and no agreement can be read from them). Check how the judge's "
         "answers were parsed: a parser that falls back to one answer does this.",
-        judges=tuple(judges),
+        judges=tuple(found),
     )
 
 

@@ -940,7 +940,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     """``estimand``, ``bounds``, ``identification``, ``convergence`` and ``reads_as`` of a fit
     (issue 25); ``bounds`` is the one judge's ``{"eps_plus": [lo, hi], …}`` or, with several
     judges, one such object per judge."""
-    from bayes_pairwise.caveats import short_of_pairs, text_blind_judges
+    from bayes_pairwise.caveats import one_position_judges, short_of_pairs, text_blind_judges
     from bayes_pairwise.identification import (
         fit_estimand,
         rate_convergence,
@@ -952,6 +952,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     shows = what_the_log_shows(data, random_seed=0 if seed is None else int(seed))
     short = short_of_pairs(data, unlabelled_only=True)
     blind = text_blind_judges(data)
+    alone = one_position_judges(data)
     bounds = {j: b.to_dict() for j, b in shows["bounds"].items()}
     ident = {j: r.to_dict() for j, r in shows["identification"].items()}
     post = model.idata_.posterior
@@ -971,6 +972,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
             est,
             pairs_in_both=None if few is None else few[1],
             text_blind_upper=None if found is None else found.upper,
+            one_position=alone[str(j)][0] if str(j) in alone else None,
         )
     one = len(bounds) == 1
     return {

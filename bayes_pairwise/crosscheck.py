@@ -477,6 +477,10 @@ class CrossCheck:
         The judges whose verdicts the log cannot tell from ones that ignore the texts: judge →
         (1 − ε₊ − ε₋, its upper end, the test's z) (:func:`~bayes_pairwise.caveats.
         text_blind_judges`); their verdict sentence and their rates' reading say so.
+    one_position : dict
+        The judges whose decided verdicts all pick one position: judge → that position,
+        ``"first"`` or ``"second"`` (:func:`~bayes_pairwise.caveats.one_position_judges`);
+        their verdict sentence and their rates' reading say so.
     ceiling : DataFrame or None
         Per judge with a pair shown in both orders: S_com against its ceiling, from the
         statistics the checks against it read (:func:`~bayes_pairwise.caveats.ceiling_stats`),
@@ -519,6 +523,7 @@ class CrossCheck:
     figures: Mapping[str, Any] = field(default_factory=dict)
     short_of_pairs: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     text_blind: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    one_position: Mapping[str, str] = field(default_factory=dict)
     ceiling: pd.DataFrame | None = None
 
     @property
@@ -672,6 +677,7 @@ class CrossCheck:
                 est,
                 pairs_in_both=self._pairs_in_both(judge),
                 text_blind_upper=blind[1] if (blind := self.text_blind.get(str(judge))) else None,
+                one_position=self.one_position.get(str(judge)),
             )
             if values
             else "",
@@ -820,6 +826,7 @@ class CrossCheck:
                 j: {"informedness": v, "upper": hi, "z": z}
                 for j, (v, hi, z) in self.text_blind.items()
             },
+            "one_position": dict(self.one_position),
             "ceiling": json.loads(self.ceiling.to_json(orient="records"))
             if self.ceiling is not None
             else [],
@@ -2059,12 +2066,13 @@ def crosscheck(
             texts.insert(0, LAPLACE_CAVEAT)
     from bayes_pairwise.caveats import (
         ceiling_stats,
-        one_position_only,
+        one_position_judges,
         short_of_pairs,
         text_blind_judges,
     )
 
     short = short_of_pairs(data, unlabelled_only=True)
+    one_position = {j: where for j, (where, _) in one_position_judges(data).items()}
     blind = {
         j: (found.point, found.upper, found.z)
         for j, found in text_blind_judges(data, checks=cf.tie_position, moments=cf.moments).items()
@@ -2107,7 +2115,7 @@ def crosscheck(
         fitted,
         order_recorded=data.order_recorded,
         beyond=_beyond_rates(data, cf),
-        alone=alone.judges if (alone := one_position_only(data)) is not None else (),
+        alone=tuple(one_position),
         blind=blind,
     )
     if verdict_note:
@@ -2179,6 +2187,7 @@ def crosscheck(
         figures=figures,
         short_of_pairs={j: v for j, v in short.items() if j in no_verdict},
         text_blind=blind,
+        one_position=one_position,
         ceiling=ceiling,
     )
 

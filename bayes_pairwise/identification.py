@@ -504,6 +504,7 @@ def reads_as(
     *,
     pairs_in_both: int | None = None,
     text_blind_upper: float | None = None,
+    one_position: str | None = None,
 ) -> str:
     """How to read the rates, in words a reader cannot miss.
 
@@ -522,6 +523,11 @@ def reads_as(
         The upper end of the interval of 1 − ε₊ − ε₋, given where the log cannot tell the
         judge's verdicts from ones that ignore the texts
         (:func:`~bayes_pairwise.caveats.text_blind_judges`): the sentence says so.
+    one_position : {"first", "second"}, optional
+        The position every decided verdict of the judge picks, given where it picks one
+        (:func:`~bayes_pairwise.caveats.one_position_judges`): the rates then describe the
+        position alone (ε₊ + ε₋ = 1), not a bound on errors about the texts, and the sentence
+        says so; it takes precedence over the other readings.
 
     Examples
     --------
@@ -537,6 +543,10 @@ def reads_as(
     ... # doctest: +NORMALIZE_WHITESPACE
     ε ≥ 0.480 — lower bound: errors repeated in both orders are invisible without labels; and
     the log cannot tell these verdicts from ones that ignore the texts (1 − ε₊ − ε₋ ≤ 0.12)
+    >>> print(reads_as({"eps_plus": 0.0, "eps_minus": 1.0}, "order_inconsistent_error",
+    ...                one_position="first"))  # doctest: +NORMALIZE_WHITESPACE
+    ε₊ 0.000, ε₋ 1.000 — not a finding: every decided verdict picks the text shown first, so
+    these rates describe the position alone (ε₊ + ε₋ = 1), not errors about the texts
     """
     from bayes_pairwise.conventions import (
         ESTIMAND_ORDER_INCONSISTENT,
@@ -546,9 +556,14 @@ def reads_as(
 
     short = pairs_in_both is not None and pairs_in_both < MIN_PAIRS_TO_SAY
     low = estimand_ == ESTIMAND_ORDER_INCONSISTENT
-    sign = "" if short else ("≥ " if low else "= ")
+    sign = "" if short or one_position else ("≥ " if low else "= ")
     parts = [f"{_SYMBOL.get(q, q)} {sign}{v:.3f}" for q, v in estimates.items() if np.isfinite(v)]
-    if short:
+    if one_position:
+        tail = (
+            f"not a finding: every decided verdict picks the text shown {one_position}, so "
+            "these rates describe the position alone (ε₊ + ε₋ = 1), not errors about the texts"
+        )
+    elif short:
         tail = (
             f"not a finding: {pairs_in_both} pair{'' if pairs_in_both == 1 else 's'} seen in "
             f"both orders, fewer than the {MIN_PAIRS_TO_SAY} S_com and the moments need"

@@ -616,9 +616,17 @@ def test_a_judge_that_always_picks_one_position_is_said_to_say_nothing(tmp_path,
     owners = dict(zip(cc.caveats, cc.caveat_judges(), strict=True))
     (alone,) = [t for t in owners if t.startswith("Verdicts by position alone")]
     assert owners[alone] == ("broken",) and "all 280 of its decided verdicts" in alone
+    # its rates read as what they are (not "ε₋ ≥ 1.000 — lower bound"), in the headline too
+    assert cc.one_position == {"broken": "first"}
+    reads = cc.what_it_shows("broken")["reads_as"]
+    assert "≥" not in reads and "lower bound" not in reads
+    assert "not a finding: every decided verdict picks the text shown first" in reads
+    assert "ε₊ + ε₋ = 1" in reads
+    assert "lower bound" in cc.what_it_shows("sound")["reads_as"]
+    head = cc.headline().set_index("judge")["reads as"]
+    assert head["broken"] == reads
+    assert cc.to_dict()["one_position"] == {"broken": "first"}
     # estimate says it whatever the method
-    import json
-
     from bayes_pairwise.cli import main
 
     path = tmp_path / "broken.csv"
@@ -628,6 +636,12 @@ def test_a_judge_that_always_picks_one_position_is_said_to_say_nothing(tmp_path,
         assert main([*argv, "--method", method, "--json"]) == 0
         said = json.loads(capsys.readouterr().out)["warnings"]
         assert any(w.startswith("Verdicts by position alone — judge broken") for w in said)
+    # fit --json reads its rates the same way
+    argv = ["fit", str(path), "--context-column", "context", "--judge-column", "judge"]
+    assert main([*argv, "--model", "positional", "--map", "--json"]) == 0
+    fit_reads = json.loads(capsys.readouterr().out)["reads_as"]
+    assert fit_reads["broken"].startswith("ε₊ 0.000, ε₋ 1.000 — not a finding: every decided")
+    assert "lower bound" in fit_reads["sound"]
     # fewer than MIN_PAIRS_TEST decided verdicts: nothing to say yet
     few = load_comparisons(sound.head(6).assign(outcome="first"))
     assert one_position_only(few) is None
