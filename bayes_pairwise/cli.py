@@ -540,6 +540,76 @@ def _flatten(by_judge: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
     return flat
 
 
+def _decided_basis(
+    tbl, by_judge: dict[str, dict[str, Any]], method: str
+) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
+    """Where :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge` puts a judge's
+    basis on the pairs decided in both orders (its ties break the rescaling for the tie share),
+    its ε (``scom``) or ε₊, ε₋ (``moments``) are those pairs' — the rates the cross-check's
+    verdict rests on (``compare``, the report): ``by_judge``'s estimates are replaced in place,
+    and ``s_com_decided`` and ``r1_decided`` (the statistics they come from) added. Returns
+    judge → the basis, and judge → the rescaled values it replaced (:func:`_basis_note` says
+    it in words)."""
+    from bayes_pairwise.classical.descriptive import BASIS_DECIDED
+
+    basis: dict[str, str] = {}
+    rescaled: dict[str, dict[str, float]] = {}
+    pairs = {
+        "scom": {"eps": "eps_scom"},
+        "moments": {"eps_plus": "eps_plus", "eps_minus": "eps_minus"},
+    }[method]
+    for j, row in tbl.iterrows():
+        if row.get("basis") != BASIS_DECIDED:
+            continue
+        est = by_judge[str(j)]["estimates"]
+        decided = [float(row[f"{col}_decided"]) for col in pairs.values()]
+        if not any(math.isfinite(v) for v in [*decided, *(float(est[q]) for q in pairs)]):
+            continue  # no ε either way (S_com above 1/2): the warning on S_com says why
+        rescaled[str(j)] = {q: float(est[q]) for q in pairs}
+        for q, col in pairs.items():
+            est[q], est[f"{q}_se"] = float(row[f"{col}_decided"]), float(row[f"{col}_decided_se"])
+        # the statistics those rates come from (s_com and r1 stay the whole log's)
+        est["s_com_decided"], est["r1_decided"] = (
+            float(row["s_com_decided"]),
+            float(row["r1_decided"]),
+        )
+        basis[str(j)] = BASIS_DECIDED + (
+            " (those pairs give no value: their S_com is above 1/2)"
+            if not all(math.isfinite(v) for v in decided)
+            else ""
+        )
+    return basis, rescaled
+
+
+def _four(v: float) -> str:
+    return f"{v:.4f}" if math.isfinite(v) else "no value"
+
+
+def _basis_note(res: dict[str, Any], n_judges: int) -> str:
+    """The text output's note on the judges whose rates ``estimate`` reads on the pairs decided
+    in both orders (:func:`_decided_basis`), with the rescaled values they replace."""
+    rescaled = res.get("rescaled", {})
+    if not rescaled:
+        return ""
+    which = (
+        f"for {', '.join(rescaled)} the rates above are" if n_judges > 1 else "the rates above are"
+    )
+    given = "; ".join(
+        (f"{j}: " if n_judges > 1 else "")
+        + ", ".join(f"{_SYMBOLS[q]} {_four(v)}" for q, v in vals.items())
+        for j, vals in rescaled.items()
+    )
+    return (
+        f"{which} read on the pairs decided in both orders (one decided verdict per position, "
+        "no rescaling), as compare and the report read them: the ties depend on where the "
+        "better text is shown, or come in pairs (the warnings below give the numbers), so the "
+        f"rescaling for the tie share does not hold (rescaled: {given})"
+    )
+
+
+_SYMBOLS = {"eps": "ε", "eps_plus": "ε₊", "eps_minus": "ε₋"}
+
+
 #: The cross-check's seed stream each stochastic ``estimate`` method draws from.
 _ESTIMATE_STREAMS = {
     "deltas": "delta_s",
@@ -564,10 +634,15 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         settings["seed_stream"] = stream
 
     if method in ("scom", "moments"):
-        from bayes_pairwise.classical.descriptive import descriptive_by_judge
+        from bayes_pairwise.classical.descriptive import (
+            RESCALING_FAILS_LEAD,
+            descriptive_by_judge,
+        )
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            # a basis on the pairs decided in both orders: the note below says it
+            warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
             tbl = descriptive_by_judge(data)
         keys = (
             ["eps_scom", "eps_scom_se", "s_com", "consistency"]
@@ -580,6 +655,9 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             for j, row in tbl.iterrows()
         }
         said = [str(w.message) for w in _user_warnings(caught)]
+        # the cross-check's basis where the tie rescaling fails: one question, one answer
+        basis, rescaled = _decided_basis(tbl, by_judge, method)
+        extra_basis = {"basis": basis, "rescaled": rescaled} if basis else {}
         if method == "moments" and "moments_at_boundary" in tbl:
             # which way each judge's moments left their domain (no real solution, or a rate
             # below 0), as positional_moments warns in Python: the numbers alone do not say
@@ -590,7 +668,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                     warnings.simplefilter("always")
                     positional_moments(data, judge=j)
                 said += [str(w.message) for w in _user_warnings(edge)]
-        extra = {"table": tbl.reset_index(), "warnings": said}
+        extra = {"table": tbl.reset_index(), "warnings": said, **extra_basis}
     elif method == "copeland":
         from bayes_pairwise.classical.descriptive import copeland_scores
 
@@ -732,6 +810,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         order_not_recorded,
         position_preference_varies,
         text_blind,
+        ties_cluster_by_pair,
         ties_depend_on_position,
         too_few_verdicts,
     )
@@ -750,9 +829,9 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if nominal is not None:
             res.setdefault("warnings", []).insert(0, nominal.text)
     if args.method in ("scom", "moments"):  # rescaled for the tie share: is that valid here?
-        tied = ties_depend_on_position(data)
-        if tied is not None:
-            res.setdefault("warnings", []).append(tied.text)
+        for tied in (ties_depend_on_position(data), ties_cluster_by_pair(data)):
+            if tied is not None:
+                res.setdefault("warnings", []).append(tied.text)
     if args.method == "moments":  # a judge above S_com's ceiling: no (ε₊, ε₋) describe it
         varies = position_preference_varies(data)
         if varies is not None:
@@ -767,6 +846,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         print(est.to_string(float_format=lambda v: f"{v:.4f}"))
         if "caveat" in res:
             print(f"\nnote: {res['caveat']}")
+        if note := _basis_note(res, data.n_judges):
+            print(f"\nnote: {note}")
         for w in res.get("warnings", []):
             print(f"warning: {w}")
     return 0

@@ -945,6 +945,7 @@ def _classical(
     from bayes_pairwise.caveats import tie_dispersion
     from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
     from bayes_pairwise.classical.descriptive import (
+        RESCALING_FAILS_LEAD,
         descriptive_by_judge,
         estimate_eps_scom,
         labelled_error_rates,
@@ -961,7 +962,9 @@ def _classical(
     if data.tie_policy == "half" and np.any(np.asarray(data.outcome) == 0.5):
         data = dataclasses.replace(data, tie_policy="model")
     steps("classical: S_com, first-position rate, moments")
-    with sink.capture():
+    with sink.capture(), warnings.catch_warnings():
+        # a basis on the pairs decided in both orders: the table's rows and caveats say it
+        warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
         desc = descriptive_by_judge(data)
     scom, moments, delta, delta2d, spread = {}, {}, {}, {}, {}
     skipped: dict[str, dict[str, str]] = {}

@@ -24,6 +24,13 @@ def test_readme_quick_start_runs(capsys):
     assert "Δ_S grid fit for gpt4: eps = 0.08" in out
     cc = namespace["cc"]
     assert {"eps_plus", "eps_minus", "eps"} <= set(cc.table["quantity"])
+    # the table's basis is the cross-check's: gpt4's ε₊ from the pairs decided in both orders
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS_DECIDED
+
+    table = namespace["table"]
+    assert table.loc["gpt4", "basis"] == "pairs decided in both orders"
+    row = cc.table[(cc.table.method == METHOD_MOMENTS_DECIDED) & (cc.table.quantity == "eps_plus")]
+    assert table.loc["gpt4", "eps_plus_decided"] == row.estimate.iloc[0]
 
 
 def test_readme_commands_match_ci():

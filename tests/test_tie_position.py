@@ -284,6 +284,14 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.eps_minus == pytest.approx(0.1367, abs=5e-4)
     assert positional_moments(data).eps_plus < 0
     assert pd.notna(chk.eps_plus_se) and chk.eps_plus_se < 0.002
+    # the Python table carries both and says which answers (the cross-check's and estimate's)
+    from bayes_pairwise.classical.descriptive import BASIS_DECIDED, descriptive_by_judge
+
+    with pytest.warns(bp.DesignWarning, match="0.0283 on the pairs decided in both orders"):
+        row = descriptive_by_judge(data).loc["gpt4"]
+    assert row["basis"] == BASIS_DECIDED and row["eps_plus"] < 0
+    assert row["eps_plus_decided"] == pytest.approx(chk.eps_plus)
+    assert row["eps_scom_decided"] == pytest.approx(chk.eps)
     # its ties also come in pairs: 396 pairs expected tied in both orders, above
     # EXACT_PAIR_TAIL_BELOW, so the normal tail of z decides (and the text does not say exact)
     from bayes_pairwise.classical.descriptive import EXACT_PAIR_TAIL_BELOW
@@ -294,21 +302,67 @@ def test_the_real_qlora_log_ties_depend_on_position():
 
 
 def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys):
+    """Where the ties depend on where the better text is shown, `estimate --method moments`
+    (and `scom`) answers with the rates the cross-check's verdict rests on — the pairs decided
+    in both orders — and keeps the rescaled ones beside them; where they do not, the rescaled
+    rates stand and nothing is added."""
     import json
 
+    from bayes_pairwise.classical.descriptive import (
+        BASIS_DECIDED,
+        BASIS_RESCALED,
+        descriptive_by_judge,
+    )
     from bayes_pairwise.cli import main
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS_DECIDED, METHOD_SCOM_DECIDED
 
     for taus, fires in (((0.08, 0.30), True), ((0.15, 0.15), False)):
         path = tmp_path / f"log{taus[0]}.csv"
-        _log(*taus, seed=7, n_contexts=80).to_frame().to_csv(path, index=False)
+        data = _log(*taus, seed=7, n_contexts=80)
+        data.to_frame().to_csv(path, index=False)
         args = ["estimate", str(path), "--context-column", "context", "--method", "moments"]
         assert main([*args, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
         warned = [
             w
-            for w in json.loads(capsys.readouterr().out).get("warnings", [])
+            for w in out.get("warnings", [])
             if w.startswith("Ties depend on where the better text is shown")
         ]
         assert bool(warned) is fires
+        assert ("basis" in out) is fires
+        assert main([*args[:-1], "scom", "--json"]) == 0
+        scom = json.loads(capsys.readouterr().out)
+        m, chk = positional_moments(data), tie_position_check(data)
+        # the Python table: both, and which answers
+        tbl = descriptive_by_judge(data).loc["judge"]
+        assert tbl["basis"] == (BASIS_DECIDED if fires else BASIS_RESCALED)
+        assert tbl["eps_plus"] == pytest.approx(m.eps_plus)
+        if not fires:
+            assert np.isnan(tbl["eps_plus_decided"])
+            assert out["estimates"]["eps_plus"] == pytest.approx(m.eps_plus)
+            assert "s_com_decided" not in out["estimates"] and "basis" not in scom
+            continue
+        # the same numbers as compare's primary classical rows
+        rows = _cross_check(data, "positional").table.set_index(["quantity", "method"])
+        for q in ("eps_plus", "eps_minus"):
+            assert out["estimates"][q] == pytest.approx(
+                rows.loc[(q, METHOD_MOMENTS_DECIDED)].estimate
+            )
+            assert out["estimates"][f"{q}_se"] == pytest.approx(getattr(chk, f"{q}_se"))
+            assert out["rescaled"]["judge"][q] == pytest.approx(getattr(m, q))
+        assert scom["estimates"]["eps"] == pytest.approx(
+            rows.loc[("eps", METHOD_SCOM_DECIDED)].estimate
+        )
+        assert out["estimates"]["s_com_decided"] == pytest.approx(chk.s_com_both)
+        assert out["estimates"]["s_com"] == pytest.approx(m.s_com)  # the whole log's, as before
+        assert out["basis"] == {"judge": BASIS_DECIDED}
+        assert tbl["eps_plus_decided"] == pytest.approx(out["estimates"]["eps_plus"])
+        assert not any(w.startswith("the rescaling for the tie share") for w in out["warnings"])
+        # the text output says it under the numbers
+        assert main(args) == 0
+        text = capsys.readouterr().out
+        assert "note: the rates above are read on the pairs decided in both orders" in text
+        assert f"(rescaled: ε₊ {m.eps_plus:.4f}, ε₋ {m.eps_minus:.4f})" in text
 
 
 def test_fit_tie_positional_from_the_command_line(tmp_path, capsys):

@@ -47,8 +47,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.data import Comparisons
 
 __all__ = [
+    "BASIS_DECIDED",
+    "BASIS_RESCALED",
     "BEYOND_RATES_Z",
     "MIN_PAIRS_TEST",
+    "RESCALING_FAILS_LEAD",
     "TIE_POSITION_Z",
     "PositionalMoments",
     "ScomEstimate",
@@ -1378,6 +1381,16 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     True); under ``"half"`` they are the paper's, ties counted half. A judge with no pair in
     both orders gets NaN statistics.
 
+    That rescaling assumes a tie does not depend on which text is better. Where a judge's
+    log says otherwise (:attr:`TiePositionCheck.rescaling_fails`: its ties depend on where
+    the better text is shown, or come in pairs), ``basis`` is ``"pairs decided in both
+    orders"`` instead of ``"rescaled"``, the columns ``eps_scom_decided``,
+    ``eps_plus_decided``, ``eps_minus_decided`` (+ ``_se``), ``s_com_decided`` and
+    ``r1_decided`` hold S_com and the moments of those pairs (one decided verdict per
+    position, no rescaling) — the rates the cross-check's verdict and ``estimate`` rest on —
+    and a :class:`~bayes_pairwise.errors.DesignWarning` names the judges. ``basis`` is empty
+    under ``"half"`` and ``"drop"``, and where no tie is kept.
+
     Parameters
     ----------
     data : Comparisons
@@ -1395,6 +1408,7 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     """
     rows = []
     invalid = []
+    moved: list[tuple[Any, dict[str, Any]]] = []
     for lab, block in data.by_judge():
         try:
             st = _stats(block, lab)
@@ -1409,7 +1423,26 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
             }
         if st.get("s_com", 0.0) > 0.5:
             invalid.append(lab)
+        st.update(_tie_basis(block))
+        if st["basis"] == BASIS_DECIDED:
+            moved.append((lab, st))
         rows.append(st)
+    if moved:
+        warnings.warn(
+            RESCALING_FAILS_LEAD
+            + " "
+            + "; ".join(
+                f"judge {lab} (eps_plus {st['eps_plus']:.4f} rescaled, "
+                f"{st['eps_plus_decided']:.4f} on the pairs decided in both orders; "
+                f"eps_minus {st['eps_minus']:.4f}, {st['eps_minus_decided']:.4f})"
+                for lab, st in moved
+            )
+            + ": its ties depend on where the better text is shown, or come in pairs "
+            "(tie_position_check says which). The columns *_decided are the rates the "
+            "cross-check and `estimate` answer with (basis 'pairs decided in both orders').",
+            DesignWarning,
+            stacklevel=user_stacklevel(),
+        )
     if invalid:
         why = (
             "positional bias; see eps_plus/eps_minus"
@@ -1442,8 +1475,49 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "moments_at_boundary",
         "tie_share",
         "decided_scale",
+        "basis",
+        *_DECIDED_COLUMNS,
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
+
+
+#: The start of :func:`descriptive_by_judge`'s warning where a judge's basis moves to the pairs
+#: decided in both orders (``estimate`` and the cross-check say it in their own words instead).
+RESCALING_FAILS_LEAD = "the rescaling for the tie share does not hold for"
+#: :func:`descriptive_by_judge`'s ``basis`` where the tie rescaling holds, and where it fails.
+BASIS_RESCALED = "rescaled"
+BASIS_DECIDED = "pairs decided in both orders"
+_DECIDED_COLUMNS = (
+    "eps_scom_decided",
+    "eps_scom_decided_se",
+    "eps_plus_decided",
+    "eps_minus_decided",
+    "eps_plus_decided_se",
+    "eps_minus_decided_se",
+    "s_com_decided",
+    "r1_decided",
+)
+
+
+def _tie_basis(block: Comparisons) -> dict[str, Any]:
+    """``basis`` and the decided-pairs columns of one judge (:func:`descriptive_by_judge`)."""
+    nan = {c: float("nan") for c in _DECIDED_COLUMNS}
+    if block.tie_policy != "model" or not np.any(np.asarray(block.outcome) == 0.5):
+        return {"basis": "", **nan}
+    chk = tie_position_check(block)
+    if not chk.rescaling_fails or not np.isfinite(chk.eps_plus):
+        return {"basis": BASIS_RESCALED, **nan}
+    return {
+        "basis": BASIS_DECIDED,
+        "eps_scom_decided": chk.eps,
+        "eps_scom_decided_se": chk.eps_se,
+        "eps_plus_decided": chk.eps_plus,
+        "eps_minus_decided": chk.eps_minus,
+        "eps_plus_decided_se": chk.eps_plus_se,
+        "eps_minus_decided_se": chk.eps_minus_se,
+        "s_com_decided": chk.s_com_both,
+        "r1_decided": chk.r1_decided,
+    }
 
 
 def tie_counts_by_context(data: Comparisons) -> dict[str, tuple[np.ndarray, np.ndarray]]:
