@@ -656,13 +656,15 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
             "is empty when S_com > 1/2: a position-biased judge)."
             + (
                 " S_com and the moments on the pairs decided in both orders (no tie rescaling) "
-                "appear "
-                "for judges whose ties depend on where the better text is shown: "
+                "appear for judges whose ties break the rescaling for the tie share, and are "
+                "what their verdict rests on (and what `estimate` answers with): "
                 + "; ".join(
-                    f"{j}: {c.summary()}" for j, c in cc.classical.tie_position.items() if c.depends
+                    f"{j}: {c.reason()}"
+                    for j, c in cc.classical.tie_position.items()
+                    if c.rescaling_fails
                 )
                 + "."
-                if any(c.depends for c in cc.classical.tie_position.values())
+                if any(c.rescaling_fails for c in cc.classical.tie_position.values())
                 else ""
             ),
         )

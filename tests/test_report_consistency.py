@@ -692,3 +692,17 @@ def test_the_checker_catches_one_changed_number(rendered, place):
     assert inconsistencies(html, cc) == []
     found = inconsistencies(bad, cc)
     assert len(found) >= 1, place
+
+
+def test_the_classical_caption_names_every_judge_whose_ties_move_the_basis(rendered):
+    """The decided-pairs rows appear for every judge whose ties break the tie-share rescaling
+    (their ties depend on the better text's position, or come in pairs); the caption names each
+    with its reason — it used to name only the first kind."""
+    import html as html_lib
+
+    page, cc, _, _ = rendered
+    moved = {j: c for j, c in cc.classical.tie_position.items() if c.rescaling_fails}
+    assert moved, "the PRD excerpt should have a judge whose ties break the rescaling"
+    assert "what their verdict rests on (and what `estimate` answers with)" in page
+    for j, c in moved.items():
+        assert html_lib.escape(f"{j}: {c.reason()}") in page
