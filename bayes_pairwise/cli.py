@@ -581,6 +581,44 @@ def _decided_basis(
     return basis, rescaled
 
 
+def _ties_half_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
+    """Under ``--ties half`` with ties in the log, ``scom``/``moments`` answer the paper's
+    question (a tie is half an error); ``compare``, ``fit`` and the report answer the error among
+    decided verdicts whatever ``--ties`` says (the models fit the ties). ``res`` gains those
+    rates under ``among_decided`` (as ``estimate --ties model`` gives them), and the returned
+    note says which is which."""
+    import dataclasses
+
+    import numpy as np
+
+    if args.method not in ("scom", "moments") or data.tie_policy != "half":
+        return ""
+    if not np.any(np.asarray(data.outcome) == 0.5):
+        return ""
+    decided = _estimate(args, dataclasses.replace(data, tie_policy="model"))
+    keys = ("eps",) if args.method == "scom" else ("eps_plus", "eps_minus")
+    per_judge = decided.get("by_judge") or {str(data.judges[0]): decided["estimates"]}
+    res["among_decided"] = decided["estimates"]
+    if "basis" in decided:
+        res["among_decided_basis"] = decided["basis"]
+    shown = "; ".join(
+        (f"{j} " if len(per_judge) > 1 else "")
+        + ", ".join(f"{_SYMBOLS[k]} {_four(_num(est.get(k)))}" for k in keys)
+        for j, est in per_judge.items()
+    )
+    return (
+        "--ties half counts a tie as half a win, so these rates count a tie as half an error "
+        "(the paper's rule); compare, fit and the report answer the error among decided "
+        "verdicts whatever --ties says (the models fit a tie rate): "
+        + shown
+        + " here (estimate --ties model gives them with their standard errors)"
+    )
+
+
+def _num(v: Any) -> float:
+    return float(v) if v is not None else math.nan
+
+
 def _four(v: float) -> str:
     return f"{v:.4f}" if math.isfinite(v) else "no value"
 
@@ -836,6 +874,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         varies = position_preference_varies(data)
         if varies is not None:
             res.setdefault("warnings", []).append(varies.text)
+    half_note = _ties_half_note(args, data, res)
     if args.json:
         _print_json(res)
     else:
@@ -848,6 +887,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(f"\nnote: {res['caveat']}")
         if note := _basis_note(res, data.n_judges):
             print(f"\nnote: {note}")
+        if half_note:
+            print(f"\nnote: {half_note}")
         for w in res.get("warnings", []):
             print(f"warning: {w}")
     return 0

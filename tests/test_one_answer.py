@@ -111,6 +111,37 @@ def test_estimate_and_compare_print_the_same_scom_eps(capsys, gpt35):
     )
 
 
+def test_estimate_ties_half_says_what_compare_answers(capsys, gpt35):
+    """``--ties half`` asks ``estimate`` for the paper's rule (a tie half an error: PRD gpt35's
+    ε 0.136), while ``compare --ties half`` still answers the error among decided verdicts (the
+    models fit a tie rate): ``estimate`` now says so, with that number (the JSON's
+    ``among_decided``), instead of printing 0.136 alone."""
+    from bayes_pairwise.crosscheck import METHOD_SCOM_DECIDED
+
+    argv = ["estimate", "prd_vicuna80", "--judge", "gpt35", "--method", "scom", "--ties", "half"]
+    est = _json(capsys, [*argv, "--json"])
+    assert est["estimates"]["eps"] == pytest.approx(0.1364, abs=5e-4)
+    cc = crosscheck(
+        dataclasses.replace(gpt35, tie_policy="half"),
+        models=(),
+        delta_s=False,
+        delta_s_2d=False,
+        **CHEAP,
+    )
+    row = cc.table[cc.table.method == METHOD_SCOM_DECIDED].iloc[0]
+    assert est["among_decided"]["eps"] == pytest.approx(row.estimate, rel=1e-12)
+    assert est["among_decided_basis"] == {"gpt35": "pairs decided in both orders"}
+    from bayes_pairwise.cli import main
+
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "these rates count a tie as half an error (the paper's rule)" in text
+    assert f"ε {row.estimate:.4f} here" in text
+    # nothing to say where the log has no ties, or the policy is the default
+    assert main([*argv[:-2], "--json"]) == 0
+    assert "among_decided" not in json.loads(capsys.readouterr().out)
+
+
 def test_estimate_and_compare_print_the_same_delta_s_grid_eps(capsys):
     """PRD claude: ``estimate --method deltas --seed 0`` read ε 0.190 with no interval while
     ``compare --seed 0`` read the Δ_S grid's 0.200 [0.155, 0.235]: the grid's synthetic tables
