@@ -320,7 +320,10 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
         help="tie policy. 'model' (default, for every command and every source): ties are "
         "data, kept as an outcome of the error models (a tie rate is fitted) and the classical "
         "error rates are reported among decided verdicts; 'half': half a win (the paper's "
-        "rule); 'drop': removed and counted (the paper's published numbers); 'error': refuse",
+        "rule: estimate's S_com and moments count a tie as half an error; the error models "
+        "still fit a tie rate, so fit, compare and the report answer among decided verdicts "
+        "as under 'model'); 'drop': removed and counted (the paper's published numbers); "
+        "'error': refuse",
     )
     p.add_argument(
         "--option",
