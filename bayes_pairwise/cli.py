@@ -707,6 +707,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             for j in tbl.index[tbl["moments_at_boundary"].astype(bool)]:
                 with warnings.catch_warnings(record=True) as edge:
                     warnings.simplefilter("always")
+                    warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
                     positional_moments(data, judge=j)
                 said += [str(w.message) for w in _user_warnings(edge)]
         extra = {"table": tbl.reset_index(), "warnings": said, **extra_basis}

@@ -979,7 +979,9 @@ def _classical(
         k = int(np.sum(np.asarray(block.outcome) == 0.5))
         lo, hi = wilson_interval(k, n, level=resolve_hdi_prob()) if n else (math.nan, math.nan)
         tie_share[j] = (k / n if n else math.nan, float(lo), float(hi), k, n)
-        with sink.capture(f"{j}: "):
+        with sink.capture(f"{j}: "), warnings.catch_warnings():
+            # the rescaled rates' basis moving to the decided pairs: the table's rows say it
+            warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
             try:
                 # kept where ε is NaN (S_com above 1/2): the table says why there is none
                 scom[j] = estimate_eps_scom(block, on_invalid="nan")

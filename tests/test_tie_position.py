@@ -249,6 +249,9 @@ def test_the_cross_check_rests_on_the_decided_moments_and_says_why():
     assert rows.loc["eps_sum", "estimate"] == pytest.approx(chk.eps_plus + chk.eps_minus)
     assert 0 < chk.eps_sum_se < chk.eps_plus_se + chk.eps_minus_se
     assert any("Ties depend on where the better text is shown" in c for c in cc.caveats)
+    # the estimators' own warning about it is not repeated: the table's rows say it
+    said = [w for ws in cc.warnings.values() for w in ws]
+    assert not any("the rescaling for the tie share does not hold" in w for w in said)
     # the model's own caveats say the same (fit's output)
     fit = cc.fits["positional"]
     assert "ties_depend_on_position" in [c.code for c in fit.caveats_]
@@ -282,7 +285,13 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.z > 15
     assert chk.eps_plus == pytest.approx(0.0283, abs=5e-4)
     assert chk.eps_minus == pytest.approx(0.1367, abs=5e-4)
-    assert positional_moments(data).eps_plus < 0
+    # the single-judge estimators keep their rescaled value and say which rates answer
+    with pytest.warns(bp.DesignWarning, match="-0.0069 rescaled, 0.0283 on the pairs decided"):
+        assert positional_moments(data).eps_plus < 0
+    from bayes_pairwise.classical.descriptive import estimate_eps_scom
+
+    with pytest.warns(bp.DesignWarning, match="eps from S_com 0.0728, 0.0861"):
+        assert estimate_eps_scom(data).eps == pytest.approx(0.0728, abs=5e-4)
     assert pd.notna(chk.eps_plus_se) and chk.eps_plus_se < 0.002
     # the Python table carries both and says which answers (the cross-check's and estimate's)
     from bayes_pairwise.classical.descriptive import BASIS_DECIDED, descriptive_by_judge

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -1296,6 +1297,7 @@ def estimate_eps_scom(
     st = _stats(block, lab)
     if st["s_com"] > 0.5:
         eps_from_scom(st["s_com"], on_invalid=on_invalid)  # raises or warns
+    _warn_if_rescaling_fails(block, st, lab)
     return ScomEstimate(
         eps=st["eps_scom"],
         eps_se=st["eps_scom_se"],
@@ -1344,6 +1346,7 @@ def positional_moments(data: Comparisons, *, judge: str | int | None = None) -> 
             DesignWarning,
             stacklevel=user_stacklevel(),
         )
+    _warn_if_rescaling_fails(block, st, lab)
     return result
 
 
@@ -1429,17 +1432,9 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         rows.append(st)
     if moved:
         warnings.warn(
-            RESCALING_FAILS_LEAD
-            + " "
-            + "; ".join(
-                f"judge {lab} (eps_plus {st['eps_plus']:.4f} rescaled, "
-                f"{st['eps_plus_decided']:.4f} on the pairs decided in both orders; "
-                f"eps_minus {st['eps_minus']:.4f}, {st['eps_minus_decided']:.4f})"
-                for lab, st in moved
-            )
-            + ": its ties depend on where the better text is shown, or come in pairs "
-            "(tie_position_check says which). The columns *_decided are the rates the "
-            "cross-check and `estimate` answer with (basis 'pairs decided in both orders').",
+            _rescaling_fails_text(moved)
+            + " The columns *_decided are the rates the cross-check and `estimate` answer with "
+            "(basis 'pairs decided in both orders').",
             DesignWarning,
             stacklevel=user_stacklevel(),
         )
@@ -1497,6 +1492,36 @@ _DECIDED_COLUMNS = (
     "s_com_decided",
     "r1_decided",
 )
+
+
+def _rescaling_fails_text(moved: Sequence[tuple[Any, Mapping[str, Any]]]) -> str:
+    """The warning's text for judges whose tie rescaling fails: (judge, statistics with the
+    :func:`_tie_basis` columns) each."""
+    return (
+        RESCALING_FAILS_LEAD
+        + " "
+        + "; ".join(
+            f"judge {lab} (eps_plus {st['eps_plus']:.4f} rescaled, "
+            f"{st['eps_plus_decided']:.4f} on the pairs decided in both orders; "
+            f"eps_minus {st['eps_minus']:.4f}, {st['eps_minus_decided']:.4f}; "
+            f"eps from S_com {st['eps_scom']:.4f}, {st['eps_scom_decided']:.4f})"
+            for lab, st in moved
+        )
+        + ": its ties depend on where the better text is shown, or come in pairs "
+        "(tie_position_check says which, and gives the decided pairs' rates)."
+    )
+
+
+def _warn_if_rescaling_fails(block: Comparisons, st: Mapping[str, Any], lab: Any) -> None:
+    """:func:`estimate_eps_scom` and :func:`positional_moments` return the rescaled rates; where
+    the judge's ties break the rescaling, say so with the rates the cross-check answers with."""
+    basis = _tie_basis(block)
+    if basis["basis"] == BASIS_DECIDED:
+        warnings.warn(
+            _rescaling_fails_text([(lab, {**st, **basis})]),
+            DesignWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _tie_basis(block: Comparisons) -> dict[str, Any]:
