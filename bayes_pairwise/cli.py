@@ -870,7 +870,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         nominal = order_not_recorded(data, model_kind="classical")
         if nominal is not None:
             res.setdefault("warnings", []).insert(0, nominal.text)
-    if args.method in ("scom", "moments"):  # rescaled for the tie share: is that valid here?
+    # rescaled for the tie share, or ties placed at random in the grids' tables: valid here?
+    if args.method in ("scom", "moments", "deltas", "deltas2d"):
         for tied in (ties_depend_on_position(data), ties_cluster_by_pair(data)):
             if tied is not None:
                 res.setdefault("warnings", []).append(tied.text)
