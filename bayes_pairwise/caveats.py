@@ -671,15 +671,12 @@ def one_position_judges(data: Comparisons) -> dict[str, tuple[str, int]]:
     return found
 
 
-def one_position_only(
-    data: Comparisons, *, found: Mapping[str, tuple[str, int]] | None = None
-) -> Caveat | None:
+def one_position_only(data: Comparisons) -> Caveat | None:
     """The caveat of judges whose decided verdicts all pick the same position
     (:func:`one_position_judges`), or None: such verdicts depend on the position alone and say
     nothing about the texts (ε₊ + ε₋ = 1), the signature of a broken prompt or of a parser that
     falls back to one answer. None too where the log does not record the presentation order
-    ('first' is then a nominal label). ``found``: :func:`one_position_judges` when already
-    computed.
+    ('first' is then a nominal label).
 
     Examples
     --------
@@ -692,7 +689,7 @@ def one_position_only(
     >>> c.text[:75]
     'Verdicts by position alone — this judge picked the text shown first in all '
     """
-    found = one_position_judges(data) if found is None else found
+    found = one_position_judges(data)
     if not found:
         return None
     said = [

@@ -594,6 +594,8 @@ def _ties_half_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
 
     import numpy as np
 
+    from bayes_pairwise.crosscheck import SYMBOLS
+
     if args.method not in ("scom", "moments") or data.tie_policy != "half":
         return ""
     if not np.any(np.asarray(data.outcome) == 0.5):
@@ -606,7 +608,7 @@ def _ties_half_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
         res["among_decided_basis"] = decided["basis"]
     shown = "; ".join(
         (f"{j} " if len(per_judge) > 1 else "")
-        + ", ".join(f"{_SYMBOLS[k]} {_four(_num(est.get(k)))}" for k in keys)
+        + ", ".join(f"{SYMBOLS[k]} {_four(_num(est.get(k)))}" for k in keys)
         for j, est in per_judge.items()
     )
     return (
@@ -629,6 +631,8 @@ def _four(v: float) -> str:
 def _basis_note(res: dict[str, Any], n_judges: int) -> str:
     """The text output's note on the judges whose rates ``estimate`` reads on the pairs decided
     in both orders (:func:`_decided_basis`), with the rescaled values they replace."""
+    from bayes_pairwise.crosscheck import SYMBOLS
+
     rescaled = res.get("rescaled", {})
     if not rescaled:
         return ""
@@ -637,7 +641,7 @@ def _basis_note(res: dict[str, Any], n_judges: int) -> str:
     )
     given = "; ".join(
         (f"{j}: " if n_judges > 1 else "")
-        + ", ".join(f"{_SYMBOLS[q]} {_four(v)}" for q, v in vals.items())
+        + ", ".join(f"{SYMBOLS[q]} {_four(v)}" for q, v in vals.items())
         for j, vals in rescaled.items()
     )
     return (
@@ -646,9 +650,6 @@ def _basis_note(res: dict[str, Any], n_judges: int) -> str:
         "better text is shown, or come in pairs (the warnings below give the numbers), so the "
         f"rescaling for the tie share does not hold (rescaled: {given})"
     )
-
-
-_SYMBOLS = {"eps": "ε", "eps_plus": "ε₊", "eps_minus": "ε₋"}
 
 
 #: The cross-check's seed stream each stochastic ``estimate`` method draws from.
