@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "DesignWarning": "errors",
     "NotFittedError": "errors",
     "PriorError": "errors",
+    "TieRescalingWarning": "errors",
     # simulation
     "SyntheticComparisons": "simulate",
     "simulate_biased_bt": "simulate",

@@ -49,7 +49,7 @@ from bayes_pairwise.conventions import (
     TIE_DISPERSION_GROUPS,
     TIE_POLICIES,
 )
-from bayes_pairwise.errors import BayesPairwiseError, quiet_third_party
+from bayes_pairwise.errors import BayesPairwiseError, TieRescalingWarning, quiet_third_party
 from bayes_pairwise.model_specs import NUTS_SAMPLERS, available_models
 from bayes_pairwise.output import (
     atomic_write,
@@ -677,14 +677,13 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
 
     if method in ("scom", "moments"):
         from bayes_pairwise.classical.descriptive import (
-            RESCALING_FAILS_LEAD,
             descriptive_by_judge,
         )
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             # a basis on the pairs decided in both orders: the note below says it
-            warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
+            warnings.simplefilter("ignore", TieRescalingWarning)
             tbl = descriptive_by_judge(data)
         keys = (
             ["eps_scom", "eps_scom_se", "s_com", "consistency"]
@@ -708,7 +707,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             for j in tbl.index[tbl["moments_at_boundary"].astype(bool)]:
                 with warnings.catch_warnings(record=True) as edge:
                     warnings.simplefilter("always")
-                    warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
+                    warnings.simplefilter("ignore", TieRescalingWarning)
                     positional_moments(data, judge=j)
                 said += [str(w.message) for w in _user_warnings(edge)]
         extra = {"table": tbl.reset_index(), "warnings": said, **extra_basis}

@@ -56,7 +56,12 @@ from bayes_pairwise.conventions import (
     z_value,
 )
 from bayes_pairwise.data import Comparisons
-from bayes_pairwise.errors import BayesPairwiseError, DesignError, WarningSink
+from bayes_pairwise.errors import (
+    BayesPairwiseError,
+    DesignError,
+    TieRescalingWarning,
+    WarningSink,
+)
 from bayes_pairwise.model_checking import compare_fitted, compare_models_dict
 from bayes_pairwise.progress import Steps
 
@@ -945,7 +950,6 @@ def _classical(
     from bayes_pairwise.caveats import tie_dispersion
     from bayes_pairwise.classical.deltas import DeltaS2DFit, DeltaSFit
     from bayes_pairwise.classical.descriptive import (
-        RESCALING_FAILS_LEAD,
         descriptive_by_judge,
         estimate_eps_scom,
         labelled_error_rates,
@@ -964,7 +968,7 @@ def _classical(
     steps("classical: S_com, first-position rate, moments")
     with sink.capture(), warnings.catch_warnings():
         # a basis on the pairs decided in both orders: the table's rows and caveats say it
-        warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
+        warnings.simplefilter("ignore", TieRescalingWarning)
         desc = descriptive_by_judge(data)
     scom, moments, delta, delta2d, spread = {}, {}, {}, {}, {}
     skipped: dict[str, dict[str, str]] = {}
@@ -981,7 +985,7 @@ def _classical(
         tie_share[j] = (k / n if n else math.nan, float(lo), float(hi), k, n)
         with sink.capture(f"{j}: "), warnings.catch_warnings():
             # the rescaled rates' basis moving to the decided pairs: the table's rows say it
-            warnings.filterwarnings("ignore", message=RESCALING_FAILS_LEAD)
+            warnings.simplefilter("ignore", TieRescalingWarning)
             try:
                 # kept where ε is NaN (S_com above 1/2): the table says why there is none
                 scom[j] = estimate_eps_scom(block, on_invalid="nan")

@@ -24,6 +24,7 @@ __all__ = [
     "DesignWarning",
     "NotFittedError",
     "PriorError",
+    "TieRescalingWarning",
     "WarningSink",
     "quiet_sampler_logs",
     "quiet_third_party",
@@ -143,6 +144,28 @@ class NotFittedError(BayesPairwiseError, AttributeError):
 
 class DesignWarning(UserWarning):
     """The data cannot inform a parameter (confounding, missing orders, …)."""
+
+
+class TieRescalingWarning(DesignWarning):
+    """A judge's ties break the rescaling for the tie share (METHODS §7.5).
+
+    The classical rates under the tie policy ``"model"`` are rescaled from S_com with the tie
+    share τ, ε = (ε_half − τ/2)/(1 − τ), which assumes a tie does not depend on which text is
+    better and that a pair's two verdicts tie independently. Where a judge's log says otherwise
+    (:attr:`~bayes_pairwise.classical.descriptive.TiePositionCheck.rescaling_fails`), the
+    estimators warn with this category and give the rates of the pairs decided in both orders
+    beside the rescaled ones. It is a :class:`DesignWarning`, so the report and the cross-check
+    collect it as one; code that shows both numbers itself filters it by category.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", TieRescalingWarning)
+    ...     warnings.warn("the rescaling … does not hold", TieRescalingWarning, stacklevel=1)
+    >>> issubclass(TieRescalingWarning, DesignWarning)
+    True
+    """
 
 
 class ConvergenceWarning(UserWarning):

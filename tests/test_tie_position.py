@@ -286,17 +286,17 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.eps_plus == pytest.approx(0.0283, abs=5e-4)
     assert chk.eps_minus == pytest.approx(0.1367, abs=5e-4)
     # the single-judge estimators keep their rescaled value and say which rates answer
-    with pytest.warns(bp.DesignWarning, match="-0.0069 rescaled, 0.0283 on the pairs decided"):
+    with pytest.warns(bp.TieRescalingWarning, match="-0.0069 rescaled, 0.0283 on the pairs decided"):
         assert positional_moments(data).eps_plus < 0
     from bayes_pairwise.classical.descriptive import estimate_eps_scom
 
-    with pytest.warns(bp.DesignWarning, match="eps from S_com 0.0728, 0.0861"):
+    with pytest.warns(bp.TieRescalingWarning, match="eps from S_com 0.0728, 0.0861"):
         assert estimate_eps_scom(data).eps == pytest.approx(0.0728, abs=5e-4)
     assert pd.notna(chk.eps_plus_se) and chk.eps_plus_se < 0.002
     # the Python table carries both and says which answers (the cross-check's and estimate's)
     from bayes_pairwise.classical.descriptive import BASIS_DECIDED, descriptive_by_judge
 
-    with pytest.warns(bp.DesignWarning, match="0.0283 on the pairs decided in both orders"):
+    with pytest.warns(bp.TieRescalingWarning, match="0.0283 on the pairs decided in both orders"):
         row = descriptive_by_judge(data).loc["gpt4"]
     assert row["basis"] == BASIS_DECIDED and row["eps_plus"] < 0
     assert row["eps_plus_decided"] == pytest.approx(chk.eps_plus)
@@ -308,6 +308,28 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.tied_both_expected * chk.n_shown > EXACT_PAIR_TAIL_BELOW
     assert chk.pairs_cluster and chk.z_pair > 40 and chk.p_pair < 1e-12
     assert "(z = 45.5, one-sided p < 1e-12)" in chk.pairs_text()
+
+
+def test_the_rescaling_warning_has_a_category_of_its_own():
+    """Code that shows both rates (the cross-check, ``estimate``) silences the estimators'
+    warning by its category, not by its text; every other design warning still reaches the
+    user, and a WarningSink files it with the design warnings."""
+    import warnings
+
+    from bayes_pairwise.errors import WarningSink
+
+    data = _log(0.08, 0.30, seed=7, n_contexts=80)
+    assert tie_position_check(data).rescaling_fails
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", bp.TieRescalingWarning)
+        m = positional_moments(data)  # would raise on any other warning
+    with pytest.warns(bp.TieRescalingWarning, match="on the pairs decided in both orders"):
+        assert positional_moments(data).eps_plus == m.eps_plus
+    sink = WarningSink()
+    with sink.capture("j: "):
+        positional_moments(data)
+    assert len(sink.design) == 1 and sink.design[0].startswith("j: the rescaling for the tie")
 
 
 def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys):

@@ -40,7 +40,12 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.conventions import decided_error_rate
-from bayes_pairwise.errors import DesignError, DesignWarning, user_stacklevel
+from bayes_pairwise.errors import (
+    DesignError,
+    DesignWarning,
+    TieRescalingWarning,
+    user_stacklevel,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import arviz as az
@@ -52,7 +57,6 @@ __all__ = [
     "BASIS_RESCALED",
     "BEYOND_RATES_Z",
     "MIN_PAIRS_TEST",
-    "RESCALING_FAILS_LEAD",
     "TIE_POSITION_Z",
     "PositionalMoments",
     "ScomEstimate",
@@ -1391,7 +1395,7 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     ``eps_plus_decided``, ``eps_minus_decided`` (+ ``_se``), ``s_com_decided`` and
     ``r1_decided`` hold S_com and the moments of those pairs (one decided verdict per
     position, no rescaling) — the rates the cross-check's verdict and ``estimate`` rest on —
-    and a :class:`~bayes_pairwise.errors.DesignWarning` names the judges. ``basis`` is empty
+    and a :class:`~bayes_pairwise.errors.TieRescalingWarning` names the judges. ``basis`` is empty
     under ``"half"`` and ``"drop"``, and where no tie is kept.
 
     Parameters
@@ -1435,7 +1439,7 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
             _rescaling_fails_text(moved)
             + " The columns *_decided are the rates the cross-check and `estimate` answer with "
             "(basis 'pairs decided in both orders').",
-            DesignWarning,
+            TieRescalingWarning,
             stacklevel=user_stacklevel(),
         )
     if invalid:
@@ -1476,9 +1480,8 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
 
 
-#: The start of :func:`descriptive_by_judge`'s warning where a judge's basis moves to the pairs
-#: decided in both orders (``estimate`` and the cross-check say it in their own words instead).
-RESCALING_FAILS_LEAD = "the rescaling for the tie share does not hold for"
+#: The start of the :class:`~bayes_pairwise.errors.TieRescalingWarning` text.
+_RESCALING_FAILS_LEAD = "the rescaling for the tie share does not hold for"
 #: :func:`descriptive_by_judge`'s ``basis`` where the tie rescaling holds, and where it fails.
 BASIS_RESCALED = "rescaled"
 BASIS_DECIDED = "pairs decided in both orders"
@@ -1498,7 +1501,7 @@ def _rescaling_fails_text(moved: Sequence[tuple[Any, Mapping[str, Any]]]) -> str
     """The warning's text for judges whose tie rescaling fails: (judge, statistics with the
     :func:`_tie_basis` columns) each."""
     return (
-        RESCALING_FAILS_LEAD
+        _RESCALING_FAILS_LEAD
         + " "
         + "; ".join(
             f"judge {lab} (eps_plus {st['eps_plus']:.4f} rescaled, "
@@ -1519,7 +1522,7 @@ def _warn_if_rescaling_fails(block: Comparisons, st: Mapping[str, Any], lab: Any
     if basis["basis"] == BASIS_DECIDED:
         warnings.warn(
             _rescaling_fails_text([(lab, {**st, **basis})]),
-            DesignWarning,
+            TieRescalingWarning,
             stacklevel=user_stacklevel(),
         )
 
