@@ -701,10 +701,25 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         extra_basis = {"basis": basis, "rescaled": rescaled} if basis else {}
         if method == "moments" and "moments_at_boundary" in tbl:
             # which way each judge's moments left their domain (no real solution, or a rate
-            # below 0), as positional_moments warns in Python: the numbers alone do not say
-            from bayes_pairwise.classical.descriptive import positional_moments
+            # below 0), as positional_moments warns in Python: the numbers alone do not say.
+            # Where the rates above are the pairs decided in both orders, those moments' edge
+            # (the rescaled moments' own is about numbers not reported)
+            from bayes_pairwise.classical.descriptive import (
+                positional_moments,
+                tie_position_check,
+            )
 
-            for j in tbl.index[tbl["moments_at_boundary"].astype(bool)]:
+            for j, row in tbl.iterrows():
+                if str(j) in rescaled:
+                    chk = tie_position_check(data, judge=j)
+                    if chk.at_boundary:
+                        said.append(
+                            f"judge {j!r}, moments of the pairs decided in both orders outside "
+                            f"their domain: {chk.boundary_text()}"
+                        )
+                    continue
+                if not bool(row["moments_at_boundary"]):
+                    continue
                 with warnings.catch_warnings(record=True) as edge:
                     warnings.simplefilter("always")
                     warnings.simplefilter("ignore", TieRescalingWarning)

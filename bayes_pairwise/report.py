@@ -648,6 +648,15 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
                 )
         if "moments_at_boundary" in cc.classical.desc.columns:
             table["moments_at_boundary"] = cc.classical.desc["moments_at_boundary"]
+        decided_edge = {
+            j: c.at_boundary for j, c in cc.classical.tie_position.items() if c.rescaling_fails
+        }
+        if decided_edge:  # the decided rows' own edge (vicuna-13b: no real solution on both)
+            table["moments_at_boundary (pairs decided in both orders)"] = pd.Series(
+                [decided_edge.get(j, "–") for j in table.index.astype(str)],
+                index=table.index,
+                dtype=object,
+            )
         _table(
             page,
             table,

@@ -706,3 +706,8 @@ def test_the_classical_caption_names_every_judge_whose_ties_move_the_basis(rende
     assert "what their verdict rests on (and what `estimate` answers with)" in page
     for j, c in moved.items():
         assert html_lib.escape(f"{j}: {c.reason()}") in page
+    # each such judge's decided moments carry their own edge flag, beside the rescaled ones'
+    col = "moments_at_boundary (pairs decided in both orders)"
+    rows = {r[""]: r for r in table(parse(page), section="Classical", header=col)}
+    for j, r in rows.items():
+        assert r[col] == (str(moved[j].at_boundary) if j in moved else "–"), j

@@ -286,7 +286,8 @@ def test_the_real_qlora_log_ties_depend_on_position():
     assert chk.eps_plus == pytest.approx(0.0283, abs=5e-4)
     assert chk.eps_minus == pytest.approx(0.1367, abs=5e-4)
     # the single-judge estimators keep their rescaled value and say which rates answer
-    with pytest.warns(bp.TieRescalingWarning, match="-0.0069 rescaled, 0.0283 on the pairs decided"):
+    said = "-0.0069 rescaled, 0.0283 on the pairs decided"
+    with pytest.warns(bp.TieRescalingWarning, match=said):
         assert positional_moments(data).eps_plus < 0
     from bayes_pairwise.classical.descriptive import estimate_eps_scom
 
@@ -563,3 +564,27 @@ def test_pairs_tied_in_both_orders_are_tested_exactly_on_small_logs():
         frame.loc[sel, "outcome"] = "tie"
     chk = tie_position_check(bp.load_comparisons(frame))
     assert chk.pairs_cluster and chk.p_pair < 1e-3  # 0.36 pairs expected at τ = 8/90
+
+
+def test_estimate_names_the_edge_of_the_moments_it_reports(capsys):
+    """PRD's vicuna-13b: its ties come in pairs, so `estimate --method moments` reports the
+    moments of the pairs decided in both orders (S_com 0.621), which have no real solution. The
+    edge it names is theirs, not the rescaled moments' (S_com 0.616, numbers it no longer
+    reports)."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    assert main(["estimate", "prd_vicuna80", "--method", "moments", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    edges = [w for w in out["warnings"] if "outside their domain" in w]
+    chk = tie_position_check(bp.datasets.load("prd_vicuna80"), judge="vicuna-13b")
+    assert chk.at_boundary and chk.no_real_solution
+    assert edges == [
+        "judge 'vicuna-13b', moments of the pairs decided in both orders outside their domain: "
+        + chk.boundary_text()
+    ]
+    assert "S_com 0.621 is above 0.518" in edges[0]
+    est = out["by_judge"]["vicuna-13b"]
+    assert est["eps_plus"] + est["eps_minus"] == pytest.approx(1.0)
+    assert est["s_com_decided"] == pytest.approx(chk.s_com_both)
