@@ -34,9 +34,11 @@ def test_estimate_moments_says_when_no_rates_describe_the_judge(capsys):
     said = [w for w in res["warnings"] if w.startswith("No error rates describe")]
     assert len(said) == 1 and "S_com is 0.621, above 0.518" in said[0]
     assert res["estimates"]["eps_plus"] + res["estimates"]["eps_minus"] == pytest.approx(1.0)
-    # which way the moments left their domain, as positional_moments warns in Python
-    edge = [w for w in res["warnings"] if "moments outside their domain" in w]
-    assert len(edge) == 1 and "no real solution: S_com 0.616 is above 0.517" in edge[0]
+    # which way the moments it reports (the pairs decided in both orders: its ties come in
+    # pairs) left their domain: the same S_com as above, not the rescaled moments' 0.616
+    edge = [w for w in res["warnings"] if "outside their domain" in w]
+    assert len(edge) == 1 and "no real solution: S_com 0.621 is above 0.518" in edge[0]
+    assert "moments of the pairs decided in both orders" in edge[0]
     assert main([*argv, "gpt4"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert not [w for w in res.get("warnings", []) if w.startswith("No error rates describe")]
