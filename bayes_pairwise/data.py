@@ -1547,6 +1547,48 @@ class _Encoded:
     raw: np.ndarray  # object array: one raw value behind each label (for outcome_map)
 
 
+def _space_twins(labels: Sequence[str]) -> list[list[str]]:
+    """Groups of labels that are equal but for spaces around them (``"m0"`` and ``"m0 "``).
+
+    Examples
+    --------
+    >>> _space_twins(["m0", "m1", "m0 ", " m1", "m2 "])
+    [['m0', 'm0 '], ['m1', ' m1']]
+    """
+    spaced = [lab for lab in labels if lab != lab.strip()]
+    if not spaced:
+        return []
+    by: dict[str, list[str]] = {lab.strip(): [] for lab in spaced}
+    for lab in labels:
+        if lab.strip() in by:
+            by[lab.strip()].append(lab)
+    return [g for g in by.values() if len(g) > 1]
+
+
+def _space_twin_error(
+    twins: list[list[str]], what: tuple[str, str], cols: Sequence[tuple[str, _Encoded]]
+) -> DataError:
+    """Refuse ids that differ only by spaces around them: they would be different items (or
+    judges, or contexts) though they name one. Names the rows that carry the spaced forms."""
+    spaced = {lab for g in twins for lab in g if lab != lab.strip()}
+    col, rows = cols[0][0], np.zeros(0, dtype=np.int64)
+    for name, enc in cols:
+        hit = np.flatnonzero(np.isin(enc.codes, np.flatnonzero(np.isin(enc.labels, list(spaced)))))
+        if hit.size:
+            col, rows = name, hit
+            break
+    shown = "; ".join(" and ".join(repr(lab) for lab in g) for g in twins[:5])
+    where = " and ".join(repr(c) for c, _ in cols)
+    return DataError(
+        f"{what[0]} that differ only by spaces around them would count as different "
+        f"{what[1]}: "
+        f"{shown} (in {where}). If each group is one, strip the spaces first "
+        "(e.g. df[col] = df[col].str.strip()); if they are different, rename them",
+        rows=rows,
+        column=col,
+    )
+
+
 def _collide_error(col: str, rows: np.ndarray, labels: list[str], what: str) -> DataError:
     return DataError(
         f"values of different types would merge into one id ({', '.join(map(repr, labels))}) "
@@ -2236,7 +2278,12 @@ def _recognise(
 
 
 #: position codes that logs use for the outcome, in the order first, second, tie
-_POSITION_CODES = (("a", "b", "c"), ("1", "2", "3"), ("left", "right", "tie"))
+_POSITION_CODES = (
+    ("a", "b", "c"),
+    ("1", "2", "3"),
+    ("left", "right", "tie"),
+    ("1", "0", "0.5"),  # the package's own scale: 1 a win for the first text, ½ a tie
+)
 
 
 def _position_code_hint(unknown: set[str]) -> str:
@@ -2254,18 +2301,58 @@ def _position_code_hint(unknown: set[str]) -> str:
     >>> _position_code_hint({"x"})
     ''
     """
-    roles = ("first", "second", "tie")
     means = {"first": "means the text shown first", "second": "the second", "tie": "a tie"}
-    found = {u.strip().lower(): u for u in unknown}
+    named = _position_code_roles(unknown)
+    if not named:
+        return ""
+    parts = [f"{lab!r} {means[r]}" for lab, r in named.items()]
+    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    as_map = "{" + ", ".join(f"{lab!r}: {r!r}" for lab, r in named.items()) + "}"
+    flag = ",".join(f"{lab}={r}" for lab, r in named.items())
+    return f"; if {said}, pass outcome_map={as_map} (CLI --outcome-map {flag})"
+
+
+def _position_code_roles(labels: set[str]) -> dict[str, str]:
+    """Each label's role ('first', 'second', 'tie') where every label is a code of one of
+    :data:`_POSITION_CODES` (its first code among them); empty otherwise.
+
+    Examples
+    --------
+    >>> _position_code_roles({"2", "1"})
+    {'1': 'first', '2': 'second'}
+    >>> _position_code_roles({"2"})
+    {}
+    """
+    roles = ("first", "second", "tie")
+    found = {u.strip().lower(): u for u in labels}
     for codes in _POSITION_CODES:
         if not found or not set(found) <= set(codes) or codes[0] not in found:
             continue
-        named = [(found[c], r) for c, r in zip(codes, roles, strict=True) if c in found]
-        parts = [f"{lab!r} {means[r]}" for lab, r in named]
-        said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-        as_map = "{" + ", ".join(f"{lab!r}: {r!r}" for lab, r in named) + "}"
-        flag = ",".join(f"{lab}={r}" for lab, r in named)
-        return f"; if {said}, pass outcome_map={as_map} (CLI --outcome-map {flag})"
+        return {found[c]: r for c, r in zip(codes, roles, strict=True) if c in found}
+    return {}
+
+
+def _spaced_id_hint(unknown: set[str], names: pd.Index) -> str:
+    """When an unknown outcome label is an item id but for spaces around one of them (winner
+    ``"a"``, item ``"a "``), say so: it is not a position code to map.
+
+    Examples
+    --------
+    >>> _spaced_id_hint({"a"}, pd.Index(["a ", "b"])).split(":")[0]
+    "; 'a' is the item id 'a ' but for the spaces around it"
+    >>> _spaced_id_hint({"x"}, pd.Index(["a ", "b"]))
+    ''
+    """
+    by_stripped: dict[str, str] = {}
+    for n in map(str, names):
+        by_stripped.setdefault(n.strip(), n)
+    for u in sorted(unknown):
+        item = by_stripped.get(u.strip())
+        if item is not None and item != u:
+            return (
+                f"; {u!r} is the item id {item!r} but for the spaces around it: strip the "
+                "id columns and the outcome (e.g. df[col] = df[col].str.strip())"
+            )
     return ""
 
 
@@ -2447,6 +2534,15 @@ def _build(
     # Row-sized arrays are the memory of a large log: each is built once, label-level tables
     # answer what they can, and temporaries are deleted as soon as they are used.
     names = pd.Index(np.concatenate([f_enc.labels, s_enc.labels]), dtype=object).unique()
+    # "m0" and "m0 " would be two items (a log written by hand, a join that kept a space)
+    if twins := _space_twins(list(names)):
+        raise _space_twin_error(twins, ("item ids", "items"), [(first, f_enc), (second, s_enc)])
+    for what, col, enc in (
+        (("judge names", "judges"), judge, j_enc),
+        (("context ids", "contexts"), context, c_enc),
+    ):
+        if enc is not None and (twins := _space_twins(list(enc.labels))):
+            raise _space_twin_error(twins, what, [(str(col), enc)])
     f_g = np.asarray(names.get_indexer(f_enc.labels), dtype=np.int64)[f_enc.codes]
     del f_enc
     s_g = np.asarray(names.get_indexer(s_enc.labels), dtype=np.int64)[s_enc.codes]
@@ -2489,6 +2585,29 @@ def _build(
         )
     del ambiguous
     o_name = np.asarray(names.get_indexer(o_lab), dtype=np.int64)
+    if outcome_map is None and np.any(o_name >= 0) and np.all(np.isnan(kw_u)):
+        # items named 1 and 2 and an outcome column of 1s and 2s: the winner's id, or the
+        # position (PRD's codes)? Opposite readings of every verdict; the user must say
+        as_codes = _position_code_roles({str(lab) for lab in o_lab})
+        if as_codes:
+            # where both readings give a verdict and they differ (items "1" and "01" with
+            # outcome 1 in the first slot read alike either way)
+            code_u = np.array([_LABELS[as_codes[str(lab)]] for lab in o_lab])
+            o_g = o_name[oc]
+            as_item = np.where(o_g == f_g, 1.0, np.where(o_g == s_g, 0.0, np.nan))
+            del o_g
+            amb = np.flatnonzero(np.isfinite(as_item) & (as_item != code_u[oc]))
+            if amb.size and np.all(np.isfinite(as_item)):
+                codes_hint = _position_code_hint({str(lab) for lab in o_lab})
+                raise DataError(
+                    f"ambiguous outcome {str(o_lab[oc[amb[0]]])!r}: the outcome column's "
+                    f"values {sorted(map(str, o_lab))} are item ids of their rows, and also "
+                    "read as position codes, which give the opposite verdict wherever the "
+                    f"winner was shown second{codes_hint}; if they are the winner's id, give "
+                    "the items ids that are not position codes (e.g. prefix them: 'm' + id)",
+                    rows=amb,
+                    column=outcome,
+                )
     if np.any(todo_u & (o_name >= 0)):  # some unmapped outcome is an item id
         o_g = np.where(todo_u, o_name, -1)[oc]
         out[o_g == f_g] = 1.0
@@ -2502,7 +2621,11 @@ def _build(
             how = f" ({_read_as([o_enc.raw[c] for c in np.unique(oc)])})"
         if outcome_map is None:
             unknown = {str(o_lab[c]) for c in np.unique(oc[bad])}
-            how = _position_code_hint(unknown) or _tie_label_hint(unknown)
+            how = (
+                _spaced_id_hint(unknown, names)
+                or _position_code_hint(unknown)
+                or _tie_label_hint(unknown)
+            )
         raise DataError(
             f"unknown outcome label(s) {labels}: expected 'first', 'second', 'tie', the id of "
             f"the first or second item, or a label given in outcome_map{how}",

@@ -510,8 +510,35 @@ def _text_logs(draw):
     return _log(*zip(*rows, strict=True)) if rows else None
 
 
+#: outcome codes that read as positions (first, second, tie), as the loader's hint knows them
+_CODES = (("a", "b", "c"), ("1", "2", "3"), ("left", "right", "tie"), ("1", "0", "0.5"))
+
+
+def _codes_disagree(df: pd.DataFrame) -> bool:
+    """No outcome is a keyword, every one is an item of its row and the outcomes are position
+    codes as well (items "1", "2" and outcomes 1, 2): the two readings differ on some row."""
+    labels = {o.strip().lower() for o in df["outcome"]}
+    if any(o.strip().lower() in _KW for o in df["outcome"]):
+        return False
+    for codes in _CODES:
+        if labels <= set(codes) and codes[0] in labels:
+            role = {c: _KW[k] for c, k in zip(codes, ("first", "second", "tie"), strict=True)}
+            break
+    else:
+        return False
+    rows = list(df.itertuples(index=False))
+    if not all(o in (a, b) for a, b, o in rows):
+        return False
+    return any((1.0 if o == a else 0.0) != role[o.strip().lower()] for a, b, o in rows)
+
+
 def _oracle(df: pd.DataFrame) -> list[float] | None:
     """Expected outcomes of a text log, or None when the log must be rejected."""
+    ids = set(df["first"]) | set(df["second"])
+    if len({i.strip() for i in ids}) < len(ids):
+        return None  # ids equal but for spaces around them: refused, not split
+    if _codes_disagree(df):
+        return None  # the winner's id, or a position code? refused
     out = []
     for a, b, o in df.itertuples(index=False):
         if not a.strip() or not b.strip() or not o.strip() or a == b:
@@ -633,14 +660,14 @@ def test_csv_reads_values_verbatim_and_covariates_as_numbers(tmp_path):
     path = tmp_path / "log.csv"
     rows = [
         ["first", "second", "outcome", "q", "cov", "rep"],
-        [" a", "a", "first", "01", " 0.5", "1"],
-        ["a", " a", "second", "1", "2e-1", "2.0"],
+        [" a", "b", "first", "01", " 0.5", "1"],
+        ["b", " a", "second", "1", "2e-1", "2.0"],
     ]
     with open(path, "w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows(rows)
     data = load_comparisons(path, context="q", covariates=["cov"], repeat="rep")
     assert data.contexts == ("01", "1")
-    assert data.items == ("01:: a", "01::a", "1:: a", "1::a")
+    assert data.items == ("01:: a", "01::b", "1:: a", "1::b")
     assert data.covariates["cov"].tolist() == [0.5, 0.2]
     assert data.repeat.tolist() == [1, 2]
 

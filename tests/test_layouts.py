@@ -533,7 +533,8 @@ def test_the_judging_the_judges_files_load_with_no_flags(capsys):
 
 
 # ------------------------------------------- a question column left unread pools the questions
-def _per_question_round_robin(n_questions: int = 4, models=("a", "b", "c")) -> pd.DataFrame:
+def _per_question_round_robin(n_questions: int = 4, models=("m-a", "m-b", "m-c")) -> pd.DataFrame:
+    # not "a", "b", "c": the winner's id would then read as MT-Bench's position codes too
     rows = [
         (q, f, s, f if (q + models.index(f) + models.index(s)) % 3 else s)
         for q in range(n_questions)
