@@ -895,6 +895,13 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if varies is not None:
             res.setdefault("warnings", []).append(varies.text)
     half_note = _ties_half_note(args, data, res)
+    if args.method in ("scom", "moments") and data.tie_policy == "drop" and data.n_ties_dropped:
+        res["ties_dropped_note"] = (
+            f"{data.n_ties_dropped:,} ties dropped: S_com and r₁ are read on the pairs left with "
+            "a verdict in both orders, since a dropped tie takes one order's verdict of its "
+            "pair away (where ties depend on where the better text is shown, the verdicts "
+            "left in such pairs lean to one position)"
+        )
     if args.json:
         _print_json(res)
     else:
@@ -909,6 +916,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(f"\nnote: {note}")
         if half_note:
             print(f"\nnote: {half_note}")
+        if "ties_dropped_note" in res:
+            print(f"\nnote: {res['ties_dropped_note']}")
         for w in res.get("warnings", []):
             print(f"warning: {w}")
     return 0

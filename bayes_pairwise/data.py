@@ -2278,6 +2278,9 @@ def _recognise(
 
 
 #: position codes that logs use for the outcome, in the order first, second, tie
+#: outcome values the loader refuses to read as an item's id without an outcome map, where the
+#: items of the row carry them as ids too (:func:`_position_code_roles` gives their roles)
+_WRITTEN_CODES = frozenset({"1", "2", "3", "0", "0.5", "A", "B", "C"})
 _POSITION_CODES = (
     ("a", "b", "c"),
     ("1", "2", "3"),
@@ -2588,7 +2591,12 @@ def _build(
     if outcome_map is None and np.any(o_name >= 0) and np.all(np.isnan(kw_u)):
         # items named 1 and 2 and an outcome column of 1s and 2s: the winner's id, or the
         # position (PRD's codes)? Opposite readings of every verdict; the user must say
-        as_codes = _position_code_roles({str(lab) for lab in o_lab})
+        # codes as logs write them (PRD's 1 / 2 / 3, MT-Bench's A / B / C): lower-case letters
+        # are more often items of a hand-written log than codes
+        written = {str(lab) for lab in o_lab}
+        as_codes = (
+            _position_code_roles(written) if all(lab in _WRITTEN_CODES for lab in written) else {}
+        )
         if as_codes:
             # where both readings give a verdict and they differ (items "1" and "01" with
             # outcome 1 in the first slot read alike either way)

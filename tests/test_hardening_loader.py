@@ -517,9 +517,9 @@ _CODES = (("a", "b", "c"), ("1", "2", "3"), ("left", "right", "tie"), ("1", "0",
 def _codes_disagree(df: pd.DataFrame) -> bool:
     """No outcome is a keyword, every one is an item of its row and the outcomes are position
     codes as well (items "1", "2" and outcomes 1, 2): the two readings differ on some row."""
+    if not set(df["outcome"]) <= {"1", "2", "3", "0", "0.5", "A", "B", "C"}:
+        return False  # codes as logs write them; lower-case letters are read as item ids
     labels = {o.strip().lower() for o in df["outcome"]}
-    if any(o.strip().lower() in _KW for o in df["outcome"]):
-        return False
     for codes in _CODES:
         if labels <= set(codes) and codes[0] in labels:
             role = {c: _KW[k] for c, k in zip(codes, ("first", "second", "tie"), strict=True)}

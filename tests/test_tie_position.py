@@ -588,3 +588,38 @@ def test_estimate_names_the_edge_of_the_moments_it_reports(capsys):
     est = out["by_judge"]["vicuna-13b"]
     assert est["eps_plus"] + est["eps_minus"] == pytest.approx(1.0)
     assert est["s_com_decided"] == pytest.approx(chk.s_com_both)
+
+
+def test_dropping_ties_does_not_tilt_the_first_position_rate(tmp_path, capsys):
+    """Ties that follow the better text's position, dropped: the verdicts left in the pairs that
+    lost one order to a tie lean to one position, so r₁ over every verdict would move the
+    moments (QLoRA: ε₊ 0.006 against 0.028). Under ``ties="drop"`` r₁ is read on the pairs left
+    in both orders, and the moments equal the ``"model"`` policy's decided-pairs moments — one
+    answer whichever way the ties were set aside."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    data = _log(0.08, 0.30, seed=7, n_contexts=80)
+    path = tmp_path / "log.csv"
+    data.to_frame().to_csv(path, index=False)
+    chk = tie_position_check(data)
+    assert chk.rescaling_fails
+    dropped = bp.load_comparisons(path, context="context", ties="drop")
+    assert dropped.n_ties_dropped > 0
+    m = positional_moments(dropped)
+    assert m.r1 == pytest.approx(chk.r1_decided)
+    assert m.s_com == pytest.approx(chk.s_com_both)
+    assert m.eps_plus == pytest.approx(chk.eps_plus) and m.eps_minus == pytest.approx(chk.eps_minus)
+    # r₁ over every decided verdict is another number: the pairs with one order tied lean
+    assert abs(float(np.mean(dropped.outcome)) - m.r1) > 0.01
+    tbl = bp.descriptive_by_judge(dropped).loc["judge"]
+    assert tbl["n_pairs"] > tbl["n_pairs_both_orders"]  # the whole log's pairs, as before
+    args = ["estimate", str(path), "--context-column", "context", "--method", "moments"]
+    assert main([*args, "--ties", "drop", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["estimates"]["eps_plus"] == pytest.approx(chk.eps_plus)
+    assert "S_com and r₁ are read on the pairs left" in out["ties_dropped_note"]
+    assert main([*args, "--json"]) == 0  # ties modelled: the decided basis, the same numbers
+    model = json.loads(capsys.readouterr().out)
+    assert model["estimates"]["eps_plus"] == pytest.approx(out["estimates"]["eps_plus"])
