@@ -781,30 +781,36 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 n_bootstrap=N_BOOTSTRAP,
             ).fit(b)
             fits[lab] = f
-            est = {
-                "eps_plus": f.eps_plus_,
-                "eps_minus": f.eps_minus_,
-                "eps_low": f.eps_low_,
-                "eps_high": f.eps_high_,
-                "eps_sum": f.eps_sum_,
-            }
+            # ε₊ and ε₋ are the sum split by r₁, compare's rows: the grid's own split is not
+            # identified (a swap leaves every Z and W unchanged), kept as eps_*_grid
+            est = {"eps_sum": f.eps_sum_}
             if f.eps_sum_boot_ is not None:
                 est["eps_sum_lower"], est["eps_sum_upper"] = f.interval("eps_sum")
             if f.eps_plus_hybrid_ is not None:
-                est["eps_plus_split_by_r1"] = f.eps_plus_hybrid_
-                est["eps_minus_split_by_r1"] = f.eps_minus_hybrid_
+                est["eps_plus"] = f.eps_plus_hybrid_
+                est["eps_minus"] = f.eps_minus_hybrid_
                 if f.eps_sum_boot_ is not None:  # compare's rows "sum split by r₁", same interval
                     for side in ("plus", "minus"):
                         lo, hi = f.interval(f"eps_{side}_hybrid")
-                        est[f"eps_{side}_split_by_r1_lower"] = lo
-                        est[f"eps_{side}_split_by_r1_upper"] = hi
+                        est[f"eps_{side}_lower"], est[f"eps_{side}_upper"] = lo, hi
+            est.update(
+                {
+                    "eps_plus_grid": f.eps_plus_,
+                    "eps_minus_grid": f.eps_minus_,
+                    "eps_low": f.eps_low_,
+                    "eps_high": f.eps_high_,
+                }
+            )
             return {"estimates": est}
 
         by_judge = _per_judge(data, one)
         first = next(iter(fits.values()))
         extra = {
             "identifiable": False,
-            "caveat": first.caveat_,
+            "caveat": first.caveat_
+            + " Here eps_plus and eps_minus are the sum split by r1 (eps_plus_hybrid_ and "
+            "eps_minus_hybrid_ in Python, compare's rows 'sum split by r₁'); eps_plus_grid and "
+            "eps_minus_grid are the grid's own split (eps_plus_, eps_minus_), not identified.",
             "cross_validation": {lab: f.cv_results_ for lab, f in fits.items()},
         }
     elif method in ("bt-mm", "elo", "biased-bt-spread"):

@@ -174,7 +174,11 @@ def test_estimate_and_compare_print_the_same_delta_s_grid_eps(capsys):
     )
     cc = crosscheck(gpt35, models=(), delta_s=False, delta_s_2d=True, **CHEAP)
     two = cc.table[cc.table.method.str.startswith("Δ_S grid (2-D)")].set_index("quantity")
-    for q, key in (("eps_sum", "eps_sum"), ("eps_plus", "eps_plus_split_by_r1")):
+    # eps_plus is the split by r₁ (compare's row), not the grid's unidentified split
+    assert {"eps_plus_grid", "eps_minus_grid"} <= set(est)
+    assert "eps_plus_split_by_r1" not in est
+    assert "eps_plus and eps_minus are the sum split by r1" in out["caveat"]
+    for q, key in (("eps_sum", "eps_sum"), ("eps_plus", "eps_plus"), ("eps_minus", "eps_minus")):
         ref = two.loc[q]
         got = (est[key], est[f"{key}_lower"], est[f"{key}_upper"])
         assert got == pytest.approx((ref.estimate, ref.lower, ref.upper), abs=1e-12), q
