@@ -1096,6 +1096,28 @@ def _classical(
     )
 
 
+def _tie_rule(data: Comparisons, cf: ClassicalFits) -> str:
+    """How this cross-check's classical rates treat ties, in words: the rule
+    (:data:`~bayes_pairwise.conventions.CLASSICAL_TIE_RULE`) as it applied to this log — the
+    judges whose ties break the rescaling, whose verdict rests on the pairs decided in both
+    orders, or the ties dropped, where nothing is counted half."""
+    if data.tie_policy == "drop" and data.n_ties_dropped:
+        return (
+            f"{data.n_ties_dropped:,} tie(s) dropped (ties='drop'): the classical error rates "
+            "read the decided verdicts left, S_com and r₁ on the pairs left with a verdict in "
+            "both orders; nothing is counted half or rescaled"
+        )
+    moved = [str(j) for j, c in cf.tie_position.items() if c.rescaling_fails]
+    if not moved:
+        return CLASSICAL_TIE_RULE
+    return (
+        f"{CLASSICAL_TIE_RULE}. For {', '.join(moved)}, whose ties break that rescaling (they "
+        "depend on where the better text is shown, or come in pairs), the verdict rests on S_com "
+        "and the moments of the pairs decided in both orders instead (one decided verdict per "
+        "position, no rescaling)"
+    )
+
+
 def _classical_rows(
     cf: ClassicalFits, judges: Sequence[str], *, order_recorded: bool = True
 ) -> list[dict[str, Any]]:
@@ -2024,7 +2046,8 @@ def crosscheck(
     steps("cross-check: agreement and verdicts")
     rows = _classical_rows(cf, judges, order_recorded=data.order_recorded)
     rows += _model_rows(fitted, judges)
-    notes: list[str] = [f"Tie rule: {CLASSICAL_TIE_RULE}."] if data.n_ties else []
+    tie_rule = _tie_rule(data, cf)
+    notes: list[str] = [f"Tie rule: {tie_rule}."] if data.n_ties else []
     if skip_2d:
         notes.append(
             "The 2-D Δ_S grid fit was skipped on the fast path (--fast); run without --fast "
@@ -2150,7 +2173,7 @@ def crosscheck(
         "random_seed": random_seed,
         "seed_streams": seeds,
         "hdi_prob": resolve_hdi_prob(),
-        "tie_rule": CLASSICAL_TIE_RULE,
+        "tie_rule": tie_rule,
         "n_bootstrap": N_BOOTSTRAP,
         "n_bootstrap_leaderboard": LEADERBOARD_N_BOOT if leaderboard else 0,
         "n_bootstrap_judge_leaderboards": JUDGE_BOARDS_N_BOOT if leaderboard else 0,

@@ -869,8 +869,7 @@ def _section_bayesian(
         page.box(
             f"Ties are an outcome of this model: {_ties(cc)['n_ties_modelled']} tie(s) modelled, "
             "nothing dropped; the fitted tie rate (tie_rate) is reported with the error rates. "
-            "The classical estimates read the same verdicts (ties counted half, then rescaled "
-            "to rates among decided verdicts).",
+            f"The classical estimates read the same verdicts: {cc.settings.get('tie_rule', '')}.",
             kind="note",
         )
     if sink.convergence:

@@ -623,3 +623,24 @@ def test_dropping_ties_does_not_tilt_the_first_position_rate(tmp_path, capsys):
     assert main([*args, "--json"]) == 0  # ties modelled: the decided basis, the same numbers
     model = json.loads(capsys.readouterr().out)
     assert model["estimates"]["eps_plus"] == pytest.approx(out["estimates"]["eps_plus"])
+
+
+def test_the_tie_rule_says_what_was_done_on_this_log(tmp_path):
+    """The cross-check's 'Tie rule' note (and ``settings['tie_rule']``, which the report
+    quotes) said "counted half, then rescaled" on every log with ties: also where the verdict
+    rests on the pairs decided in both orders, and under ties='drop', where nothing is
+    counted half."""
+    from bayes_pairwise.conventions import CLASSICAL_TIE_RULE
+
+    moved = _cross_check(_log(0.08, 0.30, seed=7, n_contexts=80), "uniform")
+    rule = moved.settings["tie_rule"]
+    assert rule.startswith(CLASSICAL_TIE_RULE) and "For judge, whose ties break" in rule
+    assert f"Tie rule: {rule}." in moved.notes
+    held = _cross_check(_log(0.15, 0.15, seed=6, n_contexts=60), "uniform")
+    assert held.settings["tie_rule"] == CLASSICAL_TIE_RULE
+    path = tmp_path / "log.csv"
+    _log(0.08, 0.30, seed=7, n_contexts=80).to_frame().to_csv(path, index=False)
+    dropped = bp.load_comparisons(path, context="context", ties="drop")
+    rule = _cross_check(dropped, "uniform").settings["tie_rule"]
+    assert f"{dropped.n_ties_dropped:,} tie(s) dropped" in rule
+    assert "nothing is counted half" in rule and "ε = (ε_half" not in rule
