@@ -475,7 +475,10 @@ def _section_data(page: HtmlPage, cc: CrossCheck, sink: WarningSink) -> None:
         + (f", {d.n_ties_dropped} dropped" if d.n_ties_dropped else "")
         + (
             f", {int(np.sum(d.outcome == 0.5))} counted as half a win"
-            if d.tie_policy in ("half", "model")
+            if d.tie_policy == "half"
+            else f", {int(np.sum(d.outcome == 0.5))} kept: the models fit them as an outcome, "
+            "the classical win counts count each as half a win"
+            if d.tie_policy == "model"
             else ""
         ),
         f"repeats: up to {int(s.table['max_repeats_per_order'].max())} verdict(s) per ordered pair",

@@ -242,7 +242,12 @@ def test_ties_counted_half_reach_the_model_unchanged(fake_models):
         html = build_report(
             data, method="map", progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
         ).render()
-        assert f"policy &#x27;{policy}&#x27;, 2 counted as half a win" in html
+        said = {
+            "half": "2 counted as half a win",
+            "model": "2 kept: the models fit them as an outcome, the classical win counts count "
+            "each as half a win",
+        }[policy]
+        assert f"policy &#x27;{policy}&#x27;, {said}" in html
         assert "were dropped for this fit" not in html
         fitted = fake_models.last_data
         assert fitted is data and int(np.sum(fitted.outcome == 0.5)) == 2
