@@ -2175,6 +2175,7 @@ def crosscheck(
         "hdi_prob": resolve_hdi_prob(),
         "tie_rule": tie_rule,
         "n_bootstrap": N_BOOTSTRAP,
+        "ppc_draws": ppc_draws if ppc else 0,
         "n_bootstrap_leaderboard": LEADERBOARD_N_BOOT if leaderboard else 0,
         "n_bootstrap_judge_leaderboards": JUDGE_BOARDS_N_BOOT if leaderboard else 0,
         "grid_kwargs": dict(grid_kwargs or {}),

@@ -412,9 +412,7 @@ def build_report(
     page.close_details()
     total = prog.finish()
     page.open_details("Settings and run time")
-    _section_settings(
-        page, cc, prog, total, model, method, sampler, random_seed, gkw, name, ppc_draws
-    )
+    _section_settings(page, cc, prog, total, model, method, sampler, random_seed, gkw, name)
     page.close_details()
     return page
 
@@ -459,6 +457,18 @@ def _idata(cc: CrossCheck) -> Any:
 
 
 # ============================================================================ sections
+def _replicates_drawn(cc: CrossCheck) -> str:
+    """The replicated data sets the predictive checks drew (the captions' count), and the
+    number the cross-check asked for where fewer were there to draw (500 for a MAP fit, chains
+    × draws)."""
+    drawn = sorted({int(df["draw"].nunique()) for df in _ppc(cc).values() if df is not None})
+    if not drawn:
+        return "none drawn"
+    asked = int(cc.settings.get("ppc_draws", drawn[-1]))
+    said = str(drawn[0]) if len(drawn) == 1 else f"{drawn[0]} to {drawn[-1]}"
+    return said if drawn == [asked] else f"{said} (of {asked} asked for: what the fit holds)"
+
+
 def _section_data(page: HtmlPage, cc: CrossCheck, sink: WarningSink) -> None:
     d = cc.data
     s = d.summary()
@@ -891,8 +901,15 @@ def _section_bayesian(
     diag = _diagnostics(cc)
     if diag is not None and isinstance(getattr(diag, "table", None), pd.DataFrame):
         ok = getattr(diag, "ok", None)
+        laplace = cc.settings.get("method") == "laplace"
         if ok is None:
-            page.box("Point estimate (MAP): convergence diagnostics do not apply.", kind="note")
+            page.box(
+                "Laplace approximation: a Gaussian at the mode, sampled directly, so the "
+                "sampler's convergence diagnostics (R-hat, ESS, divergences) do not apply."
+                if laplace
+                else "Point estimate (MAP): convergence diagnostics do not apply.",
+                kind="note",
+            )
         else:
             page.box(
                 "All checks pass: R-hat, ESS and no divergent transitions."
@@ -931,6 +948,8 @@ def _section_bayesian(
                 "ArviZ summary of every sampled parameter (per-item strength and z rows collapsed "
                 "to their worst R-hat / ESS); red rows fail a threshold."
                 if flag
+                else "Laplace approximation: mean, sd and HDI of its draws."
+                if laplace
                 else "MAP estimates."
             ),
             flag_column=flag,
@@ -1435,7 +1454,6 @@ def _section_settings(
     seed: Any,
     gkw: dict,
     name: str,
-    ppc_draws: int,
 ) -> None:
     import arviz as az
     import matplotlib
@@ -1457,7 +1475,7 @@ def _section_settings(
         ),
         "random_seed": seed,
         "Δ_S grid settings": ", ".join(f"{k}={v}" for k, v in gkw.items()) or "defaults",
-        "posterior predictive replicates": ppc_draws,
+        "posterior predictive replicates": _replicates_drawn(cc),
         "tie policy": cc.data.tie_policy,
         "versions": (
             f"bayes_pairwise {__version__}, pymc {pymc.__version__}, arviz {az.__version__}, "

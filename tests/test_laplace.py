@@ -194,3 +194,11 @@ def test_crosscheck_and_report_label_the_fast_path() -> None:
     assert labels == {"uniform (Laplace approx.)", "positional (Laplace approx.)"}
     html = build_report(cc, progress=False).render()
     assert "Laplace approx." in html and "not NUTS" in html
+    # its diagnostics section says Laplace, not MAP (it said "Point estimate (MAP)" and
+    # "MAP estimates." above the Laplace draws' sd and HDI)
+    assert "Point estimate (MAP)" not in html and "MAP estimates." not in html
+    assert "Laplace approximation: mean, sd and HDI of its draws." in html
+    # the settings give the replicates the cross-check drew: none here (it said 1000, the
+    # report's own default, for a cross-check it did not run)
+    cell = html.split("<td>posterior predictive replicates</td>")[1].split("</td>")[0]
+    assert cell.strip() == "<td>none drawn"

@@ -594,6 +594,15 @@ def rendered() -> tuple[str, Any, dict[str, list[Any]], float]:
     return html, cc, drawn, time.perf_counter() - t0
 
 
+def test_the_settings_give_the_replicates_the_checks_drew(rendered):
+    """The cross-check asked for 100 replicates; the settings table said the report's own
+    default, 1000, beside captions that said 100."""
+    page, cc, _, _ = rendered
+    cell = page.split("<td>posterior predictive replicates</td>")[1].split("</td>")[0]
+    assert cc.settings["ppc_draws"] == 100
+    assert cell.strip() == "<td>100"
+
+
 def test_the_report_covers_what_is_checked(rendered):
     _, cc, _, _ = rendered  # (its wall time is not asserted: no clocks in the default suite)
     assert cc.data.n_judges == 2 and cc.data.n_ties > 0
