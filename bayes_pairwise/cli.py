@@ -708,6 +708,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 positional_moments,
                 tie_position_check,
             )
+            from bayes_pairwise.crosscheck import SYMBOLS
 
             for j, row in tbl.iterrows():
                 if str(j) in rescaled:
@@ -719,6 +720,17 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                         )
                     continue
                 if not bool(row["moments_at_boundary"]):
+                    below = [
+                        f"{SYMBOLS[q]} {float(row[q]):.4f}"
+                        for q in ("eps_plus", "eps_minus")
+                        if float(row[q]) < 0
+                    ]
+                    if below:  # inside the domain, below 0 once rescaled (ε_half < τ/2)
+                        said.append(
+                            f"judge {j!r}: {' and '.join(below)} below 0 once rescaled for the "
+                            "tie share (the moments among all verdicts are inside their domain): "
+                            "sampling noise around 0, kept unclipped with its interval"
+                        )
                     continue
                 with warnings.catch_warnings(record=True) as edge:
                     warnings.simplefilter("always")

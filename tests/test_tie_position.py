@@ -644,3 +644,39 @@ def test_the_tie_rule_says_what_was_done_on_this_log(tmp_path):
     rule = _cross_check(dropped, "uniform").settings["tie_rule"]
     assert f"{dropped.n_ties_dropped:,} tie(s) dropped" in rule
     assert "nothing is counted half" in rule and "ε = (ε_half" not in rule
+
+
+def test_estimate_says_why_a_rescaled_rate_is_below_zero(tmp_path, capsys):
+    """ε₊ = 0, ties at random (the rescaling holds): the moments among all verdicts are inside
+    their domain, and the rate read among decided verdicts, (ε_half − τ/2)/(1 − τ), falls
+    below 0 by chance. compare's row says "below 0: sampling noise around 0"; estimate said
+    nothing (the moments' boundary flag is about the moments before the rescaling)."""
+    import json
+
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.simulate import simulate_hard_pairs
+
+    sim = simulate_hard_pairs(
+        6,
+        eps_plus=0.0,
+        eps_minus=0.2,
+        hard_share=0.0,
+        tie_rate=0.2,
+        labelled=0.0,
+        n_contexts=40,
+        random_seed=1,
+    )
+    path = tmp_path / "log.csv"
+    sim.frame.drop(columns=["truth"]).to_csv(path, index=False)
+    data = bp.load_comparisons(path, context="context", ties="model")
+    row = bp.descriptive_by_judge(data).iloc[0]
+    assert row["eps_plus"] < 0 and not row["moments_at_boundary"]
+    assert not tie_position_check(data).rescaling_fails
+    argv = ["estimate", str(path), "--context-column", "context", "--method", "moments"]
+    assert main([*argv, "--json"]) == 0
+    said = [w for w in json.loads(capsys.readouterr().out)["warnings"] if "below 0" in w]
+    assert said == [
+        f"judge 'judge': ε₊ {row['eps_plus']:.4f} below 0 once rescaled for the tie share (the "
+        "moments among all verdicts are inside their domain): sampling noise around 0, kept "
+        "unclipped with its interval"
+    ]
