@@ -911,7 +911,8 @@ STREAMS = (
 
 
 def seed_streams(random_seed: int | None) -> dict[str, int | None]:
-    """One independent seed per stochastic step, spawned from ``random_seed``.
+    """One independent seed per stochastic step, spawned from ``random_seed`` (the models'
+    fits: ``random_seed`` itself).
 
     ``np.random.SeedSequence(random_seed).spawn(k)`` gives statistically independent streams
     (NumPy's recommended way to seed parallel or successive random work), so the grid fits,
@@ -920,16 +921,21 @@ def seed_streams(random_seed: int | None) -> dict[str, int | None]:
 
     Examples
     --------
-    >>> s = seed_streams(0)
-    >>> list(s)[:3], len(set(s.values())) == len(s), s == seed_streams(0)
-    (['models', 'delta_s', 'delta_s_2d'], True, True)
+    >>> s = seed_streams(7)
+    >>> list(s)[:3], len(set(s.values())) == len(s), s == seed_streams(7), s["models"]
+    (['models', 'delta_s', 'delta_s_2d'], True, True, 7)
     >>> set(seed_streams(None).values())
     {None}
     """
     if random_seed is None:
         return dict.fromkeys(STREAMS)
     children = np.random.SeedSequence(int(random_seed)).spawn(len(STREAMS))
-    return {k: int(c.generate_state(1)[0]) for k, c in zip(STREAMS, children, strict=True)}
+    streams = {k: int(c.generate_state(1)[0]) for k, c in zip(STREAMS, children, strict=True)}
+    # the models draw with the seed itself, as a model fitted alone does: `fit --seed S`,
+    # ``Model().fit(data, random_seed=S)``, `compare --seed S` and the report give one posterior
+    # (the spawned streams of the other steps are unchanged)
+    streams["models"] = int(random_seed)
+    return streams
 
 
 # =============================================================================== classical

@@ -401,10 +401,11 @@ def test_what_the_log_shows_is_one_answer_through_every_door():
 
 
 def test_a_model_fitted_by_the_cross_check_states_the_cross_checks_numbers():
-    """The cross-check seeds its models with a stream of its own, but their caveats come from
-    the log-level checks it made with its seed: the same d′ in ``cc.fits[...].caveats_`` as in
-    the headline (they were simulated again with the sampler's stream, 30 s on QLoRA, with
-    other numbers)."""
+    """The models' caveats come from the log-level checks the cross-check made with its seed:
+    the same d′ in ``cc.fits[...].caveats_`` as in the headline (they were simulated again
+    with the sampler's stream, 30 s on QLoRA, with other numbers). The models themselves draw
+    with the seed itself (they had a spawned stream of their own: ``fit --seed 3`` and
+    ``compare --seed 3`` gave two posteriors)."""
     data = bp.datasets.load("prd_vicuna80", judge="bard")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -412,4 +413,25 @@ def test_a_model_fitted_by_the_cross_check_states_the_cross_checks_numbers():
     r = cc.identification["bard"]
     stated = [c.text for c in cc.fits["uniform"].caveats_ if c.text.startswith("Pair difficulty")]
     assert len(stated) == 1 and stated[0].startswith(r.text)
-    assert cc.fits["uniform"].random_seed_ != 3  # the sampler's own stream
+    assert cc.fits["uniform"].random_seed_ == 3  # a model fitted alone with seed 3 draws so
+
+
+def test_fit_and_compare_with_one_seed_give_one_posterior(capsys):
+    """`fit --seed 3 --fast` read ε₋ 0.462 [0.171, 0.809] and `compare --seed 3 --fast`
+    0.465 [0.130, 0.776] on the same log (the audit's hand-made log): compare seeded its models
+    with a spawned stream. Now the models draw with the seed itself in every door."""
+    data = bp.datasets.load("prd_vicuna80", judge="claude")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cc = crosscheck(data, models=("positional",), random_seed=3, method="laplace", **LEAN)
+        alone = bp.PositionalBias().fit(data, method="laplace", random_seed=3)
+    for q in ("eps_plus", "eps_minus"):
+        a = cc.fits["positional"].idata_.posterior[q].values
+        b = alone.idata_.posterior[q].values
+        assert np.array_equal(a, b), q
+    out = _json(
+        capsys,
+        ["fit", "prd_vicuna80", "--judge", "claude", "--fast", "--seed", "3", "--json"],
+    )
+    row = cc.table[(cc.table.role == "model") & (cc.table.quantity == "eps_minus")].iloc[0]
+    assert out["parameters"]["eps_minus"]["mean"] == pytest.approx(row.estimate, abs=1e-12)
