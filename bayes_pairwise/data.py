@@ -2403,6 +2403,18 @@ def _missing_column(role: str, col: str, columns: pd.Index, used: set[str]) -> s
     near += [a for a in _ALIASES.get(role, ()) if a in pool]
     low = col.lower()  # e.g. model_first, first_model, text_first for "first"
     near += [c for c in pool if c.lower().endswith(f"_{low}") or c.lower().startswith(f"{low}_")]
+    near = list(dict.fromkeys(near))
+    if role == "outcome" and len(near) > 1:
+        # outcome_ab and outcome_ba: a row with a pair's verdicts in both orders; naming one
+        # of them would read half the verdicts and leave the other column unread
+        shown = " and ".join(repr(c) for c in near[:4])
+        return msg + (
+            f"; columns {shown} look like verdicts. If a row holds one pair's verdicts in "
+            "both orders, make one row per verdict first (e.g. pd.concat of the frame with "
+            "outcome from the first column, and of the frame with first and second swapped and "
+            "outcome from the second), or use MT-Bench's layout (model_1, model_2, g1_winner, "
+            "g2_winner); pass outcome='NAME' for one of them only if the others are not verdicts"
+        )
     if near:
         c = near[0]
         return msg + (

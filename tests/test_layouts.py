@@ -238,6 +238,14 @@ def test_missing_column_error_names_the_keyword_and_the_flag():
     # nothing alike: the keyword and the flag, with a placeholder
     with pytest.raises(DataError, match="name the second column: second='NAME' \\(CLI --second"):
         load_comparisons(pd.DataFrame({"first": ["a"], "other": ["b"], "outcome": ["a"]}))
+    # two verdict columns, one per order: naming one would read half the verdicts, so the
+    # message does not say "pass outcome='outcome_ab'" (it did) but how to read both
+    wide = {"first": ["a"], "second": ["b"], "outcome_ab": ["first"], "outcome_ba": ["second"]}
+    with pytest.raises(DataError) as exc:
+        load_comparisons(pd.DataFrame(wide))
+    msg = str(exc.value)
+    assert "columns 'outcome_ab' and 'outcome_ba' look like verdicts" in msg
+    assert "one row per verdict" in msg and "pass outcome='outcome_ab'" not in msg
 
 
 def test_cli_missing_column_is_one_line_naming_the_flag(tmp_path, capsys):
