@@ -167,9 +167,30 @@ def _label(v: Any) -> Any:
     return v
 
 
+def _listed_text(v: Any) -> Any:
+    """A list written as text in a CSV cell (MT-Bench's judge ``"['gpt-4', 'pair-v2']"`` once
+    saved with pandas) read back as the list; any other value as it is.
+
+    Examples
+    --------
+    >>> _listed_text("['gpt-4', 'pair-v2']"), _listed_text("gpt-4"), _listed_text("[x")
+    (['gpt-4', 'pair-v2'], 'gpt-4', '[x')
+    """
+    import ast
+
+    if not (isinstance(v, str) and v.strip().startswith("[") and v.strip().endswith("]")):
+        return v
+    try:
+        parsed = ast.literal_eval(v.strip())
+    except (ValueError, SyntaxError):
+        return v
+    return parsed if isinstance(parsed, list) else v
+
+
 def _first_element(values: pd.Series, col: str) -> pd.Series:
     out = []
     for r, v in enumerate(values):
+        v = _listed_text(v)
         if _is_list(v):
             if len(v) == 0:
                 raise DataError("empty list: no judge named", rows=[r], column=col)

@@ -72,6 +72,25 @@ def test_mtbench_jsonl_of_three_rows_is_six_verdicts(tmp_path):
     ]
 
 
+def test_mtbench_saved_as_csv_reads_the_judge_list_written_as_text(tmp_path):
+    """pandas writes MT-Bench's judge list ["gpt-4", "pair-v2"] to a CSV cell as the text
+    "['gpt-4', 'pair-v2']": it was taken whole as the judge's name (two templates, two judges)
+    while the status line said "the first element". The same records read from JSONL and from
+    CSV now give the same log."""
+    import pandas as pd
+
+    records = _mt_records()
+    records[1]["judge"] = ["gpt-4", "pair-math-v1"]
+    path = tmp_path / "mt.csv"
+    pd.DataFrame(records).to_csv(path, index=False)
+    assert "\"['gpt-4', 'pair-v2']\"" in path.read_text()
+    from_csv = load_comparisons(path, ties="model")
+    from_jsonl = load_comparisons(_write_jsonl(tmp_path / "mt.jsonl", records), ties="model")
+    assert from_csv.judges == from_jsonl.judges == ("gpt-4",)
+    assert _verdicts(from_csv) == _verdicts(from_jsonl)
+    assert "judge: the first element of column 'judge' ('gpt-4')" in from_csv.recognised
+
+
 def test_mtbench_error_verdicts_are_reported_and_left_out(tmp_path):
     rows = [*MT_ROWS[:2], (82, "gpt-3.5-turbo", "vicuna-13b", "error", "model_2", 2)]
     data = load_comparisons(_write_jsonl(tmp_path / "p.jsonl", _mt_records(rows)))
