@@ -2076,9 +2076,14 @@ def _from_source(
         ragged = src.ragged() if src.ragged is not None and exc.rows else None
         if ragged is not None:
             raise ragged from None
-        if reshaped is not None and exc.rows:  # name the input's rows, not the verdicts'
-            rows = sorted({int(r) for r in reshaped.source_rows[np.asarray(exc.rows)]})
-            raise DataError(exc.message, rows=rows, column=exc.column) from None
+        if reshaped is not None:  # name the input's rows and columns, not the verdicts'
+            rows = (
+                sorted({int(r) for r in reshaped.source_rows[np.asarray(exc.rows)]})
+                if exc.rows
+                else None
+            )
+            column = reshaped.source_columns.get(str(exc.column), exc.column)
+            raise DataError(exc.message, rows=rows, column=column) from None
         raise
     if weights is not None:  # rows of src.frame: read before they are mapped to the input's
         if weights not in src.frame.columns:

@@ -136,6 +136,8 @@ class Reshaped:
         How the outcome values read (None: item ids, ``first``/``second``/``tie``).
     source_rows : ndarray of int
         The input row of each verdict (error messages name these).
+    source_columns : mapping
+        The input column(s) behind each column of ``frame`` (error messages name these).
     notes : tuple of str
         One line per choice made, ending with the verdict count.
     order_recorded : bool
@@ -154,6 +156,7 @@ class Reshaped:
     source_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     notes: tuple[str, ...] = ()
     order_recorded: bool = True
+    source_columns: Mapping[str, str] = field(default_factory=dict)
 
 
 def _is_list(v: Any) -> bool:
@@ -278,10 +281,29 @@ def _mtbench(df: pd.DataFrame) -> Reshaped:
         context=context,
         source_rows=src_a,
         notes=(head, *notes),
+        source_columns={
+            "first": "model_1/model_2",
+            "second": "model_2/model_1",
+            "outcome": "g1_winner/g2_winner",
+            "judge": "judge",
+            "context": "question_id/turn",
+        },
     )
 
 
 def _alpacaeval(df: pd.DataFrame) -> Reshaped:
+    pref = pd.to_numeric(df["preference"].astype(str), errors="coerce").to_numpy(dtype=float)
+    between = np.flatnonzero(np.isfinite(pref) & (pref > 1) & (pref < 2) & (pref != 1.5))
+    if between.size:  # AlpacaEval 2's weighted annotator: a probability, not a verdict
+        raise DataError(
+            f"preference {pref[between[0]]:g} is not a verdict (1, 2 or 1.5 for a tie): "
+            "AlpacaEval 2's weighted annotators write 1 + P(output 2 is better). Make each a "
+            "verdict first and say how: e.g. round to the nearest of 1, 1.5 and 2 "
+            "(df['preference'] = (df['preference'] * 2).round() / 2), or 1 below 1.5 and 2 "
+            "above; the package does not choose a threshold for you",
+            rows=between,
+            column="preference",
+        )
     frame = pd.DataFrame(
         {
             "first": df["generator_1"].to_numpy(dtype=object),
@@ -311,6 +333,12 @@ def _alpacaeval(df: pd.DataFrame) -> Reshaped:
         source_rows=np.arange(len(frame), dtype=np.int64),
         notes=tuple(notes),
         order_recorded=False,
+        source_columns={
+            "first": "generator_1",
+            "second": "generator_2",
+            "outcome": "preference",
+            "judge": "annotator",
+        },
     )
 
 
@@ -356,6 +384,7 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
         "outcome",
         source_rows=src_a,
         notes=(note, *kept),
+        source_columns={"first": first, "second": second, "outcome": outcome},
     )
 
 
@@ -521,6 +550,12 @@ def _arena_wide(df: pd.DataFrame, judge_cols: list[str]) -> Reshaped:
         source_rows=src.astype(np.int64),
         notes=tuple(notes),
         order_recorded=False,
+        source_columns={
+            "first": "model_a",
+            "second": "model_b",
+            "outcome": "/".join(judge_cols),
+            "judge": "/".join(judge_cols),
+        },
     )
 
 
@@ -614,6 +649,7 @@ def _position_coded(df: pd.DataFrame) -> Reshaped:
         outcome_map=outcome_map,
         source_rows=src,
         notes=tuple(notes),
+        source_columns={"first": "model_first", "second": "model_second", "outcome": "verdict"},
     )
 
 
@@ -705,6 +741,7 @@ def _arena_hard(df: pd.DataFrame) -> Reshaped:
         outcome_map=_AS_POSITIONS,
         source_rows=src_a,
         notes=tuple(notes),
+        source_columns={"first": "model/baseline", "second": "baseline/model", "outcome": "games"},
     )
 
 
@@ -750,6 +787,7 @@ def _arena_one_hot(df: pd.DataFrame) -> Reshaped:
         source_rows=np.arange(len(frame), dtype=np.int64),
         notes=tuple(notes),
         order_recorded=False,
+        source_columns={"first": "model_a", "second": "model_b", "outcome": "/".join(_ONE_HOT)},
     )
 
 

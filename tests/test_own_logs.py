@@ -148,6 +148,35 @@ def test_alpacaeval_json_array_reads_preferences(tmp_path):
     assert any("does not record which output" in line for line in data.recognised)
 
 
+def test_errors_in_a_known_layout_name_the_files_columns(tmp_path):
+    """A missing preference said "missing value (column 'outcome', …)" and a missing model
+    "(column 'first', …)": the package's own column names after the reshape, not the file's."""
+    recs = _alpaca_records()
+    recs[3]["preference"] = None
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(recs))
+    with pytest.raises(DataError) as exc:
+        load_comparisons(path)
+    assert exc.value.column == "preference" and exc.value.rows == [3]
+    recs = _mt_records()
+    recs[1]["model_1"] = None
+    with pytest.raises(DataError) as exc:
+        load_comparisons(_write_jsonl(tmp_path / "p.jsonl", recs))
+    assert exc.value.column == "model_1/model_2" and exc.value.rows == [1]
+
+
+def test_alpacaeval_weighted_preferences_are_not_guessed_into_verdicts(tmp_path):
+    """AlpacaEval 2's weighted annotator writes 1 + P(output 2 is better), e.g. 1.7315: refused
+    with the row and a way to make verdicts of them, not 'unknown outcome label'."""
+    recs = _alpaca_records()
+    recs[5]["preference"] = 1.7315
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps(recs))
+    with pytest.raises(DataError, match=r"preference 1.7315 is not a verdict") as exc:
+        load_comparisons(path)
+    assert exc.value.rows == [5] and "round to the nearest of 1, 1.5 and 2" in str(exc.value)
+
+
 def test_alpacaeval_leaderboard_with_no_flags(tmp_path, capsys):
     path = tmp_path / "annotations.json"
     path.write_text(json.dumps(_alpaca_records()))
