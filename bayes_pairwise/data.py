@@ -2403,8 +2403,18 @@ def _missing_column(role: str, col: str, columns: pd.Index, used: set[str]) -> s
     flag = _FLAGS[role]
     if role == "covariates":
         return msg + f"; list existing columns in covariates (CLI {flag} a,b)"
+    if len(names) == 1:
+        seps = [sep for sep in (";", "\t", "|") if sep in names[0]]
+        if seps:  # one column whose name holds the header: another separator than ','
+            sep = seps[0]
+            shown = {"\t": "a tab"}.get(sep, repr(sep))
+            return msg + (
+                f"; the header reads as one column: the file seems to separate values with "
+                f"{shown}, not ','. Save it with commas (or as .tsv for tabs), or read it with "
+                f"pandas (pd.read_csv(path, sep={sep!r})) and pass the DataFrame"
+            )
     pool = [c for c in names if c not in used]
-    near = [c for c in pool if c.lower() == col.lower()]
+    near = [c for c in pool if c.strip().lower() == col.lower()]
     near += [a for a in _ALIASES.get(role, ()) if a in pool]
     low = col.lower()  # e.g. model_first, first_model, text_first for "first"
     near += [c for c in pool if c.lower().endswith(f"_{low}") or c.lower().startswith(f"{low}_")]

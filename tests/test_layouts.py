@@ -246,6 +246,19 @@ def test_missing_column_error_names_the_keyword_and_the_flag():
     msg = str(exc.value)
     assert "columns 'outcome_ab' and 'outcome_ba' look like verdicts" in msg
     assert "one row per verdict" in msg and "pass outcome='outcome_ab'" not in msg
+    # a header with spaces after the commas: the spaced name is the one to pass
+    with pytest.raises(DataError, match="a column named ' second' exists: pass second=' second'"):
+        load_comparisons(pd.DataFrame({"first": ["a"], " second": ["b"], " outcome": ["a"]}))
+
+
+def test_a_file_with_another_separator_is_told_so(tmp_path):
+    """A ';'- or tab-separated file named .csv reads as one column whose name holds the header:
+    "column not found … name the first column" did not say why."""
+    for sep, said in ((";", "';'"), ("\t", "a tab")):
+        path = tmp_path / "log.csv"
+        path.write_text(sep.join(["first", "second", "outcome"]) + "\n" + sep.join("abz") + "\n")
+        with pytest.raises(DataError, match=f"the file seems to separate values with {said}"):
+            load_comparisons(path)
 
 
 def test_cli_missing_column_is_one_line_naming_the_flag(tmp_path, capsys):
