@@ -571,6 +571,34 @@ def _position_codes(values: pd.Series) -> bool:
     return bool(seen) and seen <= set(POSITION_CODE_MAP) and bool(seen & {"A", "B"})
 
 
+def _refuse_stray_codes(values: pd.Series) -> None:
+    """The columns of :data:`POSITION_CODED` whose verdicts are codes but for a few: name the
+    rows of the others (one stray 'D', or MT-Bench's raw '[[A]]', made the whole log read as
+    'column not found')."""
+    vals = values.to_numpy(dtype=object)
+    key = [v.strip().upper() if isinstance(v, str) else v for v in vals]
+    bad = [
+        r
+        for r, (v, k) in enumerate(zip(vals, key, strict=True))
+        if not _empty_cell(v) and k not in POSITION_CODE_MAP
+    ]
+    bare = [k.strip("[]") for k in key if isinstance(k, str)]
+    coded = sum(1 for k in bare if k in POSITION_CODE_MAP)
+    if not bad or not {"A", "B"} & set(bare) or len(bad) > coded:
+        return  # not this layout's verdicts: the general rules decide
+    shown = sorted({str(vals[r]) for r in bad})[:5]
+    raw = any(str(vals[r]).strip().strip("[]").upper() in POSITION_CODE_MAP for r in bad)
+    raise DataError(
+        f"verdict code(s) {shown} are not A, B or C (the answer shown first, second, a tie; "
+        f"an empty verdict is none) in a log read as {POSITION_CODED}"
+        + (": strip the brackets of MT-Bench's [[A]] first" if raw else "")
+        + "; fix or empty those cells, or name the columns yourself (first=, second=, "
+        "outcome=, outcome_map=)",
+        rows=bad,
+        column="verdict",
+    )
+
+
 def _position_coded(df: pd.DataFrame) -> Reshaped:
     """Position-Bias-Analyzer's per-order verdicts (``model_first``, ``model_second``,
     ``verdict`` A/B/C): A the answer shown first, B the second, C a tie, an empty verdict none
@@ -830,8 +858,10 @@ def reshape(
             return _arena_wide(df, wide)
         if {"model_a", "model_b", "winner"} <= cols and _all_lists(df["winner"]):
             return _pair_lists(df, "model_a", "model_b", "winner")
-        if {"model_first", "model_second", "verdict"} <= cols and _position_codes(df["verdict"]):
-            return _position_coded(df)
+        if {"model_first", "model_second", "verdict"} <= cols:
+            if _position_codes(df["verdict"]):
+                return _position_coded(df)
+            _refuse_stray_codes(df["verdict"])
     out = outcome
     if outcome == "outcome" and "outcome" not in cols and "winner" in cols:
         out = "winner"

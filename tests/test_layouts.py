@@ -507,9 +507,16 @@ def test_position_coded_verdicts_are_read_without_flags():
 
 
 def test_position_coded_layout_stays_off_or_refuses_where_the_codes_are_not_positions():
-    # a verdict that is not a position code: not this layout (the usual missing-column error)
-    with pytest.raises(DataError, match="column not found"):
+    # a verdict that is not a position code among codes: its row, not "column not found" (one
+    # stray cell made the whole log read as another layout); MT-Bench's raw [[A]] says so
+    with pytest.raises(DataError, match=r"verdict code\(s\) \['claude'\] are not A, B or C") as e:
         load_comparisons(_coded(verdict=["A", "B", "claude", "A"]))
+    assert e.value.rows == [2] and e.value.column == "verdict"
+    with pytest.raises(DataError, match="strip the brackets of MT-Bench's"):
+        load_comparisons(_coded(verdict=["[[A]]", "[[B]]", "[[C]]", "[[A]]"]))
+    # mostly other values: not this layout (the usual missing-column error)
+    with pytest.raises(DataError, match="column not found"):
+        load_comparisons(_coded(verdict=["A", "claude", "vicuna", "claude"]))
     # a model named like a code on a row with that code: refused, naming the row and the flags
     ambiguous = _coded(model_first=["claude", "B", "claude", "human"])
     with pytest.raises(DataError, match="ambiguous verdict ' b'") as exc:
