@@ -2791,6 +2791,8 @@ def _build(
     )
     del f_g, s_g, ctx_row
 
+    if repeat:
+        _warn_repeated_repeats(f_idx, s_idx, j_idx, rep_arr, repeat)
     every = bool(keep.all())  # nothing dropped: the arrays are kept as they are, not copied
     k = slice(None) if every else np.flatnonzero(keep)
     rows = np.arange(n, dtype=np.int64)
@@ -2818,6 +2820,38 @@ def _build(
         dropped_tie_item=_readonly(f_idx[~keep].astype(np.int64)),
         truth=_readonly(truth_idx[k]),
         recognised=tuple(recognised),
+    )
+
+
+def _warn_repeated_repeats(
+    f_idx: np.ndarray, s_idx: np.ndarray, j_idx: np.ndarray, rep: np.ndarray, col: str
+) -> None:
+    """Warn where two rows give the same ordered pair, judge and repeat number: a repeat number
+    names one verdict, so a second row with it is more likely an export written twice than a
+    new verdict (both are kept: the log says which they are, not the package)."""
+    cols = [np.asarray(a, dtype=np.int64) for a in (f_idx, s_idx, j_idx, rep)]
+    cols[3] = cols[3] - cols[3].min(initial=0)
+    dims = [int(c.max(initial=0)) + 1 for c in cols]
+    if float(np.prod(np.asarray(dims, dtype=float))) < 2.0**62:  # one integer per row: fast
+        key = np.ravel_multi_index(cols, dims)
+        _, first_row, count = np.unique(key, return_index=True, return_counts=True)
+    else:
+        key = np.stack(cols, axis=1)
+        _, first_row, count = np.unique(key, axis=0, return_index=True, return_counts=True)
+    del key
+    if count.max(initial=1) < 2:
+        return
+    seen = np.zeros(len(f_idx), dtype=bool)
+    seen[first_row] = True
+    again = np.flatnonzero(~seen)
+    shown = ", ".join(str(r) for r in again[:10]) + (" …" if again.size > 10 else "")
+    warnings.warn(
+        f"{again.size} row(s) repeat the ordered pair, judge and {col!r} number of an earlier "
+        f"row (rows {shown}): a repeat number names one verdict, so these look like rows "
+        "written twice. They are kept as verdicts; drop them (df.drop_duplicates on those "
+        "columns) if they are copies",
+        DesignWarning,
+        stacklevel=user_stacklevel(),
     )
 
 

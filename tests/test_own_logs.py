@@ -255,3 +255,29 @@ def test_outcome_map_error_says_how_values_were_read(tmp_path, capsys):
     assert err.count("\n") == 1
     # how the values were read (JSON numbers are read as their literal text: 3.0 stays "3.0")
     assert re.search(r"values read as (numbers|text): 3", err) and "'1.0' = 1" in err
+
+
+def test_rows_written_twice_with_one_repeat_number_are_said(tmp_path):
+    """Two rows with the same ordered pair, judge and repeat number were read as two verdicts
+    without a word: a repeat number names one verdict. Both are kept, and a DesignWarning names
+    the second row; different repeat numbers (or a pair in the other order) are not warned."""
+    import pandas as pd
+
+    from bayes_pairwise.errors import DesignWarning
+
+    df = pd.DataFrame(
+        {
+            "first": ["a", "a", "b", "a"],
+            "second": ["b", "b", "a", "b"],
+            "outcome": ["first", "second", "second", "first"],
+            "repeat": [1, 1, 1, 2],
+        }
+    )
+    with pytest.warns(DesignWarning, match=r"1 row\(s\) repeat .* 'repeat' number .*rows 1\)"):
+        data = load_comparisons(df, repeat="repeat")
+    assert data.n_comparisons == 4
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DesignWarning)
+        load_comparisons(df.drop(index=1), repeat="repeat")
