@@ -1167,16 +1167,15 @@ def _json_lines(text: str, name: str) -> list[Any]:
     except (json.JSONDecodeError, _DupKeyError, RecursionError):
         pass
     for r, ln in enumerate(lines):  # find the culprit line (slow path, errors only)
+        at = {"rows": [r], "lines": _jsonl_lines(text, [r]), "file": name}
         try:
             _json_loads(ln)
         except _DupKeyError as exc:
             raise DataError(
-                f"malformed {name!r}: key {exc.args[0]!r} appears twice in one record", rows=[r]
+                f"malformed {name!r}: key {exc.args[0]!r} appears twice in one record", **at
             ) from None
         except (json.JSONDecodeError, RecursionError) as exc:
-            raise DataError(
-                f"malformed {name!r}: invalid JSON ({_one_line(exc)})", rows=[r]
-            ) from None
+            raise DataError(f"malformed {name!r}: invalid JSON ({_one_line(exc)})", **at) from None
     raise DataError(f"malformed {name!r}: invalid JSON lines")  # pragma: no cover
 
 
@@ -1365,7 +1364,23 @@ def _read(source: pd.DataFrame | str | PathLike[str], max_bytes: int | None = No
             lines=lambda rows: _csv_lines(text, sep, rows),
         )
     text = _read_text(path, limit)
-    return _Source(_parse_json(text, name, lines=kind == "jsonl"), name)
+    frame = _parse_json(text, name, lines=kind == "jsonl")
+    if kind == "jsonl" and not text.lstrip().startswith("["):
+        return _Source(frame, name, lines=lambda rows: _jsonl_lines(text, rows))
+    return _Source(frame, name)
+
+
+def _jsonl_lines(text: str, rows: Sequence[int]) -> list[int]:
+    """The line numbers (1-based) of records ``rows`` of a JSON-lines text (blank lines are
+    not records).
+
+    Examples
+    --------
+    >>> _jsonl_lines('{"a": 1}\n\n{"a": 2}\n', [1])
+    [3]
+    """
+    at = [k + 1 for k, ln in enumerate(text.split("\n")) if ln.strip()]
+    return [at[r] for r in rows if 0 <= r < len(at)]
 
 
 def read_table(

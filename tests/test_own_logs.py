@@ -281,3 +281,21 @@ def test_rows_written_twice_with_one_repeat_number_are_said(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", DesignWarning)
         load_comparisons(df.drop(index=1), repeat="repeat")
+
+
+def test_jsonl_errors_give_the_line_as_an_editor_shows_it(tmp_path):
+    """A JSON-lines file's errors named the record's row only; with a blank line above, row 2
+    is line 4 of the file."""
+    path = tmp_path / "log.jsonl"
+    path.write_text(
+        '{"first": "a", "second": "b", "outcome": "first"}\n\n'
+        '{"first": "a", "second": "c", "outcome": "tie"}\n'
+        '{"first": "b", "outcome": "first"}\n'
+    )
+    with pytest.raises(DataError) as exc:
+        load_comparisons(path)
+    assert exc.value.rows == [2] and exc.value.lines == [4] and exc.value.column == "second"
+    path.write_text('{"first": "a", "second": "b", "outcome": "first"}\n\n{bad\n')
+    with pytest.raises(DataError, match="invalid JSON") as exc:
+        load_comparisons(path)
+    assert exc.value.rows == [1] and exc.value.lines == [3]
