@@ -347,6 +347,7 @@ def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Resh
     b = df[second].to_numpy(dtype=object)
     firsts, seconds, outcomes, src = [], [], [], []
     for r, verdicts in enumerate(df[outcome].to_numpy(dtype=object)):
+        verdicts = _listed_text(verdicts)  # a CSV cell holds the list as text
         if not _is_list(verdicts) or len(verdicts) != 2:
             raise DataError(
                 "expected a list of two verdicts (one per order) in every row",
@@ -871,5 +872,6 @@ def reshape(
 
 
 def _all_lists(values: pd.Series) -> bool:
+    """Every value a list, or a list written as text (a CSV cell: ``'["a", "b"]'``)."""
     vals = values.to_numpy(dtype=object)
-    return len(vals) > 0 and all(_is_list(v) for v in vals)
+    return len(vals) > 0 and all(_is_list(_listed_text(v)) for v in vals)

@@ -223,6 +223,11 @@ def test_pair_level_records_with_one_verdict_per_order(tmp_path):
         {"model_a": ["a"], "model_b": ["b"], "winner": [["model_a", "model_a"]]}
     )  # 'model_a' names the column: a won both orders
     assert load_comparisons(arena).outcome.tolist() == [1.0, 0.0]
+    # the same records saved as CSV (pandas writes each list as text): the same verdicts
+    csv_path = tmp_path / "pairs.csv"
+    pd.DataFrame(recs).to_csv(csv_path, index=False)
+    assert "['a', 'first']" in csv_path.read_text()
+    assert _verdicts(load_comparisons(csv_path, ties="model")) == got
 
 
 def test_json_array_in_a_jsonl_file(tmp_path):
