@@ -208,13 +208,16 @@ def _mtbench(df: pd.DataFrame) -> Reshaped:
     m2 = df["model_2"].to_numpy(dtype=object)
     name_of = {"model_1": 0, "model_2": 1}
     firsts, seconds, outcomes, src = [], [], [], []
-    errors = 0
+    errors = empty = 0
     unknown: dict[str, list[int]] = {}
     for game, (a, b) in (("g1_winner", (m1, m2)), ("g2_winner", (m2, m1))):
         for r, w in enumerate(df[game].to_numpy(dtype=object)):
             key = str(w).strip().lower() if isinstance(w, str) else w
             if key == "error":
                 errors += 1
+                continue
+            if _empty_cell(w):  # null or blank: no verdict, as 'error' (left out, counted)
+                empty += 1
                 continue
             if key in name_of:
                 out = (m1, m2)[name_of[key]][r]
@@ -271,6 +274,8 @@ def _mtbench(df: pd.DataFrame) -> Reshaped:
     )
     if errors:
         head += f"; {errors} verdict{'s' if errors > 1 else ''} 'error' (unparsed) left out"
+    if empty:
+        head += f"; {empty} empty winner cell{'s' if empty > 1 else ''} (null) left out"
     return Reshaped(
         MTBENCH,
         frame,

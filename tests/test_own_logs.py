@@ -108,6 +108,16 @@ def test_mtbench_cli_no_flags_announces_the_layout(tmp_path, capsys):
     assert res["settings"]["data"]["n_comparisons"] == 6
 
 
+def test_mtbench_null_winner_is_no_verdict_and_is_counted(tmp_path):
+    """A null g2_winner read as "unknown winner(s) ['None']": it is no verdict, left out and
+    counted like MT-Bench's own 'error'."""
+    recs = _mt_records()
+    recs[1]["g2_winner"] = None
+    data = load_comparisons(_write_jsonl(tmp_path / "p.jsonl", recs), ties="model")
+    assert data.n_comparisons == 5 and data.row.tolist() == [0, 0, 1, 2, 2]
+    assert "1 empty winner cell (null) left out" in data.recognised[0]
+
+
 def test_mtbench_unknown_winner_names_the_input_row(tmp_path):
     rows = [*MT_ROWS[:2], (82, "gpt-3.5-turbo", "vicuna-13b", "A", "model_2", 2)]
     with pytest.raises(DataError, match=r"unknown winner.*rows? 2"):
