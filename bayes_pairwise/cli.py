@@ -1142,6 +1142,7 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
             pairs_in_both=None if few is None else few[1],
             text_blind_upper=None if found is None else found.upper,
             one_position=alone[str(j)][0] if str(j) in alone else None,
+            bounds=shows["bounds"][j].bounds if j in shows["bounds"] else None,
         )
     one = len(bounds) == 1
     return {

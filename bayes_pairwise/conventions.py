@@ -280,7 +280,9 @@ ESTIMAND_ORDER_INCONSISTENT: str = "order_inconsistent_error"
 #: Estimand of a rate that gold labels inform: the judge's error rate.
 ESTIMAND_ERROR: str = "error"
 #: What the reader must not miss next to an order-inconsistent rate.
-LOWER_BOUND_NOTE: str = "lower bound: errors repeated in both orders are invisible without labels"
+LOWER_BOUND_NOTE: str = (
+    "errors repeated in both orders are invisible without labels, so the error rates can be higher"
+)
 
 
 def estimand(labelled: bool) -> str:

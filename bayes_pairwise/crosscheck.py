@@ -683,6 +683,7 @@ class CrossCheck:
                 pairs_in_both=self._pairs_in_both(judge),
                 text_blind_upper=blind[1] if (blind := self.text_blind.get(str(judge))) else None,
                 one_position=self.one_position.get(str(judge)),
+                bounds=b.bounds if b is not None else None,
             )
             if values
             else "",

@@ -1376,7 +1376,7 @@ def _jsonl_lines(text: str, rows: Sequence[int]) -> list[int]:
 
     Examples
     --------
-    >>> _jsonl_lines('{"a": 1}\n\n{"a": 2}\n', [1])
+    >>> _jsonl_lines(chr(10).join(['{"a": 1}', "", '{"a": 2}']), [1])
     [3]
     """
     at = [k + 1 for k, ln in enumerate(text.split("\n")) if ln.strip()]

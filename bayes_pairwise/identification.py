@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -505,6 +506,7 @@ def reads_as(
     pairs_in_both: int | None = None,
     text_blind_upper: float | None = None,
     one_position: str | None = None,
+    bounds: Mapping[str, Sequence[float]] | None = None,
 ) -> str:
     """How to read the rates, in words a reader cannot miss.
 
@@ -528,11 +530,20 @@ def reads_as(
         (:func:`~bayes_pairwise.caveats.one_position_judges`): the rates then describe the
         position alone (ε₊ + ε₋ = 1), not a bound on errors about the texts, and the sentence
         says so; it takes precedence over the other readings.
+    bounds : mapping, optional
+        Rate name → its sharp bounds ``(lower, upper)`` (:func:`error_bounds`): what the log
+        shows whatever the errors' dependence. Without labels the point is a model's reading
+        under errors independent across orders, not a bound (a simulated log read ε₊ 0.102
+        with a realised 0.098 and a sharp lower bound 0.087): the sentence gives the sharp
+        lower bounds as what the log shows; with labels, the sharp interval.
 
     Examples
     --------
-    >>> reads_as({"eps_plus": 0.078}, "order_inconsistent_error")
-    'ε₊ ≥ 0.078 — lower bound: errors repeated in both orders are invisible without labels'
+    >>> print(reads_as({"eps_plus": 0.102}, "order_inconsistent_error",
+    ...                bounds={"eps_plus": (0.087, 0.6)}))  # doctest: +NORMALIZE_WHITESPACE
+    ε₊ 0.102 — if errors are independent across orders; the log alone shows ε₊ ≥ 0.087 (sharp
+    lower bound): errors repeated in both orders are invisible without labels, so the error
+    rates can be higher
     >>> reads_as({"eps_plus": 0.2}, "error")
     'ε₊ = 0.200 — the error rate: gold labels inform it'
     >>> print(reads_as({"eps": 0.262}, "order_inconsistent_error", pairs_in_both=2))
@@ -541,8 +552,9 @@ def reads_as(
     moments need
     >>> print(reads_as({"eps": 0.48}, "order_inconsistent_error", text_blind_upper=0.12))
     ... # doctest: +NORMALIZE_WHITESPACE
-    ε ≥ 0.480 — lower bound: errors repeated in both orders are invisible without labels; and
-    the log cannot tell these verdicts from ones that ignore the texts (1 − ε₊ − ε₋ ≤ 0.12)
+    ε 0.480 — if errors are independent across orders; errors repeated in both orders are
+    invisible without labels, so the error rates can be higher; and the log cannot tell these
+    verdicts from ones that ignore the texts (1 − ε₊ − ε₋ ≤ 0.12)
     >>> print(reads_as({"eps_plus": 0.0, "eps_minus": 1.0}, "order_inconsistent_error",
     ...                one_position="first"))  # doctest: +NORMALIZE_WHITESPACE
     ε₊ 0.000, ε₋ 1.000 — not a finding: every decided verdict picks the text shown first, so
@@ -556,8 +568,11 @@ def reads_as(
 
     short = pairs_in_both is not None and pairs_in_both < MIN_PAIRS_TO_SAY
     low = estimand_ == ESTIMAND_ORDER_INCONSISTENT
-    sign = "" if short or one_position else ("≥ " if low else "= ")
-    parts = [f"{_SYMBOL.get(q, q)} {sign}{v:.3f}" for q, v in estimates.items() if np.isfinite(v)]
+    sign = "" if short or one_position or low else "= "
+    shown = [q for q, v in estimates.items() if np.isfinite(v)]
+    parts = [f"{_SYMBOL.get(q, q)} {sign}{estimates[q]:.3f}" for q in shown]
+    sharp = {q: tuple(bounds[q]) for q in shown if bounds and q in bounds}
+    sharp = {q: b for q, b in sharp.items() if np.isfinite(b[0])}
     if one_position:
         tail = (
             f"not a finding: every decided verdict picks the text shown {one_position}, so "
@@ -568,13 +583,26 @@ def reads_as(
             f"not a finding: {pairs_in_both} pair{'' if pairs_in_both == 1 else 's'} seen in "
             f"both orders, fewer than the {MIN_PAIRS_TO_SAY} S_com and the moments need"
         )
-    else:
-        tail = LOWER_BOUND_NOTE if low else "the error rate: gold labels inform it"
-        if text_blind_upper is not None:
+    elif low:
+        tail = "if errors are independent across orders; "
+        if sharp:
             tail += (
-                "; and the log cannot tell these verdicts from ones that ignore the texts "
-                f"(1 − ε₊ − ε₋ ≤ {text_blind_upper:.2f})"
+                "the log alone shows "
+                + ", ".join(f"{_SYMBOL.get(q, q)} ≥ {b[0]:.3f}" for q, b in sharp.items())
+                + f" (sharp lower bound{'s' if len(sharp) > 1 else ''}): "
             )
+        tail += LOWER_BOUND_NOTE
+    else:
+        tail = "the error rate: gold labels inform it"
+        if sharp:
+            tail += "; the log shows " + ", ".join(
+                f"{_SYMBOL.get(q, q)} in [{b[0]:.3f}, {b[1]:.3f}]" for q, b in sharp.items()
+            )
+    if not (one_position or short) and text_blind_upper is not None:
+        tail += (
+            "; and the log cannot tell these verdicts from ones that ignore the texts "
+            f"(1 − ε₊ − ε₋ ≤ {text_blind_upper:.2f})"
+        )
     return ", ".join(parts) + " — " + tail if parts else tail
 
 
