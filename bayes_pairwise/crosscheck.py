@@ -36,7 +36,7 @@ import json
 import math
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -637,9 +637,9 @@ class CrossCheck:
 
     def what_it_shows(self, judge: str) -> dict[str, Any]:
         """Per judge, what the log can show (issue 25): the verdict fit's ``estimand``, the
-        sentence the rates ``reads_as`` ("ε₊ ≥ 0.078 — lower bound: …" without labels; each
-        rate the headline shows, from the first fit that gives it, or the verdict model's
-        alone where the verdict rests on it; "not a finding" for a judge in
+        sentence the rates ``reads_as`` ("ε₊ 0.078 — if errors are independent …" without
+        labels; each rate the headline shows, from the first fit that gives it, or the verdict
+        model's alone where the verdict rests on it; "not a finding" for a judge in
         :attr:`short_of_pairs`), the sharp
         ``bounds`` ({"eps_plus": [lo, hi], …}), the ``identification`` of pair difficulty and
         the ``convergence`` line of the rates (empty when converged).
@@ -1519,12 +1519,21 @@ RATE_ESTIMATORS = ("S_com", "moments", "Δ_S", "Δ_S 2-D")
 ERROR_RATES = ("eps", "eps_plus", "eps_minus", "eps_sum")
 
 
+#: What an AGREE or DISAGREE is about where no gold label informs the rates: the two sides
+#: agree (or not) on the order-inconsistent errors, not on the judge's error rate.
+_ON_ORDER_INCONSISTENT = (
+    " on the order-inconsistent error rates (no gold labels: errors repeated in both orders "
+    "are invisible to both sides, so the error rates can be higher)"
+)
+
+
 def _verdicts(
     agreement: pd.DataFrame,
     judges: Sequence[str],
     caveats: Mapping[str, Sequence[str]],
     skipped: Mapping[str, Mapping[str, str]] | None = None,
     short: Mapping[str, tuple[int, int]] | None = None,
+    unlabelled: Collection[str] = (),
 ) -> list[JudgeVerdict]:
     """One verdict per judge from its primary agreement rows; ``skipped``: per judge, the
     classical estimators that gave nothing and why (said where no error rate is left);
@@ -1533,7 +1542,9 @@ def _verdicts(
     shown but decide no verdict: the too-few-verdicts caveat says their numbers are not
     findings, and an AGREE between intervals that wide would be one. A judge whose assessed
     rows include the Δ_S grid keeps its verdict: the grid's interval resamples whole round
-    robins and needs no pair in both orders."""
+    robins and needs no pair in both orders. ``unlabelled``: judges whose rates no gold label
+    informs, whose AGREE or DISAGREE is about the order-inconsistent error rates and says so
+    (an AGREE on a judge that errs on hard pairs in both orders read as a clean bill)."""
     lab = interval_label()
     out = []
     for j in judges:
@@ -1667,11 +1678,14 @@ def _verdicts(
             )
         elif agree:
             verdict = "AGREE"
-            head = f"{j}: AGREE ({how}) — "
+            head = f"{j}: AGREE{_ON_ORDER_INCONSISTENT * (j in unlabelled)} ({how}) — "
         else:
             verdict = "DISAGREE"
             bad = ", ".join(SYMBOLS.get(q, q) for q in a.loc[~ok, "quantity"].drop_duplicates())
-            head = f"{j}: DISAGREE on {bad}, largest gap {gap:.3f} ({how}) — "
+            head = (
+                f"{j}: DISAGREE on {bad}, largest gap {gap:.3f}"
+                f"{_ON_ORDER_INCONSISTENT * (j in unlabelled)} ({how}) — "
+            )
         if unassessed:
             parts.extend(_unassessed_text(unassessed_rows))
         out.append(
@@ -2138,7 +2152,21 @@ def crosscheck(
             "which do not count them",
         ]
     verdicts = pd.DataFrame(
-        [asdict(v) for v in _verdicts(agreement, judges, per_judge, cf.skipped, short)],
+        [
+            asdict(v)
+            for v in _verdicts(
+                agreement,
+                judges,
+                per_judge,
+                cf.skipped,
+                short,
+                unlabelled=[
+                    str(j)
+                    for j in judges
+                    if cf.labelled is None or str(j) not in {str(k) for k in cf.labelled.index}
+                ],
+            )
+        ],
         columns=list(JudgeVerdict.__dataclass_fields__),
     )
     from bayes_pairwise.identification import fit_estimand, rate_convergence

@@ -48,13 +48,18 @@ def test_unlabelled_headline_names_the_estimand_and_bounds_contain_the_truth(sim
     cc = _cc(sim.data_unlabelled)
     row = cc.to_dict()["headline"][0]
     assert row["estimand"] == "order_inconsistent_error"
-    assert "≥" in row["reads_as"] and "lower bound" in row["reads_as"]
+    assert "the log alone shows ε₊ ≥" in row["reads_as"] and "lower bound" in row["reads_as"]
     for q, real in (("eps_plus", sim.realised_eps_plus), ("eps_minus", sim.realised_eps_minus)):
         lo, hi = row["bounds"][q]
         assert lo <= real <= hi
     assert row["identification"]["status"] == "not identified"
     head = cc.headline()
     assert {"estimand", "reads as", "sharp bounds", "pair difficulty"} <= set(head.columns)
+    # the verdict sentence says what it compared: the order-inconsistent rates (an AGREE here
+    # read as a clean bill for a judge that errs on a quarter of the pairs in both orders)
+    text = cc.verdicts.iloc[0]["text"]
+    assert text.startswith(f"judge: {cc.verdicts.iloc[0]['verdict']}")
+    assert "on the order-inconsistent error rates (no gold labels:" in text
 
 
 def test_labels_are_the_primary_basis_and_correlation_is_said(sim):
@@ -70,6 +75,7 @@ def test_labels_are_the_primary_basis_and_correlation_is_said(sim):
     assert cc.to_dict()["headline"][0]["estimand"] == "error"
     # the positional MAP with 30% labels misses the labelled rates: DISAGREE, not AGREE
     assert cc.verdicts.iloc[0]["verdict"] == "DISAGREE"
+    assert "order-inconsistent" not in text  # labels inform this verdict
 
 
 def test_poor_convergence_of_the_rates_is_said():
