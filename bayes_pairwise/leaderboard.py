@@ -1251,12 +1251,16 @@ def ranking_leaderboard(
     lam = 0.0 if ridge is None else float(ridge)
     try:
         point = PlackettLuce(ridge=lam).fit(data).strengths_.to_numpy()
-    except DesignError:
+    except DesignError as exc:
         if ridge is not None:
             raise
         lam = 0.1
         point = PlackettLuce(ridge=lam).fit(data).strengths_.to_numpy()
-        notes.append("the 'ranked above' graph is not strongly connected: ridge λ = 0.1 used")
+        why = str(exc).split(" Use ridge > 0")[0].rstrip(".")
+        notes.append(
+            f"ridge λ = 0.1 used: {why}; the strengths and ranks this touches come from the "
+            "ridge's pull towards 0, not from the lists"
+        )
     rng = np.random.default_rng(random_seed)
     ranked = np.asarray(data.ranked)
     draws = np.empty((int(n_boot), data.n_items))

@@ -216,6 +216,17 @@ def test_disconnected_data_use_the_ridge_and_say_so():
     assert lb.settings["ridge"] == 0.1
     assert any("ridge" in note for note in lb.notes)
     assert lb.table["item"].tolist() == ["a", "b", "c"]
+    # the note names the unbeaten item and says where its strength comes from (it said
+    # "separate contexts or unbeaten items", naming none)
+    (note,) = [n for n in lb.notes if "ridge" in n]
+    assert "never beaten by the rest: {a}" in note and "come from the ridge" in note
+    # two groups never compared with each other: named, and their ranks across groups
+    # are said to come from the ridge, not from any verdict
+    two = _log({("a", "b"): (3, 2), ("b", "a"): (2, 3), ("x", "y"): (4, 1), ("y", "x"): (2, 3)})
+    lb = leaderboard(load_comparisons(two), n_boot=50, random_seed=0)
+    (note,) = [n for n in lb.notes if "ridge" in n]
+    assert "disconnected (2 components: {a, b} | {x, y})" in note
+    assert "read ranks within a component only" in note
 
 
 # --------------------------------------------------------------------------- result object

@@ -231,3 +231,22 @@ def test_cli_ranking_log_errors_are_one_line(capsys, tmp_path):
     pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["first"]}).to_csv(sim, index=False)
     rc, _, err = _cli(capsys, ["fit", str(sim), "--model", "plackett_luce"])
     assert rc == 2 and "comparison log" in err
+
+
+def test_a_disconnected_ranking_log_names_its_groups():
+    """Lists over {a, b, c} and over {x, y, z}, never one over both: the ridge sets their
+    offsets, and the note names the groups (it said only "not strongly connected")."""
+    import pandas as pd
+
+    from bayes_pairwise.leaderboard import ranking_leaderboard
+
+    rows = []
+    for k in range(6):
+        group = ("a", "b", "c") if k % 2 else ("x", "y", "z")
+        order = group if k % 3 else group[::-1]
+        rows += [(f"L{k}", item, r + 1) for r, item in enumerate(order)]
+    df = pd.DataFrame(rows, columns=["list", "item", "rank"])
+    lb = ranking_leaderboard(load_rankings(df), n_boot=20, random_seed=0)
+    (note,) = [n for n in lb.notes if "ridge" in n]
+    assert "disconnected (2 components: {a, b, c} | {x, y, z})" in note
+    assert "come from the ridge's pull towards 0, not from the lists" in note

@@ -244,14 +244,20 @@ def mm_ridge(x: np.ndarray, labels: tuple[str, ...] | None = None) -> tuple[floa
     >>> mm_ridge(np.array([[0, 2], [0, 0]]))[0]
     0.1
     """
-    try:
-        check_bt_connected(x, labels)
-    except DesignError:
-        return FALLBACK_RIDGE, (
-            f"MM with ridge λ = {FALLBACK_RIDGE}: the win graph is not strongly connected "
-            "(separate contexts or unbeaten items)"
+    problem = _connectivity_problem(x, labels)
+    if not problem:
+        return 0.0, "MM (Hunter 2004), λ = 0"
+    if problem.startswith("the comparison graph is disconnected"):
+        what = (
+            "the offsets between components come from the ridge's pull towards 0, not from "
+            "any verdict: read ranks within a component only"
         )
-    return 0.0, "MM (Hunter 2004), λ = 0"
+    else:
+        what = (
+            "those items' strengths are bounded by the verdicts on one side only; their "
+            "values, intervals and ranks against the rest come from the ridge"
+        )
+    return FALLBACK_RIDGE, f"MM with ridge λ = {FALLBACK_RIDGE}: {problem}; {what}"
 
 
 def check_bt_connected(
@@ -283,17 +289,25 @@ def check_bt_connected(
     ...
     bayes_pairwise.errors.DesignError: the win graph is connected but not strongly connected ...
     """
+    problem = _connectivity_problem(x, labels)
+    if problem:
+        tail = " Use ridge > 0 (method='mm') to regularise, or collect the missing comparisons."
+        raise DesignError(f"{problem}.{tail}{hint}")
+
+
+def _connectivity_problem(x: np.ndarray, labels: tuple[str, ...] | None = None) -> str:
+    """Why the Bradley–Terry MLE does not exist for the win matrix X, naming the items ('' when
+    it exists): :func:`check_bt_connected`'s message and :func:`mm_ridge`'s note."""
     x = np.asarray(x, dtype=float)
     n = x.shape[0]
     labels = labels or tuple(str(k) for k in range(n))
     adj = csr_matrix(x > 0)
     n_weak, weak = connected_components(adj, directed=True, connection="weak")
-    tail = " Use ridge > 0 (method='mm') to regularise, or collect the missing comparisons."
     if n_weak > 1:
-        raise DesignError(
+        return (
             f"the comparison graph is disconnected ({n_weak} components: "
             f"{_component_text(labels, weak)}); Bradley–Terry strengths cannot be compared "
-            f"across components and the MLE does not exist.{tail}{hint}"
+            "across components and the MLE does not exist"
         )
     n_strong, strong = connected_components(adj, directed=True, connection="strong")
     if n_strong > 1:
@@ -318,11 +332,12 @@ def check_bt_connected(
             parts.append(f"never beaten by the rest: {named(never_lost)}")
         if never_won:
             parts.append(f"never beat the rest: {named(never_won)}")
-        raise DesignError(
+        return (
             f"the win graph is connected but not strongly connected ({n_strong} strong "
             f"components; {', '.join(parts)}): their strengths diverge and the MLE does not "
-            f"exist.{tail}{hint}"
+            "exist"
         )
+    return ""
 
 
 # --------------------------------------------------------------------------- solvers
