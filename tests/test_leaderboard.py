@@ -493,3 +493,15 @@ def test_an_error_model_pooled_by_name_says_what_its_strengths_rank() -> None:
     assert "one latent truth" in note and "model='bt'" in note
     bt = leaderboard(gpt4, group_by="name", n_boot=20, random_seed=0)
     assert not any(n.startswith("pooled into") for n in bt.notes)
+
+
+def test_items_with_one_record_share_a_rank():
+    """A cycle a > b > c > a (every item 2 wins, 2 losses): all strengths 0, ranked 1, 2, 3 by
+    the last bits of the fit. Items within STRENGTH_TIE_RTOL share the rank (competition
+    ranking), as the agreement measures read them."""
+    df = _log({("a", "b"): (2, 0), ("b", "c"): (2, 0), ("c", "a"): (2, 0)})
+    lb = leaderboard(load_comparisons(df), n_boot=50, random_seed=0)
+    assert lb.table["rank"].tolist() == [1, 1, 1]
+    df = _log({("a", "b"): (3, 1), ("a", "c"): (3, 1), ("b", "d"): (3, 1), ("c", "d"): (3, 1)})
+    lb = leaderboard(load_comparisons(df), n_boot=50, random_seed=0)
+    assert lb.table.set_index("item")["rank"].to_dict() == {"a": 1, "b": 2, "c": 2, "d": 4}

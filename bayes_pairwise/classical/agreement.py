@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from bayes_pairwise.conventions import STRENGTH_TIE_RTOL
 from bayes_pairwise.errors import DataError
 
 __all__ = [
@@ -89,7 +90,9 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(np.sum(dx * dy) / denom, -1.0, 1.0))
 
 
-def kendall_tau(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> float:
+def kendall_tau(
+    a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = STRENGTH_TIE_RTOL
+) -> float:
     """Kendall's τ-b between two score vectors.
 
     Parameters
@@ -97,7 +100,9 @@ def kendall_tau(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) ->
     a, b : Series (aligned by label) or arrays (aligned by position)
     tie_rtol : float
         Values of one vector closer than ``tie_rtol`` times its largest absolute value are
-        ties (default 0: only equal values), as in :func:`spearman_rho`.
+        ties (default :data:`~bayes_pairwise.conventions.STRENGTH_TIE_RTOL`, 1e-9: strengths
+        equal but for rounding, as the leaderboards' agreement reads them; 0: only equal
+        values), as in :func:`spearman_rho`.
 
     Returns
     -------
@@ -115,7 +120,9 @@ def kendall_tau(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) ->
     return _kendall_tau_b(_snap_ties(x, tie_rtol), _snap_ties(y, tie_rtol))
 
 
-def kendall_distance(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> float:
+def kendall_distance(
+    a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = STRENGTH_TIE_RTOL
+) -> float:
     """Kendall distance K_D = (1 − τ_b)/2 (the share of discordant pairs without ties);
     ``tie_rtol`` as in :func:`kendall_tau`.
 
@@ -140,7 +147,9 @@ def _snap_ties(v: np.ndarray, rtol: float) -> np.ndarray:
     return out
 
 
-def spearman_rho(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> float:
+def spearman_rho(
+    a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = STRENGTH_TIE_RTOL
+) -> float:
     """Spearman's ρ: Pearson's r of the average ranks.
 
     Parameters
@@ -148,7 +157,8 @@ def spearman_rho(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -
     a, b : Series (aligned by label) or arrays (aligned by position)
     tie_rtol : float
         Values of one vector closer than ``tie_rtol`` times its largest absolute value are
-        ties (default 0: only equal values). Estimates solved to a tolerance — two items with
+        ties (default :data:`~bayes_pairwise.conventions.STRENGTH_TIE_RTOL`; 0: only equal
+        values). Estimates solved to a tolerance — two items with
         the same record in an iterative fit — are then ranked alike on every machine, not by
         the last bits of the arithmetic.
 
@@ -156,8 +166,8 @@ def spearman_rho(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -
     --------
     >>> spearman_rho([1, 2, 3, 4], [10, 20, 40, 30])
     0.8
-    >>> spearman_rho([1, 2, 3, 3 + 1e-15], [1, 2, 4, 3]), spearman_rho(
-    ...     [1, 2, 3, 3 + 1e-15], [1, 2, 4, 3], tie_rtol=1e-9)
+    >>> spearman_rho([1, 2, 3, 3 + 1e-15], [1, 2, 4, 3], tie_rtol=0), spearman_rho(
+    ...     [1, 2, 3, 3 + 1e-15], [1, 2, 4, 3])
     (0.8, 0.9486832980505138)
     """
     x, y = _align(a, b)
@@ -175,7 +185,9 @@ def pearson_r(a: ArrayOrSeries, b: ArrayOrSeries) -> float:
     return _pearson(*_align(a, b))
 
 
-def rank_agreement(a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = 0.0) -> pd.Series:
+def rank_agreement(
+    a: ArrayOrSeries, b: ArrayOrSeries, *, tie_rtol: float = STRENGTH_TIE_RTOL
+) -> pd.Series:
     """All four agreement measures at once.
 
     Parameters
