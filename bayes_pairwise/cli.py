@@ -287,7 +287,8 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
         "--weights-column",
         default=None,
         help="column of per-row weights (finite, >= 0; evalica / arena style): read by fit, "
-        "leaderboard (bt, elo and the models); the estimators that count verdicts refuse them",
+        "leaderboard (bt and the models) and estimate's bt-mm and elo; the estimators that "
+        "count verdicts refuse them",
     )
     g.add_argument("--covariates", default="", help="comma-separated covariate columns")
     g.add_argument("--outcome-map", default=None, help='e.g. "1=first,2=second,3=tie"')

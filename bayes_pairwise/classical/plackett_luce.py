@@ -98,7 +98,12 @@ def _check_connected(r: np.ndarray, valid: np.ndarray, n: int, labels: Any) -> N
     if not seen.all():
         names = [labels[i] if labels else str(i) for i in np.flatnonzero(~seen)[:6]]
         raise DesignError(f"items in no list: {', '.join(names)}; use ridge > 0 (method='mm')")
-    check_bt_connected(x, tuple(labels) if labels else None)
+    check_bt_connected(
+        x,
+        tuple(labels) if labels else None,
+        hint=" On the command line (no ridge flag for fit), `leaderboard` ranks such a log with "
+        "ridge λ = 0.1 and says what the ridge sets.",
+    )
 
 
 def pl_mm(
