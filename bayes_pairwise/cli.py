@@ -629,6 +629,42 @@ def _four(v: float) -> str:
     return f"{v:.4f}" if math.isfinite(v) else "no value"
 
 
+def _estimand_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
+    """The error-rate methods of ``estimate`` read no gold label: their rates are the
+    order-inconsistent errors, which a judge's errors repeated in both orders do not reach.
+    ``res`` gains ``estimand`` and, under the tie policies that read rates among decided
+    verdicts, the sharp ``bounds`` ``fit`` and ``compare`` give for the same seed (the
+    estimators' own rates can sit above the judge's true rate or far below it); the returned
+    note says it in words, with the lower ends."""
+    from bayes_pairwise.conventions import ESTIMAND_ORDER_INCONSISTENT, LOWER_BOUND_NOTE
+    from bayes_pairwise.crosscheck import SYMBOLS
+
+    if args.method not in ("scom", "moments", "deltas", "deltas2d"):
+        return ""
+    res["estimand"] = ESTIMAND_ORDER_INCONSISTENT
+    head = "order-inconsistent error rates (estimate reads no gold label)"
+    if data.tie_policy == "half":
+        return f"{head}: {LOWER_BOUND_NOTE}"
+    from bayes_pairwise.classical.bounds import error_bounds
+    from bayes_pairwise.errors import DesignError
+
+    try:
+        found = error_bounds(data, random_seed=0 if args.seed is None else int(args.seed))
+    except (DesignError, ValueError):
+        return f"{head}: {LOWER_BOUND_NOTE}"
+    qs = ("eps_plus", "eps_minus", "eps")
+    res["bounds"] = {str(b.judge): {q: list(b.bounds[q]) for q in qs} for b in found}
+    shown = "; ".join(
+        (f"{b.judge}: " if len(found) > 1 else "")
+        + ", ".join(f"{SYMBOLS[q]} ≥ {b.bounds[q][0]:.3f}" for q in qs)
+        for b in found
+    )
+    return (
+        f"{head}, read as if errors were independent across orders; the log alone shows "
+        f"{shown} (sharp lower bounds, as fit and compare give them): {LOWER_BOUND_NOTE}"
+    )
+
+
 def _basis_note(res: dict[str, Any], n_judges: int) -> str:
     """The text output's note on the judges whose rates ``estimate`` reads on the pairs decided
     in both orders (:func:`_decided_basis`), with the rescaled values they replace."""
@@ -914,6 +950,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if varies is not None:
             res.setdefault("warnings", []).append(varies.text)
     half_note = _ties_half_note(args, data, res)
+    estimand_note = _estimand_note(args, data, res)
     if args.method in ("scom", "moments") and data.tie_policy == "drop" and data.n_ties_dropped:
         res["ties_dropped_note"] = (
             f"{data.n_ties_dropped:,} ties dropped: S_com and r₁ are read on the pairs left with "
@@ -937,6 +974,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(f"\nnote: {half_note}")
         if "ties_dropped_note" in res:
             print(f"\nnote: {res['ties_dropped_note']}")
+        if estimand_note:
+            print(f"\nnote: {estimand_note}")
         for w in res.get("warnings", []):
             print(f"warning: {w}")
     return 0
