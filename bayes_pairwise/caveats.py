@@ -72,6 +72,7 @@ from bayes_pairwise.matrices import pair_counts
 __all__ = [
     "CAVEATS_STEP",
     "CORRELATED_ERRORS",
+    "CORRELATED_ERRORS_TRANSITIVITY",
     "FIT_CAVEATS",
     "HARD_TRUTH_SIGMA",
     "LONG_TRAJECTORY_STEPS",
@@ -119,6 +120,14 @@ CORRELATED_ERRORS = (
     "detected from one verdict per order: a pair that fools the judge in both orders looks "
     "like a reversed truth, not like two errors. Gold labels on some pairs (--truth-column) "
     "and the positional_difficulty model, or repeats in both orders, are the way out."
+)
+
+#: The correlated-errors caveat where the transitivity check identifies pair difficulty on
+#: the log's design (the statement before it says so, with its numbers).
+CORRELATED_ERRORS_TRANSITIVITY = (
+    "Errors correlated within a pair bias ground-truth-free estimates low. One verdict per "
+    "order cannot show them pair by pair, but on this design transitivity can (the check "
+    "above); gold labels on some pairs (--truth-column) remain the direct check."
 )
 
 #: Attribute of ``idata.posterior`` holding the caveats as JSON.
@@ -932,7 +941,7 @@ def identification_text(data: Comparisons, *, random_seed: int = 0) -> tuple[str
     found = identification(data, random_seed=random_seed)
     if not found:
         return "", "not identified"
-    rank = ["not identified", "not assessed", "weakly identified", "identified"]
+    rank = ["not identified", "not assessed", "weakly identified", "identified", "not applicable"]
     worst = min((r.status for r in found), key=rank.index)
     if len(found) == 1:
         return found[0].text, worst
@@ -1051,7 +1060,14 @@ def caveats_for(
     ):
         # the computed statement first (issue 25), then the fixed explanation
         said = identified[0] + " " if identified and not labelled else ""
-        out.append(Caveat("correlated_errors", said + CORRELATED_ERRORS))
+        status = identified[1] if identified and not labelled else ""
+        # the fixed explanation where it holds: transitivity shows hard pairs on some designs,
+        # and with no pair in both orders no error repeats across orders
+        tail = {
+            "identified": CORRELATED_ERRORS_TRANSITIVITY,
+            "not applicable": "",
+        }.get(status, CORRELATED_ERRORS)
+        out.append(Caveat("correlated_errors", (said + tail).strip()))
     if model_kind in ("uniform", "positional") and labelled:
         n_lab, n_rows = _labelled_pair_share(data)
         if n_lab < n_rows:

@@ -249,3 +249,30 @@ def test_estimate_says_what_its_rates_are_with_the_bounds_fit_gives(capsys):
     lo = fit["bounds"]["eps_minus"][0]
     assert f"the log alone shows ε₊ ≥ 0.000, ε₋ ≥ {lo:.3f}" in text
     assert "errors repeated in both orders are invisible without labels" in text
+
+
+def test_identification_reads_the_log_against_its_simulations():
+    """The transitivity check gave this log's excess beside two simulated means and left the
+    reader to compare; it now says whether the log is beyond what independent errors give.
+    A log with no pair decided in both orders read "identified through transitivity (d′ =
+    9.1)" against a baseline of order-inconsistent rates it does not have: not applicable."""
+    from bayes_pairwise.caveats import CORRELATED_ERRORS, caveats_for
+    from bayes_pairwise.identification import identification
+
+    hard = bp.simulate_hard_pairs(5, n_contexts=150, hard_share=0.3, labelled=0.0, random_seed=2)
+    (r,) = identification(hard.data)
+    assert r.status == "identified"
+    assert "more than all 20 simulated logs with independent errors give: its errors look " in (
+        r.text
+    )
+    soft = bp.simulate_round_robin(6, eps_plus=0.1, eps_minus=0.25, n_contexts=40, random_seed=3)
+    (r,) = identification(soft.data)
+    assert "within what independent errors give (2 of 20 simulated logs reach it)" in r.text
+    # where the check identifies pair difficulty, the caveat no longer ends "cannot be
+    # detected from one verdict per order" after saying that it was
+    found = caveats_for(hard.data, model_kind="positional")
+    (cav,) = [c for c in found if c.code == "correlated_errors"]
+    assert "on this design transitivity can" in cav.text and CORRELATED_ERRORS not in cav.text
+    one = soft.frame[soft.frame["first"] < soft.frame["second"]]
+    (r,) = identification(bp.load_comparisons(one, context="context"))
+    assert r.status == "not applicable" and "none of the 600 pairs is decided in both" in r.text
