@@ -1519,6 +1519,15 @@ RATE_ESTIMATORS = ("S_com", "moments", "Δ_S", "Δ_S 2-D")
 ERROR_RATES = ("eps", "eps_plus", "eps_minus", "eps_sum")
 
 
+#: Added to an AGREE or DISAGREE where the identification check finds the log's errors
+#: correlated within pairs (``Identification.correlated``): the agreement is on rates both
+#: sides read low.
+CORRELATED_VERDICT = (
+    "; and the identification check finds this log's errors correlated within pairs (more "
+    "wrong verdicts than independent errors give, on its transitivity), so both sides read "
+    "the error rates low: gold labels on some pairs (plan-labels picks them) measure by how much."
+)
+
 #: What an AGREE or DISAGREE is about where no gold label informs the rates: the two sides
 #: agree (or not) on the order-inconsistent errors, not on the judge's error rate.
 _ON_ORDER_INCONSISTENT = (
@@ -2151,6 +2160,13 @@ def crosscheck(
             "text-blind ones'): read the pooled board beside the other judges' own boards, "
             "which do not count them",
         ]
+    # where the identification check finds the log's errors correlated within pairs, the
+    # verdict says so: both sides read the order-inconsistent rates, which such errors keep low
+    correlated = {
+        str(j)
+        for j, r in shows["identification"].items()
+        if r.correlated and r.basis == "transitivity"
+    }
     verdicts = pd.DataFrame(
         [
             asdict(v)
@@ -2169,6 +2185,12 @@ def crosscheck(
         ],
         columns=list(JudgeVerdict.__dataclass_fields__),
     )
+    said_low = verdicts.judge.astype(str).isin(correlated) & verdicts.verdict.isin(
+        ["AGREE", "DISAGREE"]
+    )
+    verdicts.loc[said_low, "text"] = [
+        t.rstrip(".") + CORRELATED_VERDICT for t in verdicts.loc[said_low, "text"]
+    ]
     from bayes_pairwise.identification import fit_estimand, rate_convergence
 
     estimands = {name: fit_estimand(f) for name, f in fitted.items()}

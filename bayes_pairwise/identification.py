@@ -95,6 +95,10 @@ class Identification:
     basis: str
     text: str
     correlation: dict[str, Any] | None = None
+    #: The check found the log's errors correlated within pairs (labelled pairs wrong in both
+    #: orders beyond independence, or an excess beyond every-but-5 % of the simulated logs
+    #: with independent errors); None where it could not say.
+    correlated: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -351,7 +355,16 @@ def _identification(
                 f"independent errors (one-sided Fisher p = {corr['p_value']:.3g}): {verdict}."
             )
             out.append(
-                Identification(j, "identified", share, "labelled share", "labels", text, corr)
+                Identification(
+                    j,
+                    "identified",
+                    share,
+                    "labelled share",
+                    "labels",
+                    text,
+                    corr,
+                    correlated=bool(corr["correlated"]),
+                )
             )
             continue
         both = rows[(c[rows, 0, 1] > 0) & (c[rows, 0, 3] > 0)]
@@ -430,6 +443,7 @@ def _identification(
         d = float((np.mean(h1) - np.mean(h0)) / sd) if sd > 0 else 0.0
         d = max(d, 0.0)
         status = _status(d)
+        excess = float(b.sharp["eps"][0] - b.pairwise["eps"][0])
         text = (
             f"Pair difficulty: {status.upper() if status == 'not identified' else status} "
             f"through transitivity (d′ = {d:.1f}) — on this design ({int(big.sum())} contexts of "
@@ -437,7 +451,7 @@ def _identification(
             f"(error {REFERENCE_EPS_HARD} in both orders) forces {np.mean(h1):.3f} of the "
             f"verdicts wrong beyond the order-inconsistent ones against {np.mean(h0):.3f} "
             "with independent errors (simulated, truth a total order per context); "
-            + _excess_finding(b.sharp["eps"][0] - b.pairwise["eps"][0], h0)
+            + _excess_finding(excess, h0)
             + " "
             + (
                 "The error-rate level still rests on the model's assumptions; gold labels "
@@ -446,7 +460,18 @@ def _identification(
                 else "Gold labels remain the direct check."
             )
         )
-        out.append(Identification(j, status, d, "d′ (simulation check)", "transitivity", text))
+        beyond = bool(np.mean(np.asarray(h0) >= excess - 1e-12) <= 0.05)
+        out.append(
+            Identification(
+                j,
+                status,
+                d,
+                "d′ (simulation check)",
+                "transitivity",
+                text,
+                correlated=beyond if status != "not identified" else None,
+            )
+        )
     return out
 
 
@@ -467,7 +492,7 @@ def _excess_finding(obs: float, h0: Sequence[float]) -> str:
     h0 = np.asarray(h0, dtype=float)
     k = int(np.sum(h0 >= obs - 1e-12))
     n = int(h0.size)
-    if n and k / n <= 0.05:
+    if n and k / n <= 0.05:  # Identification.correlated reads the same rule
         more = f"all {n}" if k == 0 else f"{n - k} of the {n}"
         return (
             f"this log: {obs:.3f}, more than {more} simulated logs with independent errors "

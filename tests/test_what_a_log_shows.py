@@ -276,3 +276,18 @@ def test_identification_reads_the_log_against_its_simulations():
     one = soft.frame[soft.frame["first"] < soft.frame["second"]]
     (r,) = identification(bp.load_comparisons(one, context="context"))
     assert r.status == "not applicable" and "none of the 600 pairs is decided in both" in r.text
+
+
+def test_the_verdict_says_when_the_log_shows_correlated_errors():
+    """hard_share 0.3 on round robins of 5: the identification check finds more wrong verdicts
+    than independent errors give, and the verdict (AGREE or DISAGREE on the order-inconsistent
+    rates) now says both sides read the error rates low; a log with independent errors does
+    not get the sentence."""
+    from bayes_pairwise.crosscheck import CORRELATED_VERDICT
+
+    hard = bp.simulate_hard_pairs(5, n_contexts=150, hard_share=0.3, labelled=0.0, random_seed=2)
+    soft = bp.simulate_round_robin(6, eps_plus=0.1, eps_minus=0.25, n_contexts=40, random_seed=3)
+    for sim, said in ((hard, True), (soft, False)):
+        cc = _cc(sim.data)
+        assert cc.identification["judge"].correlated is said
+        assert cc.verdicts.iloc[0]["text"].endswith(CORRELATED_VERDICT) is said
