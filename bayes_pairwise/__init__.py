@@ -127,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     # leaderboard
     "Leaderboard": "leaderboard",
     "judge_agreement": "leaderboard",
+    "judge_leaderboards": "leaderboard",
     "leaderboard": "leaderboard",
     "plot_rank_probabilities": "plots",
     "rank_probability_data": "leaderboard",

@@ -48,6 +48,7 @@ __all__ = [
     "rank_probability_data",
     "rank_statistics",
     "ranking_leaderboard",
+    "tied_ranks",
 ]
 
 #: Models a leaderboard can be built from: classical Bradley–Terry and the Bayesian error models.

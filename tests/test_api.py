@@ -49,3 +49,13 @@ def test_functions_named_like_their_module_stay_functions_after_the_module_is_im
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["bayes_pairwise.leaderboard", "bayes_pairwise.crosscheck", "True"]
+
+
+def test_the_leaderboard_functions_the_docs_name_are_exported():
+    """``bp.judge_leaderboards`` raised AttributeError though the package docstring says every
+    public name is re-exported."""
+    names = {"leaderboard", "ranking_leaderboard", "judge_leaderboards", "judge_agreement"}
+    assert names <= set(bp._EXPORTS)
+    from bayes_pairwise import leaderboard as lb_module
+
+    assert bp.judge_leaderboards is lb_module.judge_leaderboards
