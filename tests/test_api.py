@@ -56,6 +56,7 @@ def test_the_leaderboard_functions_the_docs_name_are_exported():
     public name is re-exported."""
     names = {"leaderboard", "ranking_leaderboard", "judge_leaderboards", "judge_agreement"}
     assert names <= set(bp._EXPORTS)
-    from bayes_pairwise import leaderboard as lb_module
+    import importlib
 
+    lb_module = importlib.import_module("bayes_pairwise.leaderboard")
     assert bp.judge_leaderboards is lb_module.judge_leaderboards
