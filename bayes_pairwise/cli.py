@@ -639,7 +639,7 @@ def _estimand_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
     from bayes_pairwise.conventions import ESTIMAND_ORDER_INCONSISTENT, LOWER_BOUND_NOTE
     from bayes_pairwise.crosscheck import SYMBOLS
 
-    if args.method not in ("scom", "moments", "deltas", "deltas2d"):
+    if args.method not in _ERROR_RATE_METHODS or args.method == "biased-bt-spread":
         return ""
     res["estimand"] = ESTIMAND_ORDER_INCONSISTENT
     head = "order-inconsistent error rates (estimate reads no gold label)"
@@ -688,6 +688,9 @@ def _basis_note(res: dict[str, Any], n_judges: int) -> str:
         f"rescaling for the tie share does not hold (rescaled: {given})"
     )
 
+
+#: ``estimate``'s methods that give a judge's error rates (the others rank the texts).
+_ERROR_RATE_METHODS = ("scom", "moments", "deltas", "deltas2d", "biased-bt-spread")
 
 #: The cross-check's seed stream each stochastic ``estimate`` method draws from.
 _ESTIMATE_STREAMS = {
@@ -927,7 +930,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         too_few_verdicts,
     )
 
-    few = too_few_verdicts(data)
+    # about the error rates (S_com, the moments, the grids): not a ranking's business
+    few = too_few_verdicts(data) if args.method in _ERROR_RATE_METHODS else None
     if few is not None:
         res.setdefault("warnings", []).insert(0, few.text)
     alone = one_position_only(data)  # every method's numbers: verdicts that ignore the texts

@@ -43,3 +43,19 @@ def test_estimate_moments_says_when_no_rates_describe_the_judge(capsys):
     res = json.loads(capsys.readouterr().out)
     assert not [w for w in res.get("warnings", []) if w.startswith("No error rates describe")]
     assert not [w for w in res.get("warnings", []) if "outside their domain" in w]
+
+
+def test_rankings_do_not_print_the_error_rates_short_of_pairs_warning(tmp_path, capsys):
+    """A 4-item round robin (6 pairs in both orders): `estimate --method scom` warns that its
+    error rates are not findings; Elo and Copeland rank the texts and printed the same warning
+    about "the error rates from pairs in both orders", which they do not give."""
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    path = tmp_path / "rr4.csv"
+    simulate_round_robin(4, eps=0.2, random_seed=1).frame.to_csv(path, index=False)
+    said = {}
+    for method in ("scom", "elo", "copeland"):
+        assert main(["estimate", str(path), "--method", method, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        said[method] = any(w.startswith("Too few verdicts") for w in out.get("warnings", []))
+    assert said == {"scom": True, "elo": False, "copeland": False}
