@@ -1194,6 +1194,12 @@ def rank_probability_data(
     ['1', '>1']
     """
     probs = lb.rank_probabilities
+    if len(probs) and probs.isna().all().all():
+        raise ValueError(
+            f"this leaderboard has no rank probabilities: {lb.model} "
+            f"({lb.settings.get('method', 'point estimate')}) gives one point, no draws to rank "
+            "(use the bootstrap 'bt' model or a NUTS fit)"
+        )
     if top is not None:
         probs = probs.iloc[: int(top)]
     out = probs.copy()

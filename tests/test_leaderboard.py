@@ -505,3 +505,19 @@ def test_items_with_one_record_share_a_rank():
     df = _log({("a", "b"): (3, 1), ("a", "c"): (3, 1), ("b", "d"): (3, 1), ("c", "d"): (3, 1)})
     lb = leaderboard(load_comparisons(df), n_boot=50, random_seed=0)
     assert lb.table.set_index("item")["rank"].to_dict() == {"a": 1, "b": 2, "c": 2, "d": 4}
+
+
+def test_a_map_board_has_no_rank_probabilities_to_draw():
+    """A MAP leaderboard has one point and no draws: its heat map was drawn all NaN without a
+    word; the data function (and so the plot) now says why there is nothing to draw."""
+    from bayes_pairwise.leaderboard import rank_probability_data
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    lb = leaderboard(
+        simulate_round_robin(5, eps=0.2, random_seed=1).data,
+        model="uniform",
+        method="map",
+        random_seed=0,
+    )
+    with pytest.raises(ValueError, match="no rank probabilities: uniform"):
+        rank_probability_data(lb)
