@@ -1355,8 +1355,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                 "(--model plackett_luce); the pairwise models and --agreement-with do not apply"
             )
         _info(f"ranking {rankings!r} by Plackett–Luce …")
-        lb = ranking_leaderboard(
-            rankings, n_boot=args.n_boot or LEADERBOARD_N_BOOT, random_seed=args.seed
+        lb = ranking_leaderboard(  # --seed means one thing on every leaderboard: the stream
+            rankings,
+            n_boot=args.n_boot or LEADERBOARD_N_BOOT,
+            random_seed=_leaderboard_seed(args.seed),
         )
         if args.json:
             _print_json(lb.to_dict())

@@ -213,6 +213,16 @@ def test_cli_leaderboard_and_propose_on_a_ranking_log(capsys):
     res = json.loads(out)
     top = PlackettLuce().fit(load_rankings(path)).strengths_.idxmax()
     assert res["model"] == "plackett_luce" and res["items"][0]["item"] == top
+    # --seed S draws from the leaderboard stream, as on a pairwise log (it was S itself here)
+    from bayes_pairwise.crosscheck import seed_streams
+    from bayes_pairwise.leaderboard import ranking_leaderboard
+
+    rc, out, _ = _cli(capsys, ["leaderboard", path, "--n-boot", "40", "--seed", "3", "--json"])
+    mine = ranking_leaderboard(
+        load_rankings(path), n_boot=40, random_seed=seed_streams(3)["leaderboard"]
+    ).table.set_index("item")
+    for row in json.loads(out)["items"]:
+        assert row["lower"] == pytest.approx(mine.loc[row["item"], "lower"], abs=1e-12)
     rc, out, _ = _cli(capsys, ["propose", path, "--lists", "2", "--k", "5", "--json"])
     assert rc == 0 and [len(x) for x in json.loads(out)["lists"]] == [5, 5]
 
