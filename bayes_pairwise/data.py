@@ -2007,9 +2007,34 @@ def load_comparisons(
                 raise DataError(
                     exc.message, rows=exc.rows, column=exc.column, lines=lines, file=src.name
                 ) from None
+        labels = _index_labels(source, exc.rows)
+        if labels:  # a DataFrame indexed otherwise than 0 … n − 1: its labels too
+            raise DataError(
+                f"{exc.message} (index label{'s' if len(exc.rows) > 1 else ''} {labels})",
+                rows=exc.rows,
+                column=exc.column,
+            ) from None
         if not src.parts or not exc.rows:
             raise
         raise _in_file(exc, src.parts) from None
+
+
+def _index_labels(source: Any, rows: Sequence[int]) -> str:
+    """The index labels of ``rows`` (positions) of a DataFrame whose index is not its
+    positions (a filtered or re-indexed frame: row 3 is not ``df.loc[3]``), else ''.
+
+    Examples
+    --------
+    >>> _index_labels(pd.DataFrame({"a": [1, 2, 3]}, index=[10, 20, 30]), [0, 2])
+    '10, 30'
+    """
+    if not isinstance(source, pd.DataFrame) or not rows:
+        return ""
+    idx = source.index
+    if isinstance(idx, pd.RangeIndex) and idx.start == 0 and idx.step == 1:
+        return ""
+    shown = [repr(idx[r]) if isinstance(idx[r], str) else str(idx[r]) for r in rows[:10]]
+    return ", ".join(shown) + (" …" if len(rows) > 10 else "")
 
 
 def _files_lacking(src: _Source, column: str) -> DataError | None:

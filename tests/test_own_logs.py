@@ -314,3 +314,20 @@ def test_jsonl_errors_give_the_line_as_an_editor_shows_it(tmp_path):
     with pytest.raises(DataError, match="invalid JSON") as exc:
         load_comparisons(path)
     assert exc.value.rows == [1] and exc.value.lines == [3]
+
+
+def test_errors_on_a_filtered_dataframe_give_its_index_labels():
+    """A DataFrame filtered or re-indexed: "row 1" is a position, not ``df.loc[1]``. The error
+    adds the index labels; a frame indexed 0 … n − 1 reads as before."""
+    import pandas as pd
+
+    df = pd.DataFrame(
+        {"first": ["a", "b", "c"], "second": ["b", None, "a"], "outcome": ["first"] * 3},
+        index=[100, 101, 102],
+    )
+    with pytest.raises(DataError, match=r"missing value \(index label 101\)") as exc:
+        load_comparisons(df)
+    assert exc.value.rows == [1] and exc.value.column == "second"
+    with pytest.raises(DataError) as exc:
+        load_comparisons(df.reset_index(drop=True))
+    assert "index label" not in str(exc.value)
