@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bayes_pairwise.classical.agreement import tied_ranks
 from bayes_pairwise.conventions import LEADERBOARD_N_BOOT, STRENGTH_TIE_RTOL, resolve_hdi_prob
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
@@ -48,7 +49,6 @@ __all__ = [
     "rank_probability_data",
     "rank_statistics",
     "ranking_leaderboard",
-    "tied_ranks",
 ]
 
 #: Models a leaderboard can be built from: classical Bradley–Terry and the Bayesian error models.
@@ -724,29 +724,6 @@ def _bayes_leaderboard(
 
 
 # --------------------------------------------------------------------------- public API
-def tied_ranks(strengths_desc: np.ndarray) -> np.ndarray:
-    """Competition ranks ("1, 2, 2, 4") of strengths sorted from the strongest: items within
-    :data:`~bayes_pairwise.conventions.STRENGTH_TIE_RTOL` (times the largest absolute strength)
-    of the one above share its rank. Items with the same record (a cycle a > b > c > a, or two
-    systems with the same wins against the same opponents) have equal strengths but for the
-    last bits of the fit, and were ranked 1, 2, 3 by those bits.
-
-    Examples
-    --------
-    >>> tied_ranks(np.array([0.5, 1e-17, 0.0, -1e-17, -0.5])).tolist()
-    [1, 2, 2, 2, 5]
-    """
-    v = np.asarray(strengths_desc, dtype=float)
-    if v.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    scale = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
-    tol = STRENGTH_TIE_RTOL * (scale or 1.0)
-    ranks = np.ones(v.size, dtype=np.int64)
-    for k in range(1, v.size):
-        ranks[k] = ranks[k - 1] if abs(v[k - 1] - v[k]) <= tol else k + 1
-    return ranks
-
-
 def leaderboard(
     data: Comparisons,
     *,
@@ -918,7 +895,7 @@ def leaderboard(
     table = pd.DataFrame(
         {
             "item": items[order].astype(str),
-            "rank": tied_ranks(point[order]),
+            "rank": tied_ranks(point[order]),  # items with one record share a rank
             "strength": point[order],
             "lower": bounds[order, 0],
             "upper": bounds[order, 1],
