@@ -2167,6 +2167,7 @@ def crosscheck(
         for j, r in shows["identification"].items()
         if r.correlated and r.basis == "transitivity"
     }
+    labelled_judges = {str(k) for k in cf.labelled.index} if cf.labelled is not None else set()
     verdicts = pd.DataFrame(
         [
             asdict(v)
@@ -2176,11 +2177,7 @@ def crosscheck(
                 per_judge,
                 cf.skipped,
                 short,
-                unlabelled=[
-                    str(j)
-                    for j in judges
-                    if cf.labelled is None or str(j) not in {str(k) for k in cf.labelled.index}
-                ],
+                unlabelled=[str(j) for j in judges if str(j) not in labelled_judges],
             )
         ],
         columns=list(JudgeVerdict.__dataclass_fields__),

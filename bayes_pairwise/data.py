@@ -2673,10 +2673,10 @@ def _build(
             del o_g
             amb = np.flatnonzero(np.isfinite(as_item) & (as_item != code_u[oc]))
             if amb.size and np.all(np.isfinite(as_item)):
-                codes_hint = _position_code_hint({str(lab) for lab in o_lab})
+                codes_hint = _position_code_hint(written)
                 raise DataError(
                     f"ambiguous outcome {str(o_lab[oc[amb[0]]])!r}: the outcome column's "
-                    f"values {sorted(map(str, o_lab))} are item ids of their rows, and also "
+                    f"values {sorted(written)} are item ids of their rows, and also "
                     "read as position codes, which give the opposite verdict wherever the "
                     f"winner was shown second{codes_hint}; if they are the winner's id, give "
                     "the items ids that are not position codes (e.g. prefix them: 'm' + id)",

@@ -443,7 +443,7 @@ def _identification(
         d = float((np.mean(h1) - np.mean(h0)) / sd) if sd > 0 else 0.0
         d = max(d, 0.0)
         status = _status(d)
-        excess = float(b.sharp["eps"][0] - b.pairwise["eps"][0])
+        finding, beyond = _excess_finding(float(b.sharp["eps"][0] - b.pairwise["eps"][0]), h0)
         text = (
             f"Pair difficulty: {status.upper() if status == 'not identified' else status} "
             f"through transitivity (d′ = {d:.1f}) — on this design ({int(big.sum())} contexts of "
@@ -451,7 +451,7 @@ def _identification(
             f"(error {REFERENCE_EPS_HARD} in both orders) forces {np.mean(h1):.3f} of the "
             f"verdicts wrong beyond the order-inconsistent ones against {np.mean(h0):.3f} "
             "with independent errors (simulated, truth a total order per context); "
-            + _excess_finding(excess, h0)
+            + finding
             + " "
             + (
                 "The error-rate level still rests on the model's assumptions; gold labels "
@@ -460,7 +460,6 @@ def _identification(
                 else "Gold labels remain the direct check."
             )
         )
-        beyond = bool(np.mean(np.asarray(h0) >= excess - 1e-12) <= 0.05)
         out.append(
             Identification(
                 j,
@@ -475,34 +474,36 @@ def _identification(
     return out
 
 
-def _excess_finding(obs: float, h0: Sequence[float]) -> str:
+def _excess_finding(obs: float, h0: Sequence[float]) -> tuple[str, bool]:
     """This log's excess of wrong verdicts beyond the order-inconsistent ones, read against
-    the simulated logs with independent errors (``h0``): a finding, not only a number beside
-    two means.
+    the simulated logs with independent errors (``h0``): the finding in words, and whether the
+    excess is beyond 95 % of them (``Identification.correlated``).
 
     Examples
     --------
-    >>> print(_excess_finding(0.042, [0.009, 0.010, 0.011, 0.008]))
-    ... # doctest: +NORMALIZE_WHITESPACE
+    >>> text, beyond = _excess_finding(0.042, [0.009, 0.010, 0.011, 0.008])
+    >>> print(text)  # doctest: +NORMALIZE_WHITESPACE
     this log: 0.042, more than all 4 simulated logs with independent errors give: its errors
     look correlated within pairs (hard pairs), so the order-inconsistent rates read low.
-    >>> _excess_finding(0.009, [0.009, 0.010, 0.011, 0.008])
-    'this log: 0.009, within what independent errors give (3 of 4 simulated logs reach it).'
+    >>> beyond
+    True
+    >>> _excess_finding(0.009, [0.009, 0.010, 0.011, 0.008])[1]
+    False
     """
     h0 = np.asarray(h0, dtype=float)
     k = int(np.sum(h0 >= obs - 1e-12))
     n = int(h0.size)
-    if n and k / n <= 0.05:  # Identification.correlated reads the same rule
+    if n and k / n <= 0.05:
         more = f"all {n}" if k == 0 else f"{n - k} of the {n}"
         return (
             f"this log: {obs:.3f}, more than {more} simulated logs with independent errors "
             "give: its errors look correlated within pairs (hard pairs), so the "
             "order-inconsistent rates read low."
-        )
+        ), True
     return (
         f"this log: {obs:.3f}, within what independent errors give ({k} of {n} simulated logs "
         "reach it)."
-    )
+    ), False
 
 
 # ------------------------------------------------------------------------ for every door
