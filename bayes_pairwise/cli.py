@@ -866,6 +866,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             "cross_validation": {lab: f.cv_results_ for lab, f in fits.items()},
         }
     elif method in ("bt-mm", "elo", "biased-bt-spread"):
+        extra_note = _pooling_note(data)
         if data.has_contexts:
             data = data.pool_contexts()
             pooled = True
@@ -896,6 +897,8 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             }
         by_judge = {"all judges pooled": {"estimates": est}}
         settings["judges_pooled"] = list(data.judges)
+        if extra_note is not None:
+            extra["pooling_note"] = extra_note
     else:  # pragma: no cover - argparse restricts choices
         raise BayesPairwiseError(f"unknown method {method!r}")
 
@@ -913,6 +916,35 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         out["by_judge"] = {j: r["estimates"] for j, r in by_judge.items()}
     out.update(extra)
     return out
+
+
+def _pooling_note(data: Any) -> str | None:
+    """What ``estimate``'s ranking methods pool, from the log: every judge's verdicts into one
+    table, and the contexts' items merged by name; ``None`` when there is nothing to pool."""
+    parts = []
+    if data.n_judges > 1:
+        parts.append(
+            f"the verdicts of all {data.n_judges} judges ({', '.join(map(str, data.judges))}) "
+            "in one table"
+        )
+    if data.has_contexts:
+        n_names = len(set(data.item_names))
+        parts.append(
+            f"the {data.n_items:,} items of {data.n_contexts:,} contexts merged by name into "
+            f"{n_names:,}"
+        )
+    if not parts:
+        return None
+    return (
+        "pooled: "
+        + " and ".join(parts)
+        + (
+            "; one judge's ranking: --judge NAME (bayes-pairwise leaderboard --agreement-with "
+            "JUDGE ranks by every judge and compares the boards)"
+            if data.n_judges > 1
+            else ""
+        )
+    )
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
@@ -978,6 +1010,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(f"\nnote: {half_note}")
         if "ties_dropped_note" in res:
             print(f"\nnote: {res['ties_dropped_note']}")
+        if "pooling_note" in res:
+            print(f"\nnote: {res['pooling_note']}")
         if estimand_note:
             print(f"\nnote: {estimand_note}")
         for w in res.get("warnings", []):

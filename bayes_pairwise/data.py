@@ -41,6 +41,7 @@ __all__ = [
     "Comparisons",
     "DataSummary",
     "load_comparisons",
+    "locate_rows",
     "read_columns",
     "read_table",
 ]
@@ -1383,6 +1384,48 @@ def _jsonl_lines(text: str, rows: Sequence[int]) -> list[int]:
     return [at[r] for r in rows if 0 <= r < len(at)]
 
 
+def _with_lines(exc: DataError, src: _Source) -> DataError:
+    """``exc`` with the line numbers of its rows in ``src``'s text file, or ``exc`` itself
+    (a DataFrame, a Parquet file, a folder, no rows named, or lines already given)."""
+    if not exc.rows or exc.lines or src.lines is None:
+        return exc
+    lines = src.lines(exc.rows[:10])
+    if not lines:
+        return exc
+    return DataError(exc.message, rows=exc.rows, column=exc.column, lines=lines, file=src.name)
+
+
+def locate_rows(
+    exc: DataError, source: pd.DataFrame | str | PathLike[str], *, max_bytes: int | None = None
+) -> DataError:
+    """A loader's error about rows of ``source`` with the rows' line numbers in its text file.
+
+    For loaders that start from :func:`read_table` (whose rows are the file's data rows in
+    order): a CSV, TSV or JSON-lines file's lines as an editor shows them, the header line 1
+    (quoted cells over several lines and blank lines counted as :func:`load_comparisons`
+    counts them). The file is read again, on the error path only. Anything else — a
+    DataFrame, a Parquet or JSON file, a folder of files, an error naming no rows — comes back
+    unchanged.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "log.csv"
+    >>> _ = path.write_text("a,b\\n1,2\\n3,\\n")
+    >>> print(locate_rows(DataError("missing value", rows=[1], column="b"), path))
+    missing value (column 'b', row 1: line 3 of log.csv)
+    """
+    if not exc.rows or exc.lines or isinstance(source, pd.DataFrame):
+        return exc
+    try:
+        src = _read(source, max_bytes)
+    except DataError:
+        return exc
+    if src.parts:  # a folder: its rows are the files' together, each file with its lines
+        return exc
+    return _with_lines(exc, src)
+
+
 def read_table(
     source: pd.DataFrame | str | PathLike[str], *, max_bytes: int | None = None
 ) -> tuple[pd.DataFrame, str]:
@@ -2001,12 +2044,9 @@ def load_comparisons(
             lacking = _files_lacking(src, exc.column)
             if lacking is not None:
                 raise lacking from None
-        if exc.rows and src.lines is not None and not exc.lines:
-            lines = src.lines(exc.rows[:10])
-            if lines:  # the rows as an editor shows them: line 3 of log.csv
-                raise DataError(
-                    exc.message, rows=exc.rows, column=exc.column, lines=lines, file=src.name
-                ) from None
+        located = _with_lines(exc, src)
+        if located is not exc:  # the rows as an editor shows them: line 3 of log.csv
+            raise located from None
         labels = _index_labels(source, exc.rows)
         if labels:  # a DataFrame indexed otherwise than 0 … n − 1: its labels too
             raise DataError(

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.data import CONTEXT_SEP, Comparisons, read_table
+from bayes_pairwise.data import CONTEXT_SEP, Comparisons, locate_rows, read_table
 from bayes_pairwise.errors import DataError
 
 __all__ = ["RankTiePolicy", "Rankings", "load_rankings", "rankings_from_arrays"]
@@ -448,6 +448,34 @@ def load_rankings(
     ...
     bayes_pairwise.errors.DataError: tie in rank within a list: ... (column 'rank', rows 4, 5)
     """
+    try:
+        return _load_rankings(
+            source,
+            list=list,
+            item=item,
+            rank=rank,
+            shown=shown,
+            judge=judge,
+            context=context,
+            ties=ties,
+            source_name=source_name,
+        )
+    except DataError as exc:  # the rows as an editor shows them: line 3 of lists.csv
+        raise locate_rows(exc, source) from None
+
+
+def _load_rankings(
+    source: pd.DataFrame | str | PathLike[str],
+    *,
+    list: str = "list",
+    item: str = "item",
+    rank: str = "rank",
+    shown: str | None = None,
+    judge: str | None = None,
+    context: str | None = None,
+    ties: RankTiePolicy = "error",
+    source_name: str | None = None,
+) -> Rankings:
     if ties not in _TIE_POLICIES:
         raise DataError(f"ties must be one of {_TIE_POLICIES} for rankings, got {ties!r}")
     frame, name = read_table(source)

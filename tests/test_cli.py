@@ -104,6 +104,28 @@ def test_every_method_runs_per_judge_on_prd(method, capsys):
         assert len(est) == 5
 
 
+def test_ranking_methods_say_what_they_pool(tmp_path, capsys):
+    """estimate's bt-mm and elo pool every judge and merge contexts by name: the output says
+    so, with the counts of this log (it said so only in settings), and says nothing on a log
+    with one judge and no contexts."""
+    res = run_json(capsys, ["estimate", "prd_vicuna80", "--method", "bt-mm", "--json"])
+    note = res["pooling_note"]
+    assert "all 5 judges (bard, claude, gpt35, gpt4, vicuna-13b)" in note
+    assert "the 400 items of 80 contexts merged by name into 5" in note
+    assert main(["estimate", "prd_vicuna80", "--method", "elo", "--judge", "gpt4"]) == 0
+    out = capsys.readouterr().out
+    assert "note: pooled: the 400 items of 80 contexts merged by name into 5\n" in out
+    assert "judges" not in out.split("note: pooled:")[1]
+    log = tmp_path / "plain.csv"
+    pd.DataFrame(
+        {"first": ["a", "b", "c"], "second": ["b", "c", "a"], "outcome": ["first"] * 3}
+    ).to_csv(log, index=False)
+    res = run_json(capsys, ["estimate", str(log), "--method", "bt-mm", "--ridge", "0.1", "--json"])
+    assert "pooling_note" not in res
+    assert main(["estimate", str(log), "--method", "bt-mm", "--ridge", "0.1"]) == 0
+    assert "pooled" not in capsys.readouterr().out
+
+
 def test_prd_position_consistency_matches_provenance(capsys):
     res = run_json(
         capsys, ["estimate", "prd_vicuna80", "--method", "scom", "--ties", "half", "--json"]

@@ -213,6 +213,9 @@ def test_cli_leaderboard_and_propose_on_a_ranking_log(capsys):
     res = json.loads(out)
     top = PlackettLuce().fit(load_rankings(path)).strengths_.idxmax()
     assert res["model"] == "plackett_luce" and res["items"][0]["item"] == top
+    # the same keys as a pairwise board's settings: what was resampled, and how many of them
+    assert res["settings"]["resample"] == "list" and "resampling_unit" not in res["settings"]
+    assert res["settings"]["n_units"] == load_rankings(path).n_lists == 400
     # --seed S draws from the leaderboard stream, as on a pairwise log (it was S itself here)
     from bayes_pairwise.crosscheck import seed_streams
     from bayes_pairwise.leaderboard import ranking_leaderboard
@@ -237,6 +240,12 @@ def test_cli_ranking_log_errors_are_one_line(capsys, tmp_path):
     bad.to_csv(bad_path, index=False)
     rc, _, err = _cli(capsys, ["fit", str(bad_path), "--model", "plackett_luce"])
     assert rc == 2 and "tie in rank" in err and "rows 0, 1" in err
+    # the rows as an editor shows them, as the comparison loader gives them (header line 1)
+    assert "rows 0, 1: lines 2, 3 of bad.csv" in err
+    with pytest.raises(DataError, match=r"rows 0, 1: lines 2, 3 of bad\.csv"):
+        load_rankings(bad_path)
+    with pytest.raises(DataError, match=r"rows 0, 1\)$"):  # a DataFrame has no lines
+        load_rankings(bad)
     sim = tmp_path / "pairs.csv"
     pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["first"]}).to_csv(sim, index=False)
     rc, _, err = _cli(capsys, ["fit", str(sim), "--model", "plackett_luce"])
