@@ -1400,6 +1400,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             print(lb)
         return 0
     data = _load_data(args)
+    judged = data  # the judges' own verdicts, for the text-blind check
+    if args.pool_judges:
+        data = _pool_judges(args, data)
     if args.group_by is None and args.model == "bt":
         # items in several contexts whose names recur: rank the names, as compare and report
         # do (the one rule, leaderboard.rank_grouping), and say so. Not for the error models:
@@ -1421,7 +1424,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
     # a board from verdicts the log cannot tell from ones that ignore the texts says so, as the
     # cross-check's pooled board does (the one rule: caveats.text_blind_judges)
-    blind = text_blind(data)
+    blind = text_blind(judged)
     if args.json:
         out = lb.to_dict()
         if blind is not None:
@@ -1432,6 +1435,24 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     if blind is not None:
         _info(f"warning: {blind.text}")
     return 0
+
+
+def _pool_judges(args: argparse.Namespace, data: Any) -> Any:
+    """``leaderboard --pool-judges``: every judge's verdicts as one judge's, as the cross-check
+    pools them for its leaderboard (the one rule: ``crosscheck.pooled_judges``)."""
+    from bayes_pairwise.crosscheck import pooled_judges
+
+    if args.judge is not None or args.agreement_with is not None:
+        raise BayesPairwiseError(
+            "--pool-judges ranks all judges' verdicts together; it does not combine with "
+            + ("--judge" if args.judge is not None else "--agreement-with")
+        )
+    if data.n_judges > 1:
+        _info(
+            f"pooling the verdicts of {data.n_judges} judges ({', '.join(map(str, data.judges))})"
+            " into one board, as compare and report do"
+        )
+    return pooled_judges(data)
 
 
 def _n_boot(args: argparse.Namespace) -> int:
@@ -1464,7 +1485,11 @@ def _flag_names() -> Iterator[None]:
     except DesignError as exc:
         msg = (
             str(exc)
-            .replace("pass judge=…", "pass --judge NAME")
+            .replace(
+                "pass judge=…",
+                "pass --judge NAME, or --pool-judges to rank all their verdicts together (the "
+                "board compare and report print)",
+            )
             .replace("group_by='name'", "--group-by name")
         )
         raise DesignError(msg) from exc
@@ -2156,6 +2181,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="JUDGE",
         help="rank by every judge and print the Kendall τ of each leaderboard against JUDGE's "
         "(e.g. human), with an interval from the bootstraps",
+    )
+    p.add_argument(
+        "--pool-judges",
+        action="store_true",
+        help="rank every judge's verdicts together in one board (the pooled leaderboard compare "
+        "and report print, the same intervals for the same --seed); default: one judge's",
     )
     scheduler_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -75,6 +75,7 @@ __all__ = [
     "copeland_summary",
     "crosscheck",
     "models_to_fit",
+    "pooled_judges",
     "posterior_draws",
     "posterior_stats",
     "ppc_extreme_rule",
@@ -2514,8 +2515,17 @@ def _likely_errors(
 compare = crosscheck
 
 
-def _pooled(data: Comparisons) -> Comparisons:
-    """All verdicts as one judge's (a single judge's data stay as they are)."""
+def pooled_judges(data: Comparisons) -> Comparisons:
+    """All verdicts as one judge's, named :data:`POOLED` (a single judge's data stay as they
+    are): the data of the cross-check's pooled leaderboard, and of ``leaderboard
+    --pool-judges``.
+
+    Examples
+    --------
+    >>> from bayes_pairwise import datasets
+    >>> pooled_judges(datasets.load("prd_vicuna80")).judges
+    ('all judges pooled',)
+    """
     return data if data.n_judges == 1 else data.pool_judges(POOLED)
 
 
@@ -2536,7 +2546,7 @@ def _rankings(
     pooled = None
     with sink.capture("leaderboard: "):
         try:
-            pooled = rank_items(_pooled(data), random_seed=seed, **kw)
+            pooled = rank_items(pooled_judges(data), random_seed=seed, **kw)
         except BayesPairwiseError as exc:
             notes.append(f"no pooled leaderboard: {exc}")
     if data.n_judges < 2:

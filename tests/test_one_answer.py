@@ -202,6 +202,34 @@ def test_leaderboard_and_compare_print_the_same_board(capsys):
             assert row[col] == pytest.approx(ref[col], abs=1e-12), (row["item"], col)
 
 
+def test_pooled_leaderboard_is_compares_board_and_estimates_strengths(capsys):
+    """PRD's five judges: compare and report print a board of all judges' verdicts pooled;
+    ``leaderboard`` refused the log ("pass --judge NAME"). ``leaderboard --pool-judges --seed
+    S`` prints that board (the same replicates), and its strengths are ``estimate --method
+    bt-mm``'s, which pools the same way."""
+    prd = bp.datasets.load("prd_vicuna80")
+    argv = ["leaderboard", "prd_vicuna80", "--pool-judges", "--seed", "0", "--json"]
+    board = _json(capsys, argv)
+    kw = {**CHEAP, "leaderboard": True}
+    cc = crosscheck(prd, models=(), delta_s=False, delta_s_2d=False, **kw)
+    mine = cc.leaderboard.table.set_index("item")
+    assert len(board["items"]) == 5
+    for row in board["items"]:
+        ref = mine.loc[row["item"]]
+        for col in ("strength", "lower", "upper", "p_rank_1"):
+            assert row[col] == pytest.approx(ref[col], abs=1e-12), (row["item"], col)
+    est = _json(capsys, ["estimate", "prd_vicuna80", "--method", "bt-mm", "--json"])
+    for row in board["items"]:
+        assert est["estimates"][f"strength[{row['item']}]"] == pytest.approx(
+            row["strength"], abs=1e-6
+        )
+    # the refusal names the way out; --pool-judges with --judge is refused
+    assert main(["leaderboard", "prd_vicuna80"]) == 2
+    assert "--pool-judges to rank all their verdicts together" in capsys.readouterr().err
+    assert main(["leaderboard", "prd_vicuna80", "--pool-judges", "--judge", "gpt4"]) == 2
+    assert "does not combine with --judge" in capsys.readouterr().err
+
+
 def test_prd_gpt35_delta_s_2d_sum_matches_the_moments_and_votes(gpt35):
     """PRD gpt35: the 2-D Δ_S ε₊ + ε₋ (synthetic tables with the judge's 19% ties) lies within
     0.05 of the rescaled moments' ε₊ + ε₋ (0.275 with tie-free tables); its ties come in pairs,
