@@ -1383,10 +1383,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
             raise BayesPairwiseError(
                 f"--model plackett_luce ranks ranking logs; {args.data!r} is a comparison log"
             )
-        if args.model not in ("bt", "plackett_luce") or args.agreement_with is not None:
+        if (
+            args.model not in ("bt", "plackett_luce")
+            or args.agreement_with is not None
+            or args.pool_judges
+        ):
             raise BayesPairwiseError(
                 "a ranking log is ranked by Plackett–Luce with a bootstrap over the lists "
-                "(--model plackett_luce); the pairwise models and --agreement-with do not apply"
+                "(--model plackett_luce); the pairwise models, --agreement-with and "
+                "--pool-judges do not apply"
             )
         _info(f"ranking {rankings!r} by Plackett–Luce …")
         lb = ranking_leaderboard(  # --seed means one thing on every leaderboard: the stream

@@ -250,6 +250,8 @@ def test_cli_ranking_log_errors_are_one_line(capsys, tmp_path):
     pd.DataFrame({"first": ["a"], "second": ["b"], "outcome": ["first"]}).to_csv(sim, index=False)
     rc, _, err = _cli(capsys, ["fit", str(sim), "--model", "plackett_luce"])
     assert rc == 2 and "comparison log" in err
+    rc, _, err = _cli(capsys, ["leaderboard", path, "--pool-judges"])  # not ignored
+    assert rc == 2 and "--pool-judges do not apply" in err
 
 
 def test_a_disconnected_ranking_log_names_its_groups():
