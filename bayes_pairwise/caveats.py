@@ -1505,6 +1505,20 @@ def _sure_pair_share(idata: Any) -> float | None:
     return float(np.mean(np.abs(s[pairs[:, 0]] - s[pairs[:, 1]]) > math.log(99.0)))
 
 
+def _sigma_prior_text(model: Any) -> str | None:
+    """The fit's prior on σ_s as written in its settings, e.g. ``"σ_s ~ HalfNormal(sigma=10)"``;
+    None where the model has none to say."""
+    try:
+        table = dict(model.resolved_priors()["sigma_s"])
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    dist = table.pop("dist", None)
+    if dist is None:
+        return None
+    args = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in table.items())
+    return f"σ_s ~ {dist}({args})"
+
+
 def long_trajectories(model: Any, data: Comparisons) -> Caveat | None:
     """The caveat of a strength model's NUTS fit whose trajectories are long because its
     strengths read as a nearly hard truth; None when it does not apply.
@@ -1570,6 +1584,14 @@ def long_trajectories(model: Any, data: Comparisons) -> Caveat | None:
         "trajectories are long by the posterior's geometry; more draws do not shorten them "
         "(R-hat and ESS still say whether this fit converged)."
     )
+    prior = _sigma_prior_text(model)
+    if prior is not None:
+        text += (
+            " Their length grows in proportion to σ_s (docs/src/speed.md), and under a nearly "
+            "hard truth the verdicts do not bound σ_s: its prior does (here "
+            f"{prior}). A smaller fixed scale would shorten them but reads the error rates "
+            "low where they rest on the strengths (pairs seen in one order)."
+        )
     order = order_model_for(model, data)
     if order is not None:
         text += (

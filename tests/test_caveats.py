@@ -504,6 +504,12 @@ def test_a_nuts_fit_with_a_nearly_hard_truth_says_why_its_trajectories_are_long(
     assert "σ_s's posterior mean at 22" in c.text and "1/σ_s = 0.045 wide" in c.text
     assert "67% of the log's pairs" in c.text
     assert "(30 contexts of 7 items) --model positional_order fits" in c.text
+    # the cause, with this model's prior: the prior sets σ_s, and σ_s the length
+    assert "grows in proportion to σ_s" in c.text
+    assert "its prior does (here σ_s ~ HalfNormal(sigma=10))" in c.text
+    tight = _nuts_like(22.0, long)
+    tight.set_params(priors={"sigma_s": {"sigma": 2.5}})
+    assert "σ_s ~ HalfNormal(sigma=2.5)" in long_trajectories(tight, small).text
     assert "--model" not in long_trajectories(_nuts_like(22.0, long), big).text
     short = np.full((2, 5), LONG_TRAJECTORY_STEPS - 1)
     assert long_trajectories(_nuts_like(22.0, short), small) is None
