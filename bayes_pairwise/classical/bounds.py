@@ -321,19 +321,35 @@ def _dinkelbach(choices, n_rep: int, sign: float, weight_of) -> np.ndarray:
     replicate; ``choices`` holds (num, den) arrays of shape (R or 1, U, K) and ``weight_of(g)``
     the (R, U) unit weights (Dinkelbach's parametric method: exact, a few iterations)."""
 
+    # once, not per iteration: invalid choices (NaN) cost +inf in every objective and count
+    # nothing; the choice arrays shared by every replicate (leading axis 1) stay unbroadcast
+    prepared = []
+    for a, b in choices:
+        bad = np.isnan(a) | np.isnan(b)
+        sa = np.where(bad, np.inf, sign * a)
+        bz = np.where(bad, 0.0, b)
+        prepared.append((sa, bz, np.where(bad, np.inf, -b), np.where(bad, 0.0, a)))
+
     def at(lam: np.ndarray, start: bool = False) -> tuple[np.ndarray, np.ndarray]:
         num = np.zeros(n_rep)
         den = np.zeros(n_rep)
-        for g, (a, b) in enumerate(choices):
+        for g, (sa, bz, neg_b, az) in enumerate(prepared):
             # ties broken towards more verdicts, so that a rate without verdicts is never chosen
-            obj = -b if start else sign * a - (lam[:, None, None] + 1e-12) * b
-            obj = np.where(np.isnan(obj), np.inf, obj)
-            k = np.argmin(obj, axis=2)[:, :, None]
+            if start:
+                obj = neg_b
+            else:
+                obj = (lam + 1e-12)[:, None, None] * bz
+                np.subtract(sa, obj, out=obj)
+            k = np.argmin(obj, axis=2)  # (R or 1, U)
+            k = np.broadcast_to(k, (n_rep, k.shape[1]))
             wu = weight_of(g)
-            aa = np.broadcast_to(a, (n_rep, *a.shape[1:]))
-            bb = np.broadcast_to(b, (n_rep, *b.shape[1:]))
-            num += (wu * np.take_along_axis(aa, k, axis=2)[:, :, 0]).sum(axis=1)
-            den += (wu * np.take_along_axis(bb, k, axis=2)[:, :, 0]).sum(axis=1)
+            if az.shape[0] == 1:  # one set of choices for every replicate: gather per unit
+                unit = np.arange(az.shape[1])[None, :]
+                num += (wu * az[0][unit, k]).sum(axis=1)
+                den += (wu * bz[0][unit, k]).sum(axis=1)
+            else:
+                num += (wu * np.take_along_axis(az, k[:, :, None], axis=2)[:, :, 0]).sum(axis=1)
+                den += (wu * np.take_along_axis(bz, k[:, :, None], axis=2)[:, :, 0]).sum(axis=1)
         return num, den
 
     num, den = at(np.zeros(n_rep), start=True)  # a feasible start: the most verdicts
