@@ -15,6 +15,8 @@ every failure is a :class:`~bayes_pairwise.errors.DataError` naming the column a
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from os import PathLike
 from types import MappingProxyType
@@ -389,6 +391,21 @@ def _natural(labels: list[str]) -> list[int]:
     return sorted(range(len(labels)), key=lambda k: (nums[k], labels[k]))
 
 
+def _rows_at_file_lines(load: Callable[..., Rankings]) -> Callable[..., Rankings]:
+    """``load``'s errors about rows of a text file give the rows' lines as an editor shows
+    them (``rows 0, 1: lines 2, 3 of lists.csv``), as :func:`load_comparisons`' do."""
+
+    @functools.wraps(load)
+    def located(source: Any, *args: Any, **kwargs: Any) -> Rankings:
+        try:
+            return load(source, *args, **kwargs)
+        except DataError as exc:
+            raise locate_rows(exc, source) from None
+
+    return located
+
+
+@_rows_at_file_lines
 def load_rankings(
     source: pd.DataFrame | str | PathLike[str],
     *,
@@ -448,34 +465,6 @@ def load_rankings(
     ...
     bayes_pairwise.errors.DataError: tie in rank within a list: ... (column 'rank', rows 4, 5)
     """
-    try:
-        return _load_rankings(
-            source,
-            list=list,
-            item=item,
-            rank=rank,
-            shown=shown,
-            judge=judge,
-            context=context,
-            ties=ties,
-            source_name=source_name,
-        )
-    except DataError as exc:  # the rows as an editor shows them: line 3 of lists.csv
-        raise locate_rows(exc, source) from None
-
-
-def _load_rankings(
-    source: pd.DataFrame | str | PathLike[str],
-    *,
-    list: str = "list",
-    item: str = "item",
-    rank: str = "rank",
-    shown: str | None = None,
-    judge: str | None = None,
-    context: str | None = None,
-    ties: RankTiePolicy = "error",
-    source_name: str | None = None,
-) -> Rankings:
     if ties not in _TIE_POLICIES:
         raise DataError(f"ties must be one of {_TIE_POLICIES} for rankings, got {ties!r}")
     frame, name = read_table(source)
