@@ -48,6 +48,7 @@ from bayes_pairwise.conventions import (
     LEADERBOARD_N_BOOT,
     TIE_DISPERSION_GROUPS,
     TIE_POLICIES,
+    name_list,
 )
 from bayes_pairwise.errors import BayesPairwiseError, TieRescalingWarning, quiet_third_party
 from bayes_pairwise.model_specs import NUTS_SAMPLERS, available_models
@@ -924,8 +925,7 @@ def _pooling_note(data: Any) -> str | None:
     parts = []
     if data.n_judges > 1:
         parts.append(
-            f"the verdicts of all {data.n_judges} judges ({', '.join(map(str, data.judges))}) "
-            "in one table"
+            f"the verdicts of all {data.n_judges} judges ({name_list(data.judges)}) in one table"
         )
     if data.has_contexts:
         n_names = len(set(data.item_names))
@@ -1454,7 +1454,7 @@ def _pool_judges(args: argparse.Namespace, data: Any) -> Any:
         )
     if data.n_judges > 1:
         _info(
-            f"pooling the verdicts of {data.n_judges} judges ({', '.join(map(str, data.judges))})"
+            f"pooling the verdicts of {data.n_judges} judges ({name_list(data.judges)})"
             " into one board, as compare and report do"
         )
     return pooled_judges(data)

@@ -52,6 +52,7 @@ __all__ = [
     "integer_seed",
     "interval_label",
     "judge_rng",
+    "name_list",
     "replicate_p_clause",
     "replicate_p_text",
     "resolve_hdi_prob",
@@ -186,6 +187,30 @@ def interval_label(prob: float | None = None) -> str:
     '90%'
     """
     return f"{100 * resolve_hdi_prob(prob):g}%"
+
+
+#: How many names a message lists before it says how many more there are.
+NAMES_SHOWN: int = 5
+
+
+def name_list(names: Any, *, quote: bool = False, shown: int | None = None) -> str:
+    """Names for a message: all of them up to :data:`NAMES_SHOWN`, then how many more.
+
+    Every message that names a log's judges (a pooled table, a refusal that asks for one
+    judge, a design warning) lists them through this, so a crowd of 100 judges gives one short
+    line wherever it is named.
+
+    Examples
+    --------
+    >>> name_list(["gpt4", "claude"])
+    'gpt4, claude'
+    >>> name_list([f"j{i}" for i in range(9)], quote=True)
+    "'j0', 'j1', 'j2', 'j3', 'j4' and 4 more"
+    """
+    names = [repr(str(n)) if quote else str(n) for n in names]
+    k = NAMES_SHOWN if shown is None else int(shown)
+    more = f" and {len(names) - k} more" if len(names) > k else ""
+    return ", ".join(names[:k]) + more
 
 
 def replicate_p_text(p: float, n: int) -> str:

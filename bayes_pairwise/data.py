@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import CONTEXT_SEP, TIE_POLICIES, resolve_ties
+from bayes_pairwise.conventions import CONTEXT_SEP, TIE_POLICIES, name_list, resolve_ties
 from bayes_pairwise.errors import DataError, DesignWarning, user_stacklevel
 from bayes_pairwise.layouts import (
     ARENA,
@@ -354,8 +354,7 @@ class Comparisons:
             from bayes_pairwise.errors import DesignError
 
             raise DesignError(
-                f"the data hold {self.n_judges} judges ({', '.join(self.judges[:5])}"
-                f"{', …' if self.n_judges > 5 else ''}); {hint}"
+                f"the data hold {self.n_judges} judges ({name_list(self.judges)}); {hint}"
             )
         return self
 

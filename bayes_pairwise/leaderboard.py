@@ -35,7 +35,12 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.classical.agreement import tied_ranks
-from bayes_pairwise.conventions import LEADERBOARD_N_BOOT, STRENGTH_TIE_RTOL, resolve_hdi_prob
+from bayes_pairwise.conventions import (
+    LEADERBOARD_N_BOOT,
+    STRENGTH_TIE_RTOL,
+    name_list,
+    resolve_hdi_prob,
+)
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
 
@@ -1245,7 +1250,7 @@ def ranking_leaderboard(
         data = data.for_judge(judge)
     elif data.n_judges > 1:
         raise DesignError(
-            f"the log holds {data.n_judges} judges ({', '.join(data.judges[:5])}); rank one "
+            f"the log holds {data.n_judges} judges ({name_list(data.judges)}); rank one "
             "(judge=…, CLI --judge)"
         )
     if data.has_contexts:

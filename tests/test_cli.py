@@ -11,6 +11,7 @@ import pytest
 from bayes_pairwise import datasets
 from bayes_pairwise.cli import ESTIMATE_METHODS, main
 from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.errors import DesignError
 
 PRD_CONSISTENCY = {
     "bard": 0.369,
@@ -351,3 +352,21 @@ def test_compare_with_an_order_model_fits_the_order_models_in_place_of_the_stren
     assert main(argv) == 0
     res = json.loads(capsys.readouterr().out)
     assert res["settings"]["models"] == ["uniform", "positional"]
+
+
+def test_a_crowd_of_judges_is_named_in_one_short_line(tmp_path, capsys):
+    """Every message that names a log's judges lists five and counts the rest (one rule,
+    ``conventions.name_list``): the pooling note printed all 9 names, the refusal to rank a
+    crowd by one judge's rule cut at five with '…', the design warnings said 'and 4 more'."""
+    from bayes_pairwise.simulate import simulate_biased_bt
+
+    sim = simulate_biased_bt(6, 900, n_judges=9, random_seed=3)
+    log = tmp_path / "crowd.csv"
+    sim.frame.to_csv(log, index=False)
+    judges = sorted(sim.frame["judge"].unique())
+    assert len(judges) == 9
+    res = run_json(capsys, ["estimate", str(log), "--method", "bt-mm", "--json"])
+    listed = ", ".join(judges[:5]) + " and 4 more"
+    assert f"all 9 judges ({listed}) in one table" in res["pooling_note"]
+    with pytest.raises(DesignError, match=rf"hold 9 judges \({listed}\); pass judge"):
+        sim.data.one_judge()

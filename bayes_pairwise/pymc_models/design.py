@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from bayes_pairwise.conventions import name_list
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import DesignWarning, user_stacklevel
 from bayes_pairwise.matrices import PairCounts
@@ -108,9 +109,7 @@ def _judges_text(names: Sequence[str], total: int, shown: int = 5) -> str:
     """``judge 'a'`` or ``judges 'a', 'b' and 3 more (5 of 9)``."""
     if len(names) == 1:
         return f"judge {names[0]!r}"
-    head = ", ".join(repr(n) for n in names[:shown])
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return f"judges {head}{more} ({len(names)} of {total})"
+    return f"judges {name_list(names, quote=True, shown=shown)} ({len(names)} of {total})"
 
 
 def _item_difference_matrix(data: Comparisons) -> sp.csr_matrix:
