@@ -359,3 +359,40 @@ def test_the_texts_wins_test_is_the_textbook_score_test(k_plus, k_minus, n_items
     stat, df = _rao_score_test(data)
     assert got.df == df
     assert got.chi2 == pytest.approx(stat, rel=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore:judge 'judge', moments outside their domain")
+@pytest.mark.parametrize(("n_items", "n_contexts"), [(20, 1), (5, 6), (2, 40)])
+def test_the_bootstrap_without_a_real_solution_is_the_pairs_resampled_one_by_one(
+    n_items, n_contexts
+) -> None:
+    """Where the moment equations have no real solution the SEs resample the pairs: the
+    replicates gathered as arrays give the SEs of one replicate at a time through
+    moments_from_rates (the loop they replaced), on the same stream, to rounding."""
+    from bayes_pairwise.classical.descriptive import moments_from_rates
+    from bayes_pairwise.matrices import pair_counts
+
+    hits = 0
+    for seed in range(12):
+        data = simulate_round_robin(
+            n_items, eps_plus=0.45, eps_minus=0.55, n_contexts=n_contexts, random_seed=seed
+        ).data
+        m = positional_moments(data)
+        if not m.no_real_solution:
+            continue
+        hits += 1
+        pc = pair_counts(data)
+        both = (pc.k_plus > 0) & (pc.k_minus > 0)
+        first = pc.n1 * (pc.k_minus - pc.n2) + pc.n2 * (pc.k_plus - pc.n1)
+        n_both = pc.k_plus * pc.k_minus
+        rng = np.random.default_rng(0)
+        reps = []
+        for i in rng.integers(0, pc.n_pairs, size=(400, pc.n_pairs)):
+            keep = both[i]
+            if keep.any():
+                s_b = first[i][keep].sum() / n_both[i][keep].sum()
+                r_b = pc.first_wins[i].sum() / pc.n_verdicts[i].sum()
+                reps.append(moments_from_rates(s_b, r_b, clip=False)[:2])
+        sd = np.std(np.asarray(reps), axis=0, ddof=1)
+        assert (m.eps_plus_se, m.eps_minus_se) == pytest.approx(tuple(sd), rel=1e-12)
+    assert hits >= 3

