@@ -20,7 +20,11 @@ ratio to the reference of the same run.
   their Copeland score, σ_s = 22 (the default fit's posterior mean). The reference is the
   package's parameterisation; beside it the gaps along the Copeland order and a triangular map
   onto the cone of the context's strong pairs (each answer = a smooth maximum of the answers it
-  beats in both orders + its gap: every wall of a strong pair on one coordinate).
+  beats in both orders + its gap: every wall of a strong pair on one coordinate); that cone
+  with each gap stretched tenfold within a few logits of 0 (``cone-stretched``: the wall wide
+  in the coordinates, the spread inside the cone not); and ``soft``, z itself away from every
+  strong wall but stretched fivefold close to it (the prior stays nearly isotropic; this form
+  runs on the toy log too). All three maps are triangular, their log-Jacobians added.
 
 What it shows (``docs/src/speed.md``, "The cost is proportional to σ_s"): the trajectory
 length grows in proportion to σ_s even on a perfect order with the rates fixed, because the
@@ -124,24 +128,40 @@ def build(pc: dict[str, np.ndarray], n_contexts: int, sigma: float, form: str):
                 gap = 0.4 * u[:, :-1]
                 below = pt.cumsum(gap[:, ::-1], axis=1)[:, ::-1]
                 zc = pt.concatenate([u[:, -1:] + below, u[:, -1:]], axis=1)
-            else:  # "cone": a smooth maximum of the items it beats in both orders + its gap
+            else:  # "cone" / "cone-stretched" / "soft": built on the strong pairs' cone
                 evidence = np.where(i < j, la - lb, lb - la)
                 strong = np.zeros((n_contexts, K, K), dtype=bool)
                 hi, lo = np.minimum(i, j) % K, np.maximum(i, j) % K
                 keep = evidence > 1.0
                 strong[i[keep] // K, hi[keep], lo[keep]] = True
                 cols: list = [None] * K
+                log_jac = 0.0
                 for p in range(K - 1, -1, -1):
                     if p == K - 1 or not strong[:, p].any():
                         cols[p] = u[:, p]
                         continue
                     below = pt.stack(cols[p + 1 :], axis=1)
                     masked = pt.where(strong[:, p, p + 1 :], below / 0.1, -1e4)
-                    top = 0.1 * pt.logsumexp(masked, axis=1) + 0.4 * u[:, p]
-                    cols[p] = pt.where(strong[:, p].any(axis=1), top, u[:, p])
+                    top = 0.1 * pt.logsumexp(masked, axis=1)  # the strongest answer it beats
+                    has = strong[:, p].any(axis=1)
+                    if form == "cone":  # its gap above that answer, on one axis
+                        value, slope = top + 0.4 * u[:, p], None
+                    elif form == "cone-stretched":  # the same gap, 10 × stretched near 0
+                        v = u[:, p]
+                        value = top + 0.1 * v + 0.9 * (pt.softplus(v - 2.0) - pt.softplus(-v - 2.0))
+                        slope = 0.1 + 0.9 * (pt.sigmoid(v - 2.0) + pt.sigmoid(-v - 2.0))
+                    else:  # "soft": z itself away from the wall, stretched 5 × within 1 of it
+                        x = u[:, p] - top
+                        th = pt.tanh(x)
+                        value, slope = top + x - 0.8 * th, 0.2 + 0.8 * th**2
+                    cols[p] = pt.where(has, value, u[:, p])
+                    if slope is not None:  # a triangular map: the diagonal's log-derivatives
+                        log_jac = log_jac + pt.sum(pt.where(has, pt.log(slope), 0.0))
                 zc = pt.stack(cols, axis=1)
+                if not isinstance(log_jac, float):  # the plain cone's is constant
+                    pm.Potential("jacobian", log_jac)
             z = zc.reshape((-1,))
-            prior = -0.5 * pt.sum(z**2)  # the map is triangular: its Jacobian is constant
+            prior = -0.5 * pt.sum(z**2)  # (the cone's and the gaps' Jacobians are constant)
             pm.Potential("prior", prior)
         d = sigma * (z[i] - z[j])
         pm.Potential("pairs", pt.sum(pt.logaddexp(-pt.softplus(-d) + la, -pt.softplus(d) + lb)))
@@ -188,6 +208,7 @@ def main() -> None:
             show(f"z, σ_s {sigma:g}", sample(build(pc, 30, sigma, "z")), ref)
         for sigma in (3.0, 22.0, 50.0):
             show(f"gaps along the order, σ_s {sigma:g}", sample(build(pc, 30, sigma, "gaps")), ref)
+        show("z with each strong wall stretched, σ_s 22", sample(build(pc, 30, 22.0, "soft")), ref)
     if "real" in parts:
         pc, n = real_log(150)
         print(f"real QLoRA contexts ({n} of 7 answers, {pc['i'].size} pairs), rates fixed:")
@@ -195,6 +216,9 @@ def main() -> None:
         show("z, σ_s 22 (reference)", ref, None)
         show("gaps along the Copeland order, σ_s 22", sample(build(pc, n, 22.0, "gaps")), ref)
         show("cone of the strong pairs, σ_s 22", sample(build(pc, n, 22.0, "cone")), ref)
+        stretched = sample(build(pc, n, 22.0, "cone-stretched"))
+        show("the cone, its gaps stretched near 0, σ_s 22", stretched, ref)
+        show("z with each strong wall stretched, σ_s 22", sample(build(pc, n, 22.0, "soft")), ref)
         show("z, σ_s 3", sample(build(pc, n, 3.0, "z")), ref)
     print(f"load average after {os.getloadavg()}")
 
