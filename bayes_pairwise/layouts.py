@@ -56,7 +56,7 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -347,13 +347,16 @@ def _alpacaeval(df: pd.DataFrame) -> Reshaped:
     )
 
 
-def _pair_lists(df: pd.DataFrame, first: str, second: str, outcome: str) -> Reshaped:
+def _pair_lists(
+    df: pd.DataFrame, first: str, second: str, outcome: str, cells: Sequence[Any]
+) -> Reshaped:
+    """``cells``: column ``outcome``'s values with lists written as text read back
+    (:func:`_parsed_lists`), so that each cell is parsed once."""
     a = df[first].to_numpy(dtype=object)
     b = df[second].to_numpy(dtype=object)
     firsts, seconds, outcomes, src = [], [], [], []
-    for r, verdicts in enumerate(df[outcome].to_numpy(dtype=object)):
-        verdicts = _listed_text(verdicts)  # a CSV cell holds the list as text
-        if not _is_list(verdicts) or len(verdicts) != 2:
+    for r, verdicts in enumerate(cells):
+        if len(verdicts) != 2:
             raise DataError(
                 "expected a list of two verdicts (one per order) in every row",
                 rows=[r],
@@ -862,8 +865,10 @@ def reshape(
         ]
         if {"model_a", "model_b"} <= cols and "winner" not in cols and wide:
             return _arena_wide(df, wide)
-        if {"model_a", "model_b", "winner"} <= cols and _all_lists(df["winner"]):
-            return _pair_lists(df, "model_a", "model_b", "winner")
+        if {"model_a", "model_b", "winner"} <= cols:
+            cells = _parsed_lists(df["winner"])
+            if cells is not None:
+                return _pair_lists(df, "model_a", "model_b", "winner", cells)
         if {"model_first", "model_second", "verdict"} <= cols:
             if _position_codes(df["verdict"]):
                 return _position_coded(df)
@@ -871,12 +876,27 @@ def reshape(
     out = outcome
     if outcome == "outcome" and "outcome" not in cols and "winner" in cols:
         out = "winner"
-    if {first, second, out} <= cols and len(df) and _all_lists(df[out]):
-        return _pair_lists(df, first, second, out)
+    if {first, second, out} <= cols and len(df):
+        cells = _parsed_lists(df[out])
+        if cells is not None:
+            return _pair_lists(df, first, second, out, cells)
     return None
 
 
-def _all_lists(values: pd.Series) -> bool:
-    """Every value a list, or a list written as text (a CSV cell: ``'["a", "b"]'``)."""
-    vals = values.to_numpy(dtype=object)
-    return len(vals) > 0 and all(_is_list(_listed_text(v)) for v in vals)
+def _parsed_lists(values: pd.Series) -> list[Any] | None:
+    """The values when every one is a list, or a list written as text (a CSV cell:
+    ``'["a", "b"]'``, read back as the list); None when any is not (or there are none).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _parsed_lists(pd.Series(["['a', 'b']", ["b", "a"]])), _parsed_lists(pd.Series(["a"]))
+    ([['a', 'b'], ['b', 'a']], None)
+    """
+    out = []
+    for v in values.to_numpy(dtype=object):
+        v = _listed_text(v)
+        if not _is_list(v):
+            return None
+        out.append(v)
+    return out or None

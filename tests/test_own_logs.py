@@ -240,6 +240,24 @@ def test_pair_level_records_with_one_verdict_per_order(tmp_path):
     assert _verdicts(load_comparisons(csv_path, ties="model")) == got
 
 
+def test_a_list_written_as_text_is_parsed_once_per_cell(tmp_path, monkeypatch):
+    """Deciding that a column holds pair lists and reading them used to parse each CSV cell
+    twice (``ast.literal_eval`` per cell, once to recognise the layout, once to read it)."""
+    import bayes_pairwise.layouts as layouts
+
+    recs = [{"first": "a", "second": "b", "outcome": ["a", "first"]}] * 3 + [
+        {"first": "b", "second": "c", "outcome": ["tie", "c"]}
+    ]
+    csv_path = tmp_path / "pairs.csv"
+    pd.DataFrame(recs).to_csv(csv_path, index=False)
+    seen = []
+    parse = layouts._listed_text
+    monkeypatch.setattr(layouts, "_listed_text", lambda v: seen.append(v) or parse(v))
+    data = load_comparisons(csv_path, ties="model")
+    assert len(data.outcome) == 8
+    assert sorted(seen) == sorted(str(r["outcome"]) for r in recs)
+
+
 def test_json_array_in_a_jsonl_file(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_text(json.dumps([{"first": "a", "second": "b", "outcome": "first"}] * 2))
