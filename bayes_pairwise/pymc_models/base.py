@@ -746,8 +746,6 @@ class BayesianPairwiseModel:
         frozen = _frozen(model)  # data as constants: faster compiled functions
         log_density = "graph"  # how the sampler evaluated the log-density (settings_)
         direct, why = self._direct(data, priors, likelihood)
-        if method != "nuts" and direct is not None and not direct.optimisable:
-            direct, why = None, "MAP and Laplace optimise the graph for this model"
         on_step = self._step_lines(on_step, progress)
         if method == "nuts":
             # what ran, not "auto": the settings stored with the fit say which adaptation
@@ -1284,7 +1282,7 @@ def _map_idata(
     frozen: pm.Model,
     seed: int,
     settings: Mapping[str, Any],
-    direct: DirectSpec | None = None,
+    direct: WrittenOut | None = None,
 ) -> az.InferenceData:
     """Posterior mode as a one-chain, one-draw InferenceData (same dims/coords as NUTS); on the
     written-out density when there is one (the same objective and optimiser, nothing compiled).
@@ -1308,7 +1306,7 @@ def _map_idata(
 
 
 def _laplace_idata(
-    model: pm.Model, frozen: pm.Model, seed: int, draws: int, direct: DirectSpec | None = None
+    model: pm.Model, frozen: pm.Model, seed: int, draws: int, direct: WrittenOut | None = None
 ) -> az.InferenceData:
     """Laplace approximation as a one-chain posterior of ``draws`` draws (same dims/coords),
     on the written-out log-density when there is one (nothing to compile)."""

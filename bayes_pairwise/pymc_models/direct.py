@@ -39,7 +39,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -56,6 +56,9 @@ from bayes_pairwise.pymc_models.fused import (
 )
 from bayes_pairwise.pymc_models.jit_cache import folder_of, keep_in_step, sources_digest
 from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode, maximise
+
+if TYPE_CHECKING:  # order_density imports this module
+    from bayes_pairwise.pymc_models.order_density import OrderDensity
 
 keep_in_step(__file__)  # before the first cached function: see jit_cache
 
@@ -138,9 +141,6 @@ class DirectSpec:
         """Length of the unconstrained parameter vector."""
         return int(sum(self.sizes))
 
-    #: MAP and the Laplace approximation run on it (:func:`find_mode`, :func:`laplace`).
-    optimisable = True
-
     @property
     def callback_key(self) -> str:
         """What nutpie's cached callbacks depend on: the form and this module's source."""
@@ -154,6 +154,14 @@ class DirectSpec:
     def entry(self) -> Any:
         """The numba entry ``(x, grad, user_data) -> logp`` of the form (:func:`entry`)."""
         return entry(self.form)
+
+    def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """:func:`direct_logp_grad` of this spec."""
+        return direct_logp_grad(self, x)
+
+    def without_jacobian(self) -> DirectSpec:
+        """:func:`without_jacobian` of this spec."""
+        return without_jacobian(self)
 
     def initial_point(self, seed: int, *, jitter: bool = True) -> np.ndarray:
         """:func:`initial_point` of this spec."""
@@ -953,7 +961,7 @@ def without_jacobian(spec: DirectSpec) -> DirectSpec:
 
 
 def find_mode(
-    spec: DirectSpec,
+    spec: DirectSpec | OrderDensity,
     names: Sequence[str],
     *,
     random_seed: int,
@@ -965,7 +973,10 @@ def find_mode(
     :func:`~bayes_pairwise.pymc_models.base.find_map` finds it on the compiled graph.
 
     The constrained-space density (:func:`without_jacobian`), maximised from the support
-    point with SciPy (same method and limits), then the model's variables there.
+    point with SciPy (same method and limits), then the model's variables there. ``spec``: a
+    strength model's density or a hard-truth model's
+    (:class:`~bayes_pairwise.pymc_models.order_density.OrderDensity`); each gives its
+    ``logp_grad``, ``without_jacobian``, ``initial_point`` and ``constrained``.
 
     Returns
     -------
@@ -984,19 +995,19 @@ def find_mode(
     >>> bool(res.success), 0.03 < float(values["eps"][0]) < 0.2
     (True, True)
     """
-    flat = without_jacobian(spec)
+    flat = spec.without_jacobian()
     result = maximise(
-        lambda x: direct_logp_grad(flat, x),
-        initial_point(spec, random_seed, jitter=False),
+        flat.logp_grad,
+        spec.initial_point(random_seed, jitter=False),
         method=method,
         maxeval=maxeval,
         **options,
     )
-    values = constrained_draws(spec, _unravel(spec, result.x[None, :]))
+    values = spec.constrained(_unravel(spec, result.x[None, :]))
     return {n: np.asarray(values[n])[0] for n in names}, result
 
 
-def _unravel(spec: DirectSpec, xs: np.ndarray) -> dict[str, np.ndarray]:
+def _unravel(spec: DirectSpec | OrderDensity, xs: np.ndarray) -> dict[str, np.ndarray]:
     """Rows of unconstrained vectors (m, n_dim) as the value variables, shaped (m, *shape)."""
     offsets = np.cumsum((0, *spec.sizes))
     return {
@@ -1006,14 +1017,14 @@ def _unravel(spec: DirectSpec, xs: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def laplace(
-    spec: DirectSpec, names: Sequence[str], *, random_seed: int, draws: int = 1000
+    spec: DirectSpec | OrderDensity, names: Sequence[str], *, random_seed: int, draws: int = 1000
 ) -> LaplaceResult:
     """:func:`~bayes_pairwise.pymc_models.laplace.laplace_approximation` on the written-out
     log-density: the same mode, Hessian and draws, with nothing compiled.
 
     Parameters
     ----------
-    spec : DirectSpec
+    spec : DirectSpec or OrderDensity
     names : sequence of str
         The model's free variables and deterministics to return draws of.
     random_seed, draws
@@ -1035,14 +1046,14 @@ def laplace(
     ((500, 1), True)
     """
     core = gaussian_at_mode(
-        lambda x: direct_logp_grad(spec, x),
-        initial_point(spec, random_seed, jitter=False),
+        spec.logp_grad,
+        spec.initial_point(random_seed, jitter=False),
         random_seed=random_seed,
         draws=draws,
     )
     xs = core.draws.T
-    values = constrained_draws(spec, _unravel(spec, xs))
-    lps = np.array([direct_logp_grad(spec, x)[0] for x in xs])
+    values = spec.constrained(_unravel(spec, xs))
+    lps = np.array([spec.logp_grad(x)[0] for x in xs])
     return core.result({n: values[n] for n in names}, lps)
 
 

@@ -20,8 +20,11 @@ is transformed and shaped as in the PyMC model (the rates first, then the tie lo
 density equals the PyMC model's, constants included (``tests/test_order_model.py`` checks
 value and gradient against the compiled graph).
 
-Only NUTS uses it; MAP and the Laplace approximation optimise the graph (two or three
-parameters per judge: nothing to gain).
+NUTS samples it; MAP and the Laplace approximation optimise it too
+(:func:`~bayes_pairwise.pymc_models.direct.find_mode`,
+:func:`~bayes_pairwise.pymc_models.direct.laplace`; MAP on :meth:`OrderDensity.without_jacobian`),
+so no fit of these models compiles PyMC's graph in PyTensor's C backend (on a new machine
+10–20 s per model, for two or three parameters per judge).
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ class OrderDensity:
     """What the written-out density of a hard-truth model needs (built by
     :func:`order_density`); the arrays are C-contiguous copies."""
 
-    shape: np.ndarray  # int64: judges, contexts, positional, ties, by position, dispersion
+    # int64: judges, contexts, positional, ties, by position, dispersion, no Jacobian
+    shape: np.ndarray
     prior: np.ndarray  # float64: eps lower, upper, Dirichlet a (3), tie mu, s, tie_rho Beta a, b
     size: np.ndarray
     offset: np.ndarray
@@ -71,9 +75,6 @@ class OrderDensity:
     # with tie_dispersion, the groups laid out by context (ties, decided, judge; (C, M) each):
     # the per-context log-likelihood sums them (not in the callbacks' user data)
     tie_groups: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-
-    #: Whether MAP and the Laplace approximation can use it (no: they optimise the graph).
-    optimisable = False
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -118,6 +119,19 @@ class OrderDensity:
             self.decided,
             self.tie_cells,
         )
+
+    def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """:func:`order_density_logp_grad` of this density."""
+        return order_density_logp_grad(self, x)
+
+    def without_jacobian(self) -> OrderDensity:
+        """The same model's constrained-space density, the transforms' log-Jacobians left out:
+        its mode is the MAP point (``model.logp(jacobian=False)``)."""
+        import dataclasses
+
+        shape = self.shape.copy()
+        shape[6] = 1
+        return dataclasses.replace(self, shape=shape)
 
     def initial_point(self, seed: int, *, jitter: bool = True) -> np.ndarray:
         """PyMC's start for nutpie: the Dirichlet mean or mid-interval and the tie logits at
@@ -284,7 +298,15 @@ def order_density(
         prior[7], prior[8] = float(rho["alpha"]), float(rho["beta"])
         names.append("tie_rho_logodds__")
         shapes.append((n_judges,))
-    shape = [n_judges, n_c, int(positional), int(with_ties), int(tie_positional), int(dispersion)]
+    shape = [
+        n_judges,
+        n_c,
+        int(positional),
+        int(with_ties),
+        int(tie_positional),
+        int(dispersion),
+        0,  # 1: the transforms' log-Jacobians left out (:meth:`OrderDensity.without_jacobian`)
+    ]
     groups = None
     if dispersion:
         if tie_groups is None:
@@ -483,6 +505,9 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
     with_ties = shape[3] != 0
     tie_pos = shape[4] != 0
     dispersion = shape[5] != 0
+    # the constrained-space density (MAP): each transform's log-Jacobian left out, which for
+    # the Dirichlet and the Beta is one less on each concentration, for the Uniform its density
+    jac = 0.0 if shape[6] != 0 else 1.0
     for k in range(grad.shape[0]):
         grad[k] = 0.0
     ep = np.empty(n_j)
@@ -497,8 +522,9 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
             - math.lgamma(a0)
             - math.lgamma(a1)
             - math.lgamma(a2)
-            + math.log(3.0)
+            + jac * math.log(3.0)
         )
+        a0, a1, a2 = a0 - 1.0 + jac, a1 - 1.0 + jac, a2 - 1.0 + jac
         for q in range(n_j):
             y1 = x[2 * q]
             y2 = x[2 * q + 1]
@@ -512,7 +538,8 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
             probs[q, 0] = e1 / tot
             probs[q, 1] = e2 / tot
             probs[q, 2] = e3 / tot
-            # the density and the simplex transform's Jacobian: sum_k a_k log p_k (+ constants)
+            # the density and the simplex transform's Jacobian: sum_k a_k log p_k (+ constants);
+            # without the Jacobian sum_k (a_k - 1) log p_k
             lp += a0 * (y1 - lse) + a1 * (y2 - lse) + a2 * (y3 - lse)
             ep[q] = probs[q, 0]
             em[q] = probs[q, 1]
@@ -525,9 +552,13 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
             probs[q, 0] = s_t
             ep[q] = lo + width * s_t
             em[q] = ep[q]
-            # Uniform density and the interval transform's Jacobian: log s + log(1 - s)
-            lp += -2.0 * _softplus(-t) - t
-            grad[q] = 1.0 - 2.0 * s_t
+            # Uniform density and the interval transform's Jacobian: log s + log(1 - s);
+            # without the Jacobian the density, -log(width)
+            if jac:
+                lp += -2.0 * _softplus(-t) - t
+                grad[q] = 1.0 - 2.0 * s_t
+            else:
+                lp -= math.log(width)
     o_t = 2 * n_j if positional else n_j
     n_tie = 2 * n_j if tie_pos else (n_j if with_ties else 0)
     eta = np.zeros(n_tie)  # one logit per judge, or (α₊, α₋) per judge
@@ -560,10 +591,11 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
         o_r = o_t + n_tie
         b_a, b_b = prior[7], prior[8]
         lp -= n_j * (math.lgamma(b_a) + math.lgamma(b_b) - math.lgamma(b_a + b_b))
+        b_a, b_b = b_a - 1.0 + jac, b_b - 1.0 + jac
         for q in range(n_j):
             u = x[o_r + q]
             rho = _sigmoid(u)
-            # density and Jacobian: α log ρ + β log(1 − ρ)
+            # density and Jacobian: α log ρ + β log(1 − ρ) (without it α − 1 and β − 1)
             lp -= b_a * _softplus(-u) + b_b * _softplus(u)
             grad[o_r + q] += b_a * (1.0 - rho) - b_b * rho
             kappa = 1.0 / rho - 1.0
@@ -591,7 +623,7 @@ def _logp_entry(x: np.ndarray, grad: np.ndarray, ud: np.ndarray) -> float:
             lp -= tq * _softplus(-eta[q]) + dq * _softplus(eta[q])
             grad[o_t + q] += tq * (1.0 - s_eta) - dq * s_eta
     if positional:
-        a0, a1, a2 = prior[2], prior[3], prior[4]
+        a0, a1, a2 = prior[2] - 1.0 + jac, prior[3] - 1.0 + jac, prior[4] - 1.0 + jac
         a_sum = a0 + a1 + a2
         for q in range(n_j):
             p0 = probs[q, 0]
