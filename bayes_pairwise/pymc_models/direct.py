@@ -39,7 +39,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numba
 import numpy as np
@@ -57,8 +57,26 @@ from bayes_pairwise.pymc_models.fused import (
 from bayes_pairwise.pymc_models.jit_cache import folder_of, keep_in_step, sources_digest
 from bayes_pairwise.pymc_models.laplace import LaplaceResult, gaussian_at_mode, maximise
 
-if TYPE_CHECKING:  # order_density imports this module
-    from bayes_pairwise.pymc_models.order_density import OrderDensity
+
+class Density(Protocol):
+    """What :func:`find_mode` and :func:`laplace` need of a written-out density: a strength
+    model's :class:`DirectSpec` or a hard-truth model's
+    :class:`~bayes_pairwise.pymc_models.order_density.OrderDensity`."""
+
+    names: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]
+
+    @property
+    def sizes(self) -> tuple[int, ...]: ...
+
+    def logp_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]: ...
+
+    def without_jacobian(self) -> Density: ...
+
+    def initial_point(self, seed: int, *, jitter: bool = True) -> np.ndarray: ...
+
+    def constrained(self, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
 
 keep_in_step(__file__)  # before the first cached function: see jit_cache
 
@@ -961,7 +979,7 @@ def without_jacobian(spec: DirectSpec) -> DirectSpec:
 
 
 def find_mode(
-    spec: DirectSpec | OrderDensity,
+    spec: Density,
     names: Sequence[str],
     *,
     random_seed: int,
@@ -1007,7 +1025,7 @@ def find_mode(
     return {n: np.asarray(values[n])[0] for n in names}, result
 
 
-def _unravel(spec: DirectSpec | OrderDensity, xs: np.ndarray) -> dict[str, np.ndarray]:
+def _unravel(spec: Density, xs: np.ndarray) -> dict[str, np.ndarray]:
     """Rows of unconstrained vectors (m, n_dim) as the value variables, shaped (m, *shape)."""
     offsets = np.cumsum((0, *spec.sizes))
     return {
@@ -1017,7 +1035,7 @@ def _unravel(spec: DirectSpec | OrderDensity, xs: np.ndarray) -> dict[str, np.nd
 
 
 def laplace(
-    spec: DirectSpec | OrderDensity, names: Sequence[str], *, random_seed: int, draws: int = 1000
+    spec: Density, names: Sequence[str], *, random_seed: int, draws: int = 1000
 ) -> LaplaceResult:
     """:func:`~bayes_pairwise.pymc_models.laplace.laplace_approximation` on the written-out
     log-density: the same mode, Hessian and draws, with nothing compiled.
