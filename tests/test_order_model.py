@@ -411,6 +411,18 @@ def test_map_recovers_a_hard_truth_log_and_equals_the_strength_models_limit():
     assert m.idata_.posterior_predictive["wins"].shape[:2] == (1, 20)
 
 
+def _jacobian_priors(cls):
+    """Priors of the written-out forms whose transforms' log-Jacobians do not vanish (under the
+    flat defaults a Jacobian left in or out of the constrained-space density would not show)."""
+    return {
+        "eps": {"dist": "Dirichlet", "a": [2.0, 3.0, 30.0]}
+        if cls is bp.PositionalOrder
+        else {"dist": "Uniform", "lower": 0.01, "upper": 0.45},
+        "tie_logit": {"dist": "Logistic", "mu": -1.0, "s": 0.7},
+        "tie_rho": {"dist": "Beta", "alpha": 2.0, "beta": 6.0},
+    }
+
+
 @pytest.mark.parametrize(
     ("cls", "method", "kw"),
     [
@@ -428,13 +440,7 @@ def test_map_and_laplace_on_the_written_out_density_are_the_graphs(monkeypatch, 
     machine, for two or three parameters per judge): the same mode, log density and draws as
     on the graph, under priors whose Jacobians do not vanish."""
     data = bp.load_comparisons(_log(0), context="q", judge="judge", ties="model", truth="gold")
-    priors = {
-        "eps": {"dist": "Dirichlet", "a": [2.0, 3.0, 30.0]}
-        if cls is bp.PositionalOrder
-        else {"dist": "Uniform", "lower": 0.01, "upper": 0.45},
-        "tie_logit": {"dist": "Logistic", "mu": -1.0, "s": 0.7},
-        "tie_rho": {"dist": "Beta", "alpha": 2.0, "beta": 6.0},
-    }
+    priors = _jacobian_priors(cls)
     written = cls(priors=priors, draws=4000, **kw).fit(data, method=method, random_seed=4)
     assert written.settings_["log_density"] == "written out"
     monkeypatch.setattr(cls, "_direct", lambda self, *a: (None, "test: graph"))
@@ -514,13 +520,7 @@ def test_the_written_out_density_is_the_graphs(cls, ties):
         truth="gold",
     )
     dispersion = {"dispersion": True, "pair": "pair"}.get(ties, False)
-    priors = {
-        "eps": {"dist": "Dirichlet", "a": [2.0, 3.0, 30.0]}
-        if cls is bp.PositionalOrder
-        else {"dist": "Uniform", "lower": 0.01, "upper": 0.45},
-        "tie_logit": {"dist": "Logistic", "mu": -1.0, "s": 0.7},
-        "tie_rho": {"dist": "Beta", "alpha": 2.0, "beta": 6.0},
-    }
+    priors = _jacobian_priors(cls)
     m = cls(tie_positional=ties == "positional", tie_dispersion=dispersion, priors=priors)
     spec, why = m.written_out_density(data)
     flat = spec.without_jacobian()
