@@ -745,19 +745,15 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             # below 0), as positional_moments warns in Python: the numbers alone do not say.
             # Where the rates above are the pairs decided in both orders, those moments' edge
             # (the rescaled moments' own is about numbers not reported)
-            from bayes_pairwise.classical.descriptive import (
-                positional_moments,
-                tie_position_check,
-            )
+            from bayes_pairwise.classical.descriptive import positional_moments
             from bayes_pairwise.crosscheck import SYMBOLS
 
             for j, row in tbl.iterrows():
                 if str(j) in rescaled:
-                    chk = tie_position_check(data, judge=j)
-                    if chk.at_boundary:
+                    if row["decided_boundary"]:
                         said.append(
                             f"judge {j!r}, moments of the pairs decided in both orders outside "
-                            f"their domain: {chk.boundary_text()}"
+                            f"their domain: {row['decided_boundary']}"
                         )
                     continue
                 if not bool(row["moments_at_boundary"]):

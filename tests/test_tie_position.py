@@ -17,10 +17,12 @@ import pytest
 import bayes_pairwise as bp
 from bayes_pairwise.caveats import ties_depend_on_position
 from bayes_pairwise.classical.descriptive import (
+    BASIS_DECIDED,
+    descriptive_by_judge,
     positional_moments,
     tie_position_check,
 )
-from bayes_pairwise.errors import DesignError
+from bayes_pairwise.errors import DesignError, TieRescalingWarning
 from bayes_pairwise.simulate import simulate_hard_pairs
 
 EPS_PLUS, EPS_MINUS = 0.05, 0.20
@@ -585,6 +587,11 @@ def test_estimate_names_the_edge_of_the_moments_it_reports(capsys):
         + chk.boundary_text()
     ]
     assert "S_com 0.621 is above 0.518" in edges[0]
+    # the table carries the text, so `estimate` reads it instead of running the check again
+    with pytest.warns(TieRescalingWarning):
+        tbl = descriptive_by_judge(bp.datasets.load("prd_vicuna80"))
+    assert tbl.loc["vicuna-13b", "decided_boundary"] == chk.boundary_text()
+    assert (tbl.loc[tbl["basis"] != BASIS_DECIDED, "decided_boundary"] == "").all()
     est = out["by_judge"]["vicuna-13b"]
     assert est["eps_plus"] + est["eps_minus"] == pytest.approx(1.0)
     assert est["s_com_decided"] == pytest.approx(chk.s_com_both)

@@ -1427,8 +1427,10 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     orders"`` instead of ``"rescaled"``, the columns ``eps_scom_decided``,
     ``eps_plus_decided``, ``eps_minus_decided`` (+ ``_se``), ``s_com_decided`` and
     ``r1_decided`` hold S_com and the moments of those pairs (one decided verdict per
-    position, no rescaling) — the rates the cross-check's verdict and ``estimate`` rest on —
-    and a :class:`~bayes_pairwise.errors.TieRescalingWarning` names the judges. ``basis`` is empty
+    position, no rescaling) — the rates the cross-check's verdict and ``estimate`` rest on —,
+    ``decided_boundary`` says which way those moments left their domain, if they did
+    (:meth:`TiePositionCheck.boundary_text`; empty inside it and on the other bases), and a
+    :class:`~bayes_pairwise.errors.TieRescalingWarning` names the judges. ``basis`` is empty
     under ``"half"`` and ``"drop"``, and where no tie is kept.
 
     Parameters
@@ -1509,6 +1511,7 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "decided_scale",
         "basis",
         *_DECIDED_COLUMNS,
+        "decided_boundary",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
 
@@ -1564,12 +1567,13 @@ def _tie_basis(block: Comparisons) -> dict[str, Any]:
     """``basis`` and the decided-pairs columns of one judge (:func:`descriptive_by_judge`)."""
     nan = {c: float("nan") for c in _DECIDED_COLUMNS}
     if block.tie_policy != "model" or not np.any(np.asarray(block.outcome) == 0.5):
-        return {"basis": "", **nan}
+        return {"basis": "", **nan, "decided_boundary": ""}
     chk = tie_position_check(block)
     if not chk.rescaling_fails or not np.isfinite(chk.eps_plus):
-        return {"basis": BASIS_RESCALED, **nan}
+        return {"basis": BASIS_RESCALED, **nan, "decided_boundary": ""}
     return {
         "basis": BASIS_DECIDED,
+        "decided_boundary": chk.boundary_text(),
         "eps_scom_decided": chk.eps,
         "eps_scom_decided_se": chk.eps_se,
         "eps_plus_decided": chk.eps_plus,
