@@ -176,3 +176,51 @@ def test_transitivity_tightens_round_robins_and_says_so():
     assert b.sharp["eps"][0] <= sim.realised_eps <= b.sharp["eps"][1]  # the truth is an order
     assert "transitivity tightened" in b.summary()
     assert b.to_dict()["bounds"]["eps"] == [b.bounds["eps"][0], b.bounds["eps"][1]]
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_the_envelope_keeps_every_choice_the_optimiser_can_pick(sign):
+    """Dinkelbach's step picks argmin(s − λ·b) per unit; the choices cut before it
+    (``_envelope``) must leave that pick unchanged at every λ the iteration can reach —
+    at random ratios, and at the breakpoints where two choices tie (argmin takes the first)."""
+    from bayes_pairwise.classical import bounds as bounds_mod
+
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 30, size=(400, 40)).astype(float)
+    b = a + rng.integers(1, 30, size=a.shape)  # errors among more verdicts: ratios in (0, 1)
+    a[rng.random(a.shape) < 0.2] = np.nan  # padding
+    bad = np.isnan(a)
+    sa = np.where(bad, np.inf, sign * a)
+    bz = np.where(bad, 0.0, b)
+    lo, hi = sorted(sign * np.array(bounds_mod._ratio_range(a, b, bad)))
+    keep = bounds_mod._envelope(sa, bz, lo - 1e-9, hi + 1e-9)
+    assert keep.sum() < 0.25 * (~bad).sum()  # it does cut
+    with np.errstate(invalid="ignore", divide="ignore"):  # where two choices of a unit tie
+        crossings = (sa[:20, :, None] - sa[:20, None, :]) / (bz[:20, :, None] - bz[:20, None, :])
+    lams = np.concatenate([rng.uniform(lo, hi, 200), crossings[np.isfinite(crossings)]])
+    for lam in lams[(lams >= lo) & (lams <= hi)] + 1e-12:  # the objective's shift
+        obj = sa - lam * bz
+        pick = np.argmin(obj, axis=1)
+        assert keep[np.arange(sa.shape[0]), pick].all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cutting_the_choices_leaves_the_bounds_and_their_intervals_as_they_were(seed, monkeypatch):
+    """Round robins of 5–7 items (dozens of distinct choices a context), ties, pairs in one
+    order, labels on some pairs, 2-item contexts and one of 8 (its pairs free), contexts
+    resampled: the bounds and their bootstrap intervals with the choices cut equal those with
+    every choice kept."""
+    from bayes_pairwise.classical import bounds as bounds_mod
+
+    rng = np.random.default_rng(seed)
+    sizes = tuple(int(k) for k in rng.integers(5, 8, size=12))
+    if seed == 2:
+        sizes += (2, 2, 8)
+    data = _random_log(rng, sizes, labels=seed == 1)
+    cut = error_bounds(data, n_bootstrap=200, random_seed=3)
+    monkeypatch.setattr(bounds_mod, "_envelope", lambda sa, bz, lo, hi: np.isfinite(sa))
+    full = error_bounds(data, n_bootstrap=200, random_seed=3)
+    for c, f in zip(cut, full, strict=True):
+        for q in QUANTITIES:
+            np.testing.assert_allclose(c.sharp[q], f.sharp[q], rtol=0, atol=1e-13)
+            np.testing.assert_allclose(c.bounds[q], f.bounds[q], rtol=0, atol=1e-13)
