@@ -303,13 +303,7 @@ def _distinct(a: np.ndarray, b: np.ndarray, allowed: np.ndarray) -> tuple[np.nda
     key = np.sort(key, axis=1)
     keep = np.isfinite(key)
     keep[:, 1:] &= key[:, 1:] != key[:, :-1]
-    # the distinct values of each row, in order, moved to its front (no second sort)
-    slot = np.cumsum(keep, axis=1) - 1
-    k_eff = max(1, int(keep.sum(axis=1).max()))
-    packed = np.full((key.shape[0], k_eff), np.inf)
-    unit = np.broadcast_to(np.arange(key.shape[0])[:, None], key.shape)
-    packed[unit[keep], slot[keep]] = key[keep]
-    key = packed
+    key = _packed(key, keep, np.inf)  # the distinct values of each row, in order (no 2nd sort)
     fin = np.isfinite(key)
     num = np.where(fin, np.floor(np.where(fin, key, 0) / 2.0**24), np.nan)
     den = np.where(fin, np.where(fin, key, 0) - num * 2.0**24, np.nan)
