@@ -329,14 +329,15 @@ def _envelope(sa: np.ndarray, bz: np.ndarray, lo: float, hi: float) -> np.ndarra
     [[1, 1, 0, 0, 0]]
     """
     valid = np.isfinite(sa)
+    s_valid = np.where(valid, sa, 0.0)
     keep = valid.copy()
     if lo >= -1e-6 or hi <= 1e-6:
         # Pareto front: sorted from the best b for this sign of λ, a choice is beaten by an
         # earlier one with a smaller s (by more than the other sign's sliver of λ can undo)
         d = 1.0 if lo >= -1e-6 else -1.0
         slack = (max(-lo, 0.0) if d > 0 else max(hi, 0.0)) * np.ptp(np.where(valid, bz, 0.0))
-        big = np.abs(np.where(valid, sa, 0.0)).max() + 1.0
-        key = np.where(valid, -d * bz * (2.0 * big) + np.where(valid, sa, 0.0), np.inf)
+        big = np.abs(s_valid).max() + 1.0
+        key = np.where(valid, -d * bz * (2.0 * big) + s_valid, np.inf)
         order = np.argsort(key, axis=1, kind="stable")
         s_sorted = np.take_along_axis(np.where(valid, sa, np.inf), order, axis=1)
         before = np.minimum.accumulate(s_sorted, axis=1)
@@ -345,7 +346,7 @@ def _envelope(sa: np.ndarray, bz: np.ndarray, lo: float, hi: float) -> np.ndarra
         np.put_along_axis(keep, order, front, axis=1)
     idx = _packed(np.broadcast_to(np.arange(sa.shape[1]), sa.shape), keep, -1)
     ok = idx >= 0
-    s = np.where(ok, np.take_along_axis(sa, np.maximum(idx, 0), axis=1), 0.0)
+    s = np.where(ok, np.take_along_axis(s_valid, np.maximum(idx, 0), axis=1), 0.0)
     bp = np.take_along_axis(bz, np.maximum(idx, 0), axis=1)
     d_s = s[:, :, None] - s[:, None, :]  # (U, k, m)
     d_b = bp[:, :, None] - bp[:, None, :]
@@ -386,18 +387,17 @@ def _dinkelbach(choices, n_rep: int, sign: float, weight_of) -> np.ndarray:
     prepared = []
     for a, b in choices:
         bad = np.isnan(a) | np.isnan(b)
-        sa = np.where(bad, np.inf, sign * a)
-        bz = np.where(bad, 0.0, b)
         if a.shape[0] == 1 and a.shape[2] > 1:
             # the ratios λ the iteration visits (its objective shifts them by 1e-12)
             r_lo, r_hi = _ratio_range(a, b, bad)
             lam_lo, lam_hi = sorted((sign * r_lo, sign * r_hi))
-            keep = _envelope(sa[0], bz[0], lam_lo - 1e-9, lam_hi + 1e-9)
+            sa0 = np.where(bad[0], np.inf, sign * a[0])
+            keep = _envelope(sa0, np.where(bad[0], 0.0, b[0]), lam_lo - 1e-9, lam_hi + 1e-9)
             start = np.argmin(np.where(bad[0], np.inf, -b[0]), axis=1)  # the start's pick
             keep[np.arange(keep.shape[0]), start] = True
             a, b, bad = (_packed(v[0], keep, fill)[None] for v, fill in ((a, 0), (b, 0), (bad, 1)))
-            sa = np.where(bad, np.inf, sign * a)
-            bz = np.where(bad, 0.0, b)
+        sa = np.where(bad, np.inf, sign * a)
+        bz = np.where(bad, 0.0, b)
         prepared.append((sa, bz, np.where(bad, np.inf, -b), np.where(bad, 0.0, a)))
 
     def at(lam: np.ndarray, start: bool = False) -> tuple[np.ndarray, np.ndarray]:

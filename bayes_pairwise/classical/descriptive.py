@@ -1565,12 +1565,12 @@ def _warn_if_rescaling_fails(block: Comparisons, st: Mapping[str, Any], lab: Any
 
 def _tie_basis(block: Comparisons) -> dict[str, Any]:
     """``basis`` and the decided-pairs columns of one judge (:func:`descriptive_by_judge`)."""
-    nan = {c: float("nan") for c in _DECIDED_COLUMNS}
+    none = {**{c: float("nan") for c in _DECIDED_COLUMNS}, "decided_boundary": ""}
     if block.tie_policy != "model" or not np.any(np.asarray(block.outcome) == 0.5):
-        return {"basis": "", **nan, "decided_boundary": ""}
+        return {"basis": "", **none}
     chk = tie_position_check(block)
     if not chk.rescaling_fails or not np.isfinite(chk.eps_plus):
-        return {"basis": BASIS_RESCALED, **nan, "decided_boundary": ""}
+        return {"basis": BASIS_RESCALED, **none}
     return {
         "basis": BASIS_DECIDED,
         "decided_boundary": chk.boundary_text(),
