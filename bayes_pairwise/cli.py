@@ -899,6 +899,10 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
     else:  # pragma: no cover - argparse restricts choices
         raise BayesPairwiseError(f"unknown method {method!r}")
 
+    if method in ("deltas", "deltas2d"):
+        grid_said = _grid_basis_warnings(data, method)
+        if grid_said:
+            extra.setdefault("warnings", []).extend(grid_said)
     settings["contexts_pooled"] = pooled
     if method in ("deltas", "deltas2d"):
         settings["interval"] = f"{interval_label()} bootstrap percentile interval, " + (
@@ -912,6 +916,54 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
     if len(by_judge) > 1:
         out["by_judge"] = {j: r["estimates"] for j, r in by_judge.items()}
     out.update(extra)
+    return out
+
+
+def _grid_basis_warnings(data: Any, method: str) -> list[str]:
+    """Per judge whose ties break the rescaling for the tie share: the Δ_S grids place ties at
+    random (and the 2-D grid's split rescales 2r₁ − 1 for the tie share), so they are not the
+    cross-check's basis; the rates that are (the moments, or S_com, of the pairs decided in both
+    orders), from :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge`, the one
+    place that rule lives."""
+    from bayes_pairwise.classical.descriptive import BASIS_DECIDED, descriptive_by_judge
+    from bayes_pairwise.crosscheck import SYMBOLS
+
+    if data.tie_policy == "drop" or not data.n_ties:
+        return []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tie caveats are printed once, by the command
+        tbl = descriptive_by_judge(data)
+    if "basis" not in tbl:
+        return []
+    cols = {"deltas": ("eps_scom",), "deltas2d": ("eps_plus", "eps_minus")}[method]
+    what = (
+        "the Δ_S grid (ties placed at random)"
+        if method == "deltas"
+        else "the 2-D Δ_S grid (ties placed at random) and its split by r₁ rescaled for the tie "
+        "share (2r₁ − 1 divided by 1 − τ)"
+    )
+    out = []
+    for j, row in tbl.iterrows():
+        if row.get("basis") != BASIS_DECIDED:
+            continue
+        vals = [
+            f"{SYMBOLS['eps' if c == 'eps_scom' else c]} {float(row[c + '_decided']):.4f}"
+            for c in cols
+            if math.isfinite(float(row[c + "_decided"]))
+        ]
+        out.append(
+            f"judge {j!r}: its ties depend on where the better text is shown, or come in pairs, "
+            f"which {what} does not allow: not the basis of compare's verdict"
+            + (
+                f"; the pairs decided in both orders, that basis, give {', '.join(vals)}"
+                if vals
+                else "; the pairs decided in both orders, that basis, give no value (their "
+                "S_com is above 1/2)"
+            )
+            + " (estimate --method "
+            + ("scom" if method == "deltas" else "moments")
+            + ")"
+        )
     return out
 
 

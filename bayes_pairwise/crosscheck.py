@@ -1285,7 +1285,16 @@ def _classical_rows(
                             lo,
                             hi,
                             how,
-                            note=_join("ε₊ + ε₋ from the 2-D grid, split with r₁", grid_note(g2)),
+                            note=_join(
+                                "ε₊ + ε₋ from the 2-D grid, split with r₁",
+                                grid_note(g2),
+                                not_basis(
+                                    "the grid's synthetic matrices (ties at random) and r₁ "
+                                    "rescaled for the tie share"
+                                )
+                                if moved
+                                else "",
+                            ),
                         )
                     )
         if cf.labelled is not None and j in cf.labelled.index:

@@ -687,3 +687,58 @@ def test_estimate_says_why_a_rescaled_rate_is_below_zero(tmp_path, capsys):
         "moments among all verdicts are inside their domain): sampling noise around 0, kept "
         "unclipped with its interval"
     ]
+
+
+def test_the_grids_say_they_are_not_the_basis_where_the_tie_rescaling_fails(tmp_path, capsys):
+    """The Δ_S grids place ties at random, and the 2-D grid's split by r₁ divides 2r₁ − 1 by
+    1 − τ: both assume a tie does not depend on where the better text is shown. Where it does,
+    `estimate --method deltas2d` says its ε₊, ε₋ are not compare's basis and gives that basis
+    (the moments of the pairs decided in both orders, the numbers `estimate --method moments`
+    prints); compare's rows 'sum split by r₁' say so as the sum's row does. Where the ties
+    hold, nothing is said."""
+    import json
+
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.crosscheck import METHOD_GRID_SPLIT, METHOD_GRID_SUM, crosscheck
+
+    outs = {}
+    for name, taus in (("moved", (0.04, 0.30)), ("held", (0.12, 0.12))):
+        data = _log(*taus, seed=11, n_contexts=40)
+        path = tmp_path / f"{name}.csv"
+        data.to_frame().to_csv(path, index=False)
+        chk = tie_position_check(data)
+        assert chk.rescaling_fails is (name == "moved")
+        args = ["estimate", str(path), "--context-column", "context", "--seed", "0", "--json"]
+        assert main([*args, "--method", "deltas2d"]) == 0
+        outs[name] = json.loads(capsys.readouterr().out)
+        said = [w for w in outs[name].get("warnings", []) if "not the basis" in w]
+        if name == "held":
+            assert said == []
+            continue
+        assert len(said) == 1
+        assert f"ε₊ {chk.eps_plus:.4f}, ε₋ {chk.eps_minus:.4f}" in said[0]
+        assert main([*args, "--method", "moments"]) == 0
+        moments = json.loads(capsys.readouterr().out)["estimates"]
+        assert moments["eps_plus"] == pytest.approx(chk.eps_plus)
+        assert moments["eps_minus"] == pytest.approx(chk.eps_minus)
+        # the split rescales the first-position gap: here it is another number
+        est = outs[name]["estimates"]
+        assert abs((est["eps_minus"] - est["eps_plus"]) - (chk.eps_minus - chk.eps_plus)) > 0.02
+        cc = crosscheck(
+            data,
+            models=("positional",),
+            method="map",
+            random_seed=0,
+            delta_s=False,
+            biased_bt_spread=False,
+            strengths=False,
+            leaderboard=False,
+            diagnostics=False,
+        )
+        rows = cc.table[cc.table.method.isin([METHOD_GRID_SPLIT, METHOD_GRID_SUM])]
+        assert len(rows) == 3
+        assert rows.note.str.contains("not the verdict's basis").all()
+        split = rows[rows.method == METHOD_GRID_SPLIT].set_index("quantity")
+        assert split.loc["eps_plus", "estimate"] == pytest.approx(est["eps_plus"])
+        ag = cc.agreement[cc.agreement.classical.isin([METHOD_GRID_SPLIT, METHOD_GRID_SUM])]
+        assert len(ag) and not ag.primary.any()
