@@ -242,6 +242,9 @@ def test_fit_needs_a_judge_and_a_complete_round_robin(cache):
     with pytest.raises(DesignError, match="fall short"):
         DeltaSFit(cache_dir=cache).fit(gap)
     ctx = simulate_round_robin(4, eps=0.1, n_contexts=3, random_seed=3).frame.iloc[1:]
+    # how many contexts fall short, and how to fit the rest, from the command line too
+    with pytest.raises(DesignError, match=r"1 of 3 contexts .*--skip-incomplete.* 2 complete"):
+        DeltaSFit(cache_dir=cache).fit(load_comparisons(ctx, context="context"))
     with pytest.warns(DesignWarning, match="1 of 3 contexts skipped") as caught:
         fit = DeltaSFit(cache_dir=cache, skip_incomplete=True).fit(
             load_comparisons(ctx, context="context")

@@ -937,6 +937,7 @@ def _design_matrices(
 
     ctx_of = np.asarray(block.item_context)
     labels, mats, skipped = [], [], []
+    first_bad: tuple[Any, np.ndarray, np.ndarray] | None = None
     for c, ctx in enumerate(block.contexts):
         items = np.flatnonzero(ctx_of == c)
         if items.size == 0:
@@ -944,20 +945,27 @@ def _design_matrices(
         sub = W[np.ix_(items, items)]
         bad = np.argwhere(np.isnan(np.triu(sub, 1)) & np.triu(np.ones_like(sub, bool), 1))
         if items.size < 2 or bad.size:
-            if skip_incomplete:
-                skipped.append(ctx)
-                continue
-            shown = ", ".join(
-                f"({block.items[items[x]]!r}, {block.items[items[y]]!r})" for x, y in bad[:6]
-            )
-            more = f", … ({len(bad) - 6} more)" if len(bad) > 6 else ""
-            raise DesignError(
-                f"context {ctx!r}: Δ_S needs a complete round-robin with k+={k_plus}, "
-                f"k-={k_minus} verdicts for every pair; {len(bad)} pair(s) fall short: "
-                f"{shown}{more}. Use ties='half' if ties were dropped, or skip_incomplete=True"
-            )
+            skipped.append(ctx)
+            if first_bad is None:
+                first_bad = (ctx, items, bad)
+            continue
         labels.append(ctx)
         mats.append(sub)
+    if skipped and not skip_incomplete:
+        ctx, items, bad = first_bad  # type: ignore[misc]
+        shown = ", ".join(
+            f"({block.items[items[x]]!r}, {block.items[items[y]]!r})" for x, y in bad[:6]
+        )
+        more = f", … ({len(bad) - 6} more)" if len(bad) > 6 else ""
+        short = f"{len(bad)} pair(s) fall short: {shown}{more}" if bad.size else "under 2 items"
+        raise DesignError(
+            f"{len(skipped)} of {len(block.contexts)} contexts are not complete round-robins "
+            f"with k+={k_plus}, k-={k_minus} verdicts for every pair, which Δ_S needs; the first, "
+            f"context {ctx!r}: {short}. "
+            + ("Use ties='half' if ties were dropped, or " if block.n_ties_dropped else "Use ")
+            + "skip_incomplete=True (--skip-incomplete on the command line) to fit the "
+            f"{len(labels)} complete one(s)"
+        )
     if skipped:
         warnings.warn(
             f"{len(skipped)} of {len(block.contexts)} contexts skipped (incomplete round-robin "
