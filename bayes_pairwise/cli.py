@@ -925,7 +925,11 @@ def _grid_basis_warnings(data: Any, method: str) -> list[str]:
     cross-check's basis; the rates that are (the moments, or S_com, of the pairs decided in both
     orders), from :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge`, the one
     place that rule lives."""
-    from bayes_pairwise.classical.descriptive import BASIS_DECIDED, descriptive_by_judge
+    from bayes_pairwise.classical.descriptive import (
+        BASIS_DECIDED,
+        descriptive_by_judge,
+        tie_position_check,
+    )
     from bayes_pairwise.crosscheck import SYMBOLS
 
     if data.tie_policy == "drop" or not data.n_ties:
@@ -951,9 +955,10 @@ def _grid_basis_warnings(data: Any, method: str) -> list[str]:
             for c in cols
             if math.isfinite(float(row[c + "_decided"]))
         ]
+        why = tie_position_check(data, judge=j).reason()  # the numbers the basis moved on
         out.append(
-            f"judge {j!r}: its ties depend on where the better text is shown, or come in pairs, "
-            f"which {what} does not allow: not the basis of compare's verdict"
+            f"judge {j!r}: {why}, which {what} does not allow: not "
+            "the basis of compare's verdict"
             + (
                 f"; the pairs decided in both orders, that basis, give {', '.join(vals)}"
                 if vals

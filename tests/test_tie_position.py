@@ -53,22 +53,21 @@ def _log(
 
 
 def _cross_check(data, model: str, **kw):
-    """A MAP cross-check of one model with the classical rows only (no grids, no strengths)."""
+    """A MAP cross-check of one model with the classical rows only (no grids, no strengths
+    unless ``kw`` turns them on)."""
     from bayes_pairwise.crosscheck import crosscheck
 
-    return crosscheck(
-        data,
-        models=(model,),
-        method="map",
-        random_seed=0,
-        delta_s=False,
-        delta_s_2d=False,
-        biased_bt_spread=False,
-        strengths=False,
-        leaderboard=False,
-        diagnostics=False,
-        **kw,
-    )
+    settings = {
+        "method": "map",
+        "random_seed": 0,
+        "delta_s": False,
+        "delta_s_2d": False,
+        "biased_bt_spread": False,
+        "strengths": False,
+        "leaderboard": False,
+        "diagnostics": False,
+    }
+    return crosscheck(data, models=(model,), **{**settings, **kw})
 
 
 def _by_hand(data):
@@ -699,7 +698,7 @@ def test_the_grids_say_they_are_not_the_basis_where_the_tie_rescaling_fails(tmp_
     import json
 
     from bayes_pairwise.cli import main
-    from bayes_pairwise.crosscheck import METHOD_GRID_SPLIT, METHOD_GRID_SUM, crosscheck
+    from bayes_pairwise.crosscheck import METHOD_GRID_SPLIT, METHOD_GRID_SUM
 
     outs = {}
     for name, taus in (("moved", (0.04, 0.30)), ("held", (0.12, 0.12))):
@@ -724,17 +723,7 @@ def test_the_grids_say_they_are_not_the_basis_where_the_tie_rescaling_fails(tmp_
         # the split rescales the first-position gap: here it is another number
         est = outs[name]["estimates"]
         assert abs((est["eps_minus"] - est["eps_plus"]) - (chk.eps_minus - chk.eps_plus)) > 0.02
-        cc = crosscheck(
-            data,
-            models=("positional",),
-            method="map",
-            random_seed=0,
-            delta_s=False,
-            biased_bt_spread=False,
-            strengths=False,
-            leaderboard=False,
-            diagnostics=False,
-        )
+        cc = _cross_check(data, "positional", delta_s_2d=True)
         rows = cc.table[cc.table.method.isin([METHOD_GRID_SPLIT, METHOD_GRID_SUM])]
         assert len(rows) == 3
         assert rows.note.str.contains("not the verdict's basis").all()
