@@ -923,22 +923,15 @@ def _grid_basis_warnings(data: Any, method: str) -> list[str]:
     """Per judge whose ties break the rescaling for the tie share: the Δ_S grids place ties at
     random (and the 2-D grid's split rescales 2r₁ − 1 for the tie share), so they are not the
     cross-check's basis; the rates that are (the moments, or S_com, of the pairs decided in both
-    orders), from :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge`, the one
-    place that rule lives."""
-    from bayes_pairwise.classical.descriptive import (
-        BASIS_DECIDED,
-        descriptive_by_judge,
-        tie_position_check,
-    )
+    orders) and why the basis moved, from
+    :func:`~bayes_pairwise.classical.descriptive.descriptive_by_judge`, the one place that rule
+    lives."""
+    from bayes_pairwise.classical.descriptive import BASIS_DECIDED, descriptive_by_judge
     from bayes_pairwise.crosscheck import SYMBOLS
 
-    if data.tie_policy == "drop" or not data.n_ties:
-        return []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tie caveats are printed once, by the command
         tbl = descriptive_by_judge(data)
-    if "basis" not in tbl:
-        return []
     cols = {"deltas": ("eps_scom",), "deltas2d": ("eps_plus", "eps_minus")}[method]
     what = (
         "the Δ_S grid (ties placed at random)"
@@ -955,9 +948,8 @@ def _grid_basis_warnings(data: Any, method: str) -> list[str]:
             for c in cols
             if math.isfinite(float(row[c + "_decided"]))
         ]
-        why = tie_position_check(data, judge=j).reason()  # the numbers the basis moved on
         out.append(
-            f"judge {j!r}: {why}, which {what} does not allow: not "
+            f"judge {j!r}: {row['decided_reason']}, which {what} does not allow: not "
             "the basis of compare's verdict"
             + (
                 f"; the pairs decided in both orders, that basis, give {', '.join(vals)}"

@@ -591,6 +591,7 @@ def test_estimate_names_the_edge_of_the_moments_it_reports(capsys):
         tbl = descriptive_by_judge(bp.datasets.load("prd_vicuna80"))
     assert tbl.loc["vicuna-13b", "decided_boundary"] == chk.boundary_text()
     assert (tbl.loc[tbl["basis"] != BASIS_DECIDED, "decided_boundary"] == "").all()
+    assert (tbl.loc[tbl["basis"] != BASIS_DECIDED, "decided_reason"] == "").all()
     est = out["by_judge"]["vicuna-13b"]
     assert est["eps_plus"] + est["eps_minus"] == pytest.approx(1.0)
     assert est["s_com_decided"] == pytest.approx(chk.s_com_both)
@@ -716,6 +717,8 @@ def test_the_grids_say_they_are_not_the_basis_where_the_tie_rescaling_fails(tmp_
             continue
         assert len(said) == 1
         assert f"ε₊ {chk.eps_plus:.4f}, ε₋ {chk.eps_minus:.4f}" in said[0]
+        assert said[0].startswith(f"judge 'judge': {chk.reason()}, which")  # its own numbers
+        assert bp.descriptive_by_judge(data).loc["judge", "decided_reason"] == chk.reason()
         assert main([*args, "--method", "moments"]) == 0
         moments = json.loads(capsys.readouterr().out)["estimates"]
         assert moments["eps_plus"] == pytest.approx(chk.eps_plus)

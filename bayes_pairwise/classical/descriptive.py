@@ -1429,7 +1429,9 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     ``r1_decided`` hold S_com and the moments of those pairs (one decided verdict per
     position, no rescaling) — the rates the cross-check's verdict and ``estimate`` rest on —,
     ``decided_boundary`` says which way those moments left their domain, if they did
-    (:meth:`TiePositionCheck.boundary_text`; empty inside it and on the other bases), and a
+    (:meth:`TiePositionCheck.boundary_text`; empty inside it and on the other bases),
+    ``decided_reason`` why the basis moved, with the numbers (:meth:`TiePositionCheck.reason`;
+    empty on the other bases), and a
     :class:`~bayes_pairwise.errors.TieRescalingWarning` names the judges. ``basis`` is empty
     under ``"half"`` and ``"drop"``, and where no tie is kept.
 
@@ -1512,6 +1514,7 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "basis",
         *_DECIDED_COLUMNS,
         "decided_boundary",
+        "decided_reason",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
 
@@ -1565,7 +1568,11 @@ def _warn_if_rescaling_fails(block: Comparisons, st: Mapping[str, Any], lab: Any
 
 def _tie_basis(block: Comparisons) -> dict[str, Any]:
     """``basis`` and the decided-pairs columns of one judge (:func:`descriptive_by_judge`)."""
-    none = {**{c: float("nan") for c in _DECIDED_COLUMNS}, "decided_boundary": ""}
+    none = {
+        **{c: float("nan") for c in _DECIDED_COLUMNS},
+        "decided_boundary": "",
+        "decided_reason": "",
+    }
     if block.tie_policy != "model" or not np.any(np.asarray(block.outcome) == 0.5):
         return {"basis": "", **none}
     chk = tie_position_check(block)
@@ -1574,6 +1581,7 @@ def _tie_basis(block: Comparisons) -> dict[str, Any]:
     return {
         "basis": BASIS_DECIDED,
         "decided_boundary": chk.boundary_text(),
+        "decided_reason": chk.reason(),
         "eps_scom_decided": chk.eps,
         "eps_scom_decided_se": chk.eps_se,
         "eps_plus_decided": chk.eps_plus,
