@@ -462,7 +462,10 @@ _INFOS: tuple[DatasetInfo, ...] = (
                 "second": "model_b (NOMINAL second)",
                 "outcome": "first / second / tie (model_a / model_b / tie or 'tie (bothbad)')",
                 "judge": "human, gpt-4-0125-preview, claude-3-opus-20240229, gpt-3.5-turbo",
-                "repeat": "0 (one verdict per judge and battle)",
+                "repeat": (
+                    "the battle's number among the battles of its ordered pair of models "
+                    "(0, 1, …, in file order; one verdict per judge and battle)"
+                ),
                 "winner": "upstream verdict: model_a, model_b, tie, 'tie (bothbad)' (human only)",
                 "self_preference": _SELF_PREF,
             }

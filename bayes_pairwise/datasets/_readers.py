@@ -214,6 +214,9 @@ ARENA_VERDICT = {"model_a": "first", "model_b": "second", "tie": "tie", "tie (bo
 def chatbot_arena() -> pd.DataFrame:
     """Tidy Chatbot Arena verdicts, one row per (battle, judge); model_a is a NOMINAL first."""
     raw = read_csv("chatbot_arena/chatbot_arena_human_and_llm_judges.csv.gz", question_id="str")
+    # each battle is a new showing of its ordered pair of models (a new prompt): numbered in
+    # file order, so the loader does not read the 388 battles of a pair as one row written twice
+    showing = raw.groupby(["model_a", "model_b"], sort=False).cumcount().astype("int64")
     parts = []
     for judge in ARENA_JUDGES:
         winner = raw[f"winner_{judge}"].astype("str")
@@ -226,7 +229,7 @@ def chatbot_arena() -> pd.DataFrame:
                     "second": raw["model_b"].astype("str"),
                     "outcome": _outcome(winner, ARENA_VERDICT, "chatbot_arena"),
                     "judge": judge,
-                    "repeat": 0,
+                    "repeat": showing,
                     "winner": winner,
                 }
             )
