@@ -1536,10 +1536,11 @@ def _flag_names() -> Iterator[None]:
         msg = (
             str(exc)
             .replace(
-                "pass judge=…",
-                "pass --judge NAME, or --pool-judges to rank all their verdicts together (the "
-                "board compare and report print)",
+                "pass judge=… to rank by one of them",
+                "pass --judge NAME to rank by one of them, or --pool-judges to rank all their "
+                "verdicts together (the board compare and report print)",
             )
+            .replace("pass judge=…", "pass --judge NAME")
             .replace("group_by='name'", "--group-by name")
         )
         raise DesignError(msg) from exc

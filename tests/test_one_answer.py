@@ -225,7 +225,12 @@ def test_pooled_leaderboard_is_compares_board_and_estimates_strengths(capsys):
         )
     # the refusal names the way out; --pool-judges with --judge is refused
     assert main(["leaderboard", "prd_vicuna80"]) == 2
-    assert "--pool-judges to rank all their verdicts together" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert (
+        "pass --judge NAME to rank by one of them, or --pool-judges to rank all their verdicts "
+        "together (the board compare and report print)" in said
+    )
+    assert "judge=" not in said and said.count("to rank") == 2
     assert main(["leaderboard", "prd_vicuna80", "--pool-judges", "--judge", "gpt4"]) == 2
     assert "does not combine with --judge" in capsys.readouterr().err
 
