@@ -717,15 +717,28 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         settings["seed_stream"] = stream
 
     if method in ("scom", "moments"):
-        from bayes_pairwise.classical.descriptive import (
-            descriptive_by_judge,
-        )
+        from bayes_pairwise.classical.descriptive import ONE_ORDER_LEAD, descriptive_by_judge
+        from bayes_pairwise.errors import DesignError
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             # a basis on the pairs decided in both orders: the note below says it
             warnings.simplefilter("ignore", TieRescalingWarning)
+            # a judge without pairs in both orders: the caveat "Too few verdicts to say" below
+            warnings.filterwarnings("ignore", message=ONE_ORDER_LEAD)
             tbl = descriptive_by_judge(data)
+        if not (tbl["n_pairs_both_orders"] > 0).any():  # no judge has a number to report
+            raise DesignError(
+                f"--method {method} needs pairs shown in both orders; "
+                + (
+                    "this log shows none"
+                    if data.n_judges == 1
+                    else f"none of the {data.n_judges} judges saw one"
+                )
+                + f" ({int(tbl['n_pairs'].sum())} judge-pair(s), each in one order only): "
+                "S_com and the moments read a pair's verdicts in both orders. "
+                "--method bt-mm, elo or copeland do not need them"
+            )
         keys = (
             ["eps_scom", "eps_scom_se", "s_com", "consistency"]
             if method == "scom"
@@ -749,6 +762,8 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             from bayes_pairwise.crosscheck import SYMBOLS
 
             for j, row in tbl.iterrows():
+                if not row["n_pairs_both_orders"]:  # no moments (descriptive_by_judge says so)
+                    continue
                 if str(j) in rescaled:
                     if row["decided_boundary"]:
                         said.append(

@@ -370,3 +370,33 @@ def test_a_crowd_of_judges_is_named_in_one_short_line(tmp_path, capsys):
     assert f"all 9 judges ({listed}) in one table" in res["pooling_note"]
     with pytest.raises(DesignError, match=rf"hold 9 judges \({listed}\); pass judge"):
         sim.data.one_judge()
+
+
+@pytest.mark.parametrize("method", ["scom", "moments"])
+def test_estimate_says_where_no_pair_was_shown_in_both_orders(method, tmp_path, capsys):
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    both = simulate_round_robin(8, eps=0.1, random_seed=1).frame.assign(judge="A")
+    one = simulate_round_robin(8, eps=0.1, k_plus=1, k_minus=0, random_seed=2).frame
+    one = one.assign(judge="B")
+    # every judge in one order only (llmfao's design): one error naming the way out, where
+    # `--method moments` raised "no pair of 0 was" on the first judge and `scom` printed NaNs
+    path = tmp_path / "one.csv"
+    one.to_csv(path, index=False)
+    assert main(["estimate", str(path), "--judge-column", "judge", "--method", method]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"--method {method} needs pairs shown in both orders; this log shows none (28 "
+        "judge-pair(s), each in one order only)"
+    ) in err
+    assert "--method bt-mm, elo or copeland do not need them" in err
+    # one judge of two: its numbers are NaN and the command says why, once
+    path = tmp_path / "mixed.csv"
+    pd.concat([both, one]).to_csv(path, index=False)
+    argv = ["estimate", str(path), "--judge-column", "judge", "--method", method, "--json"]
+    res = run_json(capsys, argv)
+    key = "eps" if method == "scom" else "eps_plus"
+    assert res["by_judge"]["B"][key] is None  # NaN in JSON
+    assert np.isfinite(res["estimates"][f"{key}[A]"])
+    about_b = [w for w in res["warnings"] if "'B'" in w]
+    assert len(about_b) == 1 and "0 pairs seen in both orders" in about_b[0]

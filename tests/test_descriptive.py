@@ -20,10 +20,11 @@ from bayes_pairwise.classical.descriptive import (
     estimate_eps_scom,
     first_position_rate,
     moments_from_rates,
+    one_order_text,
     position_consistency,
     positional_moments,
 )
-from bayes_pairwise.data import load_comparisons
+from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.errors import DesignError, DesignWarning
 from bayes_pairwise.matrices import z_matrix
 from bayes_pairwise.simulate import simulate_round_robin
@@ -158,8 +159,30 @@ def test_descriptive_by_judge_one_row_per_judge():
 
 def test_one_order_only_is_a_design_error():
     df = pd.DataFrame({"first": ["a", "a"], "second": ["b", "c"], "outcome": ["first"] * 2})
-    with pytest.raises(DesignError, match="both orders"):
+    with pytest.raises(DesignError, match="none of its 2 pair"):
         commutativity_score(load_comparisons(df))
+
+
+def _both_and_one_order() -> Comparisons:
+    """Judge A sees 28 pairs in both orders; judge B the 28 pairs of another log in one."""
+    a = simulate_round_robin(8, eps=0.1, random_seed=1).frame.assign(judge="A")
+    b = simulate_round_robin(8, eps=0.1, k_plus=1, k_minus=0, random_seed=2).frame
+    return load_comparisons(pd.concat([a, b.assign(judge="B")]), judge="judge")
+
+
+def test_a_judge_without_pairs_in_both_orders_is_named_not_left_as_bare_nans():
+    d = _both_and_one_order()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tab = descriptive_by_judge(d)
+    said = [str(w.message) for w in caught]
+    assert said == [one_order_text(["B"], 2)]
+    assert said[0].startswith("no pair was shown in both orders to judge(s) 'B' (1 of 2)")
+    assert tab.loc["B", ["n_verdicts", "n_pairs", "n_pairs_both_orders"]].tolist() == [28, 28, 0]
+    assert tab.loc["B", ["s_com", "eps_scom", "eps_plus", "eps_minus"]].isna().all()
+    assert tab.loc["A", "n_pairs_both_orders"] == 28 and np.isfinite(tab.loc["A", "eps_plus"])
+    with pytest.raises(DesignError, match="judge 'B' saw none of its 28 pair"):
+        commutativity_score(d, judge="B")
 
 
 # ------------------------------------------------------------------ Copeland

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_pairwise.conventions import decided_error_rate
+from bayes_pairwise.conventions import decided_error_rate, name_list
 from bayes_pairwise.errors import (
     DesignError,
     DesignWarning,
@@ -57,6 +57,7 @@ __all__ = [
     "BASIS_RESCALED",
     "BEYOND_RATES_Z",
     "MIN_PAIRS_TEST",
+    "ONE_ORDER_LEAD",
     "TIE_POSITION_Z",
     "PositionalMoments",
     "ScomEstimate",
@@ -75,6 +76,7 @@ __all__ = [
     "first_position_rate",
     "labelled_error_rates",
     "moments_from_rates",
+    "one_order_text",
     "position_consistency",
     "positional_moments",
     "tie_correlation",
@@ -297,9 +299,10 @@ def _counts(data: Comparisons):
 def _need_both_orders(pc, data: Comparisons) -> np.ndarray:
     both = pc.both_orders
     if not both.any():
+        who = f"judge {data.judges[int(pc.judge[0])]!r}" if pc.n_pairs else "this judge"
         raise DesignError(
-            "S_com needs pairs shown in both orders; no pair of "
-            f"{data.judges[int(pc.judge[0])] if pc.n_pairs else 'this judge'} was"
+            f"S_com needs pairs shown in both orders; {who} saw none of its "
+            f"{int(pc.n_pairs)} pair(s) in both orders"
         )
     return both
 
@@ -1452,19 +1455,24 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     """
     rows = []
     invalid = []
+    one_order = []  # judges with no pair in both orders: S_com and the moments undefined
     moved: list[tuple[Any, dict[str, Any]]] = []
     for lab, block in data.by_judge():
         try:
             st = _stats(block, lab)
             st["consistency"] = position_consistency(block)
         except DesignError:
+            pc = _counts(block)
             st = {
                 "judge": lab,
                 "n_verdicts": int(block.n_comparisons),
+                "n_pairs": int(pc.n_pairs),
+                "n_pairs_both_orders": int(np.sum(pc.both_orders)),
                 "n_ties_kept": int(np.sum(block.outcome == 0.5)),
                 "tie_policy": block.tie_policy,
                 "r1": float(block.outcome.mean()),
             }
+            one_order.append(lab)
         if st.get("s_com", 0.0) > 0.5:
             invalid.append(lab)
         st.update(_tie_basis(block))
@@ -1478,6 +1486,10 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
             "(basis 'pairs decided in both orders').",
             TieRescalingWarning,
             stacklevel=user_stacklevel(),
+        )
+    if one_order:
+        warnings.warn(
+            one_order_text(one_order, data.n_judges), DesignWarning, stacklevel=user_stacklevel()
         )
     if invalid:
         why = (
@@ -1517,6 +1529,28 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "decided_reason",
     ]
     return pd.DataFrame(rows).set_index("judge").reindex(columns=cols)
+
+
+#: The start of :func:`one_order_text`.
+ONE_ORDER_LEAD = "no pair was shown in both orders"
+
+
+def one_order_text(judges: Sequence[Any], n_judges: int) -> str:
+    """What :func:`descriptive_by_judge` says of judges that saw no pair in both orders.
+
+    Examples
+    --------
+    >>> print(one_order_text(["w1", "w2"], 5))
+    no pair was shown in both orders to judge(s) 'w1', 'w2' (2 of 5): S_com, the position
+    consistency, ε from S_com and the moments (ε₊, ε₋) need a pair's verdicts in both orders,
+    so they are NaN there (bt-mm, elo and copeland do not need them)
+    """
+    return (
+        f"{ONE_ORDER_LEAD} to judge(s) {name_list(judges, quote=True)} "
+        f"({len(judges)} of {n_judges}): S_com, the position consistency, ε from S_com and "
+        "the moments (ε₊, ε₋) need a pair's verdicts in both orders, so they are NaN there "
+        "(bt-mm, elo and copeland do not need them)"
+    )
 
 
 #: The start of the :class:`~bayes_pairwise.errors.TieRescalingWarning` text.
