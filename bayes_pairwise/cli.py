@@ -1249,8 +1249,10 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     judges, one such object per judge."""
     from bayes_pairwise.caveats import one_position_judges, short_of_pairs, text_blind_judges
     from bayes_pairwise.identification import (
+        bounds_read,
         fit_estimand,
         rate_convergence,
+        rates_read,
         reads_as,
         what_the_log_shows,
     )
@@ -1264,14 +1266,16 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
     ident = {j: r.to_dict() for j, r in shows["identification"].items()}
     post = model.idata_.posterior
     reads = {}
+    read = rates_read(
+        data.order_recorded, [q for q in ("eps", "eps_plus", "eps_minus") if q in post]
+    )
     for j in data.judges:
         vals = {}
-        for q in ("eps", "eps_plus", "eps_minus"):
-            if q in post:
-                da = post[q]
-                if "judge" in da.dims:
-                    da = da.sel(judge=j)
-                vals[q] = float(da.mean())
+        for q in read:
+            da = post[q]
+            if "judge" in da.dims:
+                da = da.sel(judge=j)
+            vals[q] = float(da.mean())
         few = short.get(str(j))
         found = blind.get(str(j))
         reads[j] = reads_as(
@@ -1290,6 +1294,8 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
         if one
         else {j: b["bounds"] for j, b in bounds.items()},
         "bounds_detail": bounds,
+        # the rates the text's sentences read (ε alone where the order was not recorded)
+        "rates_read": list(bounds_read(data.order_recorded, read)),
         "identification": ident,
         "convergence": rate_convergence(model),
     }
@@ -1343,7 +1349,7 @@ def _fit_text(summary: dict[str, Any]) -> str:
         head.append(reads)
     for j, b in (summary.get("bounds_detail") or {}).items():
         who = f"{j}: " if len(summary["bounds_detail"]) > 1 else ""
-        head.append(who + _bounds_line(b))
+        head.append(who + _bounds_line(b, summary.get("rates_read")))
     for c in summary.get("caveats", []):
         lines.append(f"caveat: {c['text']}")
     return "\n".join([*head, "", *lines] if head else lines)
@@ -1374,10 +1380,14 @@ def _ranks_text(ranks: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def _bounds_line(b: dict[str, Any]) -> str:
-    """One line of sharp bounds from :meth:`ErrorBounds.to_dict`."""
+def _bounds_line(b: dict[str, Any], rates: Sequence[str] | None = None) -> str:
+    """One line of sharp bounds from :meth:`ErrorBounds.to_dict` (of ``rates``, default all)."""
     sym = {"eps_plus": "ε₊", "eps_minus": "ε₋", "eps": "ε"}
-    parts = ", ".join(f"{sym[q]} ∈ [{lo:.3f}, {hi:.3f}]" for q, (lo, hi) in b["bounds"].items())
+    parts = ", ".join(
+        f"{sym[q]} ∈ [{lo:.3f}, {hi:.3f}]"
+        for q, (lo, hi) in b["bounds"].items()
+        if rates is None or q in rates
+    )
     what = "with labels" if b.get("n_labelled") else "without labels"
     tail = "; transitivity tightened them" if b.get("transitivity_tightened") else ""
     return f"sharp bounds {what} ({b['interval']}): {parts}{tail}"

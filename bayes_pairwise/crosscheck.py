@@ -655,7 +655,7 @@ class CrossCheck:
         'order_inconsistent_error'
         """
         from bayes_pairwise.conventions import estimand
-        from bayes_pairwise.identification import reads_as
+        from bayes_pairwise.identification import bounds_read, rates_read, reads_as
 
         name = self.verdict_fit_name()
         est = self.estimand.get(name, estimand(False)) if name else estimand(False)
@@ -673,6 +673,10 @@ class CrossCheck:
                 if st is not None:
                     values[q] = st[0]
                     break
+        # a nominal first/second label (the order not recorded): ε alone, as the basis
+        read = rates_read(self.data.order_recorded, values)
+        values = {q: values[q] for q in read}
+        rates = bounds_read(self.data.order_recorded, read)
         b = self.bounds.get(judge)
         idf = self.identification.get(judge)
         conv = self.convergence.get(name, {}) if name else {}
@@ -688,9 +692,7 @@ class CrossCheck:
             )
             if values
             else "",
-            "bounds": {q: tuple(b.bounds[q]) for q in ("eps_plus", "eps_minus", "eps")}
-            if b is not None
-            else {},
+            "bounds": {q: tuple(b.bounds[q]) for q in rates} if b is not None else {},
             "transitivity_tightened": bool(b.tightened) if b is not None else False,
             "identification": idf.to_dict() if idf is not None else {},
             "convergence": conv.get("text", ""),

@@ -26,7 +26,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -42,11 +42,13 @@ __all__ = [
     "REFERENCE_HARD_SHARE",
     "WEAKLY_AT",
     "Identification",
+    "bounds_read",
     "fit_estimand",
     "has_repeats",
     "identification",
     "labelled_pair_correlation",
     "rate_convergence",
+    "rates_read",
     "reads_as",
     "repeats_reading",
     "what_the_log_shows",
@@ -567,6 +569,41 @@ def rate_convergence(model: Any) -> dict[str, Any]:
         "rates — run longer chains (--draws, --tune) or reparametrise"
     )
     return {"max_r_hat": worst, "converged": bool(ok), "text": text}
+
+
+def rates_read(order_recorded: bool, have: Iterable[str]) -> tuple[str, ...]:
+    """The error rates among ``have`` that a sentence about the log reads (``reads_as``, the
+    sharp bounds' line): all of them, or ε alone where the log does not record the
+    presentation order and ε is among them: ε₊ and ε₋ are then rates of a nominal first/second
+    label, which the verdict's basis leaves out too (``crosscheck``'s ``POSITION_RATES``).
+
+    Examples
+    --------
+    >>> rates_read(True, ["eps", "eps_plus", "eps_minus"])
+    ('eps', 'eps_plus', 'eps_minus')
+    >>> rates_read(False, ["eps_plus", "eps_minus", "eps"])
+    ('eps',)
+    >>> rates_read(False, ["eps_plus", "eps_minus"])  # the user's positional fit: its caveat says
+    ('eps_plus', 'eps_minus')
+    """
+    have = tuple(have)
+    return ("eps",) if not order_recorded and "eps" in have else have
+
+
+def bounds_read(order_recorded: bool, read: Iterable[str]) -> tuple[str, ...]:
+    """The sharp bounds printed beside a sentence that reads the rates ``read``
+    (:func:`rates_read`): all three, or ε alone where the order was not recorded and the
+    sentence reads no position rate.
+
+    Examples
+    --------
+    >>> bounds_read(False, ["eps"]), bounds_read(True, ["eps"])
+    (('eps',), ('eps_plus', 'eps_minus', 'eps'))
+    """
+    read = set(read)
+    return tuple(
+        q for q in ("eps_plus", "eps_minus", "eps") if order_recorded or q in read or q == "eps"
+    )
 
 
 def reads_as(

@@ -663,3 +663,34 @@ def test_a_judge_that_always_picks_one_position_is_said_to_say_nothing(tmp_path,
         )
     )
     assert not arena.order_recorded and one_position_only(arena) is None
+
+
+def test_fit_reads_no_position_rate_where_the_order_was_not_recorded(tmp_path, capsys) -> None:
+    """A battle log without its presentation order, fitted with the uniform model: its text
+    printed the sharp bounds of ε₊ and ε₋ (rates of the nominal label) with no caveat. It now
+    reads ε alone, as the cross-check's basis does; a positional fit, which reads ε₊ and ε₋
+    (with its caveat), keeps their bounds beside them, and a log with its order keeps all."""
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "battles.csv"
+    frame = _battle_log(3, arena=True).to_frame()
+    frame.rename(columns={"first": "model_a", "second": "model_b"}).assign(
+        winner=np.where(frame["outcome"] == 1, "model_a", "model_b")
+    ).drop(columns=["outcome"]).to_csv(path, index=False)
+    recorded = tmp_path / "recorded.csv"
+    _battle_log(3, arena=False).to_frame().to_csv(recorded, index=False)
+
+    def fit(log, model, json_out):
+        argv = ["fit", str(log), "--model", model, "--map", *(["--json"] if json_out else [])]
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        return json.loads(out) if json_out else out.splitlines()
+
+    text = fit(path, "uniform", False)
+    (line,) = [t for t in text if t.startswith("sharp bounds")]
+    assert "ε ∈ [" in line and "ε₊" not in line and "ε₋" not in line
+    assert text[0].startswith("ε ") and "ε₊" not in text[0]
+    assert fit(path, "uniform", True)["rates_read"] == ["eps"]
+    assert fit(path, "positional", True)["rates_read"] == ["eps_plus", "eps_minus", "eps"]
+    (line,) = [t for t in fit(recorded, "uniform", False) if t.startswith("sharp bounds")]
+    assert "ε₊ ∈ [" in line and "ε₋ ∈ [" in line

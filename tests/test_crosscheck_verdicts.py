@@ -181,6 +181,13 @@ def test_where_the_order_was_not_recorded_no_position_rate_is_the_verdicts_basis
     v = cc.verdicts.iloc[0]
     assert "ε₊" not in v.text.split(" — ")[1].split(". Basis")[0]  # not among the compared
     assert "the presentation order was not recorded" in v.text
+    # what the log shows reads ε alone, as the basis does: "ε₊ 0.400 … ε₊ ≥ 0.375" was read
+    # from the nominal label (compare chatbot_arena)
+    shows = cc.what_it_shows(v.judge)
+    assert shows["reads_as"].startswith(f"ε {cc.fits['uniform'].summary().loc['eps', 'mean']:.3f}")
+    assert "ε₊" not in shows["reads_as"] and "ε₋" not in shows["reads_as"]
+    assert list(shows["bounds"]) == ["eps"]
+    assert "ε₊" not in cc.headline().iloc[0]["sharp bounds"]
     # the positional model alone (the report's default): no verdict, and the reason is the
     # order, not a missing classical estimate
     alone = crosscheck(arena, models=("positional",), **kw).verdicts.iloc[0]
