@@ -323,3 +323,30 @@ def test_a_quick_table_prints_no_progress(tmp_path, capsys):
     built dozens of them (one per tie rate) and printed up to 11 lines each."""
     synthetic_table(8, cache_dir=tmp_path, random_seed=5, n_synthetic=20, progress=True)
     assert capsys.readouterr().err == ""
+
+
+def test_a_design_on_which_delta_s_does_not_move_with_eps_is_refused(cache):
+    """Two texts with one verdict always form the perfect Copeland sequence, so the synthetic
+    Δ_S is 0 at every grid value and the fit's minimum (ε = 0) is no estimate: `compare` on
+    llmfao (crowd workers, each pair once) printed "0.000 (Δ_S grid)" for 82 of 124 workers."""
+    sim = simulate_round_robin(2, eps=0.3, k_plus=1, k_minus=0, n_contexts=40, random_seed=0)
+    assert 0.2 < sim.realised_eps < 0.4
+    for cls in (DeltaSFit, DeltaS2DFit):
+        with pytest.raises(DesignError) as err:
+            cls(random_seed=0, cache_dir=cache).fit(sim.data)
+        said = str(err.value)
+        assert "its synthetic Δ_S is the same at every grid value" in said
+        assert "40 round robin(s) of 2 items, k+=1, k-=0 verdict(s) per pair" in said
+        assert "two texts with one verdict always form the perfect Copeland sequence" in said
+    # the same texts shown in both orders: Copeland's 0–0 for a split pair moves with ε
+    both = simulate_round_robin(2, eps=0.3, n_contexts=200, random_seed=0)
+    fit = DeltaSFit(random_seed=0, cache_dir=cache).fit(both.data)
+    assert np.ptp(fit.misfit_) > 0 and abs(fit.eps_ - both.realised_eps) < 0.08
+    # the cross-check leaves the grid out and says why, instead of a 0.000 row
+    from bayes_pairwise.crosscheck import crosscheck
+
+    cc = crosscheck(sim.data, models=(), leaderboard=False, biased_bt_spread=False)
+    assert not cc.table.method.astype(str).str.startswith("Δ_S").any()
+    for what in ("Δ_S", "Δ_S 2-D"):
+        assert "same at every grid value" in cc.classical.skipped["judge"][what]
+        assert any(n.startswith(f"{what} skipped for judge: Δ_S cannot read") for n in cc.notes)

@@ -893,6 +893,31 @@ def _block(data: Comparisons, judge: str | int | None) -> Comparisons:
     return data.one_judge(judge, hint="pass fit(data, judge=…)")
 
 
+def _require_informative(values: np.ndarray, weights: np.ndarray, obs: _Observed) -> None:
+    """Refuse a design on which Δ_S says nothing of the error rate: its synthetic Δ_S is the
+    same at every grid value for every size the fit weighs, so every ε fits the log equally
+    and the grid's first value (ε = 0) would be reported as the estimate. Two texts with one
+    verdict are such a design: their Copeland scores are the perfect sequence, whatever the
+    verdict (llmfao's crowd workers, each pair once: `compare` read ε 0.000 for 82 of its 124)."""
+    cols = np.flatnonzero(np.asarray(weights) > 0)
+    vals = np.asarray(values).reshape(-1, np.asarray(values).shape[-1])[:, cols]
+    if cols.size and float(np.ptp(vals, axis=0).max()) > 1e-12:
+        return
+    sizes = sorted({int(m.shape[0]) for m in obs.matrices})
+    size_text = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}–{sizes[-1]}"
+    why = (
+        ": two texts with one verdict always form the perfect Copeland sequence, whatever it is"
+        if sizes == [2] and obs.k_plus + obs.k_minus == 1
+        else ""
+    )
+    raise DesignError(
+        f"Δ_S cannot read the error rate on this design: its synthetic Δ_S is the same at "
+        f"every grid value ({len(obs.matrices)} round robin(s) of {size_text} items, "
+        f"k+={obs.k_plus}, k-={obs.k_minus} verdict(s) per pair{why}), so every ε fits "
+        f"the log of judge {obs.judge!r} equally and the grid's minimum is no estimate"
+    )
+
+
 def _design_of(block: Comparisons) -> tuple[int, int, np.ndarray, np.ndarray]:
     """The modal (k₊, k₋) over pairs (ties: the larger design), and the per-pair counts."""
     from bayes_pairwise.matrices import pair_counts
@@ -1243,6 +1268,7 @@ class DeltaSFit:
             tie_rate=obs.tie_share if self.tie_rate is None else self.tie_rate,
         )
         self.tie_rate_ = table.tie_rate
+        _require_informative(table.values, weights, obs)
         misfit = (np.abs(table.values - curve[None, :]) * weights[None, :]).sum(axis=1)
         g = int(np.argmin(misfit))
         self.grid_ = table.grid
@@ -1445,6 +1471,8 @@ class DeltaS2DFit:
                 progress=self.progress,
                 tie_rate=obs.tie_share if self.tie_rate is None else self.tie_rate,
             )
+            if (kp, km) == (obs.k_plus, obs.k_minus):
+                _require_informative(table.values, weights, obs)
             mis = (np.abs(table.values - curve) * weights).sum(axis=-1)
             gp, gm = np.unravel_index(int(np.argmin(mis)), mis.shape)
             rows.append(
