@@ -18,8 +18,10 @@ Rules, each stated once
   its interval. No string matching: rows are typed (:class:`Agreement`).
 * **The verdict** of a judge is AGREE when every *primary* comparison overlaps, else DISAGREE with
   the largest gap: ε (uniform) against S_com and the paper's Δ_S grid, ε₊ / ε₋ (positional)
-  against the moment estimator, ε₊ + ε₋ against the 2-D Δ_S grid (the only thing it identifies),
-  the tie rate against the observed share of ties. With ties, the Δ_S grid's synthetic
+  against the moment estimator, ε₊ + ε₋ against the moments' sum (its own delta-method
+  interval: the paper's single round robin gives the grid no resampling unit, so the sum was
+  left unassessed there) and the 2-D Δ_S grid (the only thing it identifies), the tie rate
+  against the observed share of ties. With ties, the Δ_S grid's synthetic
   matrices hold the judge's share of ties (at random, counted half as the observed ones), so
   its ε is the error rate among decided verdicts too and its rows enter the verdict.
 
@@ -149,6 +151,7 @@ PRIMARY = {
     ("eps", METHOD_SCOM),
     ("eps_plus", METHOD_MOMENTS),
     ("eps_minus", METHOD_MOMENTS),
+    ("eps_sum", METHOD_MOMENTS),
     ("eps_sum", METHOD_GRID_SUM),
     ("tie_rate", METHOD_TIES),
 }
@@ -1221,6 +1224,7 @@ def _classical_rows(
                 edge = _join(edge, not_basis("the rescaling for the tie share"))
             rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
             rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
+            rows.append(normal("eps_sum", METHOD_MOMENTS, m.eps_sum, m.eps_sum_se, edge))
         if moved and np.isfinite(check.eps_plus):
             # among decided verdicts by construction: no tie rescaling, so no tie_note
             for q, method, est, se in (

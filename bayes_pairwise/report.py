@@ -643,8 +643,14 @@ def _section_classical(page: HtmlPage, cc: CrossCheck) -> None:
             ("ε (S_com)", "eps", METHOD_SCOM),
             ("ε₊ (moments)", "eps_plus", METHOD_MOMENTS),
             ("ε₋ (moments)", "eps_minus", METHOD_MOMENTS),
+            ("ε₊ + ε₋ (moments)", "eps_sum", METHOD_MOMENTS),
             ("ε₊ (moments, pairs decided in both orders)", "eps_plus", METHOD_MOMENTS_DECIDED),
             ("ε₋ (moments, pairs decided in both orders)", "eps_minus", METHOD_MOMENTS_DECIDED),
+            (
+                "ε₊ + ε₋ (moments, pairs decided in both orders)",
+                "eps_sum",
+                METHOD_MOMENTS_DECIDED,
+            ),
             ("ε (S_com, pairs decided in both orders)", "eps", METHOD_SCOM_DECIDED),
         ):
             rows = _rows(cc, role="classical", quantity=q, method=method).set_index("judge")

@@ -339,3 +339,37 @@ def test_reads_as_states_every_rate_the_headline_shows() -> None:
         assert f"{sym} ≥ {lo:.3f}" in reads, (sym, lo, reads)
     assert "if errors are independent across orders; the log alone shows" in reads
     assert reads.endswith("invisible without labels, so the error rates can be higher")
+
+
+def test_the_sum_of_the_position_rates_is_assessed_on_one_round_robin() -> None:
+    """The paper's design, one round robin in both orders: the 2-D grid has no resampling unit
+    and no interval, so ε₊ + ε₋ read 'not assessed (no classical interval)'. The moments' sum,
+    with its own delta-method interval, assesses it; the grid's row stays beside it."""
+    import numpy as np
+    import pytest
+
+    from bayes_pairwise.classical.descriptive import positional_moments
+    from bayes_pairwise.crosscheck import METHOD_GRID_SUM, METHOD_MOMENTS, crosscheck
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    sim = simulate_round_robin(40, eps_plus=0.05, eps_minus=0.25, random_seed=3)
+    cc = crosscheck(
+        sim.data,
+        models=("positional",),
+        method="map",
+        leaderboard=False,
+        biased_bt_spread=False,
+        delta_s=False,
+    )
+    ag = cc.agreement[(cc.agreement.quantity == "eps_sum") & cc.agreement.primary]
+    rows = ag.set_index("classical")
+    m = positional_moments(sim.data)
+    assert rows.loc[METHOD_MOMENTS, "classical_estimate"] == pytest.approx(m.eps_sum)
+    half = rows.loc[METHOD_MOMENTS, "classical_upper"] - m.eps_sum
+    assert half == pytest.approx(1.881 * m.eps_sum_se, rel=1e-3)  # 94 % normal
+    assert bool(rows.loc[METHOD_MOMENTS, "overlap"])
+    assert np.isnan(rows.loc[METHOD_GRID_SUM, "classical_lower"])  # one round robin
+    v = cc.verdicts.iloc[0]
+    assert f"ε₊ + ε₋ {rows.loc[METHOD_MOMENTS, 'posterior_mean']:.3f} vs moments" in v.text
+    assert "ε₊ + ε₋ not assessed" not in v.text
+    assert cc.headline().iloc[0]["ε₊ + ε₋ classical"].endswith("(moments)")

@@ -117,6 +117,35 @@ def test_moment_standard_errors_are_calibrated():
     assert 0.6 < ratio < 1.5
 
 
+def test_the_moments_sum_has_its_own_calibrated_standard_error():
+    """ε₊ + ε₋ = 1 − √(1 − 2 S_com + (2r₁ − 1)²), with its delta-method SE (the cross-check's
+    'moments' row for ε₊ + ε₋): equal to the two rates' sum, with ties rescaled too, and its SE
+    the spread over replicates (the two rates share S_com and r₁: their errors correlate, so
+    the sum's SE is its own, not their root sum of squares)."""
+    from bayes_pairwise.simulate import simulate_hard_pairs
+
+    ests, ses = [], []
+    for r in range(60):
+        sim = simulate_round_robin(30, eps_plus=0.05, eps_minus=0.25, random_seed=900 + r)
+        m = positional_moments(sim.data)
+        assert m.eps_sum == pytest.approx(m.eps_plus + m.eps_minus, abs=1e-12)
+        ests.append(m.eps_sum)
+        ses.append(m.eps_sum_se)
+    assert abs(np.mean(ests) - 0.30) < 0.01
+    assert 0.8 < np.std(ests, ddof=1) / np.mean(ses) < 1.25
+    # ties modelled: the sum of the two rescaled rates, (Σ_half − τ)/(1 − τ)
+    hard = simulate_hard_pairs(
+        2, n_contexts=200, tie_rate=0.15, hard_share=0.0, labelled=0.0, random_seed=1
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = positional_moments(hard.data)
+        row = descriptive_by_judge(hard.data).iloc[0]
+    assert m.decided and m.tie_share > 0.1
+    assert m.eps_sum == pytest.approx(m.eps_plus + m.eps_minus, abs=1e-12)
+    assert row["eps_sum"] == pytest.approx(m.eps_sum) and row["eps_sum_se"] == m.eps_sum_se
+
+
 def test_first_position_rate_expectation():
     sim = simulate_round_robin(60, eps_plus=0.1, eps_minus=0.3, random_seed=3)
     r1 = first_position_rate(sim.data)

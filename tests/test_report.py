@@ -182,6 +182,7 @@ def test_crosscheck_table_rows(nasty_html):
             ("eps_plus", "moments (S_com, r₁)"),
             ("eps_minus", "moments (S_com, r₁)"),
             ("eps", "Δ_S grid (1-D)"),
+            ("eps_sum", "moments (S_com, r₁)"),
             ("eps_sum", "Δ_S grid (2-D), sum"),
             ("eps_plus", "Δ_S grid (2-D) sum split by r₁"),
             ("eps_plus", "FakePositional (posterior)"),
@@ -192,9 +193,14 @@ def test_crosscheck_table_rows(nasty_html):
     bold = float(got[("eps_plus", "&lt;b&gt;bold&lt;/b&gt;", "FakePositional (posterior)")][3])
     j2 = float(got[("eps_plus", "j &amp; 2", "FakePositional (posterior)")][3])
     assert bold == pytest.approx(10 / 70, abs=0.02) and j2 == pytest.approx(20 / 80, abs=0.02)
-    # the cross-check's agreement rows: one ε₊ + ε₋ row per judge, coloured by overlap
+    # the cross-check's agreement rows: two ε₊ + ε₋ rows per judge (the moments' sum and the
+    # 2-D grid's), coloured by overlap
     pos = _table_rows(html, "<th>overlap</th>")
-    assert sum(r[1] == "eps_sum" for r in pos) == 2
+    assert sum(r[1] == "eps_sum" for r in pos) == 4
+    assert {r[2] for r in pos if r[1] == "eps_sum"} == {
+        "moments (S_com, r₁)",
+        "Δ_S grid (2-D), sum",
+    }
     assert re.search(r'<tr class="(pass|fail)">\s*<td>&lt;b&gt;bold&lt;/b&gt;</td>', html)
 
 

@@ -623,6 +623,10 @@ class PositionalMoments(_AgainstTheCeiling):
         Error rate when the truly better item is shown first / second.
     eps_plus_se, eps_minus_se : float
         Delta-method standard errors (pairs as independent units; NaN at the boundary).
+    eps_sum, eps_sum_se : float
+        ε₊ + ε₋, = 1 − √(1 − 2 S_com + (2r₁ − 1)²) before the tie rescaling, with its own
+        delta-method standard error (ε₊ and ε₋ are correlated, so it is not the two SEs'
+        root sum of squares).
     s_com, r1 : float
         The two statistics used.
     n_pairs, n_verdicts : int
@@ -663,6 +667,8 @@ class PositionalMoments(_AgainstTheCeiling):
     s_com_excess_z: float = float("nan")
     s_com_excess_se: float = float("nan")
     s_com_blind_se: float = float("nan")
+    eps_sum: float = float("nan")
+    eps_sum_se: float = float("nan")
 
     @property
     def pairs_phrase(self) -> str:
@@ -1089,10 +1095,15 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
     tau, se_tau, decided = _tie_share(block)
     eps_u, eps_u_se = m["eps_scom"], m["eps_scom_se"]
     ep, ep_se, em, em_se = m["eps_plus"], m["eps_plus_se"], m["eps_minus"], m["eps_minus_se"]
+    # ε₊ + ε₋ with its own SE (ε₊ and ε₋ are correlated): 1 − √(1 − 2 S_com + (2r₁ − 1)²)
+    es, es_se = m["eps_sum"], m["eps_sum_se"]
     if decided:  # ties modelled: every error rate among decided verdicts (conventions)
         eps_u, eps_u_se = decided_error_rate(eps_u, tau, se_half=eps_u_se, se_tau=se_tau)
         ep, ep_se = decided_error_rate(ep, tau, se_half=ep_se, se_tau=se_tau)
         em, em_se = decided_error_rate(em, tau, se_half=em_se, se_tau=se_tau)
+        # the sum of two rescaled rates: (Σ − τ)/(1 − τ) = 2 · rescaled(Σ/2)
+        half, half_se = decided_error_rate(es / 2.0, tau, se_half=es_se / 2.0, se_tau=se_tau)
+        es, es_se = 2.0 * half, 2.0 * half_se
     return {
         "judge": judge_label,
         "n_verdicts": int(block.n_comparisons),
@@ -1110,6 +1121,8 @@ def _stats(block: Comparisons, judge_label: str) -> dict[str, Any]:
         "eps_minus": em,
         "eps_plus_se": ep_se,
         "eps_minus_se": em_se,
+        "eps_sum": es,
+        "eps_sum_se": es_se,
         "moments_at_boundary": m["moments_at_boundary"],
         "s_com_ceiling": m["s_com_ceiling"],
         "s_com_excess_z": m["s_com_excess_z"],
@@ -1406,6 +1419,8 @@ def _positional_moments_result(st: dict[str, Any], lab: str) -> PositionalMoment
         s_com_excess_z=st["s_com_excess_z"],
         s_com_excess_se=st["s_com_excess_se"],
         s_com_blind_se=st["s_com_blind_se"],
+        eps_sum=st["eps_sum"],
+        eps_sum_se=st["eps_sum_se"],
     )
 
 
@@ -1520,6 +1535,8 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
         "eps_minus",
         "eps_plus_se",
         "eps_minus_se",
+        "eps_sum",
+        "eps_sum_se",
         "moments_at_boundary",
         "tie_share",
         "decided_scale",
