@@ -561,7 +561,7 @@ def _decided_basis(
     rescaled: dict[str, dict[str, float]] = {}
     pairs = {
         "scom": {"eps": "eps_scom"},
-        "moments": {"eps_plus": "eps_plus", "eps_minus": "eps_minus"},
+        "moments": {"eps_plus": "eps_plus", "eps_minus": "eps_minus", "eps_sum": "eps_sum"},
     }[method]
     for j, row in tbl.iterrows():
         if row.get("basis") != BASIS_DECIDED:
@@ -742,7 +742,16 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         keys = (
             ["eps_scom", "eps_scom_se", "s_com", "consistency"]
             if method == "scom"
-            else ["eps_plus", "eps_minus", "eps_plus_se", "eps_minus_se", "s_com", "r1"]
+            else [
+                "eps_plus",
+                "eps_minus",
+                "eps_plus_se",
+                "eps_minus_se",
+                "eps_sum",
+                "eps_sum_se",
+                "s_com",
+                "r1",
+            ]
         )
         rename = {"eps_scom": "eps", "eps_scom_se": "eps_se", "consistency": "position_consistency"}
         by_judge = {

@@ -111,6 +111,27 @@ def test_estimate_and_compare_print_the_same_scom_eps(capsys, gpt35):
     )
 
 
+@pytest.mark.parametrize("judge", ["claude", "gpt35"])
+def test_estimate_and_compare_print_the_same_moments_sum(capsys, judge):
+    """ε₊ + ε₋ of ``estimate --method moments`` is the moments' row compare compares the sum
+    with: the rescaled moments for claude (its ties hold the rescaling), the pairs decided in
+    both orders for gpt35 (its ties come in pairs)."""
+    from bayes_pairwise.crosscheck import METHOD_MOMENTS, METHOD_MOMENTS_DECIDED
+
+    data = bp.datasets.load("prd_vicuna80", judge=judge)
+    argv = ["estimate", "prd_vicuna80", "--judge", judge, "--method", "moments", "--json"]
+    est = _json(capsys, argv)["estimates"]
+    cc = crosscheck(data, models=(), delta_s=False, delta_s_2d=False, **CHEAP)
+    moved = cc.classical.tie_position[judge].rescaling_fails
+    assert moved is (judge == "gpt35")
+    method = METHOD_MOMENTS_DECIDED if moved else METHOD_MOMENTS
+    row = cc.table[(cc.table.method == method) & (cc.table.quantity == "eps_sum")].iloc[0]
+    assert est["eps_sum"] == pytest.approx(row.estimate, rel=1e-12)
+    assert est["eps_sum"] == pytest.approx(est["eps_plus"] + est["eps_minus"], abs=1e-9)
+    z = bp.conventions.z_value()
+    assert row.upper - row.lower == pytest.approx(2 * z * est["eps_sum_se"])
+
+
 def test_estimate_ties_half_says_what_compare_answers(capsys, gpt35):
     """``--ties half`` asks ``estimate`` for the paper's rule (a tie half an error: PRD gpt35's
     ε 0.136), while ``compare --ties half`` still answers the error among decided verdicts (the

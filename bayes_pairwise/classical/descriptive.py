@@ -1431,7 +1431,8 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     half under ``ties="half"``), ``tie_policy``,
     ``s_com`` (+ ``_se``), ``consistency`` (see :func:`position_consistency`), ``r1`` (+ ``_se``),
     ``eps_scom`` (+ ``_se``; NaN when S_com > ½), ``eps_plus``, ``eps_minus`` (+ ``_se``;
-    unclipped), ``moments_at_boundary``, ``tie_share`` (τ) and ``decided_scale``. Under the
+    unclipped), ``eps_sum`` (ε₊ + ε₋, + ``_se``: its own delta-method SE),
+    ``moments_at_boundary``, ``tie_share`` (τ) and ``decided_scale``. Under the
     tie policy ``"model"`` (the default) with ties kept, the error rates are among decided
     verdicts, ε = (ε_half − τ/2)/(1 − τ), the scale of the models' ε (``decided_scale``
     True); under ``"half"`` they are the paper's, ties counted half. Under ``"drop"`` with ties
@@ -1443,9 +1444,10 @@ def descriptive_by_judge(data: Comparisons) -> pd.DataFrame:
     log says otherwise (:attr:`TiePositionCheck.rescaling_fails`: its ties depend on where
     the better text is shown, or come in pairs), ``basis`` is ``"pairs decided in both
     orders"`` instead of ``"rescaled"``, the columns ``eps_scom_decided``,
-    ``eps_plus_decided``, ``eps_minus_decided`` (+ ``_se``), ``s_com_decided`` and
-    ``r1_decided`` hold S_com and the moments of those pairs (one decided verdict per
-    position, no rescaling) — the rates the cross-check's verdict and ``estimate`` rest on —,
+    ``eps_plus_decided``, ``eps_minus_decided``, ``eps_sum_decided`` (+ ``_se``),
+    ``s_com_decided`` and ``r1_decided`` hold S_com and the moments of those pairs (one
+    decided verdict per position, no rescaling) — the rates the cross-check's verdict and
+    ``estimate`` rest on —,
     ``decided_boundary`` says which way those moments left their domain, if they did
     (:meth:`TiePositionCheck.boundary_text`; empty inside it and on the other bases),
     ``decided_reason`` why the basis moved, with the numbers (:meth:`TiePositionCheck.reason`;
@@ -1582,6 +1584,8 @@ _DECIDED_COLUMNS = (
     "eps_minus_decided",
     "eps_plus_decided_se",
     "eps_minus_decided_se",
+    "eps_sum_decided",
+    "eps_sum_decided_se",
     "s_com_decided",
     "r1_decided",
 )
@@ -1639,6 +1643,8 @@ def _tie_basis(block: Comparisons) -> dict[str, Any]:
         "eps_minus_decided": chk.eps_minus,
         "eps_plus_decided_se": chk.eps_plus_se,
         "eps_minus_decided_se": chk.eps_minus_se,
+        "eps_sum_decided": chk.eps_sum,
+        "eps_sum_decided_se": chk.eps_sum_se,
         "s_com_decided": chk.s_com_both,
         "r1_decided": chk.r1_decided,
     }
