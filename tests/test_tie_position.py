@@ -395,7 +395,10 @@ def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys)
         assert main(args) == 0
         text = capsys.readouterr().out
         assert "note: the rates above are read on the pairs decided in both orders" in text
-        assert f"(rescaled: ε₊ {m.eps_plus:.4f}, ε₋ {m.eps_minus:.4f})" in text
+        assert (
+            f"(rescaled: ε₊ {m.eps_plus:.4f}, ε₋ {m.eps_minus:.4f}, ε₊ + ε₋ {m.eps_sum:.4f})"
+            in text
+        )
 
 
 def test_fit_tie_positional_from_the_command_line(tmp_path, capsys):
