@@ -619,7 +619,18 @@ class CrossCheck:
                 row["convergence"] = shows["convergence"]
             row["caveats"] = self.caveat_refs(v.caveats)
             rows.append(row)
-        return pd.DataFrame(rows)
+        head = pd.DataFrame(rows)
+        # the rates' columns before the verdict in every table, whichever judge has them first
+        # (llmfao: its first judge has no ε, so ε's columns landed after the caveats)
+        order = [SYMBOLS.get(q, q) for q in dict.fromkeys(self.agreement.quantity)]
+        rates = [
+            c
+            for sym in order
+            for c in (self.estimate_column(sym), f"{sym} classical")
+            if c in head.columns
+        ]
+        rest = [c for c in head.columns if c not in rates and c != "judge"]
+        return head[["judge", *rates, *rest]] if len(head.columns) else head
 
     def headline_tables(self) -> tuple[pd.DataFrame, pd.DataFrame | None]:
         """:meth:`headline` as the renderers show it: the rates table, and the judge with the

@@ -373,3 +373,35 @@ def test_the_sum_of_the_position_rates_is_assessed_on_one_round_robin() -> None:
     assert f"ε₊ + ε₋ {rows.loc[METHOD_MOMENTS, 'posterior_mean']:.3f} vs moments" in v.text
     assert "ε₊ + ε₋ not assessed" not in v.text
     assert cc.headline().iloc[0]["ε₊ + ε₋ classical"].endswith("(moments)")
+
+
+def test_the_headline_puts_every_rate_before_the_verdict_whichever_judge_has_it() -> None:
+    """The headline's columns followed the first judge's rates: where that judge had no ε
+    (llmfao's first crowd worker), ε's columns landed after the caveats for every judge."""
+    import numpy as np
+    import pandas as pd
+
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise.simulate import simulate_round_robin
+
+    # judge "a": each pair in one order only (no S_com, no moments); judge "b": both orders
+    one = simulate_round_robin(6, eps=0.1, k_plus=1, k_minus=0, n_contexts=4, random_seed=1)
+    both = simulate_round_robin(6, eps=0.1, n_contexts=4, random_seed=2)
+    frame = pd.concat([one.frame.assign(judge="a"), both.frame.assign(judge="b")])
+    data = load_comparisons(frame, judge="judge", context="context")
+    cc = crosscheck(
+        data,
+        models=("uniform",),
+        method="map",
+        leaderboard=False,
+        biased_bt_spread=False,
+        delta_s=False,
+        delta_s_2d=False,
+    )
+    head = cc.headline()
+    cols = list(head.columns)
+    assert head.judge.tolist() == ["a", "b"]
+    assert np.isnan(pd.to_numeric(head.set_index("judge").loc["a", "ε MAP"], errors="coerce"))
+    assert cols.index("ε MAP") < cols.index("ε classical") < cols.index("verdict")
+    assert cols.index("verdict") < cols.index("caveats")
