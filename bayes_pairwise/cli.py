@@ -1303,8 +1303,9 @@ def _what_it_shows(model: Any, data: Any, seed: int | None) -> dict[str, Any]:
         if one
         else {j: b["bounds"] for j, b in bounds.items()},
         "bounds_detail": bounds,
-        # the rates the text's sentences read (ε alone where the order was not recorded)
-        "rates_read": list(bounds_read(data.order_recorded, read)),
+        # the rates whose sharp bounds the text prints (ε alone where the order was not
+        # recorded and the sentence reads no position rate)
+        "bounds_read": list(bounds_read(data.order_recorded, read)),
         "identification": ident,
         "convergence": rate_convergence(model),
     }
@@ -1358,7 +1359,7 @@ def _fit_text(summary: dict[str, Any]) -> str:
         head.append(reads)
     for j, b in (summary.get("bounds_detail") or {}).items():
         who = f"{j}: " if len(summary["bounds_detail"]) > 1 else ""
-        head.append(who + _bounds_line(b, summary.get("rates_read")))
+        head.append(who + _bounds_line(b, summary.get("bounds_read")))
     for c in summary.get("caveats", []):
         lines.append(f"caveat: {c['text']}")
     return "\n".join([*head, "", *lines] if head else lines)

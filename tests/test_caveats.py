@@ -690,7 +690,7 @@ def test_fit_reads_no_position_rate_where_the_order_was_not_recorded(tmp_path, c
     (line,) = [t for t in text if t.startswith("sharp bounds")]
     assert "ε ∈ [" in line and "ε₊" not in line and "ε₋" not in line
     assert text[0].startswith("ε ") and "ε₊" not in text[0]
-    assert fit(path, "uniform", True)["rates_read"] == ["eps"]
-    assert fit(path, "positional", True)["rates_read"] == ["eps_plus", "eps_minus", "eps"]
+    assert fit(path, "uniform", True)["bounds_read"] == ["eps"]
+    assert fit(path, "positional", True)["bounds_read"] == ["eps_plus", "eps_minus", "eps"]
     (line,) = [t for t in fit(recorded, "uniform", False) if t.startswith("sharp bounds")]
     assert "ε₊ ∈ [" in line and "ε₋ ∈ [" in line

@@ -900,7 +900,8 @@ def _require_informative(values: np.ndarray, weights: np.ndarray, obs: _Observed
     verdict are such a design: their Copeland scores are the perfect sequence, whatever the
     verdict (llmfao's crowd workers, each pair once: `compare` read ε 0.000 for 82 of its 124)."""
     cols = np.flatnonzero(np.asarray(weights) > 0)
-    vals = np.asarray(values).reshape(-1, np.asarray(values).shape[-1])[:, cols]
+    vals = np.asarray(values)
+    vals = vals.reshape(-1, vals.shape[-1])[:, cols]
     if cols.size and float(np.ptp(vals, axis=0).max()) > 1e-12:
         return
     sizes = sorted({int(m.shape[0]) for m in obs.matrices})
