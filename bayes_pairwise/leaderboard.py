@@ -43,6 +43,7 @@ from bayes_pairwise.conventions import (
 )
 from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import BayesPairwiseError, ConvergenceWarning, DesignError
+from bayes_pairwise.progress import Ticker
 
 __all__ = [
     "MODELS",
@@ -606,7 +607,7 @@ def _bt_leaderboard(
     reps = np.empty((n_boot, n))
     n_refit = 0
     n_unconverged = 0
-    step = max(1, n_boot // 10)
+    tick = Ticker(n_boot, label="[leaderboard] bootstrap", on=progress)
     if progress:
         print(
             f"[leaderboard] bootstrap of {n_resampled:,} {unit_name}s "
@@ -641,8 +642,7 @@ def _bt_leaderboard(
                 n_unconverged += int(not res.converged)
                 theta = res.theta
             reps[b] = theta
-            if progress and (b + 1) % step == 0:
-                print(f"[leaderboard] bootstrap {b + 1}/{n_boot}", file=sys.stderr, flush=True)
+            tick(b + 1)
     if n_refit:
         notes.append(
             f"{n_refit} of {n_boot} bootstrap replicates lost strong connectivity and were "

@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Steps", "nuts_line", "wait_reporting"]
+__all__ = ["Steps", "Ticker", "nuts_line", "wait_reporting"]
 
 
 class Steps:
@@ -94,6 +94,71 @@ class Steps:
         for name, sec in self.steps:
             out[name] = out.get(name, 0.0) + sec
         return out
+
+
+class Ticker:
+    """``label done/total`` lines on stderr for a counted loop: at a tenth of the total, at most
+    one every ``min_interval`` seconds, and the last one always.
+
+    A loop that finishes in a blink prints its end alone; a long one prints a line about every
+    tenth, so a log file shows how far it is. Every counted loop of the package (the bootstrap
+    replicates of ``leaderboard`` and :func:`~bayes_pairwise.classical.bootstrap`) reports
+    through this one rule.
+
+    Parameters
+    ----------
+    total : int
+        The count the loop ends at.
+    label : str
+        Printed before ``done/total``.
+    on : bool
+        Print at all.
+    min_interval : float
+        Seconds that must pass between two lines before the last one.
+    clock : callable
+        Returns seconds (``time.monotonic``; tests pass their own).
+
+    Examples
+    --------
+    >>> t = iter([0.0, 0.1, 0.2, 5.0, 5.1])
+    >>> tick = Ticker(4, label="demo", on=False, clock=lambda: next(t))
+    >>> [tick.due(d) for d in (1, 2, 3, 4)]
+    [False, False, True, True]
+    """
+
+    def __init__(
+        self,
+        total: int,
+        *,
+        label: str,
+        on: bool,
+        min_interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.total = int(total)
+        self.label = label
+        self.on = bool(on)
+        self.min_interval = float(min_interval)
+        self.clock = clock
+        self.step = max(1, self.total // 10)
+        self.last = clock()
+
+    def due(self, done: int) -> bool:
+        """Whether ``done`` gets a line (the rule, without printing)."""
+        if done >= self.total:
+            return True
+        if done % self.step:
+            return False
+        now = self.clock()
+        if now - self.last < self.min_interval:
+            return False
+        self.last = now
+        return True
+
+    def __call__(self, done: int) -> None:
+        """Count ``done`` of ``total``; print its line when :meth:`due`."""
+        if self.on and self.due(done):
+            print(f"{self.label} {done}/{self.total}", file=sys.stderr, flush=True)
 
 
 def nuts_line(

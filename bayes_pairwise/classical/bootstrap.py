@@ -18,7 +18,6 @@ and the estimator is refitted on every replicate. Two equivalent ways to draw:
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.errors import BayesPairwiseError, user_stacklevel
+from bayes_pairwise.progress import Ticker
 
 if TYPE_CHECKING:
     from bayes_pairwise.data import Comparisons
@@ -210,7 +210,7 @@ def bootstrap(
     p = len(estimate)
     reps = np.full((n_boot, p), np.nan)
     failed = 0
-    step = max(1, n_boot // 20)
+    tick = Ticker(n_boot, label="bootstrap:", on=progress)
 
     def record(b: int, fn: Callable[[], Any]) -> None:
         nonlocal failed
@@ -252,15 +252,13 @@ def bootstrap(
             for draw in draws:
                 record(b, lambda d=draw: fast(table.matrix(d)))
                 b += 1
-                if progress and b % step == 0:
-                    print(f"bootstrap: {b}/{n_boot}", file=sys.stderr)
+                tick(b)
     else:
         n = _n_rows(data)
         for b in range(n_boot):
             idx = rng.integers(0, n, size=n)
             record(b, lambda i=idx: estimator(_take_rows(data, i)))
-            if progress and (b + 1) % step == 0:
-                print(f"bootstrap: {b + 1}/{n_boot}", file=sys.stderr)
+            tick(b + 1)
 
     if failed:
         if failed > n_boot / 2:
