@@ -644,7 +644,11 @@ def _estimand_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
         return ""
     res["estimand"] = ESTIMAND_ORDER_INCONSISTENT
     head = "order-inconsistent error rates (estimate reads no gold label)"
-    if data.tie_policy == "half":
+    # ties counted half an error move the estimators off the bounds' decided verdicts; a log
+    # with no tie records "half" too (nothing to model), and its bounds are fit's
+    import numpy as np
+
+    if data.tie_policy == "half" and bool(np.any(np.asarray(data.outcome) == 0.5)):
         return f"{head}: {LOWER_BOUND_NOTE}"
     from bayes_pairwise.classical.bounds import error_bounds
     from bayes_pairwise.errors import DesignError
@@ -653,8 +657,17 @@ def _estimand_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
         found = error_bounds(data, random_seed=0 if args.seed is None else int(args.seed))
     except (DesignError, ValueError):
         return f"{head}: {LOWER_BOUND_NOTE}"
-    qs = ("eps_plus", "eps_minus", "eps")
-    res["bounds"] = {str(b.judge): {q: list(b.bounds[q]) for q in qs} for b in found}
+    from bayes_pairwise.identification import bounds_read, rates_read
+
+    res["bounds"] = {
+        str(b.judge): {q: list(b.bounds[q]) for q in ("eps_plus", "eps_minus", "eps")}
+        for b in found
+    }
+    # the bounds beside the rates the method reads: ε alone where the order was not recorded
+    # and the method reads ε (fit's rule); the position rates too where it splits by position
+    have = ("eps",) if args.method in ("scom", "deltas") else ("eps_plus", "eps_minus")
+    qs = bounds_read(data.order_recorded, rates_read(data.order_recorded, have))
+    res["bounds_read"] = list(qs)
     shown = "; ".join(
         (f"{b.judge}: " if len(found) > 1 else "")
         + ", ".join(f"{SYMBOLS[q]} ≥ {b.bounds[q][0]:.3f}" for q in qs)
@@ -820,7 +833,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 progress=True,
                 skip_incomplete=args.skip_incomplete,
                 n_bootstrap=N_BOOTSTRAP,
-            ).fit(b)
+            ).fit(b, k_plus=args.k_plus, k_minus=args.k_minus)
             fits[lab] = f
             est = {"eps": f.eps_}
             if f.eps_boot_ is not None:
@@ -852,7 +865,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
                 progress=True,
                 skip_incomplete=args.skip_incomplete,
                 n_bootstrap=N_BOOTSTRAP,
-            ).fit(b)
+            ).fit(b, k_plus=args.k_plus, k_minus=args.k_minus)
             fits[lab] = f
             # ε₊ and ε₋ are the sum split by r₁, compare's rows: the grid's own split is not
             # identified (a swap leaves every Z and W unchanged), kept as eps_*_grid
@@ -1018,6 +1031,12 @@ def _pooling_note(data: Any) -> str | None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     _check_data_args(args)
+    given = [f"--k-{side}" for side in ("plus", "minus") if getattr(args, f"k_{side}") is not None]
+    if given and args.method not in ("deltas", "deltas2d"):
+        raise BayesPairwiseError(
+            f"{' and '.join(given)} {'sets' if len(given) == 1 else 'set'} the Δ_S design: "
+            f"it applies to --method deltas or deltas2d, not {args.method}"
+        )
     data = _load_data(args)
     _info(f"{data!r}: method {args.method}")
     res = _estimate(args, data)
@@ -2118,6 +2137,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="Δ_S: skip contexts that are not complete round-robins (with a warning)",
     )
+    for side, where in (("plus", "the lower-indexed text first"), ("minus", "it second")):
+        p.add_argument(
+            f"--k-{side}",
+            type=_int_type(0, 1_000_000),
+            default=None,
+            metavar="K",
+            help=f"Δ_S: verdicts per pair with {where} that the fit reads (the first K; "
+            "default: the design most pairs have)",
+        )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_estimate)
 

@@ -694,3 +694,37 @@ def test_fit_reads_no_position_rate_where_the_order_was_not_recorded(tmp_path, c
     assert fit(path, "positional", True)["bounds_read"] == ["eps_plus", "eps_minus", "eps"]
     (line,) = [t for t in fit(recorded, "uniform", False) if t.startswith("sharp bounds")]
     assert "ε₊ ∈ [" in line and "ε₋ ∈ [" in line
+
+
+def test_estimate_reads_the_bounds_fit_reads_where_the_order_was_not_recorded(
+    tmp_path, capsys
+) -> None:
+    """``estimate --method scom`` on a battle log without its presentation order printed the
+    sharp bounds of ε₊ and ε₋ (the nominal label's rates) where ``fit`` prints ε's alone. The
+    note now reads the bounds of the rates the method reads, by fit's rule: ε for S_com and
+    Δ_S, all three for the moments (which split by position, with their caveat), all three
+    where the order was recorded."""
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "battles.csv"
+    frame = _battle_log(3, arena=True).to_frame()
+    frame.rename(columns={"first": "model_a", "second": "model_b"}).assign(
+        winner=np.where(frame["outcome"] == 1, "model_a", "model_b")
+    ).drop(columns=["outcome"]).to_csv(path, index=False)
+    recorded = tmp_path / "recorded.csv"
+    _battle_log(3, arena=False).to_frame().to_csv(recorded, index=False)
+
+    def estimate(log, method):
+        assert main(["estimate", str(log), "--method", method, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert main(["estimate", str(log), "--method", method]) == 0
+        (note,) = [t for t in capsys.readouterr().out.splitlines() if "sharp lower" in t]
+        return out["bounds_read"], note
+
+    read, note = estimate(path, "scom")
+    assert read == ["eps"] and "ε ≥ " in note and "ε₊" not in note and "ε₋" not in note
+    assert main(["fit", str(path), "--model", "uniform", "--map", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bounds_read"] == read
+    assert estimate(path, "moments")[0] == ["eps_plus", "eps_minus", "eps"]
+    read, note = estimate(recorded, "scom")
+    assert read == ["eps_plus", "eps_minus", "eps"] and "ε₊ ≥ " in note and "ε₋ ≥ " in note

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 
@@ -350,3 +351,61 @@ def test_a_design_on_which_delta_s_does_not_move_with_eps_is_refused(cache):
     for what in ("Δ_S", "Δ_S 2-D"):
         assert "same at every grid value" in cc.classical.skipped["judge"][what]
         assert any(n.startswith(f"{what} skipped for judge: Δ_S cannot read") for n in cc.notes)
+
+
+def test_no_complete_context_names_the_design_every_pair_meets(cache, tmp_path, capsys):
+    """Chatbot Arena's battles (one context, 2–388 verdicts per pair and order) were refused
+    with "k+=86, k-=85" — the design most pairs have — and told to skip incomplete contexts, to
+    fit 0 of them. The error now names the largest design every pair meets, which
+    ``k_plus``/``k_minus`` (``--k-plus``/``--k-minus``) fit; the command line and Python give the
+    same ε; a log where some pair was never compared is told that Δ_S cannot read it."""
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.crosscheck import seed_streams
+
+    sim = simulate_round_robin(5, eps=0.2, repeats=3, random_seed=4)
+    frame = sim.frame
+    # three pairs keep one verdict with the lower-indexed text first: (3, 3) stays the mode
+    lo_first = frame["first"] < frame["second"]
+    pairs = frame[["first", "second"]].min(axis=1) + "|" + frame[["first", "second"]].max(axis=1)
+    cut = pairs.isin(sorted(set(pairs))[:3]) & lo_first & (frame["repeat"] > 0)
+    data = load_comparisons(frame[~cut])
+    with pytest.raises(DesignError) as err:
+        DeltaSFit(cache_dir=cache).fit(data)
+    text = str(err.value)
+    assert "1 of 1 contexts" in text and "3 pair(s) fall short" in text
+    assert "skip_incomplete" not in text
+    assert "every pair holds at least k+=1, k-=3 verdicts: pass k_plus=1, k_minus=3" in text
+    seed = seed_streams(0)["delta_s"]  # estimate's stream for Δ_S, as the cross-check's
+    with pytest.warns(DesignWarning, match=r"judge 'judge': unequal design .* 14 verdicts"):
+        fit = DeltaSFit(random_seed=seed, cache_dir=cache, n_bootstrap=0).fit(
+            data, k_plus=1, k_minus=3
+        )
+    path = tmp_path / "log.csv"
+    frame[~cut].to_csv(path, index=False)
+    argv = ["estimate", str(path), "--method", "deltas", "--k-plus", "1", "--k-minus", "3"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["estimates"]["eps"] == pytest.approx(fit.eps_, abs=1e-12)
+    assert main(["estimate", str(path), "--method", "scom", "--k-plus", "1"]) != 0
+    err = capsys.readouterr().err
+    assert "--k-plus sets the Δ_S design: it applies to --method deltas or deltas2d" in err
+    never = load_comparisons(frame[~pairs.isin(sorted(set(pairs))[:1])])
+    with pytest.raises(DesignError, match="no context has every pair compared, so Δ_S cannot"):
+        DeltaSFit(cache_dir=cache).fit(never)
+
+
+def test_a_cached_table_of_another_split_does_not_serve_a_design(tmp_path):
+    """The 1-D table's cache key held k₊ + k₋ alone (the values' distribution depends on the
+    total only), so a (2, 2) table of 20 sizes, cached by an earlier run, served a (1, 3) fit:
+    a 5-text log read ε 0.05 after it and 0.07 in an empty cache. Each split has its own
+    table now: the answer does not depend on what the cache held."""
+    sim = simulate_round_robin(5, eps=0.2, repeats=2, random_seed=4)
+    frame = sim.frame
+    lo_first = frame["first"] < frame["second"]
+    data = load_comparisons(frame[~(lo_first & (frame["repeat"] > 0))])  # k+ = 1, k- = 2
+    fresh = DeltaSFit(random_seed=7, n_bootstrap=0, cache_dir=tmp_path / "a").fit(data)
+    synthetic_table(20, k_plus=2, k_minus=1, random_seed=7, cache_dir=tmp_path / "b")
+    after = DeltaSFit(random_seed=7, n_bootstrap=0, cache_dir=tmp_path / "b").fit(data)
+    assert not after.table_.from_cache
+    np.testing.assert_array_equal(after.table_.values, fresh.table_.values)
+    assert after.eps_ == fresh.eps_

@@ -585,8 +585,11 @@ def _cache_key(
 ) -> tuple[str, dict[str, Any]]:
     meta = {
         "kind": "2d" if two_d else "1d",
-        # in 1-D only the total number of showings per pair matters
-        "design": [kp, km] if two_d else [kp + km],
+        # the split too, in 1-D: only the total of showings per pair matters to the values'
+        # distribution, but the draws follow the split, and a table keyed by the total alone
+        # served (1, 3) from a cached (2, 2): the same log read ε 0.05 or 0.07 by the cache's
+        # history
+        "design": [kp, km],
         "grid": [float(x) for x in np.round(grid, 12)],
         "n_synthetic": M,
         "seed": seed,
@@ -984,14 +987,20 @@ def _design_matrices(
         )
         more = f", … ({len(bad) - 6} more)" if len(bad) > 6 else ""
         short = f"{len(bad)} pair(s) fall short: {shown}{more}" if bad.size else "under 2 items"
+        dropped = "Use ties='half' if ties were dropped, or " if block.n_ties_dropped else "Use "
+        remedy = (
+            f"{dropped}skip_incomplete=True (--skip-incomplete on the command line) to fit the "
+            f"{len(labels)} complete one(s)"
+            if mats
+            else _largest_design(block, ties_dropped=bool(block.n_ties_dropped))
+        )
         raise DesignError(
             f"{len(skipped)} of {len(block.contexts)} contexts are not complete round-robins "
             f"with k+={k_plus}, k-={k_minus} verdicts for every pair, which Δ_S needs; the first, "
-            f"context {ctx!r}: {short}. "
-            + ("Use ties='half' if ties were dropped, or " if block.n_ties_dropped else "Use ")
-            + "skip_incomplete=True (--skip-incomplete on the command line) to fit the "
-            f"{len(labels)} complete one(s)"
+            f"context {ctx!r}: {short}. {remedy}"
         )
+    if not mats:
+        raise DesignError("no context holds a complete round-robin for the Δ_S fit")
     if skipped:
         warnings.warn(
             f"{len(skipped)} of {len(block.contexts)} contexts skipped (incomplete round-robin "
@@ -1000,9 +1009,45 @@ def _design_matrices(
             DesignWarning,
             stacklevel=user_stacklevel(),
         )
-    if not mats:
-        raise DesignError("no context holds a complete round-robin for the Δ_S fit")
     return tuple(labels), tuple(mats)
+
+
+def _largest_design(block: Comparisons, *, ties_dropped: bool) -> str:
+    """What to do where no context is complete for the design asked: the largest design the
+    contexts with every pair compared meet (the first k₊ and k₋ verdicts of every pair), or why
+    Δ_S cannot read the log."""
+    from bayes_pairwise.matrices import pair_counts
+
+    pc = pair_counts(block)
+    n_ctx = len(block.contexts)
+    sizes = np.bincount(np.asarray(block.item_context), minlength=n_ctx)
+    pairs = np.bincount(pc.context, minlength=n_ctx)
+    full = (sizes >= 2) & (pairs == sizes * (sizes - 1) // 2)
+    in_full = full[pc.context]
+    if in_full.any():
+        a, b = int(pc.k_plus[in_full].min()), int(pc.k_minus[in_full].min())
+        if a + b >= 1:
+            where = (
+                "every pair holds"
+                if full.sum() == np.count_nonzero(sizes >= 2)
+                else f"every pair of the {int(full.sum())} context(s) with every pair compared "
+                "holds"
+            )
+            return (
+                f"No context is complete for that design, but {where} at least k+={a}, "
+                f"k-={b} verdicts: pass k_plus={a}, k_minus={b} (--k-plus {a} --k-minus {b} "
+                f"on the command line) to fit the first {a} and {b} verdicts of every pair"
+                + (" (or ties='half', if ties were dropped)" if ties_dropped else "")
+            )
+    why = (
+        "no one design (k+, k-) is met by every pair of its contexts with every pair compared"
+        if in_full.any()
+        else "no context has every pair compared"
+    )
+    return (
+        f"No context is complete for that design, and {why}, so Δ_S cannot read this log "
+        "(S_com, the moments and the error models read incomplete designs)"
+    )
 
 
 def _observed(
@@ -1024,9 +1069,9 @@ def _observed(
         extra = int(np.sum(np.clip(kps - kp, 0, None) + np.clip(kms - km, 0, None)))
         if extra:
             warnings.warn(
-                f"unequal design across pairs (k+ from {kps.min()} to {kps.max()}, k- from "
-                f"{kms.min()} to {kms.max()}): the fit uses the first k+={kp}, k-={km} verdicts "
-                f"of every pair; {extra} verdicts are unused",
+                f"judge {block.judges[0]!r}: unequal design across pairs (k+ from {kps.min()} "
+                f"to {kps.max()}, k- from {kms.min()} to {kms.max()}): the fit uses the first "
+                f"k+={kp}, k-={km} verdicts of every pair; {extra} verdicts are unused",
                 DesignWarning,
                 stacklevel=user_stacklevel(),
             )
