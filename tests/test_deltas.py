@@ -372,7 +372,7 @@ def test_no_complete_context_names_the_design_every_pair_meets(cache, tmp_path, 
     with pytest.raises(DesignError) as err:
         DeltaSFit(cache_dir=cache).fit(data)
     text = str(err.value)
-    assert "1 of 1 contexts" in text and "3 pair(s) fall short" in text
+    assert "1 of 1 contexts of judge 'judge'" in text and "3 pair(s) fall short" in text
     assert "skip_incomplete" not in text
     assert "every pair holds at least k+=1, k-=3 verdicts: pass k_plus=1, k_minus=3" in text
     seed = seed_streams(0)["delta_s"]  # estimate's stream for Δ_S, as the cross-check's

@@ -995,9 +995,9 @@ def _design_matrices(
             else _largest_design(block, ties_dropped=bool(block.n_ties_dropped))
         )
         raise DesignError(
-            f"{len(skipped)} of {len(block.contexts)} contexts are not complete round-robins "
-            f"with k+={k_plus}, k-={k_minus} verdicts for every pair, which Δ_S needs; the first, "
-            f"context {ctx!r}: {short}. {remedy}"
+            f"{len(skipped)} of {len(block.contexts)} contexts of judge {block.judges[0]!r} are "
+            f"not complete round-robins with k+={k_plus}, k-={k_minus} verdicts for every "
+            f"pair, which Δ_S needs; the first, context {ctx!r}: {short}. {remedy}"
         )
     if not mats:
         raise DesignError("no context holds a complete round-robin for the Δ_S fit")
