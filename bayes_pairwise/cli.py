@@ -940,6 +940,21 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         grid_said = _grid_basis_warnings(data, method)
         if grid_said:
             extra.setdefault("warnings", []).extend(grid_said)
+        from bayes_pairwise.classical.deltas import MIN_BOOTSTRAP_CONTEXTS
+
+        # compare's row says it ("too few round-robins to resample: no interval"); so does this
+        bare = {
+            lab: f.n_contexts_ for lab, f in fits.items() if f.n_contexts_ < MIN_BOOTSTRAP_CONTEXTS
+        }
+        if bare:
+            who = ", ".join(
+                (f"{lab}: " if len(fits) > 1 else "") + f"{n} round robin{'s' if n != 1 else ''}"
+                for lab, n in bare.items()
+            )
+            extra["interval_note"] = (
+                f"no interval ({who}): the bootstrap resamples round robins and needs at least "
+                f"{MIN_BOOTSTRAP_CONTEXTS}, so the grid's value stands alone, as in compare"
+            )
     settings["contexts_pooled"] = pooled
     if method in ("deltas", "deltas2d"):
         settings["interval"] = f"{interval_label()} bootstrap percentile interval, " + (
@@ -1100,6 +1115,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(f"\nnote: {res['ties_dropped_note']}")
         if "pooling_note" in res:
             print(f"\nnote: {res['pooling_note']}")
+        if "interval_note" in res:
+            print(f"\nnote: {res['interval_note']}")
         if estimand_note:
             print(f"\nnote: {estimand_note}")
         for w in res.get("warnings", []):

@@ -386,6 +386,9 @@ def test_no_complete_context_names_the_design_every_pair_meets(cache, tmp_path, 
     assert main([*argv, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["estimates"]["eps"] == pytest.approx(fit.eps_, abs=1e-12)
+    # one round robin: no bootstrap interval, and the output says why (compare's row does)
+    assert "eps_lower" not in out["estimates"]
+    assert out["interval_note"].startswith("no interval (1 round robin): the bootstrap")
     assert main(["estimate", str(path), "--method", "scom", "--k-plus", "1"]) != 0
     err = capsys.readouterr().err
     assert "--k-plus sets the Δ_S design: it applies to --method deltas or deltas2d" in err
