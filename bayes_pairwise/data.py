@@ -2348,6 +2348,13 @@ def _recognise(
             chosen[role] = role
             used.add(role)
             notes.append(f"column {role!r} read as the {role} ({role}={role!r})")
+    # gold labels under the name Comparisons.to_frame writes them: never read unasked (they
+    # change what the cross-check rests on), never passed over without a word either
+    if truth is None and "truth" in unique and "truth" not in used:
+        notes.append(
+            "column 'truth' not read as gold labels: they change what the error rates rest on, "
+            "so they are read only when named (--truth-column truth, or truth='truth')"
+        )
     return _Layout(
         first,
         second,

@@ -762,3 +762,35 @@ def test_a_folder_of_different_logs_is_refused_naming_the_files_that_lack_a_colu
         folder / "more.csv", index=False
     )
     assert load_comparisons(str(folder)).n_comparisons == 3  # an extra column is no reason
+
+
+def test_a_labelled_log_written_by_the_package_says_its_labels_are_not_read(
+    tmp_path, monkeypatch, capsys
+):
+    """``Comparisons.to_frame`` writes the gold labels as a column named ``truth``; read back
+    from a file (Python or the command line) without ``truth=``, the labels were passed over
+    without a word and the cross-check said "no gold labels". They are still read only when
+    named (they change what the error rates rest on), and the load now says so, with the flag
+    that reads them; named, they come back as written."""
+    import bayes_pairwise as bp
+
+    sim = bp.simulate_hard_pairs(n_items=2, n_contexts=60, labelled=0.3, random_seed=2)
+    assert sim.data.has_truth
+    path = tmp_path / "labelled.csv"
+    sim.data.to_frame().to_csv(path, index=False)
+    note = (
+        "column 'truth' not read as gold labels: they change what the error rates rest on, so "
+        "they are read only when named (--truth-column truth, or truth='truth')"
+    )
+    py = load_comparisons(path)
+    assert note in py.recognised and not py.has_truth
+    cli = _capture_cli_data(monkeypatch, ["estimate", str(path), "--method", "scom", "--json"])
+    assert not cli.has_truth and note in capsys.readouterr().err
+    named = load_comparisons(path, truth="truth")
+    np.testing.assert_array_equal(named.truth, sim.data.truth)
+    assert named.n_labelled == sim.data.n_labelled > 0
+    assert not any("truth" in line for line in named.recognised)
+    argv = ["estimate", str(path), "--method", "scom", "--truth-column", "truth", "--json"]
+    np.testing.assert_array_equal(_capture_cli_data(monkeypatch, argv).truth, sim.data.truth)
+    assert note not in capsys.readouterr().err
+    assert load_comparisons(path, detect=False).recognised == ()
