@@ -665,13 +665,9 @@ def test_a_judge_that_always_picks_one_position_is_said_to_say_nothing(tmp_path,
     assert not arena.order_recorded and one_position_only(arena) is None
 
 
-def test_fit_reads_no_position_rate_where_the_order_was_not_recorded(tmp_path, capsys) -> None:
-    """A battle log without its presentation order, fitted with the uniform model: its text
-    printed the sharp bounds of ε₊ and ε₋ (rates of the nominal label) with no caveat. It now
-    reads ε alone, as the cross-check's basis does; a positional fit, which reads ε₊ and ε₋
-    (with its caveat), keeps their bounds beside them, and a log with its order keeps all."""
-    from bayes_pairwise.cli import main
-
+def _battle_files(tmp_path):
+    """The same battle log twice on disk: in Arena's layout (order not recorded) and with its
+    presentation order."""
     path = tmp_path / "battles.csv"
     frame = _battle_log(3, arena=True).to_frame()
     frame.rename(columns={"first": "model_a", "second": "model_b"}).assign(
@@ -679,6 +675,17 @@ def test_fit_reads_no_position_rate_where_the_order_was_not_recorded(tmp_path, c
     ).drop(columns=["outcome"]).to_csv(path, index=False)
     recorded = tmp_path / "recorded.csv"
     _battle_log(3, arena=False).to_frame().to_csv(recorded, index=False)
+    return path, recorded
+
+
+def test_fit_reads_no_position_rate_where_the_order_was_not_recorded(tmp_path, capsys) -> None:
+    """A battle log without its presentation order, fitted with the uniform model: its text
+    printed the sharp bounds of ε₊ and ε₋ (rates of the nominal label) with no caveat. It now
+    reads ε alone, as the cross-check's basis does; a positional fit, which reads ε₊ and ε₋
+    (with its caveat), keeps their bounds beside them, and a log with its order keeps all."""
+    from bayes_pairwise.cli import main
+
+    path, recorded = _battle_files(tmp_path)
 
     def fit(log, model, json_out):
         argv = ["fit", str(log), "--model", model, "--map", *(["--json"] if json_out else [])]
@@ -706,13 +713,7 @@ def test_estimate_reads_the_bounds_fit_reads_where_the_order_was_not_recorded(
     where the order was recorded."""
     from bayes_pairwise.cli import main
 
-    path = tmp_path / "battles.csv"
-    frame = _battle_log(3, arena=True).to_frame()
-    frame.rename(columns={"first": "model_a", "second": "model_b"}).assign(
-        winner=np.where(frame["outcome"] == 1, "model_a", "model_b")
-    ).drop(columns=["outcome"]).to_csv(path, index=False)
-    recorded = tmp_path / "recorded.csv"
-    _battle_log(3, arena=False).to_frame().to_csv(recorded, index=False)
+    path, recorded = _battle_files(tmp_path)
 
     def estimate(log, method):
         assert main(["estimate", str(log), "--method", method, "--json"]) == 0
