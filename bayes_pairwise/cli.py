@@ -50,7 +50,12 @@ from bayes_pairwise.conventions import (
     TIE_POLICIES,
     name_list,
 )
-from bayes_pairwise.errors import BayesPairwiseError, TieRescalingWarning, quiet_third_party
+from bayes_pairwise.errors import (
+    BayesPairwiseError,
+    DataError,
+    TieRescalingWarning,
+    quiet_third_party,
+)
 from bayes_pairwise.model_specs import NUTS_SAMPLERS, available_models
 from bayes_pairwise.output import (
     atomic_write,
@@ -340,6 +345,23 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
 _RANKING_FLAGS = ("list_column", "item_column", "rank_column", "shown_column")
 
 
+def _ranking_columns(args: argparse.Namespace) -> list[str] | None:
+    """The file's columns when the command's file is a ranking log (the rule of
+    :func:`_ranking_log`: a ranking flag given, or ``list``, ``item`` and ``rank`` columns and
+    neither ``first`` nor ``second``), else None."""
+    from bayes_pairwise.data import read_columns
+
+    if _is_bundled(args.data):
+        return None
+    flagged = any(getattr(args, f, None) for f in _RANKING_FLAGS)
+    with _sigterm_default():  # reading: SIGTERM ends the process at once
+        cols = list(read_columns(args.data, max_bytes=args.max_input_size))
+    names = {args.list_column or "list", args.item_column or "item", args.rank_column or "rank"}
+    if flagged or (names <= set(cols) and args.first not in cols and args.second not in cols):
+        return cols
+    return None
+
+
 def _ranking_log(args: argparse.Namespace) -> Any:
     """The command's file read as a ranking log (:func:`bayes_pairwise.load_rankings`), or None
     when it is a comparison log or a bundled data set.
@@ -348,25 +370,20 @@ def _ranking_log(args: argparse.Namespace) -> Any:
     ``item`` and ``rank`` and neither ``first`` nor ``second``; optional columns ``shown``,
     ``judge`` and ``context`` are read by those names unless named by the flags.
     """
-    from bayes_pairwise.data import read_columns
     from bayes_pairwise.rankings import load_rankings
 
     if _is_bundled(args.data):
         if any(getattr(args, f, None) for f in _RANKING_FLAGS):
             raise BayesPairwiseError("the ranking-log flags apply to files, not bundled data sets")
         return None
-    flagged = any(getattr(args, f, None) for f in _RANKING_FLAGS)
-    with _sigterm_default():  # reading: SIGTERM ends the process at once
-        cols = read_columns(args.data, max_bytes=args.max_input_size)
+    cols = _ranking_columns(args)
+    if cols is None:
+        return None
     names = {
         "list": args.list_column or "list",
         "item": args.item_column or "item",
         "rank": args.rank_column or "rank",
     }
-    if not flagged and not (
-        set(names.values()) <= set(cols) and args.first not in cols and args.second not in cols
-    ):
-        return None
     optional = {
         "shown": args.shown_column or ("shown" if "shown" in cols else None),
         "judge": args.judge_column or ("judge" if "judge" in cols else None),
@@ -412,6 +429,21 @@ def _load_data(args: argparse.Namespace):
                 warnings.filterwarnings("ignore", message=re.escape(ORDER_WARNING))
             data, _ = resolve_data(name, ties=args.ties, options=_parse_options(args.option, name))
     else:
+        ranking = (
+            f"{name!r} is a ranking log (one row per item per list: list, item and rank "
+            f"columns), and {getattr(args, 'command', 'this command')} reads comparison logs "
+            "(one row per verdict): rank it with leaderboard, fit it with fit --model "
+            "plackett_luce or noisy_plackett_luce, or pick the next lists with propose"
+        )
+        # fit, leaderboard and propose read a ranking log before they come here
+        flags = [f"--{f.replace('_', '-')}" for f in _RANKING_FLAGS if getattr(args, f, None)]
+        if flags:
+            raise BayesPairwiseError(
+                f"{', '.join(flags)} name{'s' if len(flags) == 1 else ''} a ranking log's "
+                f"columns, and {getattr(args, 'command', 'this command')} reads comparison logs "
+                "(one row per verdict): a ranking log is read by leaderboard, fit --model "
+                "plackett_luce or noisy_plackett_luce, and propose"
+            )
         # a file: load_comparisons recognises known layouts and the judge/context/repeat
         # columns by name (the same rule as in Python); every choice it made is printed
         covs = [c for c in args.covariates.split(",") if c]
@@ -419,21 +451,28 @@ def _load_data(args: argparse.Namespace):
         # the file was read, so that they read in order
         with _sigterm_default(), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            data, _ = resolve_data(
-                name,
-                ties=args.ties,
-                first=args.first,
-                second=args.second,
-                outcome=args.outcome,
-                judge=args.judge_column,
-                context=args.context_column,
-                repeat=args.repeat_column,
-                covariates=covs,
-                outcome_map=_parse_map(args.outcome_map),
-                truth=getattr(args, "truth_column", None),
-                weights=getattr(args, "weights_column", None),
-                max_bytes=args.max_input_size,
-            )
+            try:
+                data, _ = resolve_data(
+                    name,
+                    ties=args.ties,
+                    first=args.first,
+                    second=args.second,
+                    outcome=args.outcome,
+                    judge=args.judge_column,
+                    context=args.context_column,
+                    repeat=args.repeat_column,
+                    covariates=covs,
+                    outcome_map=_parse_map(args.outcome_map),
+                    truth=getattr(args, "truth_column", None),
+                    weights=getattr(args, "weights_column", None),
+                    max_bytes=args.max_input_size,
+                )
+            except DataError:
+                # not read as a comparison log: a ranking log's columns say why, in one line
+                # (the header is read only now, so a comparison log is not read twice)
+                if _ranking_columns(args) is not None:
+                    raise BayesPairwiseError(ranking) from None
+                raise
         for line in data.recognised:
             _info(line)
         if args.ties is None and data.n_ties:

@@ -271,3 +271,26 @@ def test_a_disconnected_ranking_log_names_its_groups():
     (note,) = [n for n in lb.notes if "ridge" in n]
     assert "disconnected (2 components: {a, b, c} | {x, y, z})" in note
     assert "come from the ridge's pull towards 0, not from the lists" in note
+
+
+@pytest.mark.parametrize("command", ["estimate", "compare", "report", "plan-labels"])
+def test_commands_that_read_comparison_logs_say_a_ranking_log_is_one(capsys, command):
+    """``estimate``, ``compare``, ``report`` and ``plan-labels`` on a ranking log answered
+    "column not found; name the first column: first='NAME'" — advice that cannot work on a
+    log with one row per item per list. They now say what the file is and which commands read
+    it; a ranking flag given to them is refused in the same words, before any file is read."""
+    path = str(DATA / "pl_400x5.csv")
+    extra = {
+        "estimate": ["--method", "bt-mm"],
+        "compare": ["--map"],
+        "report": ["--map", "--out", "never.html"],
+        "plan-labels": ["--budget", "3"],
+    }[command]
+    rc, _, err = _cli(capsys, [command, path, *extra])
+    assert rc == 2 and "column not found" not in err
+    assert (
+        f"is a ranking log (one row per item per list: list, item and rank columns), and "
+        f"{command} reads comparison logs (one row per verdict): rank it with leaderboard" in err
+    )
+    rc, _, err = _cli(capsys, [command, "/no/such/file.csv", *extra, "--item-column", "x"])
+    assert rc == 2 and f"--item-column names a ranking log's columns, and {command} reads" in err
