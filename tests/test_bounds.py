@@ -26,11 +26,10 @@ def _random_log(rng: np.random.Generator, sizes: tuple[int, ...], *, labels: boo
                     rows.append((first, second, out, f"q{c}", gold if labels else None))
     df = pd.DataFrame(rows, columns=["first", "second", "outcome", "context", "truth"])
     if labels:  # label about half of the pairs
-        keep = {
-            p
-            for p in set(map(frozenset, zip(df["first"], df["second"], strict=True)))
-            if rng.random() < 0.5
-        }
+        # pairs in a fixed order (a set's order follows the process's string hashing, so the
+        # labelled pairs, and the test, changed from run to run)
+        pairs = sorted(set(map(frozenset, zip(df["first"], df["second"], strict=True))), key=sorted)
+        keep = {p for p in pairs if rng.random() < 0.5}
         pair = [frozenset(p) for p in zip(df["first"], df["second"], strict=True)]
         df["truth"] = [t if p in keep else None for t, p in zip(df["truth"], pair, strict=True)]
     kw = {"truth": "truth"} if labels and df["truth"].notna().any() else {}
@@ -102,8 +101,10 @@ def test_sharp_bounds_match_brute_force_enumeration(seed):
             np.testing.assert_allclose(b.pairwise[q], free[q], atol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(12))
 def test_labels_restrict_the_assignments_as_brute_force_does(seed):
+    """Seeds 10 and 11 (and 0 under some string hashing, before the pairs were sorted) caught
+    Dinkelbach's choices cut by one group's own ratio range instead of the whole sum's."""
     rng = np.random.default_rng(100 + seed)
     data = _random_log(rng, (4, 3, 2), labels=True)
     b = error_bounds(data, n_bootstrap=0)[0]

@@ -385,12 +385,17 @@ def _dinkelbach(choices, n_rep: int, sign: float, weight_of) -> np.ndarray:
     # once, not per iteration: invalid choices (NaN) cost +inf in every objective and count
     # nothing; the choice arrays shared by every replicate (leading axis 1) stay unbroadcast
     prepared = []
+    # the ratios λ the iteration visits (its objective shifts them by 1e-12): those of the
+    # whole sum, so the extremes over every group's choices — one group's own range missed
+    # λ values the others' units reach, and cut choices the optimum needed (a 9-item log's
+    # sharp upper ε₊ read 0.556 where enumeration gives 0.571)
+    ranges = [_ratio_range(a, b, np.isnan(a) | np.isnan(b)) for a, b in choices]
+    r_lo = min((r[0] for r in ranges), default=0.0)
+    r_hi = max((r[1] for r in ranges), default=0.0)
+    lam_lo, lam_hi = sorted((sign * r_lo, sign * r_hi))
     for a, b in choices:
         bad = np.isnan(a) | np.isnan(b)
         if a.shape[0] == 1 and a.shape[2] > 1:
-            # the ratios λ the iteration visits (its objective shifts them by 1e-12)
-            r_lo, r_hi = _ratio_range(a, b, bad)
-            lam_lo, lam_hi = sorted((sign * r_lo, sign * r_hi))
             sa0 = np.where(bad[0], np.inf, sign * a[0])
             keep = _envelope(sa0, np.where(bad[0], 0.0, b[0]), lam_lo - 1e-9, lam_hi + 1e-9)
             start = np.argmin(np.where(bad[0], np.inf, -b[0]), axis=1)  # the start's pick
