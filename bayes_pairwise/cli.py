@@ -731,7 +731,9 @@ def _basis_note(res: dict[str, Any], n_judges: int) -> str:
     )
     given = "; ".join(
         (f"{j}: " if n_judges > 1 else "")
-        + ", ".join(f"{SYMBOLS[q]} {_four(v)}" for q, v in vals.items())
+        + ", ".join(
+            f"{SYMBOLS[q]} {_four(v)}" + (" (below 0)" if v < 0 else "") for q, v in vals.items()
+        )
         for j, vals in rescaled.items()
     )
     return (

@@ -1157,7 +1157,17 @@ def _classical_rows(
 
         check = cf.tie_position.get(j)
 
-        def normal(q, method, eps, se, extra_note="", judge=j, tie_note=tie_note, check=check):
+        def normal(
+            q,
+            method,
+            eps,
+            se,
+            extra_note="",
+            judge=j,
+            tie_note=tie_note,
+            check=check,
+            how=f"{lab} delta method",
+        ):
             # the estimators report the rate among decided verdicts already (ties modelled);
             # a rate below 0 is kept unclipped with its interval, never [0, 0]
             lo, hi = eps - z * se, eps + z * se
@@ -1168,7 +1178,7 @@ def _classical_rows(
                 extra_note = _join(extra_note, why)
             note = _join(extra_note, tie_note)
             if np.isfinite(se):
-                return _row(q, judge, method, eps, lo, hi, f"{lab} delta method", note=note)
+                return _row(q, judge, method, eps, lo, hi, how, note=note)
             return _row(q, judge, method, eps, note=note)
 
         if k:
@@ -1233,9 +1243,14 @@ def _classical_rows(
             edge = m.boundary_text() if m.no_real_solution else ""
             if moved:
                 edge = _join(edge, not_basis("the rescaling for the tie share"))
-            rows.append(normal("eps_plus", METHOD_MOMENTS, m.eps_plus, m.eps_plus_se, edge))
-            rows.append(normal("eps_minus", METHOD_MOMENTS, m.eps_minus, m.eps_minus_se, edge))
-            rows.append(normal("eps_sum", METHOD_MOMENTS, m.eps_sum, m.eps_sum_se, edge))
+            # no real solution: the delta method fails and the SEs come from resampling pairs
+            how = f"{lab} bootstrap over pairs" if m.no_real_solution else f"{lab} delta method"
+            for q, est, se in (
+                ("eps_plus", m.eps_plus, m.eps_plus_se),
+                ("eps_minus", m.eps_minus, m.eps_minus_se),
+                ("eps_sum", m.eps_sum, m.eps_sum_se),
+            ):
+                rows.append(normal(q, METHOD_MOMENTS, est, se, edge, how=how))
         if moved and np.isfinite(check.eps_plus):
             # among decided verdicts by construction: no tie rescaling, so no tie_note
             for q, method, est, se in (
@@ -1249,7 +1264,12 @@ def _classical_rows(
                 said = f"{check.n_both} pairs; " + check.summary()
                 if check.pairs_cluster:
                     said = _join(said, check.pairs_text())
-                rows.append(normal(q, method, est, se, said, tie_note=""))
+                how = (
+                    f"{lab} bootstrap over pairs"
+                    if q != "eps" and check.no_real_solution
+                    else f"{lab} delta method"
+                )
+                rows.append(normal(q, method, est, se, said, tie_note="", how=how))
 
         # Δ_S: the synthetic matrices hold the judge's tie share (ties at random, counted half
         # as the observed ones), so the grid's ε is the error among decided verdicts too

@@ -397,6 +397,64 @@ def test_no_real_solution_gets_a_bootstrap_interval():
     assert len(notes) == 3 and all("no real solution" in n for n in notes)  # ε₊, ε₋, the sum
 
 
+def _ceiling_log(n_same: int, n_pairs: int = 40):
+    """``n_same`` of ``n_pairs`` pairs whose two verdicts pick the same position (alternating
+    first/second, so r₁ = ½), the rest judged alike in both orders."""
+    import pandas as pd
+
+    rows = []
+    for k in range(n_pairs):
+        a, b = f"a{k}", f"b{k}"
+        if k < n_same:
+            pos = "first" if k % 2 else "second"
+            rows += [(a, b, pos), (b, a, pos)]
+        else:
+            rows += [(a, b, "first"), (b, a, "second")]
+    return pd.DataFrame(rows, columns=["first", "second", "outcome"])
+
+
+def test_no_real_solution_sum_se_is_the_replicates_own():
+    """Where the moments have no real solution, ε₊ + ε₋ is set to 1 and ε₊ = 1 − r₁, ε₋ = r₁
+    move against each other: the sum's SE is the spread of the replicates' sums (a hand
+    bootstrap over pairs), not hypot of the two SEs (0.109 here, against 0.09). Where no
+    replicate has a real solution the sum is set, not estimated: no SE, and the cross-check's
+    row has no interval; the rows that have one say it is a bootstrap, not the delta method."""
+    import pandas as pd
+
+    df = _ceiling_log(24)  # S_com 0.6 against its ceiling ½: 12 % of replicates inside
+    with pytest.warns(bp.errors.DesignWarning):
+        m = positional_moments(bp.load_comparisons(df))
+    assert m.no_real_solution
+    rng = np.random.default_rng(1)
+    sums = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(200):
+            pick = rng.integers(0, 40, 40)
+            parts = [
+                df.iloc[[2 * i, 2 * i + 1]].assign(
+                    first=df["first"].iloc[[2 * i, 2 * i + 1]] + f"_{r}",
+                    second=df["second"].iloc[[2 * i, 2 * i + 1]] + f"_{r}",
+                )
+                for r, i in enumerate(pick)
+            ]
+            rep = positional_moments(bp.load_comparisons(pd.concat(parts)))
+            sums.append(rep.eps_sum)
+    assert np.mean(np.array(sums) >= 1 - 1e-12) < 0.97  # some replicates have a solution
+    assert m.eps_sum_se == pytest.approx(np.std(sums, ddof=1), rel=0.2)
+    assert m.eps_sum_se < 0.9 * math.hypot(m.eps_plus_se, m.eps_minus_se)
+
+    data = bp.load_comparisons(_ceiling_log(40))  # every pair: the same position twice
+    with pytest.warns(bp.errors.DesignWarning):
+        m = positional_moments(data)
+    assert m.no_real_solution and m.eps_plus_se > 0 and math.isnan(m.eps_sum_se)
+    cc = crosscheck(data, models=(), delta_s=False, delta_s_2d=False, **CHEAP)
+    rows = cc.table[cc.table.method == "moments (S_com, r₁)"].set_index("quantity")
+    assert math.isnan(rows.loc["eps_sum", "lower"]) and rows.loc["eps_sum", "estimate"] == 1
+    assert rows.loc["eps_plus", "lower"] < rows.loc["eps_plus", "estimate"]
+    assert rows.loc["eps_plus", "interval"].endswith("bootstrap over pairs")
+
+
 def test_a_rate_below_zero_is_not_called_no_solution():
     """The other way out of the domain: S_com below |2r₁ − 1| (40 pairs judged alike in both
     orders, S_com 0, and 30 more shown once, mostly won by the first text: r₁ 0.582). The

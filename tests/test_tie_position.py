@@ -395,10 +395,32 @@ def test_estimate_warns_where_its_rescaled_moments_do_not_hold(tmp_path, capsys)
         assert main(args) == 0
         text = capsys.readouterr().out
         assert "note: the rates above are read on the pairs decided in both orders" in text
+        below = {q: " (below 0)" if getattr(m, q) < 0 else "" for q in ("eps_plus", "eps_minus")}
         assert (
-            f"(rescaled: ε₊ {m.eps_plus:.4f}, ε₋ {m.eps_minus:.4f}, ε₊ + ε₋ {m.eps_sum:.4f})"
-            in text
+            f"(rescaled: ε₊ {m.eps_plus:.4f}{below['eps_plus']}, ε₋ {m.eps_minus:.4f}"
+            f"{below['eps_minus']}, ε₊ + ε₋ {m.eps_sum:.4f})" in text
         )
+
+
+def test_estimate_marks_a_rescaled_rate_below_zero(capsys):
+    """PRD's gpt4: its ties depend on the position, so `estimate --method moments` reads the
+    pairs decided in both orders and lists the rescaled rates it replaced. The rescaled ε₊ is
+    below 0 (ε_half < τ/2 once the rescaling fails): the note marks it, so a negative error
+    rate is not printed bare."""
+    from bayes_pairwise.cli import main
+
+    assert main(["estimate", "prd_vicuna80", "--method", "moments", "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    ep = out["rescaled"]["gpt4"]["eps_plus"]
+    assert ep < 0 and out["by_judge"]["gpt4"]["eps_plus"] >= 0
+    assert main(["estimate", "prd_vicuna80", "--method", "moments"]) == 0
+    text = capsys.readouterr().out
+    assert f"gpt4: ε₊ {ep:.4f} (below 0), ε₋ " in text
+    assert text.count("(below 0)") == sum(
+        v < 0 for vals in out["rescaled"].values() for v in vals.values()
+    )
 
 
 def test_fit_tie_positional_from_the_command_line(tmp_path, capsys):

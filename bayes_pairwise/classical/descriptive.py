@@ -1238,8 +1238,7 @@ def _moments(pc: Any, both: np.ndarray) -> dict[str, Any]:
         ep_se, em_se = (float(x) for x in np.sqrt(np.clip(np.diag(cov_m), 0, None)))
         sum_se = float(np.sqrt(max(float(cov_m.sum()), 0.0)))  # ε₊ + ε₋ = 1 − √disc
     else:  # no real solution (ε₊ + ε₋ set to 1): the delta method fails, resample the pairs
-        ep_se, em_se = _moments_bootstrap_se(pc, both)
-        sum_se = float(np.hypot(ep_se, em_se))
+        ep_se, em_se, sum_se = _moments_bootstrap_se(pc, both)
     # a rate of exactly 0 (S_com = |2r₁ − 1|: no pair won by the second-shown text in both
     # orders, for ε₊; none by the first-shown, for ε₋) has delta-method variance 0 — and so
     # would a bootstrap of the pairs: its interval comes from the exact bound on that zero
@@ -1289,8 +1288,14 @@ def _tie_share(block: Comparisons) -> tuple[float, float, bool]:
     return tau, se, bool(k) and block.tie_policy == "model"
 
 
-def _moments_bootstrap_se(pc: Any, both: np.ndarray, n_boot: int = 400) -> tuple[float, float]:
-    """Bootstrap SEs of the unclipped moments, pairs resampled (fixed stream: reproducible).
+def _moments_bootstrap_se(
+    pc: Any, both: np.ndarray, n_boot: int = 400
+) -> tuple[float, float, float]:
+    """Bootstrap SEs of the unclipped moments ε₊, ε₋ and of their sum, pairs resampled (fixed
+    stream: reproducible). The sum's SE is the replicates' own: where the equations have no
+    real solution, ε₊ + ε₋ is 1 and ε₊ = 1 − r₁, ε₋ = r₁ move against each other, so
+    ``hypot`` of the two SEs would give the sum a spread it does not have; where no replicate
+    has a real solution the sum's SE is NaN (it is set, not estimated).
 
     The replicates' sums are gathered a block of replicates at a time and their moment
     equations solved as arrays (:func:`_unclipped_moments`): the same replicates as one loop per
@@ -1311,12 +1316,16 @@ def _moments_bootstrap_se(pc: Any, both: np.ndarray, n_boot: int = 400) -> tuple
         i = i[kept]
         s_b = a_both[i].sum(axis=1) / c_both[i].sum(axis=1)
         r_b = b[i].sum(axis=1) / v[i].sum(axis=1)
-        reps.append(np.column_stack(_unclipped_moments(s_b, r_b)))
+        ep_b, em_b, _ = _unclipped_moments(s_b, r_b)
+        reps.append(np.column_stack((ep_b, em_b)))
     got = np.concatenate(reps) if reps else np.zeros((0, 2))
     if len(got) < 2:
-        return float("nan"), float("nan")
+        return float("nan"), float("nan"), float("nan")
     sd = np.std(got, axis=0, ddof=1)
-    return float(sd[0]), float(sd[1])
+    sum_sd = float(np.std(got.sum(axis=1), ddof=1))
+    # every replicate without a real solution: the sum is the convention 1, not an estimate
+    # with a spread of 0 (a zero-width interval would disagree with every model)
+    return float(sd[0]), float(sd[1]), sum_sd if sum_sd > 1e-12 else float("nan")
 
 
 def estimate_eps_scom(
