@@ -863,6 +863,10 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             },
         )
         extra = {}
+        if data.has_contexts:  # per name over the contexts: the report's Copeland table
+            from bayes_pairwise.crosscheck import copeland_summary
+
+            extra["by_name"] = copeland_summary(data).reset_index()
     elif method == "deltas":
         from bayes_pairwise.classical.deltas import DeltaSFit
 
@@ -1145,7 +1149,21 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
         est = pd.Series(res["estimates"], dtype=float, name="estimate")
         print(f"method: {res['method']}  ({data.n_comparisons} verdicts, ties={data.tie_policy})")
-        print(est.to_string(float_format=lambda v: f"{v:.4f}"))
+        if "by_name" in res:  # a score per item of every context: the table by name instead
+            tbl = res["by_name"].set_index("item name")
+            for stat, fmt in (("mean rank", "{:.2f}"), ("ranked 1st", "{:.0f}")):
+                cols = [c for c in tbl.columns if c.rsplit(": ", 1)[-1] == stat]
+                part = tbl[cols].rename(columns=lambda c: c.rsplit(": ", 1)[0])
+                part.columns.name = f"{stat} by judge"
+                print(part.to_string(float_format=fmt.format) + "\n")
+            print(
+                f"note: each judge's Copeland ranking within each of the {data.n_contexts:,} "
+                "contexts, summarised by item name as the report gives it (mean rank, 1 = best; "
+                f"the number of contexts ranked first); the {len(est):,} per-context scores: "
+                "--json (estimates)"
+            )
+        else:
+            print(est.to_string(float_format=lambda v: f"{v:.4f}"))
         if "caveat" in res:
             print(f"\nnote: {res['caveat']}")
         if note := _basis_note(res, data.n_judges):

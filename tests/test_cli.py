@@ -127,6 +127,41 @@ def test_ranking_methods_say_what_they_pool(tmp_path, capsys):
     assert "pooled" not in capsys.readouterr().out
 
 
+def test_copeland_with_contexts_gives_the_report_s_table_by_name(capsys):
+    """`estimate --method copeland` on PRD (80 contexts of 5, 5 judges): 2,000 per-context
+    scores in the JSON, and by name the report's table (mean rank within the contexts, the
+    contexts ranked first), which the text output prints instead of 2,000 lines. The mean
+    rank is recomputed here from the JSON's own per-context scores."""
+    from bayes_pairwise.crosscheck import copeland_summary
+
+    res = run_json(capsys, ["estimate", "prd_vicuna80", "--method", "copeland", "--json"])
+    assert len(res["estimates"]) == 2000
+    by_name = pd.DataFrame(res["by_name"]).set_index("item name")
+    want = copeland_summary(datasets.load("prd_vicuna80"))
+    pd.testing.assert_frame_equal(by_name, want, check_dtype=False, check_names=False)
+    # gpt4's answer as gpt4 judged it: the rank within each question from the scores
+    scores = pd.Series(
+        {
+            k[len("copeland[") : -len(", gpt4]")]: v
+            for k, v in res["estimates"].items()
+            if k.endswith(", gpt4]")
+        }
+    )
+    ctx = scores.index.str.split("::").str[0]
+    rank = scores.groupby(ctx).rank(method="min", ascending=False)
+    mine = rank[scores.index.str.endswith("::gpt4")]
+    assert len(mine) == 80
+    assert by_name.loc["gpt4", "gpt4: mean rank"] == pytest.approx(mine.mean())
+    assert by_name.loc["gpt4", "gpt4: ranked 1st"] == int((mine == 1).sum())
+    assert main(["estimate", "prd_vicuna80", "--method", "copeland"]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) < 40 and "copeland[" not in out
+    assert "mean rank by judge" in out and "the 2,000 per-context scores: --json" in out
+    # without contexts the scores themselves are the answer
+    res = run_json(capsys, ["estimate", "paper_synthetic", "--method", "copeland", "--json"])
+    assert "by_name" not in res and len(res["estimates"]) == 100
+
+
 def test_prd_position_consistency_matches_provenance(capsys):
     res = run_json(
         capsys, ["estimate", "prd_vicuna80", "--method", "scom", "--ties", "half", "--json"]
