@@ -1334,6 +1334,18 @@ def _in_file(exc: DataError, parts: tuple[tuple[str, int], ...]) -> DataError:
     )
 
 
+#: A file that :func:`read_columns` had to read whole (JSON lines, a Parquet file with unusual
+#: metadata), kept for the load that follows it (``fit``, ``leaderboard`` read the columns
+#: first): ((path, size, mtime, limit), its :class:`_Source`). One slot, handed over once.
+_READ_WHOLE: dict[tuple[Any, ...], _Source] = {}
+
+
+def _file_key(path: Path, limit: int) -> tuple[Any, ...]:
+    """What identifies one read of ``path``: a file changed in between is read again."""
+    st = path.stat()
+    return (str(path.resolve()), st.st_size, st.st_mtime_ns, limit)
+
+
 def _read(source: pd.DataFrame | str | PathLike[str], max_bytes: int | None = None) -> _Source:
     if isinstance(source, pd.DataFrame):
         return _Source(source, "DataFrame")
@@ -1342,6 +1354,16 @@ def _read(source: pd.DataFrame | str | PathLike[str], max_bytes: int | None = No
     if folder is not None:
         return _read_folder(folder, limit)
     path = _check_path(source, limit)
+    if _READ_WHOLE:
+        kept = _READ_WHOLE.pop(_file_key(path, limit), None)
+        _READ_WHOLE.clear()
+        if kept is not None:
+            return kept
+    return _read_file(path, limit)
+
+
+def _read_file(path: Path, limit: int) -> _Source:
+    """One checked file read into its :class:`_Source`."""
     kind = _file_kind(path)
     name = path.name
     if kind == "parquet":
@@ -1497,7 +1519,7 @@ def read_columns(
     limit = _limit(max_bytes)
     folder = _folder(source)
     if folder is None:
-        return _file_columns(_check_path(source, limit), limit)
+        return _file_columns(_check_path(source, limit), limit, keep=True)
     # a folder's files, read as one log: their columns in order of first appearance (as the
     # log's), a CSV's from its header only
     files, _ = _folder_files(folder, limit)
@@ -1532,8 +1554,9 @@ def _parquet_columns(path: Path) -> list[str] | None:
     return [str(n) for n in names]
 
 
-def _file_columns(path: Path, limit: int) -> list[str]:
-    """:func:`read_columns` of one file (``path`` checked)."""
+def _file_columns(path: Path, limit: int, *, keep: bool = False) -> list[str]:
+    """:func:`read_columns` of one file (``path`` checked); ``keep``: a file read whole is kept
+    for the next :func:`_read` of it (:data:`_READ_WHOLE`)."""
     import zlib
 
     kind = _file_kind(path)
@@ -1542,7 +1565,11 @@ def _file_columns(path: Path, limit: int) -> list[str]:
         if names is not None:
             return names
     if kind not in ("csv", "tsv"):
-        return [str(c) for c in _read(path, limit).frame.columns]
+        src = _read_file(path, limit)
+        _READ_WHOLE.clear()
+        if keep:
+            _READ_WHOLE[_file_key(path, limit)] = src
+        return [str(c) for c in src.frame.columns]
     name = path.name
     try:
         with _open_binary(path) as fh:

@@ -221,6 +221,28 @@ def test_read_columns_reads_the_header_only(tmp_path):
     assert "read_columns" in data_mod.__all__
 
 
+def test_a_json_lines_log_whose_columns_were_read_is_not_parsed_again(tmp_path, monkeypatch):
+    """JSON lines have no header: read_columns parses the file whole, and the load that
+    follows it (fit, leaderboard) takes that parse instead of a second one, once; a file
+    changed in between is read again, and so is the same file the next time."""
+    calls = []
+    real = data_mod._parse_json
+    monkeypatch.setattr(data_mod, "_parse_json", lambda *a, **k: calls.append(1) or real(*a, **k))
+    js = _write(_log(["a", "b"], ["b", "c"], ["first", "second"]), tmp_path / "log.jsonl")
+    fresh = load_comparisons(js)
+    assert len(calls) == 1
+    assert read_columns(js) == ["first", "second", "outcome"] and len(calls) == 2
+    got = load_comparisons(js)
+    assert len(calls) == 2  # handed over
+    assert got.items == fresh.items and got.outcome.tolist() == fresh.outcome.tolist()
+    load_comparisons(js)
+    assert len(calls) == 3  # once only
+    read_columns(js)
+    _write(_log(["a", "b", "a"], ["b", "c", "c"], ["first"] * 3), js)
+    os.utime(js, ns=(1, 1))  # a different mtime whatever the clock's resolution
+    assert load_comparisons(js).n_comparisons == 3 and len(calls) == 5
+
+
 def test_read_columns_of_a_folder_reads_each_csv_header_only(tmp_path):
     """A folder is one log: its columns are its files' in order of first appearance (those of
     the log it loads as), each CSV read to its header only, as a single CSV is (the CLI reads
