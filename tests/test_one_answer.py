@@ -455,6 +455,25 @@ def test_no_real_solution_sum_se_is_the_replicates_own():
     assert rows.loc["eps_plus", "interval"].endswith("bootstrap over pairs")
 
 
+def test_no_real_solution_by_a_hair_says_so_with_digits_that_differ():
+    """Chatbot Arena's gpt-3.5-turbo: S_com 0.76216 against its ceiling 0.76197 (z = 0.04).
+    The edge is named with the digits that tell the two apart (it read "S_com 0.762 is above
+    0.762") and called sampling noise; PRD's vicuna-13b, z = 5.9, is not."""
+    with pytest.warns(bp.errors.DesignWarning):
+        m = positional_moments(bp.datasets.load("chatbot_arena"), judge="gpt-3.5-turbo")
+    assert m.no_real_solution and 0 < m.s_com_excess_z < 1
+    assert m.s_com - m.s_com_ceiling < 5e-4
+    text = m.boundary_text()
+    assert f"S_com {m.s_com:.4f} is above {m.s_com_ceiling:.4f}" in text
+    assert f"{m.s_com:.4f}" != f"{m.s_com_ceiling:.4f}"
+    assert "z = 0.0: within sampling noise of it; ε₊ + ε₋ set to 1" in text
+    from bayes_pairwise.classical.descriptive import tie_position_check
+
+    far = tie_position_check(bp.datasets.load("prd_vicuna80"), judge="vicuna-13b")
+    assert "S_com 0.621 is above 0.518" in far.boundary_text()
+    assert "noise" not in far.boundary_text()
+
+
 def test_a_rate_below_zero_is_not_called_no_solution():
     """The other way out of the domain: S_com below |2r₁ − 1| (40 pairs judged alike in both
     orders, S_com 0, and 30 more shown once, mostly won by the first text: r₁ 0.582). The

@@ -603,8 +603,11 @@ class _AgainstTheCeiling:
         if self.no_real_solution:
             z = self.s_com_excess_z
             zs = f", z = {z:.1f}" if np.isfinite(z) else ""
+            if np.isfinite(z) and z < BEYOND_RATES_Z:
+                zs += ": within sampling noise of it"
+            above, ceiling = _distinct_digits(s_com, self.s_com_ceiling)
             return (
-                f"no real solution: S_com {s_com:.3f} is above {self.s_com_ceiling:.3f}, the "
+                f"no real solution: S_com {above} is above {ceiling}, the "
                 f"most any ε₊, ε₋ give at r₁ = {r1:.3f}{zs}; ε₊ + ε₋ set to 1"
             )
         return (
@@ -701,6 +704,25 @@ EXACT_PAIR_TAIL_BELOW = 100.0
 #: ceiling (:attr:`PositionalMoments.beyond_rates`). A normal z from fewer is not calibrated:
 #: 5 pairs of a judge on its ceiling read z ≥ 3 in 2.5 % of logs (nominal 0.13 %).
 MIN_PAIRS_TEST = 10
+
+
+def _distinct_digits(a: float, b: float, *, least: int = 3, most: int = 6) -> tuple[str, str]:
+    """``a`` and ``b`` with the fewest decimals (at least ``least``) that tell them apart, so
+    that "0.7622 is above 0.7620" is not printed "0.762 is above 0.762".
+
+    Examples
+    --------
+    >>> _distinct_digits(0.76216, 0.76197)
+    ('0.7622', '0.7620')
+    >>> _distinct_digits(0.621, 0.518)
+    ('0.621', '0.518')
+    """
+    for k in range(least, most + 1):
+        fa, fb = f"{a:.{k}f}", f"{b:.{k}f}"
+        if fa != fb:
+            break
+    return fa, fb
+
 
 #: z at or above which S_com is beyond every pair of error rates (:func:`beyond_rates_text`).
 BEYOND_RATES_Z = 3.0
