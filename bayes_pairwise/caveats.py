@@ -188,12 +188,25 @@ def merge_per_judge(said: Sequence[tuple[str, Caveat]]) -> dict[tuple[str, str],
         if len({j for j, _ in items}) < 2:
             continue
         body = " ".join(  # one sentence per judge, as the caveats write several judges
-            f"judge {j}: {t[len(lead) : len(t) - len(shared)].strip().rstrip('.')}."
+            _named(j, t[len(lead) : len(t) - len(shared)].strip().rstrip(".")) + "."
             for j, t in items
         )
         for j, t in items:
             out[(j, t)] = lead + body + shared
     return out
+
+
+def _named(judge: str, said: str) -> str:
+    """``said`` of one judge, led by its name unless it names the judge already.
+
+    Examples
+    --------
+    >>> _named("x", "5 ties"), _named("x", "judge 'x' has 5 ties")
+    ('judge x: 5 ties', "judge 'x' has 5 ties")
+    """
+    if said.startswith((f"judge {judge!r} ", f"judge {judge} ")):
+        return said
+    return f"judge {judge}: {said}"
 
 
 def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
@@ -286,15 +299,23 @@ def too_few_verdicts(data: Comparisons) -> Caveat | None:
         short.append(f"judge {j!r} has {n} verdicts, {both} {pairs} seen in both orders{gold}")
     if not short:
         return None
+    lead = "Too few verdicts to say: "
+    shared = (
+        f" The error rates from pairs in both orders (S_com, the moments) need at least "
+        f"{MIN_PAIRS_TO_SAY} such pairs per judge; until then numbers such as 0.000 or 1.000 "
+        "are where the estimators start, not findings, and the cross-check gives no verdict on "
+        "them unless gold labels inform their rates (the Δ_S grid, whose interval resamples "
+        "whole round robins, needs none either)."
+    )
     return Caveat(
         "too_few_verdicts",
-        f"Too few verdicts to say: {'; '.join(short[:5])}"
+        lead
+        + "; ".join(short[:5])
         + (f" (and {len(short) - 5} more judges)" if len(short) > 5 else "")
-        + f". The error rates from pairs in both orders (S_com, the "
-        f"moments) need at least {MIN_PAIRS_TO_SAY} such pairs per judge; until then numbers "
-        "such as 0.000 or 1.000 are where the estimators start, not findings, and the "
-        "cross-check gives no verdict on them unless gold labels inform their rates (the Δ_S "
-        "grid, whose interval resamples whole round robins, needs none either).",
+        + "."
+        + shared,
+        lead=lead,
+        shared=shared,
     )
 
 
@@ -1067,7 +1088,13 @@ def caveats_for(
             "identified": CORRELATED_ERRORS_TRANSITIVITY,
             "not applicable": "",
         }.get(status, CORRELATED_ERRORS)
-        out.append(Caveat("correlated_errors", (said + tail).strip()))
+        text = (said + tail).strip()
+        from bayes_pairwise.identification import NOT_APPLICABLE_LEAD, NOT_APPLICABLE_SHARED
+
+        split = {}  # judges without a pair in both orders: their counts, the explanation once
+        if text.startswith(NOT_APPLICABLE_LEAD) and text.endswith(NOT_APPLICABLE_SHARED):
+            split = {"lead": NOT_APPLICABLE_LEAD, "shared": NOT_APPLICABLE_SHARED}
+        out.append(Caveat("correlated_errors", text, **split))
     if model_kind in ("uniform", "positional") and labelled:
         n_lab, n_rows = _labelled_pair_share(data)
         if n_lab < n_rows:

@@ -1052,9 +1052,10 @@ def _classical(
                 tie_share[j] = (k / n, tp.share_lower, tp.share_upper, k, n)
                 resampled[j] = ("pairs", "pair")
     gkw = {"skip_incomplete": True, "n_bootstrap": N_BOOTSTRAP, **dict(grid_kwargs)}
-    for j, block in blocks.items():
-        if delta_s:
-            steps(f"classical: Δ_S grid fit ({j})")
+    if delta_s:
+        start = steps.per_judge("classical: Δ_S grid fit", list(blocks))
+        for j, block in blocks.items():
+            start(j)
             with sink.capture(f"Δ_S ({j}): "):
                 try:
                     delta[j] = DeltaSFit(random_seed=seed["delta_s"], progress=progress, **gkw).fit(
@@ -1062,8 +1063,10 @@ def _classical(
                     )
                 except DesignError as exc:
                     skipped[j]["Δ_S"] = str(exc)
-        if delta_s_2d:
-            steps(f"classical: 2-D Δ_S grid fit ({j})")
+    if delta_s_2d:
+        start = steps.per_judge("classical: 2-D Δ_S grid fit", list(blocks))
+        for j, block in blocks.items():
+            start(j)
             with sink.capture(f"Δ_S 2-D ({j}): "):
                 try:
                     delta2d[j] = DeltaS2DFit(
@@ -1075,8 +1078,9 @@ def _classical(
         from bayes_pairwise.classical.bradley_terry import BiasedBTSpreadSearch
 
         pooled = data.pool_contexts() if data.has_contexts else data
+        start = steps.per_judge("classical: biased-BT spread search", list(pooled.judges))
         for j, block in pooled.by_judge():
-            steps(f"classical: biased-BT spread search ({j})")
+            start(j)
             with sink.capture(f"biased-BT ({j}): "):
                 try:
                     spread[j] = BiasedBTSpreadSearch(random_seed=seed["biased_bt_spread"]).fit(
@@ -2604,7 +2608,9 @@ def _rankings(
             data,
             random_seed=seed,
             skip_errors=True,
-            on_judge=lambda j: steps(f"classical: Bradley–Terry leaderboard ({j})"),
+            on_judge=steps.per_judge(
+                "classical: Bradley–Terry leaderboard", [str(j) for j in data.judges]
+            ),
             **{**kw, "n_boot": JUDGE_BOARDS_N_BOOT},  # as leaderboard --agreement-with
         )
     notes.extend(f"no leaderboard for judge {j}: {why}" for j, why in missing.items())

@@ -38,6 +38,8 @@ from bayes_pairwise.data import Comparisons
 __all__ = [
     "IDENTIFIED_AT",
     "MANY_REPEATS",
+    "NOT_APPLICABLE_LEAD",
+    "NOT_APPLICABLE_SHARED",
     "REFERENCE_EPS_HARD",
     "REFERENCE_HARD_SHARE",
     "WEAKLY_AT",
@@ -62,6 +64,15 @@ REFERENCE_EPS_HARD = 0.6
 IDENTIFIED_AT = 3.0
 #: … and from which it does so weakly.
 WEAKLY_AT = 1.0
+#: The statement for a judge with no pair decided in both orders: this lead, the judge's
+#: count, then this explanation (several judges' are said as one caveat, their counts each).
+NOT_APPLICABLE_LEAD = "Pair difficulty: not applicable — "
+NOT_APPLICABLE_SHARED = (
+    " No error can then repeat across the orders of a pair: there is no order-inconsistent "
+    "rate to read low. The rates rest on the models' transitivity alone (S_com and the "
+    "moments need pairs in both orders); gold labels on some pairs (--truth-column) are the "
+    "direct check."
+)
 #: Simulated logs per hypothesis in the check.
 N_SIMULATIONS = 20
 #: One-sided p-value below which labelled pairs show within-pair correlation.
@@ -372,11 +383,8 @@ def _identification(
         both = rows[(c[rows, 0, 1] > 0) & (c[rows, 0, 3] > 0)]
         if both.size == 0:
             text = (
-                f"Pair difficulty: not applicable — none of the {rows.size:,} pairs is decided "
-                "in both orders, so no error can repeat across the orders of a pair: there is "
-                "no order-inconsistent rate to read low. The rates rest on the models' "
-                "transitivity alone (S_com and the moments need pairs in both orders); gold "
-                "labels on some pairs (--truth-column) are the direct check."
+                f"{NOT_APPLICABLE_LEAD}none of the {rows.size:,} pairs is decided in both "
+                f"orders.{NOT_APPLICABLE_SHARED}"
             )
             out.append(
                 Identification(j, "not applicable", 0.0, "pairs decided in both orders", "", text)

@@ -15,10 +15,13 @@ import contextlib
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["Steps", "Ticker", "nuts_line", "wait_reporting"]
+__all__ = ["STEP_PER_JUDGE_MAX", "Steps", "Ticker", "nuts_line", "wait_reporting"]
+
+#: A per-judge loop of at most this many judges prints a step per judge (:meth:`Steps.per_judge`).
+STEP_PER_JUDGE_MAX = 8
 
 
 class Steps:
@@ -68,6 +71,44 @@ class Steps:
                 file=sys.stderr,
                 flush=True,
             )
+
+    def per_judge(
+        self,
+        label: str,
+        judges: Sequence[str],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Callable[[str], None]:
+        """A callback for a loop over ``judges``, called as each judge's work starts.
+
+        Up to :data:`STEP_PER_JUDGE_MAX` judges, each is a step of its own (``label (j)``);
+        above it, the loop is one step (``label (124 judges)``) whose progress lines follow
+        :class:`Ticker`'s rule (a line about every tenth, the last always), so a log of 124
+        judges prints a dozen lines, not one per judge. ``clock`` is the Ticker's.
+
+        Examples
+        --------
+        >>> steps = Steps(False)
+        >>> start = steps.per_judge("fit", [str(k) for k in range(20)])
+        >>> for j in map(str, range(20)):
+        ...     start(j)
+        >>> steps.close()
+        >>> [name for name, _ in steps.steps]
+        ['fit (20 judges)']
+        """
+        names = list(judges)
+        if len(names) <= STEP_PER_JUDGE_MAX:
+            return lambda j: self(f"{label} ({j})")
+        self(f"{label} ({len(names):,} judges)")
+        tick = Ticker(len(names), label="", on=False, clock=clock)
+        seen = {"n": 0}
+
+        def start(judge: str) -> None:
+            seen["n"] += 1
+            if tick.due(seen["n"]):
+                self.note(f"judge {seen['n']}/{len(names)} ({judge})")
+
+        return start
 
     def close(self) -> None:
         """End the current step (its time is recorded)."""

@@ -729,3 +729,37 @@ def test_estimate_reads_the_bounds_fit_reads_where_the_order_was_not_recorded(
     assert estimate(path, "moments")[0] == ["eps_plus", "eps_minus", "eps"]
     read, note = estimate(recorded, "scom")
     assert read == ["eps_plus", "eps_minus", "eps"] and "ε₊ ≥ " in note and "ε₋ ≥ " in note
+
+
+def test_many_judges_short_of_pairs_get_one_caveat_each_kind():
+    """LLMFAO's shape: judges with a handful of verdicts, no pair in both orders. Each judge
+    had its own 'too few verdicts' and 'pair difficulty: not applicable' caveat, the same
+    paragraph with its counts (183 caveats under `compare llmfao`'s headline); now each is
+    said once, every judge's counts in it and the explanation once, and every judge's row
+    refers to it."""
+    from bayes_pairwise.crosscheck import crosscheck
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for j in range(12):
+        n = 3 + j  # judge j: its own number of pairs, each shown once
+        for k in range(n):
+            a, b = f"t{j}_{k}a", f"t{j}_{k}b"
+            rows.append((f"judge{j}", a, b, "first" if rng.random() < 0.7 else "second"))
+    df = pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"])
+    data = bp.load_comparisons(df)
+    cc = crosscheck(data, models=(), **{**LEAN_MAP, "leaderboard": False})
+    few = [t for t in cc.caveats if t.startswith("Too few verdicts to say: ")]
+    na = [t for t in cc.caveats if t.startswith("Pair difficulty: not applicable — ")]
+    assert len(few) == 1 and len(na) == 1
+    for j in range(12):
+        assert f"judge 'judge{j}' has {3 + j} verdicts, 0 pairs seen in both orders." in few[0]
+        assert f"judge judge{j}: none of the {3 + j} pairs is decided in both orders." in na[0]
+    assert few[0].count("need at least") == 1 and na[0].count("No error can then repeat") == 1
+    assert "judge judge0: judge" not in few[0]  # a sentence that names its judge: once
+    for refs in cc.verdicts["caveats"]:
+        assert few[0] in refs and na[0] in refs
+    # one judge alone reads as before: one sentence, the judge named once
+    block = dict(data.by_judge())["judge0"]
+    (alone,) = [c for c in caveats_for(block, model_kind="classical") if c.code.startswith("too")]
+    assert alone.text.startswith("Too few verdicts to say: judge 'judge0' has 3 verdicts, ")

@@ -49,3 +49,43 @@ def test_ticker_on_a_loop_done_in_a_blink_prints_only_its_end(capsys) -> None:
     off = Ticker(10, label="bootstrap:", on=False, clock=lambda: 0.0)
     off(10)
     assert capsys.readouterr().err == ""
+
+
+def test_a_loop_over_many_judges_is_one_step_with_a_line_per_tenth(capsys) -> None:
+    """Up to STEP_PER_JUDGE_MAX judges a step each (their times recorded by name); above it
+    one step for the loop, and the judges counted by Ticker's rule: LLMFAO's 124 judges
+    printed 124 lines per loop (515 progress lines in `compare --map`), now about a dozen."""
+    from bayes_pairwise.progress import STEP_PER_JUDGE_MAX
+
+    few = [f"j{k}" for k in range(STEP_PER_JUDGE_MAX)]
+    steps = Steps(True, prefix="x")
+    start = steps.per_judge("Δ_S", few)
+    for j in few:
+        start(j)
+    steps.close()
+    assert [n for n, _ in steps.steps] == [f"Δ_S ({j})" for j in few]
+    assert len(capsys.readouterr().err.splitlines()) == STEP_PER_JUDGE_MAX
+
+    many = [str(k) for k in range(124)]
+    now = [0.0]
+    steps = Steps(True, prefix="x")
+    start = steps.per_judge("Δ_S", many, clock=lambda: now[0])
+    for k, j in enumerate(many):
+        now[0] = 0.5 * k  # 6 s per tenth: every tenth gets its line
+        start(j)
+    steps.close()
+    assert [n for n, _ in steps.steps] == ["Δ_S (124 judges)"]
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].endswith("] Δ_S (124 judges) …")
+    assert [ln.split("judge ")[1] for ln in lines[1:]] == [
+        f"{n}/124 ({n - 1})" for n in (*range(12, 121, 12), 124)
+    ]
+    # done in a blink: the step and its last judge only
+    steps = Steps(True, prefix="x")
+    start = steps.per_judge("Δ_S", many, clock=lambda: 0.0)
+    for j in many:
+        start(j)
+    assert [ln.split("] ")[1] for ln in capsys.readouterr().err.splitlines()] == [
+        "Δ_S (124 judges) …",
+        "  judge 124/124 (123)",
+    ]
