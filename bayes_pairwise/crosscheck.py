@@ -1639,6 +1639,10 @@ def _verdicts(
             # no error rate compared: no verdict on what the judge gets wrong (the tie rate
             # alone never decides); the sentence says why
             on_rates = bool(unassessed) or len(a) > 0
+            by_reason: dict[str, list[str]] = {}  # the classical estimators that gave nothing
+            for k, v in (skipped or {}).get(j, {}).items():
+                if k in RATE_ESTIMATORS:
+                    by_reason.setdefault(v, []).append(k)
             if unassessed:
                 reason = (
                     "; ".join(_unassessed_text(unassessed_rows))
@@ -1650,11 +1654,7 @@ def _verdicts(
                 )
             elif aside:
                 reason = aside_text
-            elif len(a):
-                by_reason: dict[str, list[str]] = {}
-                for k, v in (skipped or {}).get(j, {}).items():
-                    if k in RATE_ESTIMATORS:
-                        by_reason.setdefault(v, []).append(k)
+            elif len(a) or by_reason:  # the models' rates stand alone: say why
                 why = "; ".join(f"{', '.join(ks)}: {v}" for v, ks in by_reason.items())
                 reason = "no classical estimate of ε, ε₊ or ε₋ for this judge" + (
                     f" ({why})" if why else ""

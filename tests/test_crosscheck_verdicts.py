@@ -405,3 +405,25 @@ def test_the_headline_puts_every_rate_before_the_verdict_whichever_judge_has_it(
     assert np.isnan(pd.to_numeric(head.set_index("judge").loc["a", "ε MAP"], errors="coerce"))
     assert cols.index("ε MAP") < cols.index("ε classical") < cols.index("verdict")
     assert cols.index("verdict") < cols.index("caveats")
+
+
+def test_no_verdict_names_the_classical_reason_when_the_models_were_fitted():
+    """LLMFAO's judge '2': no tie and no pair in both orders, so no row to compare at all.
+    Its NO VERDICT advised "fit the uniform or positional model", which the cross-check had
+    just fitted; it now says which classical estimators gave nothing and why."""
+    import pandas as pd
+
+    from bayes_pairwise.crosscheck import crosscheck
+    from bayes_pairwise.data import load_comparisons
+
+    rows = [("a", f"x{k}", f"y{k}", "first" if k % 3 else "second") for k in range(12)]
+    rows += [("b", f"x{k}", f"y{k}", "first") for k in range(12)]
+    rows += [("b", f"y{k}", f"x{k}", "second") for k in range(12)]
+    data = load_comparisons(pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"]))
+    cc = crosscheck(data, models=("uniform",), **LEAN_MAP)
+    text = cc.verdicts.set_index("judge").loc["a", "text"]
+    assert text.startswith("a: NO VERDICT — no classical estimate of ε, ε₊ or ε₋ for this judge (")
+    assert "saw none of its 12 pair(s) in both orders" in text
+    assert "fit the uniform or positional model" not in text
+    none = crosscheck(data, models=(), **LEAN_MAP).verdicts.set_index("judge").loc["b", "text"]
+    assert "no model estimate has a classical counterpart here" in none
