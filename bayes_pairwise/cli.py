@@ -718,6 +718,52 @@ def _estimand_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
     )
 
 
+def _labelled_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
+    """Gold labels given to an error-rate method: its rates read none, so ``res`` gains the
+    plain error rates of the labelled decided verdicts (``labelled``, per judge: compare's
+    "gold labels" rows, the same Wilson intervals) and the note gives them."""
+    if args.method not in _ERROR_RATE_METHODS or args.method == "biased-bt-spread":
+        return ""
+    if not data.has_truth:
+        return ""
+    import math
+
+    from bayes_pairwise.classical.descriptive import labelled_error_rates
+    from bayes_pairwise.conventions import interval_label, resolve_hdi_prob
+    from bayes_pairwise.crosscheck import SYMBOLS
+
+    tbl = labelled_error_rates(data, level=resolve_hdi_prob())
+    have = ("eps",) if not data.order_recorded else ("eps", "eps_plus", "eps_minus")
+    out: dict[str, dict[str, float]] = {}
+    said = []
+    for j, r in tbl.iterrows():
+        if not int(r["n_decided"]):
+            continue
+        row = {"n_labelled": int(r["n_labelled"]), "n_decided": int(r["n_decided"])}
+        parts = []
+        for q in have:
+            est, lo, hi = float(r[q]), float(r[f"{q}_lo"]), float(r[f"{q}_hi"])
+            row.update({q: est, f"{q}_lower": lo, f"{q}_upper": hi})
+            if math.isfinite(est):
+                parts.append(f"{SYMBOLS[q]} {est:.3f} [{lo:.3f}, {hi:.3f}]")
+        out[str(j)] = row
+        said.append(
+            (f"{j}: " if data.n_judges > 1 else "")
+            + ", ".join(parts)
+            + f" on {row['n_decided']:,} labelled decided verdicts"
+        )
+    if not out:
+        return ""
+    res["labelled"] = out
+    return (
+        "gold labels: the labelled verdicts alone give "
+        + "; ".join(said)
+        + f" ({interval_label()} Wilson, compare's 'labelled verdicts (gold)' rows): no "
+        "model, and no blind spot for errors repeated in both orders, which the rates above "
+        "cannot see; they describe the labelled pairs"
+    )
+
+
 def _basis_note(res: dict[str, Any], n_judges: int) -> str:
     """The text output's note on the judges whose rates ``estimate`` reads on the pairs decided
     in both orders (:func:`_decided_basis`), with the rescaled values they replace."""
@@ -1135,6 +1181,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             res.setdefault("warnings", []).append(varies.text)
     half_note = _ties_half_note(args, data, res)
     estimand_note = _estimand_note(args, data, res)
+    labelled_note = _labelled_note(args, data, res)
     if args.method in ("scom", "moments") and data.tie_policy == "drop" and data.n_ties_dropped:
         res["ties_dropped_note"] = (
             f"{data.n_ties_dropped:,} ties dropped: S_com and r₁ are read on the pairs left with "
@@ -1178,6 +1225,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(f"\nnote: {res['interval_note']}")
         if estimand_note:
             print(f"\nnote: {estimand_note}")
+        if labelled_note:
+            print(f"\nnote: {labelled_note}")
         for w in res.get("warnings", []):
             print(f"warning: {w}")
     return 0

@@ -1357,20 +1357,16 @@ def _classical_rows(
                     )
         if cf.labelled is not None and j in cf.labelled.index:
             r = cf.labelled.loc[j]
-            k_err = int(r["errors_plus"] + r["errors_minus"])
-            n_dec = int(r["n_plus"] + r["n_minus"])
+            k_err, n_dec = int(r["errors"]), int(r["n_decided"])
             if n_dec:
-                from bayes_pairwise.classical.descriptive import wilson_interval
-
-                lo, hi = wilson_interval(k_err, n_dec, level=resolve_hdi_prob())
                 rows.append(
                     _row(
                         "eps",
                         j,
                         METHOD_LABELS,
-                        k_err / n_dec,
-                        float(lo),
-                        float(hi),
+                        r["eps"],
+                        float(r["eps_lo"]),
+                        float(r["eps_hi"]),
                         f"{lab} Wilson",
                         note=f"{k_err} errors in {n_dec} labelled decided verdicts",
                     )

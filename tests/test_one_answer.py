@@ -566,3 +566,37 @@ def test_fit_and_compare_with_one_seed_give_one_posterior(capsys):
     )
     row = cc.table[(cc.table.role == "model") & (cc.table.quantity == "eps_minus")].iloc[0]
     assert out["parameters"]["eps_minus"]["mean"] == pytest.approx(row.estimate, abs=1e-12)
+
+
+def test_estimate_with_gold_labels_gives_the_labelled_rates_compare_gives(tmp_path, capsys):
+    """`estimate --method moments --truth-column truth` read no label and said so; the labels
+    were used by the bounds alone. It now gives the plain labelled rates too, the numbers of
+    compare's 'labelled verdicts (gold)' rows to the last digit, and the JSON carries them
+    under `labelled`; without labels there is no such key."""
+    from bayes_pairwise.crosscheck import METHOD_LABELS
+    from bayes_pairwise.simulate import simulate_hard_pairs
+
+    log = tmp_path / "hard.csv"
+    simulate_hard_pairs(30, random_seed=7).data.to_frame().to_csv(log, index=False)
+    args = ["estimate", str(log), "--method", "moments", "--truth-column", "truth"]
+    assert main([*args, "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    got = res["labelled"]["judge"]
+    data = bp.load_comparisons(log, truth="truth")
+    cc = crosscheck(data, models=(), **LEAN_MAP)
+    rows = cc.table[cc.table.method == METHOD_LABELS].set_index("quantity")
+    assert set(rows.index) == {"eps", "eps_plus", "eps_minus"}
+    for q in rows.index:
+        assert got[q] == pytest.approx(rows.loc[q, "estimate"], abs=1e-12)
+        assert got[f"{q}_lower"] == pytest.approx(rows.loc[q, "lower"], abs=1e-12)
+        assert got[f"{q}_upper"] == pytest.approx(rows.loc[q, "upper"], abs=1e-12)
+    # the plain count, by hand: an error prefers the truly worse text
+    df = data.to_frame()
+    lab = df[df.truth.notna() & (df.outcome != "tie")]
+    wrong = np.where(lab.outcome == "first", lab["first"], lab["second"]) != lab.truth
+    assert got["n_decided"] == len(lab) and got["eps"] == pytest.approx(wrong.mean())
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"note: gold labels: the labelled verdicts alone give ε {got['eps']:.3f} [" in out
+    assert main(["estimate", str(log), "--method", "moments", "--json"]) == 0
+    assert "labelled" not in json.loads(capsys.readouterr().out)

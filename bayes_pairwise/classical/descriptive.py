@@ -1913,8 +1913,9 @@ def labelled_error_rates(data: Comparisons, *, level: float = 0.95) -> pd.DataFr
     DataFrame indexed by judge
         ``n_labelled`` (labelled verdicts, ties included), ``n_plus``, ``errors_plus``,
         ``eps_plus``, ``eps_plus_lo``, ``eps_plus_hi``, ``ties_plus``, the same for minus,
-        ``n_ties`` and ``tie_rate`` (ties among the labelled verdicts). NaN rates where a kind
-        has no non-tie verdict.
+        both kinds together (``n_decided``, ``errors``, ``eps``, ``eps_lo``, ``eps_hi``: the
+        uniform ε), ``n_ties`` and ``tie_rate`` (ties among the labelled verdicts). NaN rates
+        where a kind has no non-tie verdict.
 
     Raises
     ------
@@ -1963,6 +1964,10 @@ def labelled_error_rates(data: Comparisons, *, level: float = 0.95) -> pd.DataFr
             row[f"eps_{name}_lo"] = lo
             row[f"eps_{name}_hi"] = hi
             row[f"ties_{name}"] = int(np.sum(m & kind & tie))
+        # both kinds together: the uniform ε among the labelled decided verdicts
+        n, k = row["n_plus"] + row["n_minus"], row["errors_plus"] + row["errors_minus"]
+        lo, hi = wilson_interval(k, n, level=level)
+        row.update(n_decided=n, errors=k, eps=k / n if n else float("nan"), eps_lo=lo, eps_hi=hi)
         row["n_ties"] = row["ties_plus"] + row["ties_minus"]
         row["tie_rate"] = row["n_ties"] / row["n_labelled"] if row["n_labelled"] else float("nan")
         rows.append(row)
