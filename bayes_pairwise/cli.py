@@ -345,6 +345,15 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
 _RANKING_FLAGS = ("list_column", "item_column", "rank_column", "shown_column")
 
 
+def _ranking_names(args: argparse.Namespace) -> dict[str, str]:
+    """The list, item and rank columns of a ranking log: the flags' names, else the defaults."""
+    return {
+        "list": args.list_column or "list",
+        "item": args.item_column or "item",
+        "rank": args.rank_column or "rank",
+    }
+
+
 def _ranking_columns(args: argparse.Namespace) -> list[str] | None:
     """The file's columns when the command's file is a ranking log (the rule of
     :func:`_ranking_log`: a ranking flag given, or ``list``, ``item`` and ``rank`` columns and
@@ -356,7 +365,7 @@ def _ranking_columns(args: argparse.Namespace) -> list[str] | None:
     flagged = any(getattr(args, f, None) for f in _RANKING_FLAGS)
     with _sigterm_default():  # reading: SIGTERM ends the process at once
         cols = list(read_columns(args.data, max_bytes=args.max_input_size))
-    names = {args.list_column or "list", args.item_column or "item", args.rank_column or "rank"}
+    names = set(_ranking_names(args).values())
     if flagged or (names <= set(cols) and args.first not in cols and args.second not in cols):
         return cols
     return None
@@ -379,11 +388,7 @@ def _ranking_log(args: argparse.Namespace) -> Any:
     cols = _ranking_columns(args)
     if cols is None:
         return None
-    names = {
-        "list": args.list_column or "list",
-        "item": args.item_column or "item",
-        "rank": args.rank_column or "rank",
-    }
+    names = _ranking_names(args)
     optional = {
         "shown": args.shown_column or ("shown" if "shown" in cols else None),
         "judge": args.judge_column or ("judge" if "judge" in cols else None),
@@ -816,6 +821,14 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
     if stream:
         settings["seed_stream"] = stream
 
+    def _grid_fit(cls: Any, block: Any) -> Any:  # a Δ_S grid as compare fits it
+        return cls(
+            random_seed=seed,
+            progress=True,
+            skip_incomplete=args.skip_incomplete,
+            n_bootstrap=N_BOOTSTRAP,
+        ).fit(block, k_plus=args.k_plus, k_minus=args.k_minus)
+
     if method in ("scom", "moments"):
         from bayes_pairwise.classical.descriptive import ONE_ORDER_LEAD, descriptive_by_judge
         from bayes_pairwise.errors import DesignError
@@ -919,13 +932,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         fits = {}
 
         def one(b, lab):
-            f = DeltaSFit(
-                random_seed=seed,
-                progress=True,
-                skip_incomplete=args.skip_incomplete,
-                n_bootstrap=N_BOOTSTRAP,
-            ).fit(b, k_plus=args.k_plus, k_minus=args.k_minus)
-            fits[lab] = f
+            f = fits[lab] = _grid_fit(DeltaSFit, b)
             est = {"eps": f.eps_}
             if f.eps_boot_ is not None:
                 est["eps_lower"], est["eps_upper"] = f.interval()
@@ -951,13 +958,7 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
         fits = {}
 
         def one(b, lab):
-            f = DeltaS2DFit(
-                random_seed=seed,
-                progress=True,
-                skip_incomplete=args.skip_incomplete,
-                n_bootstrap=N_BOOTSTRAP,
-            ).fit(b, k_plus=args.k_plus, k_minus=args.k_minus)
-            fits[lab] = f
+            f = fits[lab] = _grid_fit(DeltaS2DFit, b)
             # ε₊ and ε₋ are the sum split by r₁, compare's rows: the grid's own split is not
             # identified (a swap leaves every Z and W unchanged), kept as eps_*_grid
             est = {"eps_sum": f.eps_sum_}
