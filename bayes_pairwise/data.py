@@ -2433,6 +2433,23 @@ def _position_code_hint(unknown: set[str]) -> str:
     return f"; if {said}, pass outcome_map={as_map} (CLI --outcome-map {flag})"
 
 
+def _code_form(label: str) -> str:
+    """A label as :data:`_POSITION_CODES` spell it: stripped, lower case, a number in its
+    shortest form (a float column's ``'1.0'`` is the code ``'1'``).
+
+    Examples
+    --------
+    >>> [_code_form(x) for x in (" A", "1.0", "0.50", "left")]
+    ['a', '1', '0.5', 'left']
+    """
+    form = label.strip().lower()
+    try:
+        x = float(form)
+    except ValueError:
+        return form
+    return f"{x:g}" if np.isfinite(x) else form
+
+
 def _position_code_roles(labels: set[str]) -> dict[str, str]:
     """Each label's role ('first', 'second', 'tie') where every label is a code of one of
     :data:`_POSITION_CODES` (its first code among them); empty otherwise.
@@ -2445,7 +2462,7 @@ def _position_code_roles(labels: set[str]) -> dict[str, str]:
     {}
     """
     roles = ("first", "second", "tie")
-    found = {u.strip().lower(): u for u in labels}
+    found = {_code_form(u): u for u in labels}
     for codes in _POSITION_CODES:
         if not found or not set(found) <= set(codes) or codes[0] not in found:
             continue

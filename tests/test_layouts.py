@@ -450,6 +450,34 @@ def test_an_outcome_in_a_position_code_gets_the_outcome_map_that_reads_it():
     assert "outcome-map" not in str(exc.value)
 
 
+def test_a_float_column_on_the_package_s_own_scale_gets_its_map(tmp_path):
+    """PRD's example_q1_gpt4_long.csv has p_first 1.0 / 0.0 / 0.5 (the package's own scale:
+    1 a win for the first text, ½ a tie). Read as floats the labels are '1.0', '0.0', '0.5',
+    which no position code matched: the error gave no map. It now names the map, whose
+    verdicts are those of the log's 1 / 2 / 3 codes."""
+    log = tmp_path / "q1.csv"
+    pd.DataFrame(
+        {
+            "first": ["a", "b", "a", "c"],
+            "second": ["b", "a", "c", "a"],
+            "verdict": [1, 2, 3, 1],
+            "p_first": [1.0, 0.0, 0.5, 1.0],
+        }
+    ).to_csv(log, index=False)
+    with pytest.raises(DataError) as exc:
+        load_comparisons(log, outcome="p_first")
+    msg = str(exc.value)
+    assert "if '1.0' means the text shown first, '0.0' the second and '0.5' a tie" in msg
+    assert "(CLI --outcome-map 1.0=first,0.0=second,0.5=tie)" in msg
+    by_p = load_comparisons(
+        log, outcome="p_first", outcome_map={"1.0": "first", "0.0": "second", "0.5": "tie"}
+    )
+    by_code = load_comparisons(
+        log, outcome="verdict", outcome_map={"1": "first", "2": "second", "3": "tie"}
+    )
+    assert by_p.outcome.tolist() == by_code.outcome.tolist() == [1.0, 0.0, 0.5, 1.0]
+
+
 # ------------------------------- Position-Bias-Analyzer's per-order verdicts coded A / B / C
 JTJ = Path(__file__).parents[1].parent / "shared" / "data" / "judging_the_judges"
 
