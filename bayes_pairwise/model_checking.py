@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from bayes_pairwise.conventions import resolve_hdi_prob, tie_dispersion_group
 from bayes_pairwise.data import Comparisons, load_comparisons
 from bayes_pairwise.distributed import INSTALL_HINT, local_cluster_client, run_tasks
 from bayes_pairwise.errors import DesignError, quiet_sampler_logs, quiet_third_party
+from bayes_pairwise.progress import Ticker
 from bayes_pairwise.simulate import log_from_counts
 
 __all__ = [
@@ -1134,11 +1134,14 @@ def sbc(
     total = int(sims)
     failed = 0
 
+    # a line about every tenth of the simulations, at most one a second, the last always
+    tick = Ticker(total, label=f"sbc {model}: simulations", on=bool(progress))
+
     def report(n: int) -> None:
         if callable(progress):
             progress(n, total)
-        elif progress:
-            print(f"sbc {model}: {n}/{total} simulations", file=sys.stderr, flush=True)
+        else:
+            tick(n)
 
     def finish(rec: dict[str, Any]) -> None:
         done[rec["sim"]] = rec

@@ -143,8 +143,8 @@ class Ticker:
 
     A loop that finishes in a blink prints its end alone; a long one prints a line about every
     tenth, so a log file shows how far it is. Every counted loop of the package (the bootstrap
-    replicates of ``leaderboard`` and :func:`~bayes_pairwise.classical.bootstrap`) reports
-    through this one rule.
+    replicates of ``leaderboard`` and :func:`~bayes_pairwise.classical.bootstrap`, ``sbc``'s
+    simulations, the judges of :meth:`Steps.per_judge`) reports through this one rule.
 
     Parameters
     ----------

@@ -122,6 +122,24 @@ def test_sbc_with_prior_as_posterior_is_calibrated(tmp_path, mock_sampler):
     assert res5.to_dict()["sims"] == 5
 
 
+@pytest.mark.slow
+def test_sbc_progress_follows_the_package_s_one_rule(mock_sampler, capsys):
+    """sbc printed a line per simulation (the issue's 200-simulation runs: 200 lines per
+    model); it now counts through Ticker like every counted loop: at most one line a second,
+    in order, the last always."""
+    import time
+
+    kw = dict(n_items=3, random_seed=2, draws=10, tune=0, chains=1, n_jobs=1)
+    t0 = time.monotonic()
+    sbc("uniform", sims=12, progress=True, **kw)
+    took = time.monotonic() - t0
+    said = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("sbc ")]
+    done = [int(ln.rsplit(" ", 1)[1].split("/")[0]) for ln in said]
+    assert said[-1] == "sbc uniform: simulations 12/12"
+    assert done == sorted(set(done))
+    assert len(said) <= 1 + int(took)  # at most one line a second before the last
+
+
 @pytest.mark.slow  # builds three models' graphs cold: 21 s
 def test_sbc_auto_sampler_and_a_chosen_one_is_kept(mock_sampler):
     """sbc's "auto": nutpie where the log-density is written out (nothing compiled per
