@@ -1207,7 +1207,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             print(
                 f"note: each judge's Copeland ranking within each of the {data.n_contexts:,} "
                 "contexts, summarised by item name as the report gives it (mean rank, 1 = best; "
-                f"the number of contexts ranked first); the {len(est):,} per-context scores: "
+                "the number of contexts ranked first, where tied scores share the best rank, "
+                f"so a context can count for several); the {len(est):,} per-context scores: "
                 "--json (estimates)"
             )
         else:
