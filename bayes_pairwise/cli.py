@@ -1751,6 +1751,7 @@ def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
     from bayes_pairwise.distributed import scheduler_client
     from bayes_pairwise.errors import DesignError
     from bayes_pairwise.leaderboard import judge_agreement, judge_leaderboards
+    from bayes_pairwise.progress import per_judge_lines
 
     if args.agreement_with not in data.judges:
         raise DesignError(
@@ -1764,7 +1765,12 @@ def _judge_agreement(args: argparse.Namespace, data: Any) -> int:
         boards, _ = judge_leaderboards(
             data,
             random_seed=_leaderboard_seed(args.seed),
-            on_judge=lambda j: _info(f"ranking by {j} …"),
+            on_judge=per_judge_lines(
+                [str(j) for j in data.judges],
+                each=lambda j: _info(f"ranking by {j} …"),
+                many=lambda n: _info(f"ranking by each of the {n:,} judges …"),
+                note=lambda line: _info(f"  {line}"),
+            ),
             client=client,
             **_rank_kwargs(args),
         )

@@ -18,7 +18,14 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["STEP_PER_JUDGE_MAX", "Steps", "Ticker", "nuts_line", "wait_reporting"]
+__all__ = [
+    "STEP_PER_JUDGE_MAX",
+    "Steps",
+    "Ticker",
+    "nuts_line",
+    "per_judge_lines",
+    "wait_reporting",
+]
 
 #: A per-judge loop of at most this many judges prints a step per judge (:meth:`Steps.per_judge`).
 STEP_PER_JUDGE_MAX = 8
@@ -84,7 +91,8 @@ class Steps:
         Up to :data:`STEP_PER_JUDGE_MAX` judges, each is a step of its own (``label (j)``);
         above it, the loop is one step (``label (124 judges)``) whose progress lines follow
         :class:`Ticker`'s rule (a line about every tenth, the last always), so a log of 124
-        judges prints a dozen lines, not one per judge. ``clock`` is the Ticker's.
+        judges prints a dozen lines, not one per judge (:func:`per_judge_lines`). ``clock`` is
+        the Ticker's.
 
         Examples
         --------
@@ -96,19 +104,13 @@ class Steps:
         >>> [name for name, _ in steps.steps]
         ['fit (20 judges)']
         """
-        names = list(judges)
-        if len(names) <= STEP_PER_JUDGE_MAX:
-            return lambda j: self(f"{label} ({j})")
-        self(f"{label} ({len(names):,} judges)")
-        tick = Ticker(len(names), label="", on=False, clock=clock)
-        seen = {"n": 0}
-
-        def start(judge: str) -> None:
-            seen["n"] += 1
-            if tick.due(seen["n"]):
-                self.note(f"judge {seen['n']}/{len(names)} ({judge})")
-
-        return start
+        return per_judge_lines(
+            judges,
+            each=lambda j: self(f"{label} ({j})"),
+            many=lambda n: self(f"{label} ({n:,} judges)"),
+            note=self.note,
+            clock=clock,
+        )
 
     def close(self) -> None:
         """End the current step (its time is recorded)."""
@@ -200,6 +202,49 @@ class Ticker:
         """Count ``done`` of ``total``; print its line when :meth:`due`."""
         if self.on and self.due(done):
             print(f"{self.label} {done}/{self.total}", file=sys.stderr, flush=True)
+
+
+def per_judge_lines(
+    judges: Sequence[str],
+    *,
+    each: Callable[[str], None],
+    many: Callable[[int], None],
+    note: Callable[[str], None],
+    clock: Callable[[], float] = time.monotonic,
+) -> Callable[[str], None]:
+    """The one rule for a loop over judges: up to :data:`STEP_PER_JUDGE_MAX` judges, ``each``
+    judge's line as its work starts; above it, ``many`` once (with the count) and ``note``
+    lines ``judge k/n (name)`` by :class:`Ticker`'s rule. Returns the callback to call as each
+    judge starts.
+
+    Examples
+    --------
+    >>> said = []
+    >>> start = per_judge_lines(["a", "b"], each=said.append, many=None, note=None)
+    >>> start("a"); start("b"); said
+    ['a', 'b']
+    >>> said = []
+    >>> start = per_judge_lines([str(k) for k in range(30)], each=None,
+    ...                         many=lambda n: said.append(f"{n} judges"), note=said.append,
+    ...                         clock=lambda: 0.0)
+    >>> for k in range(30):
+    ...     start(str(k))
+    >>> said
+    ['30 judges', 'judge 30/30 (29)']
+    """
+    names = list(judges)
+    if len(names) <= STEP_PER_JUDGE_MAX:
+        return each
+    many(len(names))
+    tick = Ticker(len(names), label="", on=False, clock=clock)
+    seen = {"n": 0}
+
+    def start(judge: str) -> None:
+        seen["n"] += 1
+        if tick.due(seen["n"]):
+            note(f"judge {seen['n']}/{len(names)} ({judge})")
+
+    return start
 
 
 def nuts_line(

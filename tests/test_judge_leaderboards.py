@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bayes_pairwise import datasets
@@ -65,3 +66,24 @@ def test_pool_judges_keeps_every_verdict(arena) -> None:
     np.testing.assert_array_equal(pooled.first, arena.first)
     np.testing.assert_array_equal(pooled.outcome, arena.outcome)
     assert set(np.unique(pooled.judge)) == {0}
+
+
+def test_cli_agreement_over_many_judges_prints_a_line_per_tenth(tmp_path, capsys) -> None:
+    """`leaderboard --agreement-with` printed "ranking by j …" for each judge (LLMFAO: 124
+    lines); above 8 judges it prints one line and the judges counted by Ticker's rule, as
+    compare and report do, and the table still holds every judge."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for j in range(12):
+        for _ in range(60):
+            a, b = rng.choice(["p", "q", "r", "s"], size=2, replace=False)
+            rows.append((f"w{j}", a, b, "first" if a < b or rng.random() < 0.3 else "second"))
+    log = tmp_path / "crowd.csv"
+    pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"]).to_csv(log, index=False)
+    assert main(["leaderboard", str(log), "--agreement-with", "w0", "--n-boot", "20"]) == 0
+    cap = capsys.readouterr()
+    said = [ln for ln in cap.err.splitlines() if ln.startswith(("ranking by", "  judge "))]
+    assert said[0] == "ranking by each of the 12 judges …"
+    assert said[-1].strip().startswith("judge 12/12 (w") and len(said) <= 12
+    assert not any(ln.startswith("ranking by w") for ln in said)
+    assert all(f"w{j}" in cap.out for j in range(1, 12))
