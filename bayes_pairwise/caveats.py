@@ -966,7 +966,24 @@ def identification_text(data: Comparisons, *, random_seed: int = 0) -> tuple[str
     worst = min((r.status for r in found), key=rank.index)
     if len(found) == 1:
         return found[0].text, worst
-    return " ".join(f"[{r.judge}] {r.text}" for r in found), worst
+    from bayes_pairwise.identification import NOT_APPLICABLE_LEAD, NOT_APPLICABLE_SHARED
+
+    # judges without a pair decided in both orders: their counts, the explanation once; the
+    # same statement for several judges: once, with their names (LLMFAO's 124 judges wrote
+    # the one paragraph 124 times, 44,000 characters)
+    alike: dict[str, list[str]] = {}
+    apart: list[str] = []
+    for r in found:
+        t = r.text
+        if t.startswith(NOT_APPLICABLE_LEAD) and t.endswith(NOT_APPLICABLE_SHARED):
+            body = t[len(NOT_APPLICABLE_LEAD) : len(t) - len(NOT_APPLICABLE_SHARED)]
+            apart.append(_named(str(r.judge), body.strip().rstrip(".")) + ".")
+        else:
+            alike.setdefault(t, []).append(str(r.judge))
+    parts = [f"[{', '.join(js)}] {t}" for t, js in alike.items()]
+    if apart:
+        parts.append(NOT_APPLICABLE_LEAD + " ".join(apart) + NOT_APPLICABLE_SHARED)
+    return " ".join(parts), worst
 
 
 def dispersion_kwargs(fits: Mapping[str, Any]) -> dict[str, Any]:

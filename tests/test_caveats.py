@@ -763,3 +763,29 @@ def test_many_judges_short_of_pairs_get_one_caveat_each_kind():
     block = dict(data.by_judge())["judge0"]
     (alone,) = [c for c in caveats_for(block, model_kind="classical") if c.code.startswith("too")]
     assert alone.text.startswith("Too few verdicts to say: judge 'judge0' has 3 verdicts, ")
+
+
+def test_identification_text_of_many_judges_says_each_statement_once():
+    """`fit` on a log of several judges joins their identification statements: LLMFAO's 124
+    wrote the one 'not applicable' paragraph 124 times (44,000 characters). Judges without a
+    pair decided in both orders are now one statement with each judge's count; judges whose
+    statements are the same (judging_the_judges' repeats: 'weakly identified') are named
+    together before it once."""
+    from bayes_pairwise.caveats import identification_text
+    from bayes_pairwise.identification import NOT_APPLICABLE_SHARED
+
+    rows = [
+        (f"judge{j}", f"t{j}_{k}a", f"t{j}_{k}b", "first") for j in range(6) for k in range(3 + j)
+    ]
+    data = bp.load_comparisons(pd.DataFrame(rows, columns=["judge", "first", "second", "outcome"]))
+    text, status = identification_text(data)
+    assert status == "not applicable"
+    assert text.startswith("Pair difficulty: not applicable — judge judge0: none of the 3 pairs")
+    assert text.count(NOT_APPLICABLE_SHARED) == 1
+    for j in range(6):
+        assert f"judge judge{j}: none of the {3 + j} pairs is decided in both orders." in text
+    jtj = bp.datasets.load("judging_the_judges")
+    text, status = identification_text(jtj)
+    assert status == "weakly identified"
+    assert text.startswith("[" + ", ".join(jtj.judges) + "] Pair difficulty: weakly identified")
+    assert text.count("Pair difficulty") == 1
