@@ -2047,7 +2047,8 @@ def _cmd_plan_labels(args: argparse.Namespace) -> int:
     data = _load_data(args)
     if data.n_judges > 1:
         raise BayesPairwiseError(
-            f"--judge: the log has {data.n_judges} judges; plan labels for one (--judge NAME)"
+            f"--judge: the log has {data.n_judges} judges ({name_list(data.judges)}); plan "
+            "labels for one (--judge NAME)"
         )
     _info(f"planning {args.budget} gold label(s) for {data!r} …")
     plan = plan_labels(data, args.budget, random_seed=args.seed)

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_pairwise.classical.bounds import pair_error_counts
-from bayes_pairwise.conventions import HDI_PROB, interval_label, z_value
+from bayes_pairwise.conventions import HDI_PROB, interval_label, name_list, z_value
 from bayes_pairwise.data import Comparisons
 
 __all__ = [
@@ -353,8 +353,8 @@ def plan_labels(
         raise ValueError(f"budget must be a non-negative number of pairs, got {budget}")
     if data.n_judges > 1 and judge is None:
         raise ValueError(
-            f"the log has {data.n_judges} judges; plan labels for one of them (judge=…, CLI "
-            "--judge)"
+            f"the log has {data.n_judges} judges ({name_list(data.judges)}); plan labels for "
+            "one of them (judge=…, CLI --judge)"
         )
     jdx = data.judge_index(judge) if judge is not None else 0
     rng = np.random.default_rng(random_seed)

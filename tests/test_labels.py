@@ -94,3 +94,15 @@ def test_labels_for_width_is_monotone_and_plans_need_judge_with_several():
     assert plan.labels_for_width(1.0) == 0
     with pytest.raises(ValueError, match="budget"):
         plan_labels(sim.data, -1)
+
+
+def test_plan_labels_on_several_judges_names_them(capsys):
+    """A log of several judges is refused with the judges named, so that --judge can be
+    given without another look at the data (it gave the count alone)."""
+    from bayes_pairwise import datasets
+    from bayes_pairwise.cli import main
+
+    with pytest.raises(ValueError, match=r"5 judges \(bard, claude, gpt35, gpt4, vicuna-13b\)"):
+        plan_labels(datasets.load("prd_vicuna80"), 10)
+    assert main(["plan-labels", "prd_vicuna80", "--budget", "10"]) == 2
+    assert "(bard, claude, gpt35, gpt4, vicuna-13b); plan labels for one" in capsys.readouterr().err
