@@ -183,6 +183,8 @@ class ModelSpec:
         Parameter name → prior table (``dist`` plus its parameters).
     sampler : dict
         ``draws``, ``tune``, ``chains``, ``target_accept``, ``nuts_sampler``.
+    own_sampler : dict
+        The part of ``sampler`` the variant's own file sets.
     map : dict
         ``method`` and ``maxeval`` for :func:`pymc.find_MAP`.
     description : str
@@ -198,6 +200,9 @@ class ModelSpec:
     map: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     path: str = ""
+    #: The [sampler] settings the variant's own file sets (not the base file's): a command
+    #: with cheaper defaults of its own (the report's) yields to these.
+    own_sampler: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready copy."""
@@ -313,6 +318,7 @@ def load_spec(name_or_path: str | Path) -> ModelSpec:
         map=map_settings,
         description=" ".join(str(raw.get("description", "")).split()),
         path=str(path),
+        own_sampler=dict(raw.get("sampler", {})),
     )
 
 

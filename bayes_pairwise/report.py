@@ -61,7 +61,7 @@ from bayes_pairwise.progress import STEP_PER_JUDGE_MAX, Steps
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.crosscheck import CrossCheck, FitFigures
 
-__all__ = ["REPORT_DEFAULTS", "build_report", "write_report"]
+__all__ = ["REPORT_DEFAULTS", "build_report", "report_sampler", "write_report"]
 
 #: Sampler settings used by the report unless given: about two minutes for the bundled PRD data
 #: set (5 judges, 400 items, one joint fit) on two CPU cores, and long enough for bulk and tail
@@ -226,6 +226,35 @@ def _delta_errors(cc: CrossCheck) -> dict[str, str]:
 _HOW = {"nuts": "NUTS", "map": "MAP", "laplace": "Laplace approx."}
 
 
+def report_sampler(
+    model: str, *, draws: int | None = None, tune: int | None = None, chains: int | None = None
+) -> dict[str, int]:
+    """The report's NUTS settings for ``model``: the user's, else the model spec's own (its
+    file's ``[sampler]``, not the base file's), else :data:`REPORT_DEFAULTS`.
+
+    Examples
+    --------
+    >>> report_sampler("positional")
+    {'draws': 1000, 'tune': 500, 'chains': 2}
+    >>> report_sampler("positional_difficulty")
+    {'draws': 4000, 'tune': 2000, 'chains': 2}
+    >>> report_sampler("positional_difficulty", draws=300)["draws"]
+    300
+    """
+    from bayes_pairwise.model_specs import available_models, load_spec
+
+    own = load_spec(model).own_sampler if model in available_models() else {}
+    given = {"draws": draws, "tune": tune, "chains": chains}
+    out = {}
+    for key, value in given.items():
+        if value is None:
+            value = own.get(key, REPORT_DEFAULTS[key])
+            if not isinstance(value, int):  # a spec's "auto" chains: the report's own
+                value = REPORT_DEFAULTS[key]
+        out[key] = int(value)
+    return out
+
+
 @quiet_third_party()  # dependencies' notices the reader cannot act on (not at import)
 def build_report(
     data: Any,
@@ -233,9 +262,9 @@ def build_report(
     judge: str | int | None = None,
     model: str = "positional",
     method: str = "nuts",
-    draws: int = REPORT_DEFAULTS["draws"],
-    tune: int = REPORT_DEFAULTS["tune"],
-    chains: int = REPORT_DEFAULTS["chains"],
+    draws: int | None = None,
+    tune: int | None = None,
+    chains: int | None = None,
     random_seed: int | None = 0,
     progress: bool = True,
     dataset_name: str | None = None,
@@ -269,8 +298,10 @@ def build_report(
         NUTS sampling (with the settings below), a MAP point estimate (fast; no convergence
         diagnostics), or the Laplace approximation (fast, with ``draws`` draws; labelled as an
         approximation in the headline, the caveats and the settings).
-    draws, tune, chains : int
-        NUTS settings (defaults :data:`REPORT_DEFAULTS`: 1000 draws after 500 tuning steps, 2
+    draws, tune, chains : int, optional
+        NUTS settings. Unset, the model spec's own where its file sets them (the pair-difficulty
+        models: longer runs at a higher target acceptance, which their two-state posterior
+        needs to converge), else :data:`REPORT_DEFAULTS` (1000 draws after 500 tuning steps, 2
         chains: about two minutes for the bundled PRD data set on two cores). Shown in the
         report.
     random_seed : int, optional
@@ -338,7 +369,7 @@ def build_report(
     sink = WarningSink()
     sink.add(list(load_warnings), "loading: ")
     gkw = dict(grid_kwargs or {})
-    sampler = {"draws": int(draws), "tune": int(tune), "chains": int(chains)}
+    sampler = report_sampler(model, draws=draws, tune=tune, chains=chains)
     if isinstance(data, CrossCheck):
         cc, loaded_name = data, None
         model = next(iter(cc.fits), model)
