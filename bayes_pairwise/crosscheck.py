@@ -82,6 +82,7 @@ __all__ = [
     "posterior_stats",
     "ppc_extreme_rule",
     "ppc_misfit_lines",
+    "sampler_settings",
 ]
 
 #: Columns of :attr:`CrossCheck.table`.
@@ -1862,6 +1863,33 @@ def _caveats(
                 if j in per and c.text not in per[j]:
                     per[j].append(c.text)
     return general, per
+
+
+def sampler_settings(
+    model: str, defaults: Mapping[str, int], given: Mapping[str, int | None]
+) -> dict[str, int]:
+    """NUTS settings of a command with defaults of its own (the report's): each of ``given``
+    where set, else the model spec's own (its file's ``[sampler]``, not the base file's: a
+    spec that needs longer runs keeps them), else ``defaults``.
+
+    Examples
+    --------
+    >>> sampler_settings("uniform", {"draws": 500}, {"draws": None})
+    {'draws': 500}
+    >>> sampler_settings("uniform_difficulty", {"draws": 500}, {"draws": None})
+    {'draws': 2000}
+    """
+    from bayes_pairwise.model_specs import available_models, load_spec
+
+    own = load_spec(model).own_sampler if model in available_models() else {}
+    out = {}
+    for key, value in given.items():
+        if value is None:
+            value = own.get(key, defaults[key])
+            if not isinstance(value, int):  # a spec's "auto" chains: the command's own
+                value = defaults[key]
+        out[key] = int(value)
+    return out
 
 
 # =============================================================================== pipeline

@@ -230,7 +230,8 @@ def report_sampler(
     model: str, *, draws: int | None = None, tune: int | None = None, chains: int | None = None
 ) -> dict[str, int]:
     """The report's NUTS settings for ``model``: the user's, else the model spec's own (its
-    file's ``[sampler]``, not the base file's), else :data:`REPORT_DEFAULTS`.
+    file's ``[sampler]``, not the base file's), else :data:`REPORT_DEFAULTS`
+    (:func:`~bayes_pairwise.crosscheck.sampler_settings`).
 
     Examples
     --------
@@ -241,18 +242,11 @@ def report_sampler(
     >>> report_sampler("positional_difficulty", draws=300)["draws"]
     300
     """
-    from bayes_pairwise.model_specs import available_models, load_spec
+    from bayes_pairwise.crosscheck import sampler_settings
 
-    own = load_spec(model).own_sampler if model in available_models() else {}
-    given = {"draws": draws, "tune": tune, "chains": chains}
-    out = {}
-    for key, value in given.items():
-        if value is None:
-            value = own.get(key, REPORT_DEFAULTS[key])
-            if not isinstance(value, int):  # a spec's "auto" chains: the report's own
-                value = REPORT_DEFAULTS[key]
-        out[key] = int(value)
-    return out
+    return sampler_settings(
+        model, REPORT_DEFAULTS, {"draws": draws, "tune": tune, "chains": chains}
+    )
 
 
 @quiet_third_party()  # dependencies' notices the reader cannot act on (not at import)
