@@ -209,6 +209,26 @@ def _named(judge: str, said: str) -> str:
     return f"judge {judge}: {said}"
 
 
+def _split_caveat(code: str, text: str) -> Caveat:
+    """``text`` as a caveat, split into its ``lead`` and ``shared`` parts where it is the
+    identification check's 'not applicable' statement (a judge with no pair decided in both
+    orders), so that :func:`merge_per_judge` says it once for several judges.
+
+    Examples
+    --------
+    >>> from bayes_pairwise.identification import NOT_APPLICABLE_LEAD, NOT_APPLICABLE_SHARED
+    >>> _split_caveat("c", NOT_APPLICABLE_LEAD + "3 pairs." + NOT_APPLICABLE_SHARED).lead
+    'Pair difficulty: not applicable — '
+    >>> _split_caveat("c", "Something else.").shared
+    ''
+    """
+    from bayes_pairwise.identification import NOT_APPLICABLE_LEAD, NOT_APPLICABLE_SHARED
+
+    if text.startswith(NOT_APPLICABLE_LEAD) and text.endswith(NOT_APPLICABLE_SHARED):
+        return Caveat(code, text, lead=NOT_APPLICABLE_LEAD, shared=NOT_APPLICABLE_SHARED)
+    return Caveat(code, text)
+
+
 def _labelled_pair_share(data: Comparisons) -> tuple[int, int]:
     pc = pair_counts(data)
     return int(np.sum(np.asarray(pc.truth) >= 0)), int(np.asarray(pc.truth).size)
@@ -966,23 +986,16 @@ def identification_text(data: Comparisons, *, random_seed: int = 0) -> tuple[str
     worst = min((r.status for r in found), key=rank.index)
     if len(found) == 1:
         return found[0].text, worst
-    from bayes_pairwise.identification import NOT_APPLICABLE_LEAD, NOT_APPLICABLE_SHARED
-
-    # judges without a pair decided in both orders: their counts, the explanation once; the
-    # same statement for several judges: once, with their names (LLMFAO's 124 judges wrote
-    # the one paragraph 124 times, 44,000 characters)
+    # judges without a pair decided in both orders: their counts, the explanation once
+    # (merge_per_judge); the same statement for several judges: once, with their names
+    # (LLMFAO's 124 judges wrote the one paragraph 124 times, 44,000 characters)
+    said = [(str(r.judge), _split_caveat("identification", r.text)) for r in found]
+    merged = merge_per_judge(said)
     alike: dict[str, list[str]] = {}
-    apart: list[str] = []
-    for r in found:
-        t = r.text
-        if t.startswith(NOT_APPLICABLE_LEAD) and t.endswith(NOT_APPLICABLE_SHARED):
-            body = t[len(NOT_APPLICABLE_LEAD) : len(t) - len(NOT_APPLICABLE_SHARED)]
-            apart.append(_named(str(r.judge), body.strip().rstrip(".")) + ".")
-        else:
-            alike.setdefault(t, []).append(str(r.judge))
-    parts = [f"[{', '.join(js)}] {t}" for t, js in alike.items()]
-    if apart:
-        parts.append(NOT_APPLICABLE_LEAD + " ".join(apart) + NOT_APPLICABLE_SHARED)
+    for j, c in said:
+        alike.setdefault(merged.get((j, c.text), c.text), []).append(j)
+    joined = set(merged.values())  # these name their judges already
+    parts = [t if t in joined else f"[{', '.join(js)}] {t}" for t, js in alike.items()]
     return " ".join(parts), worst
 
 
@@ -1106,12 +1119,8 @@ def caveats_for(
             "not applicable": "",
         }.get(status, CORRELATED_ERRORS)
         text = (said + tail).strip()
-        from bayes_pairwise.identification import NOT_APPLICABLE_LEAD, NOT_APPLICABLE_SHARED
-
-        split = {}  # judges without a pair in both orders: their counts, the explanation once
-        if text.startswith(NOT_APPLICABLE_LEAD) and text.endswith(NOT_APPLICABLE_SHARED):
-            split = {"lead": NOT_APPLICABLE_LEAD, "shared": NOT_APPLICABLE_SHARED}
-        out.append(Caveat("correlated_errors", text, **split))
+        # judges without a pair in both orders: their counts, the explanation once
+        out.append(_split_caveat("correlated_errors", text))
     if model_kind in ("uniform", "positional") and labelled:
         n_lab, n_rows = _labelled_pair_share(data)
         if n_lab < n_rows:
