@@ -684,7 +684,7 @@ def _estimand_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
     from bayes_pairwise.conventions import ESTIMAND_ORDER_INCONSISTENT, LOWER_BOUND_NOTE
     from bayes_pairwise.crosscheck import SYMBOLS
 
-    if args.method not in _ERROR_RATE_METHODS or args.method == "biased-bt-spread":
+    if not _reads_judge_errors(args.method):
         return ""
     res["estimand"] = ESTIMAND_ORDER_INCONSISTENT
     head = "order-inconsistent error rates (estimate reads no gold label)"
@@ -727,7 +727,7 @@ def _labelled_note(args: argparse.Namespace, data, res: dict[str, Any]) -> str:
     """Gold labels given to an error-rate method: its rates read none, so ``res`` gains the
     plain error rates of the labelled decided verdicts (``labelled``, per judge: compare's
     "gold labels" rows, the same Wilson intervals) and the note gives them."""
-    if args.method not in _ERROR_RATE_METHODS or args.method == "biased-bt-spread":
+    if not _reads_judge_errors(args.method):
         return ""
     if not data.has_truth:
         return ""
@@ -797,6 +797,14 @@ def _basis_note(res: dict[str, Any], n_judges: int) -> str:
 
 #: ``estimate``'s methods that give a judge's error rates (the others rank the texts).
 _ERROR_RATE_METHODS = ("scom", "moments", "deltas", "deltas2d", "biased-bt-spread")
+
+
+def _reads_judge_errors(method: str) -> bool:
+    """Whether ``estimate --method`` gives a judge's error rates from its verdicts alone, the
+    rates the order-inconsistency bounds and gold labels speak to (the biased-BT spread pools
+    the judges and gives the mode of an improper model's restarts, not a judge's rate)."""
+    return method in _ERROR_RATE_METHODS and method != "biased-bt-spread"
+
 
 #: The cross-check's seed stream each stochastic ``estimate`` method draws from.
 _ESTIMATE_STREAMS = {
