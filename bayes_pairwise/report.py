@@ -56,7 +56,7 @@ from bayes_pairwise.conventions import (
     replicate_p_text,
 )
 from bayes_pairwise.errors import WarningSink, quiet_third_party
-from bayes_pairwise.progress import STEP_PER_JUDGE_MAX, Steps
+from bayes_pairwise.progress import Steps
 
 if TYPE_CHECKING:  # pragma: no cover
     from bayes_pairwise.crosscheck import CrossCheck, FitFigures
@@ -1093,15 +1093,10 @@ def _section_bayesian(
     # ---------------------------------------------------------------- per judge
     ppc_rows: list[dict[str, Any]] = []
     # a step per judge up to a few judges; one step, counted, for a log of many
-    few = len(_judges(cc)) <= STEP_PER_JUDGE_MAX
-    if not few:
-        start = prog.per_judge("rendering: Bayesian fit and predictive checks", _judges(cc))
+    start = prog.per_judge("rendering: Bayesian fit and predictive checks", _judges(cc))
     for j in _judges(cc):
         page.heading(f"Judge {j}", level=3)
-        if few:
-            prog(f"rendering: Bayesian fit, judge {j}")
-        else:
-            start(j)
+        start(j)
         coords = {"judge": [j]} if j in judges_in_fit and "judge" in post.coords else None
         if n_samples > 1:
             try:
@@ -1132,8 +1127,6 @@ def _section_bayesian(
             )
         except ValueError as exc:
             page.box(f"Posterior densities not drawn: {exc}", kind="warn")
-        if few:
-            prog(f"rendering: posterior predictive checks, judge {j}")
         try:
             df = _ppc(cc).get(j)
             if df is None:
