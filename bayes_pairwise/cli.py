@@ -1208,8 +1208,9 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         if "by_name" in res:  # a score per item of every context: the table by name instead
             tbl = res["by_name"].set_index("item name")
             for stat, fmt in (("mean rank", "{:.2f}"), ("ranked 1st", "{:.0f}")):
-                cols = [c for c in tbl.columns if c.rsplit(": ", 1)[-1] == stat]
-                part = tbl[cols].rename(columns=lambda c: c.rsplit(": ", 1)[0])
+                # the summary's columns are "<judge>: <stat>" for each judge in order
+                cols = {f"{j}: {stat}": str(j) for j in data.judges}
+                part = tbl[list(cols)].rename(columns=cols)
                 part.columns.name = f"{stat} by judge"
                 print(part.to_string(float_format=fmt.format) + "\n")
             print(
