@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-from html.parser import HTMLParser
 from typing import Any
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from html_tables import HtmlTables
 from scipy.stats import kendalltau
 
 from bayes_pairwise.conventions import LEADERBOARD_N_BOOT
@@ -213,51 +213,12 @@ def test_plots_classical_intervals_use_the_package_level(monkeypatch):
 
 
 # ============================================================================ (b) the HTML
-class _Tables(HTMLParser):
-    """Every <table>: the caption printed before it (``<em>``) and its rows of cell texts."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tables: list[dict[str, Any]] = []
-        self._em: list[str] | None = None
-        self._caption = ""
-        self._cell: list[str] | None = None
-        self._row: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "em":
-            self._em = []
-        elif tag == "table":
-            self.tables.append({"caption": self._caption, "rows": []})
-            self._caption = ""
-        elif tag == "tr" and self.tables:
-            self._row = []
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "em" and self._em is not None:
-            self._caption = "".join(self._em)
-            self._em = None
-        elif tag in ("td", "th") and self._cell is not None and self._row is not None:
-            self._row.append("".join(self._cell).strip())
-            self._cell = None
-        elif tag == "tr" and self._row is not None:
-            self.tables[-1]["rows"].append(self._row)
-            self._row = None
-
-    def handle_data(self, data: str) -> None:
-        for buf in (self._em, self._cell):
-            if buf is not None:
-                buf.append(data)
-
-
 @pytest.fixture(scope="module")
 def report(with_human):
     data = with_human.data
     cc = crosscheck(data, method="map", **{**CHEAP, "models": ("uniform",)})
     html = build_report(cc, progress=False).render()
-    parser = _Tables()
+    parser = HtmlTables()
     parser.feed(html)
     return cc, html, parser.tables
 
@@ -305,7 +266,7 @@ def test_report_hides_rows_beyond_the_top_twenty():
     data = load_comparisons(frame.drop(columns="judge"))
     cc = crosscheck(data, **CHEAP)
     html = build_report(cc, progress=False).render()
-    parser = _Tables()
+    parser = HtmlTables()
     parser.feed(html)
     board = next(t for t in parser.tables if t["caption"].startswith("Leaderboard ("))
     assert len(board["rows"]) - 1 == LEADERBOARD_ROWS
