@@ -41,7 +41,8 @@ th{background:#f0f0f3}td:first-child,th:first-child{text-align:left}
 .bad{border-color:#b91c1c;background:#fdecec}.note{border-color:#2563eb;background:#eef4ff}
 figure{margin:1rem 0;background:#fff;padding:.5rem;border:1px solid #e5e5e5}
 figure img{max-width:100%;height:auto}figcaption{color:#555;font-size:.9rem}
-nav ul{columns:2;font-size:.92rem}code{background:#f1f1f4;padding:0 .25rem}
+nav ul{columns:2;font-size:.92rem}nav ul ul{columns:1;font-size:.85rem;margin:0 0 .2rem}
+code{background:#f1f1f4;padding:0 .25rem}
 details{margin:.8rem 0;background:#fff;border:1px solid #e5e5e5;padding:.3rem .8rem}
 summary{font-size:1.25rem;font-weight:600;cursor:pointer;padding:.3rem 0}
 """
@@ -109,6 +110,34 @@ def figure_to_data_uri(fig: Any, *, dpi: int = 110) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _contents(toc: list[tuple[str, str, int]]) -> str:
+    """The list items of a page's contents: each level-2 entry with the level-3 entries after
+    it as a nested list.
+
+    Examples
+    --------
+    >>> _contents([("s1", "A", 2), ("s2", "a1", 3), ("s3", "B", 2)])
+    '<li><a href="#s1">A</a><ul><li><a href="#s2">a1</a></li></ul></li><li><a href="#s3">B</a></li>'
+    """
+    out: list[str] = []
+    sub: list[str] = []
+
+    def close() -> None:
+        if out:
+            out[-1] += (f"<ul>{''.join(sub)}</ul>" if sub else "") + "</li>"
+        sub.clear()
+
+    for a, t, level in toc:
+        item = f'<a href="#{a}">{esc(t)}</a>'
+        if level == 3 and out:
+            sub.append(f"<li>{item}</li>")
+        else:
+            close()
+            out.append(f"<li>{item}")
+    close()
+    return "".join(out)
+
+
 @dataclass
 class HtmlPage:
     """Accumulates escaped blocks and renders one self-contained page.
@@ -124,16 +153,18 @@ class HtmlPage:
     title: str
     subtitle: str = ""
     blocks: list[str] = field(default_factory=list)
-    toc: list[tuple[str, str]] = field(default_factory=list)
+    #: (anchor, text, level) of each heading in the contents: level 2 at the top, level 3
+    #: (a judge's section, a table's) nested under the level 2 before it
+    toc: list[tuple[str, str, int]] = field(default_factory=list)
     #: what the page renders (the report's CrossCheck), for callers that print it too
     source: Any = None
 
     def heading(self, text: str, level: int = 2) -> None:
-        """Add a heading (level-2 headings go into the table of contents)."""
+        """Add a heading (levels 2 and 3 go into the table of contents, 3 nested in 2)."""
         anchor = f"s{len(self.toc) + 1}"
-        if level == 2:
-            self.toc.append((anchor, text))
-            self.blocks.append(f'<h2 id="{anchor}">{esc(text)}</h2>')
+        if level in (2, 3):
+            self.toc.append((anchor, text, level))
+            self.blocks.append(f'<h{level} id="{anchor}">{esc(text)}</h{level}>')
         else:
             self.blocks.append(f"<h{level}>{esc(text)}</h{level}>")
 
@@ -193,7 +224,7 @@ class HtmlPage:
         """Start a collapsible section (``<details>``: no JavaScript); close it with
         :meth:`close_details`. It goes into the table of contents."""
         anchor = f"s{len(self.toc) + 1}"
-        self.toc.append((anchor, summary))
+        self.toc.append((anchor, summary, 2))
         flag = " open" if open_ else ""
         self.blocks.append(f'<details id="{anchor}"{flag}><summary>{esc(summary)}</summary>')
 
@@ -211,7 +242,7 @@ class HtmlPage:
         A last pass makes any invisible character that reached a block visible (the markup
         written here has none, so the pass changes user text only).
         """
-        toc = "".join(f'<li><a href="#{a}">{esc(t)}</a></li>' for a, t in self.toc)
+        toc = _contents(self.toc)
         sub = f'<p class="sub">{esc(self.subtitle)}</p>' if self.subtitle else ""
         page = (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

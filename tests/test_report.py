@@ -121,7 +121,10 @@ def test_report_is_self_contained(nasty_html):
     assert len(srcs) >= 10
     assert all(s.startswith("data:image/png;base64,") for s in srcs)
     assert "<link" not in html.lower() and "@import" not in html
-    assert re.findall(r'href="([^"]*)"', html) == [f"#s{k}" for k in range(1, 8)]
+    # the contents' links: the seven sections and their level-3 headings, each to its anchor
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert hrefs == [f"#s{k}" for k in range(1, len(hrefs) + 1)] and len(hrefs) > 7
+    assert all(f'id="{h[1:]}"' in html for h in hrefs)
 
 
 def test_report_sections_and_progress(nasty_html):
@@ -136,7 +139,7 @@ def test_report_sections_and_progress(nasty_html):
         "Cross-check: every estimate side by side",
         "Settings and run time",
     ]
-    h3 = re.findall(r"<h3>([^<]*)</h3>", html)
+    h3 = re.findall(r"<h3[^>]*>([^<]*)</h3>", html)
     for needed in (
         "Design warnings",
         "Copeland ranking",
@@ -230,7 +233,7 @@ def test_design_warnings_are_shown(fake_models):
     html = build_report(
         data, method="map", progress=False, grid_kwargs={"n_subsets": 20}, ppc_draws=20
     ).render()
-    section = html.split("<h3>Design warnings</h3>")[1].split("<h2")[0]
+    section = re.split(r"<h3[^>]*>Design warnings</h3>", html)[1].split("<h2")[0]
     assert "contexts skipped" in section
     # the report's own coverage check: 44 of the 45 pairs of this judge in both orders
     assert "only 97.8% of the compared pairs were seen in both orders" in section

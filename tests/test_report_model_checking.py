@@ -255,3 +255,21 @@ def test_positional_log_ranks_positional_first():
     loo = next(t for t in tables if t["caption"].startswith("PSIS-LOO comparison"))
     assert loo["rows"][1][0] == "positional"
     assert loo["rows"][1][1] == f"{table['elpd_loo'].iloc[0]:.2f}"
+
+
+def test_report_contents_list_each_judge_s_section(map_cc):
+    """The contents at the top list the level-3 sections too, each judge's among them, nested
+    under their section: on a log of many judges a reader jumps to one judge instead of
+    scrolling past every other judge's figures."""
+    import re
+
+    html = build_report(map_cc, progress=False).render()
+    nav = html[html.index("<nav>") : html.index("</nav>")]
+    for j in map_cc.data.judges:
+        (anchor,) = re.findall(rf'<h3 id="(s\d+)">Judge {j}</h3>', html)
+        assert f'<li><a href="#{anchor}">Judge {j}</a></li>' in nav
+    # nested: the judges' entries sit in a list inside the Bayesian section's entry
+    top = re.findall(
+        r"<nav><details><summary>Contents</summary><ul>(.*)</ul></details>", nav + "</nav>"
+    )
+    assert top and "<ul><li>" in top[0]
