@@ -263,6 +263,11 @@ def compare_models(
     return table
 
 
+#: Pareto k from which PSIS-LOO's bias dominates whatever the number of draws (ArviZ's and
+#: loo's good-k threshold is min(1 − 1/log10(S), this); Vehtari et al. 2024.
+PSIS_K_CAP = 0.7
+
+
 def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFrame:
     """Compare already-fitted error models by PSIS-LOO (:func:`arviz.compare`).
 
@@ -330,12 +335,14 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
         table = az.compare(idatas, ic="loo", method="stacking", scale="log")
         bad = {}
         n_units = {}
-        good_k = 0.7
+        ks = {}
+        good_k = PSIS_K_CAP
         for name, idata in idatas.items():
             loo = az.loo(idata, pointwise=True)
-            good_k = float(getattr(loo, "good_k", 0.7))
-            bad[name] = int(np.sum(np.asarray(loo.pareto_k) > good_k))
-            n_units[name] = int(np.asarray(loo.pareto_k).size)
+            good_k = float(getattr(loo, "good_k", PSIS_K_CAP))
+            ks[name] = np.asarray(loo.pareto_k, dtype=float).ravel()
+            bad[name] = int(np.sum(ks[name] > good_k))
+            n_units[name] = int(ks[name].size)
     table = table.reset_index().rename(columns={"index": "model"})
     table["n_parameters"] = [_n_parameters(fits[n]) for n in table["model"]]
     table["pareto_k_bad"] = [bad[n] for n in table["model"]]
@@ -351,7 +358,7 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
             "unit": unit,
             "unit_text": _CONTEXT_UNIT_TEXT if by_context else _UNIT_TEXT,
             "message": _verdict(table, best, preferred, sigma)
-            + _hedge(bad, n_units, good_k, preferred, unit),
+            + _hedge(ks, good_k, preferred, unit),
             "preferred": preferred,
             "reliable": not any(bad.values()),
         }
@@ -360,35 +367,58 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
 
 
 def _hedge(
-    bad: Mapping[str, int],
-    n_units: Mapping[str, int],
+    ks: Mapping[str, np.ndarray],
     good_k: float,
     pref: str,
     unit: str = LOO_UNIT,
 ) -> str:
     """The warning added to the verdict when PSIS-LOO is unreliable (bad Pareto k), or ``""``.
 
+    ``ks`` holds each model's Pareto k per row. What settles it depends on where they lie:
+    between ``good_k`` (ArviZ's threshold, 1 − 1/log10(S), below :data:`PSIS_K_CAP` for
+    S < 2,200 draws) and the cap, more draws raise the threshold; at or above the cap the
+    estimate's bias dominates whatever the number of draws (Vehtari et al. 2024), and only a
+    refit without those rows does.
+
     Examples
     --------
-    >>> _hedge({"uniform": 0, "positional": 38}, {"uniform": 100, "positional": 100}, 0.7,
-    ...        "positional")[:61]
-    ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.70 for 38 '
-    >>> _hedge({"uniform": 0}, {"uniform": 100}, 0.7, "uniform")
+    >>> k = {"uniform": np.zeros(100), "positional": np.r_[np.zeros(62), np.full(38, 0.8)]}
+    >>> _hedge(k, 0.7, "positional")[:60]
+    ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.7 for 38 '
+    >>> "more draws do not" in _hedge(k, 0.7, "positional")
+    True
+    >>> "refit with more draws" in _hedge({"u": np.r_[np.zeros(9), 0.68]}, 0.67, "u")
+    True
+    >>> _hedge({"uniform": np.zeros(100)}, 0.7, "uniform")
     ''
     """
-    worst = [
-        f"{b} of {n_units[m]} ({100 * b / max(n_units[m], 1):.0f}%) in {m}"
-        for m, b in bad.items()
-        if b
-    ]
+    worst = []
+    over = 0
+    for m, k in ks.items():
+        b = int(np.sum(k > good_k))
+        over += int(np.sum(k >= PSIS_K_CAP))
+        if b:
+            worst.append(f"{b} of {k.size} ({100 * b / max(k.size, 1):.0f}%) in {m}")
     if not worst:
         return ""
+    if over:
+        how = (
+            f"{over:,} of these rows have k ≥ {PSIS_K_CAP:.1f}, where more draws do not help "
+            "(the PSIS estimate's bias dominates there at any number of draws): each is "
+            "influential enough that leaving it out moves the posterior. To settle it, "
+            "score those rows by refits without them: arviz.reloo (with a SamplingWrapper) "
+            "or K-fold cross-validation, neither of which bayes_pairwise runs for you."
+        )
+    else:
+        how = (
+            f"Every k is below {PSIS_K_CAP:.1f}, where the threshold itself depends on the "
+            "number of draws: refit with more draws (from about 2,200 in all the threshold "
+            f"is {PSIS_K_CAP:.1f})."
+        )
     return (
-        f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:.2f} for {', '.join(worst)}"
+        f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:.3g} for {', '.join(worst)}"
         f" of the {unit} rows), so the elpd values and their SE may be off and "
-        f"'{pref} is preferred' is tentative. To settle it: refit with more draws, compare by "
-        "K-fold cross-validation (leave out whole contexts), or recompute the bad rows exactly "
-        "with arviz.reloo."
+        f"'{pref} is preferred' is tentative. {how}"
     )
 
 

@@ -129,6 +129,12 @@ def test_crosscheck_comparison_equals_arviz_compare(nuts_cc):
     if hedge:
         for m, b in zip(table["model"], table["pareto_k_bad"], strict=True):
             assert (f"{b} of 20" in hedge and f"in {m}" in hedge) == (b > 0)
+        # the remedy follows the k values: above 0.7 more draws do not help (Vehtari et al.)
+        over = sum(int((az.loo(i, pointwise=True).pareto_k >= 0.7).sum()) for i in idatas.values())
+        assert ("more draws do not help" in hedge) == (over > 0)
+        assert ("refit with more draws" in hedge) == (over == 0)
+        if over:
+            assert f"{over:,} of these rows have k ≥ 0.7" in hedge
     assert "joint fit" in cc.model_comparison_note
     d = json.loads(json.dumps(cc.to_dict(), default=str))
     mc = d["model_comparison"]
