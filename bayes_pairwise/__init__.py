@@ -163,6 +163,7 @@ _EXPORTS: dict[str, str] = {
     # model checking: LOO comparison, simulation-based calibration
     "SBCResult": "model_checking",
     "compare_models": "model_checking",
+    "compare_models_kfold": "model_checking",
     "plot_sbc_ranks": "plots",
     "sbc": "model_checking",
     "sbc_rank_data": "model_checking",

@@ -2107,16 +2107,42 @@ def _write_verdicts(path: str, model: Any, data: Any) -> None:
 
 def _cmd_compare_models(args: argparse.Namespace) -> int:
     _check_data_args(args)
-    from bayes_pairwise.model_checking import compare_models, compare_models_dict
+    from bayes_pairwise.model_checking import (
+        compare_models,
+        compare_models_dict,
+        compare_models_kfold,
+    )
 
     names = [m.strip() for m in args.models.split(",") if m.strip()]
     data = _load_data(args)
-    _info(f"comparing {', '.join(names)} by PSIS-LOO on {data!r} …")
-    table = compare_models(
-        data, names, random_seed=args.seed, progress=not args.json, **_sampler_kwargs(args)
-    )
+    if args.kfold is not None:
+        from bayes_pairwise.distributed import scheduler_client
+
+        _info(f"comparing {', '.join(names)} by {args.kfold}-fold cross-validation on {data!r} …")
+        with scheduler_client(args.scheduler) as client:
+            table = compare_models_kfold(
+                data,
+                names,
+                k=args.kfold,
+                random_seed=args.seed,
+                progress=not args.json,
+                client=client,
+                **_sampler_kwargs(args),
+            )
+    else:
+        if args.scheduler is not None:
+            raise BayesPairwiseError(
+                "--scheduler runs the refits of --kfold; PSIS-LOO fits each model once, here"
+            )
+        _info(f"comparing {', '.join(names)} by PSIS-LOO on {data!r} …")
+        table = compare_models(
+            data, names, random_seed=args.seed, progress=not args.json, **_sampler_kwargs(args)
+        )
     if args.json:
-        _print_json(compare_models_dict(table))
+        out = compare_models_dict(table)
+        if args.kfold is not None:
+            out["kfold"] = int(table.attrs["k"])
+        _print_json(out)
     else:
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
         print()
@@ -2480,6 +2506,16 @@ def build_parser() -> argparse.ArgumentParser:
         "with optional tie forms after '+' (positional_order+tie_positional; models scored per "
         "context and per pair row do not mix) (default: uniform,positional)",
     )
+    p.add_argument(
+        "--kfold",
+        type=_int_type(2, 1_000_000),
+        default=None,
+        metavar="K",
+        help="compare by K-fold cross-validation over (judge, pair) rows instead of PSIS-LOO: "
+        "each model refitted K times without one fold, scored on it (what settles a LOO "
+        "comparison with Pareto k of 0.7 or more; the strength models only)",
+    )
+    scheduler_arg(p)
     sampler_args(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_compare_models)

@@ -27,6 +27,7 @@ __all__ = [
     "PairCounts",
     "RoundRobin",
     "pair_counts",
+    "pair_row_of",
     "round_robins",
     "w_matrix",
     "win_matrix",
@@ -172,6 +173,31 @@ class PairCounts:
         )
 
 
+def _pair_keys(data: Comparisons) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted (judge, unordered pair) keys of a log and each verdict's index into them."""
+    n = data.n_items
+    lo = np.minimum(data.first, data.second).astype(np.int64)
+    hi = np.maximum(data.first, data.second).astype(np.int64)
+    key = (data.judge.astype(np.int64) * n + lo) * n + hi
+    uniq, inv = np.unique(key, return_inverse=True)
+    return uniq, inv.reshape(-1)
+
+
+def pair_row_of(data: Comparisons) -> np.ndarray:
+    """The :func:`pair_counts` row of each verdict: the index of its (judge, unordered pair).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayes_pairwise.data import load_comparisons
+    >>> df = pd.DataFrame({"first": ["a", "c", "b"], "second": ["b", "a", "a"],
+    ...                    "outcome": ["first", "first", "second"]})
+    >>> pair_row_of(load_comparisons(df)).tolist()
+    [0, 1, 0]
+    """
+    return _pair_keys(data)[1]
+
+
 def pair_counts(data: Comparisons, *, weighted: bool = False) -> PairCounts:
     """Aggregate verdicts to one row per (judge, unordered pair).
 
@@ -233,21 +259,19 @@ def pair_counts(data: Comparisons, *, weighted: bool = False) -> PairCounts:
             "without weights= for the classical error estimators and the cross-check"
         )
     n = data.n_items
-    lo = np.minimum(data.first, data.second).astype(np.int64)
-    hi = np.maximum(data.first, data.second).astype(np.int64)
-    key = (data.judge.astype(np.int64) * n + lo) * n + hi
-    uniq, inv = np.unique(key, return_inverse=True)
+    uniq, inv = _pair_keys(data)
     m = len(uniq)
+    lo = np.minimum(data.first, data.second).astype(np.int64)
     lo_first = data.first == lo
     # wins of the lower-index item i
     i_wins = np.where(lo_first, data.outcome, 1.0 - data.outcome)
-    wt = np.ones(len(key)) if w is None else np.asarray(w, dtype=float)
+    wt = np.ones(len(inv)) if w is None else np.asarray(w, dtype=float)
 
     def total(x: np.ndarray) -> np.ndarray:
         return np.bincount(inv, weights=wt * x, minlength=m)
 
     tie = np.asarray(data.outcome) == 0.5
-    k_plus, k_tot = total(lo_first.astype(float)), total(np.ones(len(key)))
+    k_plus, k_tot = total(lo_first.astype(float)), total(np.ones(len(inv)))
     n1 = total(np.where(lo_first, i_wins, 0.0))
     n2 = total(np.where(lo_first, 0.0, i_wins))
     t1, t2 = total((tie & lo_first).astype(float)), total((tie & ~lo_first).astype(float))

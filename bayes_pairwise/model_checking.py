@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ __all__ = [
     "compare_fitted",
     "compare_models",
     "compare_models_dict",
+    "compare_models_kfold",
     "sbc",
     "sbc_rank_data",
     "sbc_summary",
@@ -198,6 +200,7 @@ def compare_models(
     draws: int | None = None,
     tune: int | None = None,
     chains: int | None = None,
+    nuts_sampler: str | None = None,
     random_seed: int = 0,
     progress: bool = False,
     sigma: float = 2.0,
@@ -214,6 +217,8 @@ def compare_models(
         must have been fitted to ``data``).
     draws, tune, chains : int, optional
         Sampler settings for the models fitted here (default: the specs').
+    nuts_sampler : str, optional
+        NUTS implementation for the models fitted here (default: the specs', ``"auto"``).
     random_seed : int
     progress : bool
     sigma : float
@@ -249,7 +254,7 @@ def compare_models(
     """
     if len(models) < 2:
         raise DesignError("compare_models needs at least two models")
-    sampler = {k: v for k, v in (("draws", draws), ("tune", tune), ("chains", chains)) if v}
+    sampler = _sampler(draws, tune, chains, nuts_sampler)
     fits: dict[str, Any] = {}
     for spec in models:
         name, model = _fitted(
@@ -387,6 +392,8 @@ def _hedge(
     ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.7 for 38 '
     >>> "more draws do not" in _hedge(k, 0.7, "positional")
     True
+    >>> "--kfold" in _hedge(k, 0.7, "positional"), "--kfold" in _hedge(k, 0.7, "p", "context")
+    (True, False)
     >>> "refit with more draws" in _hedge({"u": np.r_[np.zeros(9), 0.68]}, 0.67, "u")
     True
     >>> _hedge({"uniform": np.zeros(100)}, 0.7, "uniform")
@@ -402,12 +409,18 @@ def _hedge(
     if not worst:
         return ""
     if over:
+        refit = (
+            "K-fold cross-validation (compare-models --kfold 10, compare_models_kfold), which "
+            "refits each model without each fold of the pair rows"
+            if unit == LOO_UNIT
+            else "arviz.reloo (with a SamplingWrapper) or K-fold cross-validation over "
+            "contexts, neither of which bayes_pairwise runs for the order models"
+        )
         how = (
             f"{over:,} of these rows have k ≥ {PSIS_K_CAP:.1f}, where more draws do not help "
             "(the PSIS estimate's bias dominates there at any number of draws): each is "
-            "influential enough that leaving it out moves the posterior. To settle it, "
-            "score those rows by refits without them: arviz.reloo (with a SamplingWrapper) "
-            "or K-fold cross-validation, neither of which bayes_pairwise runs for you."
+            "influential enough that leaving it out moves the posterior. To settle it, score "
+            f"them by refits without them: {refit}."
         )
     else:
         how = (
@@ -445,6 +458,247 @@ def _verdict(table: pd.DataFrame, best: str, preferred: str, sigma: float) -> st
         f"{best} is better than {second['model']} by {diff:.1f} ± {dse:.1f} elpd "
         f"({diff / dse if dse > 0 else float('inf'):.1f} SE): {best} is preferred."
     )
+
+
+# ----------------------------------------------------------------------- K-fold comparison
+#: Columns of :func:`compare_models_kfold`'s table.
+KFOLD_COLUMNS = (
+    "model",
+    "rank",
+    "elpd_kfold",
+    "se",
+    "elpd_diff",
+    "dse",
+    "n_parameters",
+    "divergences",
+    "preferred",
+)
+
+
+def _sampler(
+    draws: int | None, tune: int | None, chains: int | None, nuts_sampler: str | None
+) -> dict[str, Any]:
+    """The sampler settings given (the others stay the specs')."""
+    given = {"draws": draws, "tune": tune, "chains": chains, "nuts_sampler": nuts_sampler}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _new_model(spec: str, sampler: Mapping[str, Any]) -> Any:
+    """An unfitted model from a spec name with optional ``+`` tie forms (as compare_models)."""
+    from bayes_pairwise.pymc_models import get_model
+
+    base, *flags = spec.split("+")
+    forms = dict((*f.split("=", 1), True)[:2] for f in flags)
+    unknown = [f for f in forms if f not in TIE_FORMS]
+    if unknown:
+        raise DesignError(
+            f"unknown tie form {unknown[0]!r} in model {spec!r} (after '+': "
+            f"{', '.join(TIE_FORMS)}; tie_dispersion=pair for a tie rate by pair)"
+        )
+    return get_model(base, **dict(sampler), **forms)
+
+
+def _kfold_task(
+    spec: str,
+    data: Comparisons,
+    held: np.ndarray,
+    sampler: Mapping[str, Any],
+    seed: int,
+) -> dict[str, Any]:
+    """One fold of one model: fit with NUTS to ``data`` with the verdicts of the pair rows
+    ``held`` weighted 0, then the log predictive density of each held-out row (its verdicts'
+    likelihood averaged over the posterior draws, on the log scale)."""
+    from scipy.special import logsumexp
+
+    from bayes_pairwise.matrices import pair_row_of
+
+    held = np.asarray(held, dtype=np.int64)
+    out = np.zeros(int(pair_row_of(data).max()) + 1, dtype=bool)
+    out[held] = True
+    train = data.with_weights((~out[pair_row_of(data)]).astype(float))
+    model = _new_model(spec, sampler)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        model.fit(train, method="nuts", random_seed=int(seed), log_likelihood=False)
+    direct, why = model.written_out_density(data)
+    if direct is None:  # pragma: no cover - checked before any fit
+        raise DesignError(f"{spec}: no written-out log-density to score held-out rows ({why})")
+    post = model.idata_.posterior
+    ll = np.asarray(direct.pointwise({n: post[n].values for n in post.data_vars}))
+    ll = ll.reshape(-1, ll.shape[-1])[:, held]
+    lpd = logsumexp(ll, axis=0) - np.log(ll.shape[0])
+    stats = model.idata_.sample_stats
+    div = int(np.asarray(stats["diverging"]).sum()) if "diverging" in stats else 0
+    return {"rows": held, "lpd": lpd, "divergences": div, "n_parameters": _n_parameters(model)}
+
+
+def compare_models_kfold(
+    data: Comparisons,
+    models: Sequence[str] = ("uniform", "positional"),
+    *,
+    k: int = 10,
+    draws: int | None = None,
+    tune: int | None = None,
+    chains: int | None = None,
+    nuts_sampler: str | None = None,
+    random_seed: int = 0,
+    progress: bool = False,
+    sigma: float = 2.0,
+    client: Any = None,
+) -> pd.DataFrame:
+    """Compare error models by K-fold cross-validation over (judge, pair) rows.
+
+    What settles a PSIS-LOO comparison whose Pareto k are 0.7 or more (:func:`compare_models`
+    says when): each model is refitted ``k`` times with NUTS, each time without one fold of
+    the pair rows (their verdicts weigh 0, so every item and judge keeps its parameters), and
+    scored on the rows it did not see. A row's score is its log predictive density, log of
+    the mean over the draws of its verdicts' likelihood: the same unit and the same quantity
+    as LOO's pointwise elpd, without the importance sampling. The rule for a preference is
+    :func:`compare_models`': within ``sigma`` SE (``dse``, from the paired row differences)
+    of the best, the model with the fewest parameters.
+
+    Parameters
+    ----------
+    data : Comparisons
+        A log without per-row weights.
+    models : sequence of str
+        Names of the strength error models (scored per pair row: ``uniform``, ``positional``,
+        their ``_difficulty`` and ``_hierarchical`` variants), each with optional tie forms
+        after ``+``.
+    k : int
+        Folds (2 up to the number of pair rows); rows are dealt to folds at random.
+    draws, tune, chains : int, optional
+        Sampler settings of each refit (default: the specs').
+    nuts_sampler : str, optional
+        NUTS implementation of each refit (default: the specs', ``"auto"``).
+    random_seed : int
+        The folds and every refit's seed (one stream per model and fold), so the table does
+        not depend on where the refits run.
+    progress : bool
+        A line on stderr per refit.
+    sigma : float
+    client : distributed.Client, optional
+        Run the ``k`` × models refits on this Dask cluster (:mod:`bayes_pairwise.distributed`).
+
+    Returns
+    -------
+    DataFrame
+        One row per model, best first (:data:`KFOLD_COLUMNS`); ``attrs``: ``unit``
+        (``"pair"``), ``unit_text``, ``k``, ``message``, ``preferred``, ``pointwise`` (model →
+        each row's log predictive density) and ``fold`` (each row's fold).
+
+    Raises
+    ------
+    DesignError
+        Fewer than two models, a model not scored per pair row or without a written-out
+        log-density, a weighted log, or ``k`` out of range.
+
+    Examples
+    --------
+    >>> import bayes_pairwise as bp
+    >>> sim = bp.simulate_round_robin(8, eps_plus=0.04, eps_minus=0.3, repeats=2,
+    ...                               random_seed=0)
+    >>> t = compare_models_kfold(sim.data, k=4, draws=200, tune=200, chains=1)  # doctest: +SKIP
+    >>> t.model.tolist()  # doctest: +SKIP
+    ['positional', 'uniform']
+    """
+    from bayes_pairwise.distributed import run_tasks
+    from bayes_pairwise.matrices import pair_row_of
+
+    names = [str(m) for m in models]
+    if len(names) < 2:
+        raise DesignError("a K-fold comparison needs at least two models")
+    if len(set(names)) < len(names):
+        raise DesignError(f"a model is named twice in {names}")
+    if data.has_weights:
+        raise DesignError(
+            "K-fold cross-validation leaves rows out by giving them weight 0; the log carries "
+            "weights of its own (load_comparisons(weights=…)): load it without them"
+        )
+    sampler = _sampler(draws, tune, chains, nuts_sampler)
+    for name in names:
+        model = _new_model(name, sampler)
+        if getattr(model, "observed_name", "") != "wins":
+            raise DesignError(
+                f"model {name!r} is not scored per (judge, pair) row: K-fold here leaves pair "
+                "rows out, which the strength error models (uniform, positional and their "
+                "variants) are scored on; the order models score whole contexts, biased "
+                "Bradley–Terry one per verdict"
+            )
+        direct, why = model.written_out_density(data)
+        if direct is None:
+            raise DesignError(
+                f"model {name!r} has no written-out log-density ({why}): its held-out rows "
+                "cannot be scored"
+            )
+    n_rows = int(pair_row_of(data).max()) + 1
+    if not 2 <= int(k) <= n_rows:
+        raise DesignError(f"k must be between 2 and the {n_rows:,} pair rows, got {k}")
+    k = int(k)
+    seq = np.random.SeedSequence(int(random_seed))
+    fold_seed, *model_seeds = seq.spawn(1 + len(names))
+    fold = np.random.default_rng(fold_seed).permutation(n_rows) % k
+    tasks = []
+    for name, ms in zip(names, model_seeds, strict=True):
+        for f, fs in enumerate(ms.spawn(k)):
+            seed = int(fs.generate_state(1)[0] & 0x7FFFFFFF)
+            tasks.append((name, data, np.flatnonzero(fold == f), sampler, seed))
+    tick = Ticker(len(tasks), label="[kfold] refits done", on=progress)
+    done = {"n": 0}
+
+    def on_done(_index: int, _result: Any) -> None:
+        done["n"] += 1
+        tick(done["n"])
+
+    if progress:
+        print(
+            f"[kfold] {len(names)} models × {k} folds of {n_rows:,} (judge, pair) rows: "
+            f"{len(tasks)} NUTS refits",
+            file=sys.stderr,
+            flush=True,
+        )
+    results = run_tasks(_kfold_task, tasks, client=client, on_done=on_done)
+    pointwise: dict[str, np.ndarray] = {}
+    info: dict[str, dict[str, int]] = {}
+    for (name, *_), res in zip(tasks, results, strict=True):
+        lpd = pointwise.setdefault(name, np.full(n_rows, np.nan))
+        lpd[res["rows"]] = res["lpd"]
+        got = info.setdefault(name, {"divergences": 0, "n_parameters": res["n_parameters"]})
+        got["divergences"] += res["divergences"]
+    elpd = {n: float(v.sum()) for n, v in pointwise.items()}
+    best = max(elpd, key=elpd.get)
+    rows = []
+    for name in sorted(names, key=lambda n: -elpd[n]):
+        d = pointwise[best] - pointwise[name]
+        rows.append(
+            {
+                "model": name,
+                "elpd_kfold": elpd[name],
+                "se": float(np.sqrt(n_rows * np.var(pointwise[name]))),
+                "elpd_diff": float(d.sum()),
+                "dse": float(np.sqrt(n_rows * np.var(d))),
+                **info[name],
+            }
+        )
+    table = pd.DataFrame(rows)
+    table["rank"] = np.arange(len(table))
+    within = table[(table["elpd_diff"] <= sigma * table["dse"]) | (table["model"] == best)]
+    preferred = str(within.sort_values(["n_parameters", "rank"], kind="stable").iloc[0]["model"])
+    table["preferred"] = table["model"] == preferred
+    table = table[list(KFOLD_COLUMNS)]
+    table.attrs.update(
+        {
+            "unit": LOO_UNIT,
+            "unit_text": _UNIT_TEXT,
+            "k": k,
+            "message": f"{k}-fold cross-validation: " + _verdict(table, best, preferred, sigma),
+            "preferred": preferred,
+            "reliable": True,
+            "pointwise": pointwise,
+            "fold": fold,
+        }
+    )
+    return table
 
 
 def compare_models_dict(table: pd.DataFrame) -> dict[str, Any]:

@@ -135,6 +135,7 @@ def test_crosscheck_comparison_equals_arviz_compare(nuts_cc):
         assert ("refit with more draws" in hedge) == (over == 0)
         if over:
             assert f"{over:,} of these rows have k ≥ 0.7" in hedge
+            assert "compare-models --kfold 10" in hedge  # pair rows: the package refits them
     assert "joint fit" in cc.model_comparison_note
     d = json.loads(json.dumps(cc.to_dict(), default=str))
     mc = d["model_comparison"]
