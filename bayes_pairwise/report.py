@@ -259,6 +259,7 @@ def build_report(
     draws: int | None = None,
     tune: int | None = None,
     chains: int | None = None,
+    nuts_sampler: str | None = None,
     random_seed: int | None = 0,
     progress: bool = True,
     dataset_name: str | None = None,
@@ -298,6 +299,8 @@ def build_report(
         needs to converge), else :data:`REPORT_DEFAULTS` (1000 draws after 500 tuning steps, 2
         chains: about two minutes for the bundled PRD data set on two cores). Shown in the
         report.
+    nuts_sampler : str, optional
+        NUTS implementation (default: the model spec's, ``"auto"``: nutpie when installed).
     random_seed : int, optional
         Seeds the grid fits, the samplers and the posterior predictive replicates.
     progress : bool
@@ -387,7 +390,7 @@ def build_report(
             tie_positional=tie_positional,
             tie_dispersion=tie_dispersion,
             **(
-                sampler
+                {**sampler, **({"nuts_sampler": nuts_sampler} if nuts_sampler else {})}
                 if method == "nuts"
                 else {"draws": sampler["draws"]}
                 if method == "laplace"

@@ -848,3 +848,30 @@ def test_cli_compare_models_kfold_and_sampler_choice(tmp_path, small_log, mock_s
     assert len(mock_sampler) == 2 and {c["nuts_sampler"] for c in mock_sampler} == {"pymc"}
     assert main([*args, "--scheduler", "local"]) != 0
     assert "--scheduler runs the refits of --kfold" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["fit", "--model", "uniform"],
+        ["compare", "--model", "uniform"],
+        ["report", "--model", "uniform"],
+        ["leaderboard", "--model", "uniform"],
+        ["compare-models"],
+    ],
+)
+def test_every_command_with_nuts_sampler_passes_it_to_the_sampler(
+    command, tmp_path, small_log, mock_sampler, capsys
+):
+    """`--nuts-sampler` is offered by each of these commands; `report` and `compare-models`
+    raised a TypeError with it (their Python functions took no nuts_sampler)."""
+    from bayes_pairwise.cli import main
+
+    path = tmp_path / "d.csv"
+    small_log.frame.to_csv(path, index=False)
+    extra = ["--out", str(tmp_path / "r.html")] if command[0] == "report" else []
+    sampler = ["--nuts-sampler", "pymc", "--draws", "20", "--chains", "1"]
+    rc = main([command[0], str(path), *command[1:], *sampler, *extra])
+    capsys.readouterr()
+    assert rc == 0
+    assert mock_sampler and {c["nuts_sampler"] for c in mock_sampler} == {"pymc"}
