@@ -856,7 +856,13 @@ def leaderboard(
         raise DesignError(
             f"the items live in {grouped.n_contexts} separate contexts (e.g. "
             f"{grouped.items[0]!r}); their strengths are not comparable across contexts. Pass "
-            "group_by='name' to rank the item names (e.g. the answer models) across contexts."
+            "group_by='name' to rank the item names (e.g. the answer models) across contexts"
+            + (
+                "."
+                if model == "bt"
+                else f" (model={model!r} then gives a pair of names one latent true order "
+                "for every context, which is why it is not the default as it is for model='bt')."
+            )
         )
 
     if model == "bt":

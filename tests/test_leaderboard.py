@@ -268,8 +268,12 @@ def prd_gpt4():
 
 
 def test_prd_without_group_by_is_a_design_error(prd_gpt4):
-    with pytest.raises(DesignError, match="group_by='name'"):
+    with pytest.raises(DesignError, match="group_by='name'") as bt:
         leaderboard(prd_gpt4, n_boot=10)
+    assert "latent true order" not in str(bt.value)
+    # an error model: why pooling by name is asked for, not done by default as for bt
+    with pytest.raises(DesignError, match="one latent true order for every context"):
+        leaderboard(prd_gpt4, model="positional", method="map")
 
 
 def test_group_by_name_ranks_the_five_answer_models(prd_gpt4):
