@@ -114,20 +114,10 @@ def _fitted(
     random_seed: int,
     progress: bool,
 ) -> tuple[str, Any]:
-    from bayes_pairwise.pymc_models import BayesianPairwiseModel, get_model
+    from bayes_pairwise.pymc_models import BayesianPairwiseModel
 
     if isinstance(spec, str):
-        # "positional_order+tie_positional": a spec name and tie forms (fit's --tie-… flags)
-        # a form takes a value after "=": positional_order+tie_dispersion=pair
-        base, *flags = spec.split("+")
-        forms = dict((*f.split("=", 1), True)[:2] for f in flags)
-        unknown = [f for f in forms if f not in TIE_FORMS]
-        if unknown:
-            raise DesignError(
-                f"unknown tie form {unknown[0]!r} in model {spec!r} (after '+': "
-                f"{', '.join(TIE_FORMS)}; tie_dispersion=pair for a tie rate by pair)"
-            )
-        model = get_model(base, **sampler, **forms)
+        model = _new_model(spec, sampler)
         name = spec
     elif isinstance(spec, BayesianPairwiseModel):
         model = spec
@@ -353,9 +343,7 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
     table["pareto_k_bad"] = [bad[n] for n in table["model"]]
     table["warning"] = table["warning"].astype(bool)
     best = str(table["model"].iloc[0])
-    within = table[(table["elpd_diff"] <= sigma * table["dse"]) | (table["model"] == best)]
-    simplest = within.sort_values(["n_parameters", "rank"], kind="stable").iloc[0]
-    preferred = str(simplest["model"])
+    preferred = _preferred(table, best, sigma)
     table["preferred"] = table["model"] == preferred
     table = table[list(COMPARE_COLUMNS)].reset_index(drop=True)
     table.attrs.update(
@@ -369,6 +357,13 @@ def compare_fitted(fits: Mapping[str, Any], *, sigma: float = 2.0) -> pd.DataFra
         }
     )
     return table
+
+
+def _preferred(table: pd.DataFrame, best: str, sigma: float) -> str:
+    """The one rule for a preference: among the models within ``sigma`` SE (``dse``) of the
+    best, the one with the fewest parameters (the better rank on a tie)."""
+    within = table[(table["elpd_diff"] <= sigma * table["dse"]) | (table["model"] == best)]
+    return str(within.sort_values(["n_parameters", "rank"], kind="stable").iloc[0]["model"])
 
 
 def _hedge(
@@ -484,7 +479,8 @@ def _sampler(
 
 
 def _new_model(spec: str, sampler: Mapping[str, Any]) -> Any:
-    """An unfitted model from a spec name with optional ``+`` tie forms (as compare_models)."""
+    """An unfitted model from a spec name with optional ``+`` tie forms: fit's --tie-… flags,
+    a form taking a value after "=" (``positional_order+tie_dispersion=pair``)."""
     from bayes_pairwise.pymc_models import get_model
 
     base, *flags = spec.split("+")
@@ -682,8 +678,7 @@ def compare_models_kfold(
         )
     table = pd.DataFrame(rows)
     table["rank"] = np.arange(len(table))
-    within = table[(table["elpd_diff"] <= sigma * table["dse"]) | (table["model"] == best)]
-    preferred = str(within.sort_values(["n_parameters", "rank"], kind="stable").iloc[0]["model"])
+    preferred = _preferred(table, best, sigma)
     table["preferred"] = table["model"] == preferred
     table = table[list(KFOLD_COLUMNS)]
     table.attrs.update(
