@@ -509,9 +509,10 @@ def _kfold_task(
     from bayes_pairwise.matrices import pair_row_of
 
     held = np.asarray(held, dtype=np.int64)
-    out = np.zeros(int(pair_row_of(data).max()) + 1, dtype=bool)
+    row = pair_row_of(data)
+    out = np.zeros(int(row.max()) + 1, dtype=bool)
     out[held] = True
-    train = data.with_weights((~out[pair_row_of(data)]).astype(float))
+    train = data.with_weights((~out[row]).astype(float))
     model = _new_model(spec, sampler)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
