@@ -2511,9 +2511,10 @@ def build_parser() -> argparse.ArgumentParser:
         type=_int_type(2, 1_000_000),
         default=None,
         metavar="K",
-        help="compare by K-fold cross-validation over (judge, pair) rows instead of PSIS-LOO: "
-        "each model refitted K times without one fold, scored on it (what settles a LOO "
-        "comparison with Pareto k of 0.7 or more; the strength models only)",
+        help="compare by K-fold cross-validation instead of PSIS-LOO, over LOO's units "
+        "((judge, pair) rows for the strength models, contexts for the order models): each "
+        "model refitted K times without one fold, scored on it (what settles a LOO comparison "
+        "with Pareto k of 0.7 or more)",
     )
     scheduler_arg(p)
     sampler_args(p)

@@ -388,7 +388,7 @@ def _hedge(
     >>> "more draws do not" in _hedge(k, 0.7, "positional")
     True
     >>> "--kfold" in _hedge(k, 0.7, "positional"), "--kfold" in _hedge(k, 0.7, "p", "context")
-    (True, False)
+    (True, True)
     >>> "refit with more draws" in _hedge({"u": np.r_[np.zeros(9), 0.68]}, 0.67, "u")
     True
     >>> _hedge({"uniform": np.zeros(100)}, 0.7, "uniform")
@@ -406,10 +406,7 @@ def _hedge(
     if over:
         refit = (
             "K-fold cross-validation (compare-models --kfold 10, compare_models_kfold), which "
-            "refits each model without each fold of the pair rows"
-            if unit == LOO_UNIT
-            else "arviz.reloo (with a SamplingWrapper) or K-fold cross-validation over "
-            "contexts, neither of which bayes_pairwise runs for the order models"
+            f"refits each model without each fold of the {unit} rows"
         )
         how = (
             f"{over:,} of these rows have k ≥ {PSIS_K_CAP:.1f}, where more draws do not help "
@@ -494,32 +491,40 @@ def _new_model(spec: str, sampler: Mapping[str, Any]) -> Any:
     return get_model(base, **dict(sampler), **forms)
 
 
+def _unit_of_verdicts(data: Comparisons, unit: str) -> np.ndarray:
+    """Each verdict's held-out unit: its (judge, pair) row (``"wins"``) or its context
+    (``"contexts"``)."""
+    from bayes_pairwise.matrices import pair_row_of
+
+    if unit == "contexts":
+        return np.asarray(data.item_context)[np.asarray(data.first)]
+    return pair_row_of(data)
+
+
 def _kfold_task(
     spec: str,
     data: Comparisons,
     held: np.ndarray,
     sampler: Mapping[str, Any],
     seed: int,
+    unit: str = "wins",
 ) -> dict[str, Any]:
-    """One fold of one model: fit with NUTS to ``data`` with the verdicts of the pair rows
-    ``held`` weighted 0, then the log predictive density of each held-out row (its verdicts'
-    likelihood averaged over the posterior draws, on the log scale)."""
+    """One fold of one model: fit with NUTS to ``data`` with the verdicts of the held-out
+    units ``held`` (pair rows, or contexts for the order models: ``unit``) weighted 0, then
+    the log predictive density of each held-out unit (its verdicts' likelihood averaged over
+    the posterior draws, on the log scale)."""
     from scipy.special import logsumexp
 
-    from bayes_pairwise.matrices import pair_row_of
-
     held = np.asarray(held, dtype=np.int64)
-    row = pair_row_of(data)
-    out = np.zeros(int(row.max()) + 1, dtype=bool)
+    of = _unit_of_verdicts(data, unit)
+    out = np.zeros(int(of.max()) + 1, dtype=bool)
     out[held] = True
-    train = data.with_weights((~out[row]).astype(float))
+    train = data.with_weights((~out[of]).astype(float))
     model = _new_model(spec, sampler)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning)
         model.fit(train, method="nuts", random_seed=int(seed), log_likelihood=False)
-    direct, why = model.written_out_density(data)
-    if direct is None:  # pragma: no cover - checked before any fit
-        raise DesignError(f"{spec}: no written-out log-density to score held-out rows ({why})")
+    direct, _ = model.written_out_density(data)
     post = model.idata_.posterior
     ll = np.asarray(direct.pointwise({n: post[n].values for n in post.data_vars}))
     ll = ll.reshape(-1, ll.shape[-1])[:, held]
@@ -543,27 +548,31 @@ def compare_models_kfold(
     sigma: float = 2.0,
     client: Any = None,
 ) -> pd.DataFrame:
-    """Compare error models by K-fold cross-validation over (judge, pair) rows.
+    """Compare error models by K-fold cross-validation over (judge, pair) rows, or over
+    contexts for the order models.
 
     What settles a PSIS-LOO comparison whose Pareto k are 0.7 or more (:func:`compare_models`
     says when): each model is refitted ``k`` times with NUTS, each time without one fold of
-    the pair rows (their verdicts weigh 0, so every item and judge keeps its parameters), and
-    scored on the rows it did not see. A row's score is its log predictive density, log of
-    the mean over the draws of its verdicts' likelihood: the same unit and the same quantity
-    as LOO's pointwise elpd, without the importance sampling. The rule for a preference is
-    :func:`compare_models`': within ``sigma`` SE (``dse``, from the paired row differences)
-    of the best, the model with the fewest parameters.
+    the units (their verdicts weigh 0, so every item and judge keeps its parameters), and
+    scored on the units it did not see. The unit is LOO's: a (judge, pair) row for the
+    strength error models, a context (all its verdicts, one order of its items summed out)
+    for the order models. A unit's score is its log predictive density, log of the mean over
+    the draws of its verdicts' likelihood: the same quantity as LOO's pointwise elpd, without
+    the importance sampling. The rule for a preference is :func:`compare_models`': within
+    ``sigma`` SE (``dse``, from the paired unit differences) of the best, the model with the
+    fewest parameters.
 
     Parameters
     ----------
     data : Comparisons
         A log without per-row weights.
     models : sequence of str
-        Names of the strength error models (scored per pair row: ``uniform``, ``positional``,
-        their ``_difficulty`` and ``_hierarchical`` variants), each with optional tie forms
-        after ``+``.
+        Names of models scored on one unit, each with optional tie forms after ``+``: the
+        strength error models (per pair row: ``uniform``, ``positional``, their
+        ``_difficulty`` and ``_hierarchical`` variants) or the order models (per context:
+        ``uniform_order``, ``positional_order``, not with ``tie_dispersion``).
     k : int
-        Folds (2 up to the number of pair rows); rows are dealt to folds at random.
+        Folds (2 up to the number of units); units are dealt to folds at random.
     draws, tune, chains : int, optional
         Sampler settings of each refit (default: the specs').
     nuts_sampler : str, optional
@@ -581,14 +590,16 @@ def compare_models_kfold(
     -------
     DataFrame
         One row per model, best first (:data:`KFOLD_COLUMNS`); ``attrs``: ``unit``
-        (``"pair"``), ``unit_text``, ``k``, ``message``, ``preferred``, ``pointwise`` (model →
-        each row's log predictive density) and ``fold`` (each row's fold).
+        (``"pair"`` or ``"context"``), ``unit_text``, ``k``, ``message``, ``preferred``,
+        ``pointwise`` (model → each unit's log predictive density) and ``fold`` (each unit's
+        fold).
 
     Raises
     ------
     DesignError
-        Fewer than two models, a model not scored per pair row or without a written-out
-        log-density, a weighted log, or ``k`` out of range.
+        Fewer than two models, models on different units, a per-verdict model, a model
+        without a written-out log-density or whose fit refuses weights (``tie_dispersion``),
+        a weighted log, or ``k`` out of range.
 
     Examples
     --------
@@ -600,7 +611,6 @@ def compare_models_kfold(
     ['positional', 'uniform']
     """
     from bayes_pairwise.distributed import run_tasks
-    from bayes_pairwise.matrices import pair_row_of
 
     names = [str(m) for m in models]
     if len(names) < 2:
@@ -609,28 +619,57 @@ def compare_models_kfold(
         raise DesignError(f"a model is named twice in {names}")
     if data.has_weights:
         raise DesignError(
-            "K-fold cross-validation leaves rows out by giving them weight 0; the log carries "
-            "weights of its own (load_comparisons(weights=…)): load it without them"
+            "K-fold cross-validation leaves units out by giving their verdicts weight 0; the "
+            "log carries weights of its own (load_comparisons(weights=…)): load it without them"
         )
     sampler = _sampler(draws, tune, chains, nuts_sampler)
+    units: dict[str, str] = {}
     for name in names:
         model = _new_model(name, sampler)
-        if getattr(model, "observed_name", "") != "wins":
+        unit = getattr(model, "observed_name", "")
+        if unit not in ("wins", "contexts"):
             raise DesignError(
-                f"model {name!r} is not scored per (judge, pair) row: K-fold here leaves pair "
-                "rows out, which the strength error models (uniform, positional and their "
-                "variants) are scored on; the order models score whole contexts, biased "
-                "Bradley–Terry one per verdict"
+                f"model {name!r} is scored one verdict at a time: K-fold here leaves out LOO's "
+                "units, (judge, pair) rows for the strength error models (uniform, positional "
+                "and their variants) or contexts for the order models (uniform_order, "
+                "positional_order); biased Bradley–Terry has neither"
+            )
+        by = tie_dispersion_group(getattr(model, "tie_dispersion", None))
+        if unit == "contexts" and by:
+            raise DesignError(
+                f"model {name!r}: a tie rate that varies by {by} "
+                "is a beta-binomial count of whole verdicts, and K-fold leaves contexts out by "
+                "weight 0, which that fit refuses: compare without tie_dispersion"
             )
         direct, why = model.written_out_density(data)
         if direct is None:
             raise DesignError(
-                f"model {name!r} has no written-out log-density ({why}): its held-out rows "
+                f"model {name!r} has no written-out log-density ({why}): its held-out units "
                 "cannot be scored"
             )
-    n_rows = int(pair_row_of(data).max()) + 1
+        units[name] = unit
+    if len(set(units.values())) > 1:
+        said = ", ".join(
+            f"{n} per {'context' if u == 'contexts' else 'pair row'}" for n, u in units.items()
+        )
+        raise DesignError(
+            f"the models score different units ({said}): their held-out scores are not "
+            "comparable; compare the order models with each other and the strength models "
+            "with each other"
+        )
+    unit = next(iter(units.values()))
+    by_context = unit == "contexts"
+    unit_name = "contexts" if by_context else "(judge, pair) rows"
+    n_rows = int(_unit_of_verdicts(data, unit).max()) + 1
+    if n_rows < 2:
+        raise DesignError(
+            f"K-fold cross-validation over {unit_name} needs at least 2; this log has {n_rows}"
+        )
     if not 2 <= int(k) <= n_rows:
-        raise DesignError(f"k must be between 2 and the {n_rows:,} pair rows, got {k}")
+        raise DesignError(
+            f"k must be between 2 and the {n_rows:,} {'contexts' if by_context else 'pair rows'}"
+            f", got {k}"
+        )
     k = int(k)
     seq = np.random.SeedSequence(int(random_seed))
     fold_seed, *model_seeds = seq.spawn(1 + len(names))
@@ -639,7 +678,7 @@ def compare_models_kfold(
     for name, ms in zip(names, model_seeds, strict=True):
         for f, fs in enumerate(ms.spawn(k)):
             seed = int(fs.generate_state(1)[0] & 0x7FFFFFFF)
-            tasks.append((name, data, np.flatnonzero(fold == f), sampler, seed))
+            tasks.append((name, data, np.flatnonzero(fold == f), sampler, seed, unit))
     tick = Ticker(len(tasks), label="[kfold] refits done", on=progress)
     done = {"n": 0}
 
@@ -649,7 +688,7 @@ def compare_models_kfold(
 
     if progress:
         print(
-            f"[kfold] {len(names)} models × {k} folds of {n_rows:,} (judge, pair) rows: "
+            f"[kfold] {len(names)} models × {k} folds of {n_rows:,} {unit_name}: "
             f"{len(tasks)} NUTS refits",
             file=sys.stderr,
             flush=True,
@@ -684,8 +723,8 @@ def compare_models_kfold(
     table = table[list(KFOLD_COLUMNS)]
     table.attrs.update(
         {
-            "unit": LOO_UNIT,
-            "unit_text": _UNIT_TEXT,
+            "unit": _CONTEXT_UNIT if by_context else LOO_UNIT,
+            "unit_text": _CONTEXT_UNIT_TEXT if by_context else _UNIT_TEXT,
             "k": k,
             "message": f"{k}-fold cross-validation: " + _verdict(table, best, preferred, sigma),
             "preferred": preferred,
