@@ -2014,6 +2014,28 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     data = _ranking_log(args)
     if data is None:
         data = _load_data(args)
+    if args.context is not None:
+        if not hasattr(data, "for_context"):
+            raise BayesPairwiseError(
+                "--context picks one context of a pairwise log; this ranking log's lists are "
+                "proposed as a whole"
+            )
+        if args.context not in data.contexts:
+            raise BayesPairwiseError(
+                f"--context: unknown context {args.context!r}; the log's contexts are "
+                f"{name_list(data.contexts, quote=True)}"
+            )
+        data = data.for_context(args.context)
+    elif data.n_contexts > 1:
+        raise BayesPairwiseError(
+            f"the log holds {data.n_contexts:,} contexts ({name_list(data.contexts, quote=True)}"
+            "), and a list must not mix texts of different contexts: "
+            + (
+                "propose for one of them with --context NAME"
+                if hasattr(data, "for_context")
+                else "propose from the lists of one context at a time (a file per context)"
+            )
+        )
     if args.eps_plus + args.eps_minus >= 1.0:
         raise BayesPairwiseError("--eps-plus + --eps-minus must be below 1")
     _info(f"proposing {args.lists} list(s) of {args.k} from {data!r} …")
@@ -2031,17 +2053,24 @@ def _cmd_propose(args: argparse.Namespace) -> int:
         raise BayesPairwiseError(str(exc)) from None
     what = "expected reduction of the summed rank variance" if args.score == "rank" else "nats"
     values = [None if math.isnan(v) else float(v) for v in prop.value]
+    lists = [list(lst) for lst in prop.lists]
+    if args.context is not None:  # the texts by name, as the log's rows name them
+        name = dict(zip(data.items, data.item_names, strict=True))
+        lists = [[name[i] for i in lst] for lst in lists]
     if args.json:
         _print_json(
             {
-                "lists": [list(lst) for lst in prop.lists],
+                "lists": lists,
+                **({"context": args.context} if args.context is not None else {}),
                 "value": values,
                 "value_unit": what,
                 "settings": {"k": args.k, "score": args.score, "seed": args.seed},
             }
         )
     else:
-        for n, (lst, v) in enumerate(zip(prop.lists, values, strict=True), start=1):
+        if args.context is not None:
+            print(f"context {args.context!r}:")
+        for n, (lst, v) in enumerate(zip(lists, values, strict=True), start=1):
             tag = "new texts, not scored" if v is None else f"{what} {v:.4g}"
             print(f"list {n} ({tag}): {', '.join(lst)}")
         how = "append its rows" if hasattr(data, "lists") else "append its implied pairs"
@@ -2610,6 +2639,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="rank",
         help="rank: expected reduction of the summed rank variance (default); bald: "
         "expected information gain about the strengths",
+    )
+    p.add_argument(
+        "--context",
+        default=None,
+        metavar="NAME",
+        help="propose lists of this context's texts (a log with several contexts needs one)",
     )
     p.add_argument("--eps-plus", type=_RATE, default=0.0, help="the judge's error, better first")
     p.add_argument("--eps-minus", type=_RATE, default=0.0, help="the judge's error, better second")

@@ -658,6 +658,34 @@ def test_cli_propose_lists(tmp_path, capsys) -> None:
     assert "need 48 texts; the data have 40" in capsys.readouterr().err
 
 
+def test_cli_propose_picks_one_context_of_a_log_with_several(tmp_path, capsys) -> None:
+    """A log of several contexts: `propose` without --context refuses by naming them and the
+    flag; with --context NAME the lists are propose_lists' on that context's verdicts, printed
+    by the texts' names (the log's own `first`/`second` values); an unknown name is refused."""
+    from bayes_pairwise.cli import main
+
+    sim = bp.simulate_round_robin(6, eps=0.1, n_contexts=3, random_seed=2)
+    frame = sim.data.to_frame()
+    path = tmp_path / "ctx.csv"
+    frame.to_csv(path, index=False)
+    args = ["propose", str(path), "--context-column", "context", "--lists", "2", "--k", "3"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "the log holds 3 contexts" in err and "with --context NAME" in err
+    name = sim.data.contexts[1]
+    assert main([*args, "--context", name, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    one = bp.load_comparisons(frame, context="context").for_context(name)
+    want = propose_lists(one, 2, k=3, random_seed=0)
+    by_name = dict(zip(one.items, one.item_names, strict=True))
+    assert out["context"] == name
+    assert out["lists"] == [[by_name[i] for i in lst] for lst in want.lists]
+    assert all(i in set(frame["first"]) for lst in out["lists"] for i in lst)
+    np.testing.assert_allclose(out["value"], want.value, rtol=1e-12)
+    assert main([*args, "--context", "nope"]) == 2
+    assert "unknown context 'nope'; the log's contexts are" in capsys.readouterr().err
+
+
 # ------------------------------------------------------- Plackett–Luce posterior (issue 30)
 
 

@@ -291,7 +291,10 @@ def check_bt_connected(
     """
     problem = _connectivity_problem(x, labels)
     if problem:
-        tail = " Use ridge > 0 (method='mm') to regularise, or collect the missing comparisons."
+        tail = (
+            " Use ridge > 0 to regularise (BradleyTerry(method='mm', ridge=0.1); --ridge 0.1 "
+            "on the command line), or collect the missing comparisons."
+        )
         raise DesignError(f"{problem}.{tail}{hint}")
 
 

@@ -748,7 +748,8 @@ def propose_lists(
     if data.n_contexts > 1:
         raise ValueError(
             f"the data hold {data.n_contexts} contexts, and a list must not mix texts of "
-            "different contexts; propose for one at a time (data.for_context(name))"
+            "different contexts; propose for one at a time (data.for_context(name); "
+            "propose --context NAME on the command line)"
         )
     n = data.n_items
     if n_lists * k > n:
