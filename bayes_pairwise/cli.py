@@ -1005,11 +1005,14 @@ def _estimate(args: argparse.Namespace, data) -> dict[str, Any]:
             data = data.pool_contexts()
             pooled = True
         if method == "bt-mm":
-            from bayes_pairwise.classical.bradley_terry import BradleyTerry
+            from bayes_pairwise.classical.bradley_terry import BradleyTerry, ridge_gap
 
             bt = BradleyTerry(method="mm", ridge=args.ridge).fit(data)
             est = {f"strength[{k}]": v for k, v in bt.strengths_.items()}
             extra = {"ranking": list(bt.strengths_.sort_values(ascending=False).index)}
+            wm = bt.win_matrix_
+            if gap := ridge_gap(wm.to_numpy(dtype=float), tuple(map(str, wm.index))):
+                extra["caveat"] = f"MM with ridge λ = {args.ridge:g}: {gap}"
             settings.update(ridge=args.ridge, n_iter=bt.n_iter_, converged=bt.converged_)
         elif method == "elo":
             from bayes_pairwise.classical.elo import Elo

@@ -167,6 +167,39 @@ def test_ridge_fits_disconnected_data():
     np.testing.assert_allclose(ratio, ratio[0], rtol=1e-8)
 
 
+def test_estimate_bt_mm_with_a_ridge_says_what_the_ridge_decided(tmp_path, capsys):
+    """`estimate --method bt-mm --ridge` on a log of two disconnected groups: the strengths
+    come with the note that their offset between the groups is the ridge's, naming the
+    groups (text and JSON); on a connected log the same ridge says nothing of the kind; and
+    without a ridge the refusal names the command-line flag."""
+    import json
+
+    from bayes_pairwise.cli import main
+
+    rows = [(a, b, o) for a, b in [("a", "b"), ("b", "c"), ("c", "a")] for o in ("first", "second")]
+    rows += [
+        (a, b, o) for a, b in [("x", "y"), ("y", "z"), ("z", "x")] for o in ("first", "second")
+    ]
+    frame = pd.DataFrame(rows, columns=["first", "second", "outcome"])
+    path = tmp_path / "two.csv"
+    frame.to_csv(path, index=False)
+    args = ["estimate", str(path), "--method", "bt-mm"]
+    assert main(args) == 2
+    assert "--ridge 0.1 on the command line" in capsys.readouterr().err
+    assert main([*args, "--ridge", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "note: MM with ridge λ = 0.1: the comparison graph is disconnected (2 components" in out
+    assert "read ranks within a component only" in out
+    assert main([*args, "--ridge", "0.1", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert "{a, b, c} | {x, y, z}" in res["caveat"]
+    frame.loc[len(frame)] = ["a", "x", "first"]
+    frame.loc[len(frame)] = ["x", "a", "first"]
+    frame.to_csv(path, index=False)
+    assert main([*args, "--ridge", "0.1", "--json"]) == 0
+    assert "caveat" not in json.loads(capsys.readouterr().out)
+
+
 def test_small_ridge_is_close_to_mle_on_connected_data():
     f, g, out, _ = simulate_bt(10, 500, seed=9)
     x = win_matrix_from_arrays(f, g, out, 10)

@@ -81,6 +81,7 @@ __all__ = [
     "fit_bradley_terry",
     "mm_ridge",
     "resolve_win_matrix",
+    "ridge_gap",
     "win_matrix_from_arrays",
 ]
 
@@ -244,9 +245,27 @@ def mm_ridge(x: np.ndarray, labels: tuple[str, ...] | None = None) -> tuple[floa
     >>> mm_ridge(np.array([[0, 2], [0, 0]]))[0]
     0.1
     """
+    gap = ridge_gap(x, labels)
+    if not gap:
+        return 0.0, "MM (Hunter 2004), λ = 0"
+    return FALLBACK_RIDGE, f"MM with ridge λ = {FALLBACK_RIDGE}: {gap}"
+
+
+def ridge_gap(x: np.ndarray, labels: tuple[str, ...] | None = None) -> str:
+    """What a ridge decides instead of the verdicts on the win matrix X: ``""`` when the MLE
+    exists, else why it does not (naming the items) and what of the strengths to read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ridge_gap(np.array([[0, 2], [1, 0]]))
+    ''
+    >>> ridge_gap(np.array([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]))[-34:]
+    'read ranks within a component only'
+    """
     problem = _connectivity_problem(x, labels)
     if not problem:
-        return 0.0, "MM (Hunter 2004), λ = 0"
+        return ""
     if problem.startswith("the comparison graph is disconnected"):
         what = (
             "the offsets between components come from the ridge's pull towards 0, not from "
@@ -257,7 +276,7 @@ def mm_ridge(x: np.ndarray, labels: tuple[str, ...] | None = None) -> tuple[floa
             "those items' strengths are bounded by the verdicts on one side only; their "
             "values, intervals and ranks against the rest come from the ridge"
         )
-    return FALLBACK_RIDGE, f"MM with ridge λ = {FALLBACK_RIDGE}: {problem}; {what}"
+    return f"{problem}; {what}"
 
 
 def check_bt_connected(
