@@ -387,6 +387,8 @@ def _hedge(
     ' HEDGED: PSIS-LOO is unreliable here (Pareto k > 0.7 for 38 '
     >>> "more draws do not" in _hedge(k, 0.7, "positional")
     True
+    >>> "1 of these rows has k" in _hedge({"u": np.r_[np.zeros(9), 0.8]}, 0.7, "u")
+    True
     >>> "--kfold" in _hedge(k, 0.7, "positional"), "--kfold" in _hedge(k, 0.7, "p", "context")
     (True, True)
     >>> "refit with more draws" in _hedge({"u": np.r_[np.zeros(9), 0.68]}, 0.67, "u")
@@ -409,7 +411,8 @@ def _hedge(
             f"refits each model without each fold of the {unit} rows"
         )
         how = (
-            f"{over:,} of these rows have k ≥ {PSIS_K_CAP:.1f}, where more draws do not help "
+            f"{over:,} of these rows {'has' if over == 1 else 'have'} k ≥ {PSIS_K_CAP:.1f}, "
+            "where more draws do not help "
             "(the PSIS estimate's bias dominates there at any number of draws): each is "
             "influential enough that leaving it out moves the posterior. To settle it, score "
             f"them by refits without them: {refit}."

@@ -134,7 +134,8 @@ def test_crosscheck_comparison_equals_arviz_compare(nuts_cc):
         assert ("more draws do not help" in hedge) == (over > 0)
         assert ("refit with more draws" in hedge) == (over == 0)
         if over:
-            assert f"{over:,} of these rows have k ≥ 0.7" in hedge
+            verb = "has" if over == 1 else "have"
+            assert f"{over:,} of these rows {verb} k ≥ 0.7" in hedge
             assert "compare-models --kfold 10" in hedge  # pair rows: the package refits them
     assert "joint fit" in cc.model_comparison_note
     d = json.loads(json.dumps(cc.to_dict(), default=str))
