@@ -7,7 +7,6 @@ import dataclasses
 import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,13 +25,7 @@ from bayes_pairwise.conventions import decided_error_rate
 from bayes_pairwise.crosscheck import crosscheck
 from bayes_pairwise.simulate import simulate_round_robin
 
-QLORA = (
-    Path(__file__).parents[1].parent
-    / "shared"
-    / "data"
-    / "qlora_oa_gpt4"
-    / "qlora_oa_gpt4_long.csv.gz"
-)
+QLORA = "qlora_oa_gpt4"  # bundled (bayes_pairwise.datasets)
 CHEAP = {"biased_bt_spread": False, "strengths": False, "leaderboard": False, "random_seed": 0}
 
 
@@ -330,7 +323,6 @@ def test_table_cache_key_holds_the_quantized_tie_rate(tmp_path):
 
 
 # ============================================================================ paper numbers
-@pytest.mark.skipif(not QLORA.is_file(), reason="../shared/data/qlora_oa_gpt4 not present")
 def test_qlora_published_numbers_with_ties_drop(capsys):
     """``--ties drop`` reproduces QLoRA's figures (PROVENANCE.md) S_com 0.1573 and ε 0.0861
     on the pairs decided in both orders. PROVENANCE's r₁ 0.5734 (and the moments ε₊ 0.0062,
@@ -343,7 +335,7 @@ def test_qlora_published_numbers_with_ties_drop(capsys):
     assert round(s["estimates"]["s_com"], 4) == 0.1573
     assert round(s["estimates"]["eps"], 4) == 0.0861
     m = _json(capsys, ["estimate", q, "--method", "moments", "--ties", "drop", "--json"])
-    dropped = bp.load_comparisons(QLORA, context="context", judge="judge", ties="drop")
+    dropped = bp.datasets.load(QLORA, ties="drop")
     assert round(float(np.mean(dropped.outcome)), 4) == 0.5734  # every decided verdict
     assert round(m["estimates"]["r1"], 4) == 0.5542
     assert round(m["estimates"]["eps_plus"], 4) == 0.0283

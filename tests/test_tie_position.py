@@ -273,12 +273,7 @@ def test_the_real_qlora_log_ties_depend_on_position():
     decided verdict picks the first-shown answer 72.8 % of the time against 55.4 % in the
     14,450 pairs decided in both orders; the decided-pairs moments give ε₊ 0.028, ε₋ 0.137 —
     beside the long NUTS run's 0.0246 and 0.1384 — where the rescaled moments read ε₊ < 0."""
-    path = "../shared/data/qlora_oa_gpt4/qlora_oa_gpt4_long.csv.gz"
-    import os
-
-    if not os.path.exists(path):
-        pytest.skip("../shared/data/qlora_oa_gpt4 is not beside the checkout")
-    data = bp.load_comparisons(path, context="context", judge="judge", ties="model")
+    data = bp.datasets.load("qlora_oa_gpt4", ties="model")
     chk = tie_position_check(data)
     assert (chk.n_one_tie, chk.n_both) == (2857, 14450)
     assert chk.r1_one_tie == pytest.approx(0.7284, abs=5e-4)

@@ -160,8 +160,10 @@ def list_datasets() -> pd.DataFrame:
     --------
     >>> from bayes_pairwise.datasets import list_datasets
     >>> table = list_datasets()
-    >>> table["name"].tolist()
-    ['prd_vicuna80', 'judging_the_judges', 'chatbot_arena', 'llmfao', 'paper_synthetic']
+    >>> table["name"].tolist()[:3]
+    ['prd_vicuna80', 'judging_the_judges', 'chatbot_arena']
+    >>> table["name"].tolist()[3:]
+    ['llmfao', 'qlora_oa_gpt4', 'paper_synthetic']
     >>> int(table.set_index("name").loc["chatbot_arena", "n_verdicts"])
     107676
     >>> table.loc[table["default"], "name"].item()

@@ -1,7 +1,8 @@
 """Rebuild the bundled data files from a copy of the project's ``shared/data`` folder.
 
 This is a maintainer tool, not part of the public API. It writes gzip-compressed copies
-(``mtime=0``, so rebuilding gives identical bytes) of the upstream files, the one derived
+(``mtime=0``, so rebuilding gives identical bytes) of the upstream files (those upstream
+compressed already, byte for byte), the one derived
 answer-text file of ``prd_vicuna80``, the upstream licences, and ``MANIFEST.json`` with the
 SHA-256 of every bundled file's *uncompressed* content and of the files it was made from.
 
@@ -38,12 +39,19 @@ VERBATIM: tuple[tuple[str, str], ...] = (
     ("llmfao/llmfao-golden.csv.gz", "evalica/llmfao-golden.csv"),
 )
 
+#: (bundled path, path under shared/data) for upstream files that are gzip-compressed already:
+#: copied byte for byte (the manifest's digest is of the uncompressed content, as for the rest).
+VERBATIM_GZIP: tuple[tuple[str, str], ...] = (
+    ("qlora_oa_gpt4/qlora_oa_gpt4_long.csv.gz", "qlora_oa_gpt4/qlora_oa_gpt4_long.csv.gz"),
+)
+
 #: (bundled licence path, upstream licence under shared/data), copied byte for byte.
 LICENCES: tuple[tuple[str, str], ...] = (
     ("prd_vicuna80/LICENSE", "prd_vicuna80/raw/LICENSE"),
     ("judging_the_judges/LICENSE", "judging_the_judges/LICENSE.upstream"),
     ("chatbot_arena/LICENSE", "prediction_powered_ranking/LICENSE.upstream"),
     ("llmfao/LICENSE", "evalica/LICENSE.upstream"),
+    ("qlora_oa_gpt4/LICENSE", "qlora_oa_gpt4/LICENSE"),
 )
 
 PRD_MODELS: tuple[str, ...] = ("bard", "claude", "gpt35", "gpt4", "vicuna-13b")
@@ -112,6 +120,18 @@ def build(shared: Path, out: Path = DATA_DIR) -> dict[str, dict]:
             "verbatim": True,
             "compression": "gzip",
             "sources": {original: _sha256(raw)},
+        }
+    for bundled, original in VERBATIM_GZIP:
+        packed = (shared / original).read_bytes()
+        (out / bundled).parent.mkdir(parents=True, exist_ok=True)
+        (out / bundled).write_bytes(packed)
+        raw = gzip.decompress(packed)
+        manifest[bundled] = {
+            "sha256": _sha256(raw),
+            "bytes": len(raw),
+            "verbatim": True,
+            "compression": "gzip",
+            "sources": {original: _sha256(packed)},
         }
     raw, sources = _prd_texts(shared)
     _write_gzip(out / PRD_TEXTS, raw)

@@ -269,6 +269,28 @@ def llmfao_golden() -> pd.DataFrame:
     return read_csv("llmfao/llmfao-golden.csv.gz")
 
 
+# --------------------------------------------------------------------------- qlora_oa_gpt4
+QLORA_VERDICT = {"first": "first", "second": "second", "tie": "tie"}
+
+
+def qlora_oa_gpt4() -> pd.DataFrame:
+    """Tidy QLoRA GPT-4 verdicts on OpenAssistant answers (see ``info('qlora_oa_gpt4')``)."""
+    raw = read_csv("qlora_oa_gpt4/qlora_oa_gpt4_long.csv.gz")
+    out = pd.DataFrame(
+        {
+            "context": raw["context"].astype("str"),
+            "first": raw["first"].astype("str"),
+            "second": raw["second"].astype("str"),
+            "outcome": _outcome(raw["outcome"], QLORA_VERDICT, "qlora_oa_gpt4"),
+            "judge": raw["judge"].astype("str"),
+            "repeat": np.zeros(len(raw), dtype=np.int64),
+        }
+    )
+    items, judges = FAMILIES["qlora_oa_gpt4"]
+    out["self_preference"] = _self_preference(out, items, judges)
+    return out
+
+
 # --------------------------------------------------------------------------- paper_synthetic
 def paper_synthetic_simulation(
     eps: float = 0.15,
@@ -333,5 +355,6 @@ READERS: Mapping[str, tuple[Callable[..., pd.DataFrame], bool]] = {
     "judging_the_judges": (judging_the_judges, True),
     "chatbot_arena": (chatbot_arena, False),
     "llmfao": (llmfao, True),
+    "qlora_oa_gpt4": (qlora_oa_gpt4, True),
     "paper_synthetic": (paper_synthetic, False),
 }
