@@ -1278,6 +1278,15 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     from bayes_pairwise.pymc_models import PositionalBias, UniformError, fit_summary_dict, get_model
 
     model = get_model(args.model, **_sampler_kwargs(args))  # an unknown model fails here
+    if args.verdicts is not None and getattr(model, "observed_name", "") not in (
+        "wins",
+        "contexts",
+    ):  # before the fit, not after it
+        raise BayesPairwiseError(
+            f"--verdicts: {args.model} scores each verdict on its own, with no latent truth "
+            "it could contradict; per-verdict error probabilities need an error model "
+            "(uniform, positional, their variants, uniform_order or positional_order)"
+        )
     if args.tie_positional:
         if "tie_positional" not in model.get_params():
             raise BayesPairwiseError(

@@ -2560,10 +2560,10 @@ def _likely_errors(
     name, fit = next(iter(fits.items()), (None, None))
     if fit is None:
         return None, "no model fitted: no per-verdict error probabilities"
-    if getattr(fit, "observed_name", "") != "wins":
+    if getattr(fit, "observed_name", "") not in ("wins", "contexts"):
         return None, (
             f"{name} has no latent true outcome per pair: per-verdict error probabilities need "
-            "an error model (uniform, positional or their variants)"
+            "an error model (uniform, positional, their variants or the order models)"
         )
     steps(f"per-verdict error probabilities ({name})")
     from bayes_pairwise.pymc_models.verdicts import most_likely_errors
@@ -2579,9 +2579,10 @@ def _likely_errors(
         else "averaged over the posterior draws"
     )
     return table, (
-        f"p_error: probability that the verdict contradicts the latent true outcome under "
-        f"{_fit_label(fit)}, {how}; the {LIKELY_ERRORS_PER_JUDGE} highest per judge (ties have "
-        "none)"
+        "p_error: probability that the verdict contradicts the latent true "
+        + ("order of its context" if fit.observed_name == "contexts" else "outcome")
+        + f" under {_fit_label(fit)}, {how}; the {LIKELY_ERRORS_PER_JUDGE} highest per judge "
+        "(ties have none)"
     )
 
 

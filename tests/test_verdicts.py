@@ -177,3 +177,101 @@ def test_cli_verdicts_separate_true_flips(tmp_path):
     auc = _auc(v["p_error"].to_numpy(), flipped)
     print(f"AUC = {auc:.3f}, flips = {flipped.sum()}")
     assert auc >= 0.8
+
+
+# ------------------------------------------------------------- the order models (one order)
+def _order_log(seed: int) -> pd.DataFrame:
+    """Round robins of 4, 3 and 5 items, both orders, two judges, 10 % ties, gold labels on
+    a few pairs (the lower index better)."""
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c, n in enumerate((4, 3, 5)):
+        for i, j in itertools.permutations(range(n), 2):
+            gold = f"c{c}i{min(i, j)}" if rng.random() < 0.15 else ""
+            for judge in ("A", "B"):
+                out = rng.choice(["first", "second", "tie"], p=[0.5, 0.4, 0.1])
+                rows.append((f"c{c}i{i}", f"c{c}i{j}", out, f"q{c}", judge, gold))
+    return pd.DataFrame(rows, columns=["first", "second", "outcome", "q", "judge", "gold"])
+
+
+@pytest.mark.parametrize(
+    ("spec", "kw"), [("uniform_order", {}), ("positional_order", {"tie_positional": True})]
+)
+def test_order_model_verdict_errors_are_the_posterior_over_every_order(spec, kw, mock_sampler):
+    """An order model's p_first_better of a verdict is, per draw of the rates, the share of the
+    posterior weight of its context's orders (every order written out,
+    tests/likelihood_oracles.py) that put the first-shown item above the second, averaged
+    over the draws; p_error follows the verdict (NaN for a tie); a gold label fixes it; and
+    verdict_error_probabilities gives the same table."""
+    from likelihood_oracles import order_log_likelihoods
+
+    from bayes_pairwise.pymc_models import get_model
+    from bayes_pairwise.pymc_models.verdicts import verdict_error_probabilities
+
+    frame = _order_log(3)
+    data = bp.load_comparisons(frame, context="q", judge="judge", truth="gold", ties="model")
+    m = get_model(spec, draws=6, chains=2, **kw).fit(data, random_seed=2)
+    got = m.verdict_errors(data)
+    post = m.idata_.posterior.stack(s=("chain", "draw")).transpose("s", ...)
+    ep = post["eps_plus" if "eps_plus" in post else "eps"].values
+    em = post["eps_minus" if "eps_minus" in post else "eps"].values
+    ic = np.asarray(data.item_context)
+    first, second = np.asarray(data.first), np.asarray(data.second)
+    want = np.zeros(data.n_comparisons)
+    for d in range(ep.shape[0]):
+        rates = np.log(np.stack([ep[d], 1 - ep[d], em[d], 1 - em[d]], axis=1))
+        ties = None
+        if "tie_rate_plus" in post:
+            tp, tm = post["tie_rate_plus"].values[d], post["tie_rate_minus"].values[d]
+            ties = np.log(np.stack([tp, 1 - tp, tm, 1 - tm], axis=1))
+        for c in range(data.n_contexts):
+            perms, vals = order_log_likelihoods(data, rates, c, tie_rates=ties)
+            w = np.exp(vals - vals.max())
+            w /= w.sum()
+            for v in np.flatnonzero(ic[first] == c):
+                above = [p.index(first[v]) < p.index(second[v]) for p in perms]
+                want[v] += float(w[np.array(above)].sum())
+    want /= ep.shape[0]
+    np.testing.assert_allclose(got["p_first_better"], want, rtol=1e-9, atol=1e-12)
+    outcome = np.asarray(data.outcome)
+    decided = outcome != 0.5
+    np.testing.assert_allclose(
+        got["p_error"][decided],
+        np.where(outcome == 1.0, 1 - want, want)[decided],
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    assert got["p_error"][~decided].isna().all()
+    gold = frame["gold"].to_numpy() != ""
+    labelled_first = frame["gold"].to_numpy() == frame["first"].to_numpy()
+    np.testing.assert_allclose(
+        got["p_first_better"][gold], labelled_first[gold].astype(float), atol=1e-12
+    )
+    assert got["p_first_better"].between(0.0, 1.0).all()
+    pd.testing.assert_frame_equal(verdict_error_probabilities(m, data), got)
+
+
+def test_order_model_verdict_errors_find_the_flips_and_the_cli_writes_them(tmp_path):
+    """On a hard-truth log of 40 round robins of 5 (ε₊ 0.05, ε₋ 0.30), positional_order's MAP
+    p_error ranks the verdicts the simulation flipped above the rest (AUC ≥ 0.9); `fit
+    --verdicts` writes that table; a model without a latent truth (biased_bt) is refused
+    before any fit."""
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.pymc_models import PositionalOrder
+
+    sim = bp.simulate_round_robin(5, eps_plus=0.05, eps_minus=0.30, n_contexts=40, random_seed=4)
+    m = PositionalOrder().fit(sim.data, method="map", random_seed=0)
+    v = m.verdict_errors(sim.data)
+    assert _auc(v["p_error"].to_numpy(), ~np.asarray(sim.correct)) >= 0.9
+    path = tmp_path / "d.csv"
+    sim.data.to_frame().to_csv(path, index=False)
+    out = tmp_path / "v.csv"
+    args = ["fit", str(path), "--context-column", "context", "--map", "--seed", "0"]
+    assert main([*args, "--model", "positional_order", "--verdicts", str(out)]) == 0
+    written = pd.read_csv(out)
+    np.testing.assert_allclose(written["p_error"], v["p_error"], rtol=1e-12)
+    out.unlink()
+    assert main([*args, "--model", "biased_bt", "--verdicts", str(out)]) == 2
+    assert not out.exists()

@@ -643,6 +643,50 @@ class _OrderModel:
         """
         return rank_table_by_name(self.ranks_)
 
+    def verdict_errors(self, data: Comparisons) -> pd.DataFrame:
+        """Posterior probability that each verdict contradicts its context's true order.
+
+        The truth of a context is one order of its items, summed out exactly: given the
+        judges' rates, P(a ≻ b | log) is exact for every pair of the context
+        (:func:`~bayes_pairwise.pymc_models.order_kernel.order_pair_probabilities`, every
+        verdict of the context weighing in), and it is averaged over :data:`RANK_DRAWS`
+        posterior draws of the rates. A verdict for ``a`` over ``b`` is an error with
+        probability P(b ≻ a | log); a tie has none (NaN); a gold label fixes the pair.
+
+        Parameters
+        ----------
+        data : Comparisons
+            The log the model was fitted to.
+
+        Returns
+        -------
+        pandas.DataFrame
+            :func:`~bayes_pairwise.pymc_models.verdicts.verdict_error_probabilities`'
+            columns: ``row``, ``judge``, ``first``, ``second``, ``outcome``, ``p_error``,
+            ``p_first_better``.
+
+        Examples
+        --------
+        >>> from bayes_pairwise.simulate import simulate_round_robin
+        >>> sim = simulate_round_robin(4, eps=0.1, n_contexts=30, random_seed=0)
+        >>> m = UniformOrder().fit(sim.data, method="map", random_seed=0)
+        >>> v = m.verdict_errors(sim.data)
+        >>> bool(v.p_error.max() <= 1.0), v.columns.tolist()[-2:]
+        (True, ['p_error', 'p_first_better'])
+        """
+        from bayes_pairwise.pymc_models.verdicts import check_fitted_to, verdict_frame
+
+        check_fitted_to(self, data)
+        post = self.idata_.posterior  # type: ignore[attr-defined]
+        _, tables, item_context = _stored_design(self.idata_, self.settings_)  # type: ignore[attr-defined]
+        prob = _mean_over_draws(
+            order_pair_probabilities, post, tables, item_context.size, RANK_DRAWS
+        )
+        row, local = _kernel_rows(item_context)
+        first = np.asarray(data.first, dtype=np.int64)
+        second = np.asarray(data.second, dtype=np.int64)
+        return verdict_frame(data, prob[row[first], local[second]])
+
     def sample_posterior_predictive(
         self,
         *,

@@ -16,6 +16,11 @@ verdict is an error.
 * Gold labels fix T: ``p_error`` is then 0 or 1.
 * A tie (outcome 0.5) neither agrees with nor contradicts T: its ``p_error`` is NaN (its tie
   terms still enter A and B when the tie rate depends on the position, ``tie_positional``).
+
+The order models (``uniform_order``, ``positional_order``) have one truth per context, an order
+of its items, summed out exactly: there a verdict errs with the posterior probability that the
+order puts the other item above the one it chose
+(:meth:`~bayes_pairwise.pymc_models.order.UniformOrder.verdict_errors`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,13 @@ from bayes_pairwise.data import Comparisons
 from bayes_pairwise.errors import NotFittedError
 from bayes_pairwise.matrices import pair_counts
 
-__all__ = ["most_likely_errors", "pair_truth_probability", "verdict_error_probabilities"]
+__all__ = [
+    "check_fitted_to",
+    "most_likely_errors",
+    "pair_truth_probability",
+    "verdict_error_probabilities",
+    "verdict_frame",
+]
 
 _CHUNK = 256  # posterior draws per vectorised block (memory: chunk × pair rows)
 
@@ -172,23 +183,15 @@ def verdict_error_probabilities(model: Any, data: Comparisons) -> pd.DataFrame:
     >>> bool(v.p_error.iloc[3] > v.p_error.iloc[0])  # the one verdict for b is the suspect
     True
     """
-    if not hasattr(model, "idata_"):
-        raise NotFittedError(f"this {type(model).__name__} is not fitted yet: call fit(data)")
-    if not isinstance(data, Comparisons):
-        raise TypeError(f"data must be a Comparisons object, got {type(data).__name__}")
-    if getattr(model, "observed_name", "") != "wins":
+    unit = getattr(model, "observed_name", "")
+    if unit == "contexts":  # the order models: the truth is each context's order
+        return model.verdict_errors(data)
+    check_fitted_to(model, data)
+    if unit != "wins":
         raise ValueError(
             f"{type(model).__name__} has no latent true outcome per pair; per-verdict error "
-            "probabilities need an error model (uniform, positional or their variants)"
-        )
-    if (
-        tuple(data.items) != tuple(model.items_)
-        or tuple(data.judges) != tuple(model.judges_)
-        or int(data.n_comparisons) != int(model.n_comparisons_)
-    ):
-        raise ValueError(
-            "data is not the data the model was fitted to (items, judges or number of "
-            "verdicts differ)"
+            "probabilities need an error model (uniform, positional, their variants, or the "
+            "order models uniform_order and positional_order)"
         )
     idata = model.idata_
     post = idata.posterior
@@ -253,16 +256,75 @@ def verdict_error_probabilities(model: Any, data: Comparisons) -> pd.DataFrame:
     found = key_pc[pos] == key_v
     p_i = np.where(found, p_pair[pos], np.nan)
     p_first = np.where(first == lo_v, p_i, 1.0 - p_i)
+    return verdict_frame(data, p_first)
+
+
+def check_fitted_to(model: Any, data: Comparisons) -> None:
+    """Raise unless ``model`` is fitted and ``data`` is the log it was fitted to (the same
+    items, judges and number of verdicts): what a per-verdict table needs.
+
+    Raises
+    ------
+    NotFittedError
+        Before ``fit``.
+    TypeError
+        ``data`` is not a :class:`~bayes_pairwise.data.Comparisons`.
+    ValueError
+        Other data.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import bayes_pairwise as bp
+    >>> data = bp.load_comparisons(pd.DataFrame({"first": ["a"], "second": ["b"],
+    ...                                          "outcome": ["first"]}))
+    >>> check_fitted_to(bp.UniformError(), data)
+    Traceback (most recent call last):
+    ...
+    bayes_pairwise.errors.NotFittedError: this UniformError is not fitted yet: call fit(data)
+    """
+    if not hasattr(model, "idata_"):
+        raise NotFittedError(f"this {type(model).__name__} is not fitted yet: call fit(data)")
+    if not isinstance(data, Comparisons):
+        raise TypeError(f"data must be a Comparisons object, got {type(data).__name__}")
+    if (
+        tuple(data.items) != tuple(model.items_)
+        or tuple(data.judges) != tuple(model.judges_)
+        or int(data.n_comparisons) != int(model.n_comparisons_)
+    ):
+        raise ValueError(
+            "data is not the data the model was fitted to (items, judges or number of "
+            "verdicts differ)"
+        )
+
+
+def verdict_frame(data: Comparisons, p_first: np.ndarray) -> pd.DataFrame:
+    """The per-verdict table from each verdict's P(the first-shown item is truly better).
+
+    A verdict for the first item errs with probability 1 − ``p_first``, one for the second
+    with ``p_first``; a tie has no ``p_error`` (NaN).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import bayes_pairwise as bp
+    >>> data = bp.load_comparisons(pd.DataFrame({"first": ["a", "b", "a"],
+    ...     "second": ["b", "a", "b"], "outcome": ["first", "first", "tie"]}))
+    >>> verdict_frame(data, np.array([0.9, 0.1, 0.9]))["p_error"].round(2).tolist()
+    [0.1, 0.9, nan]
+    """
+    outcome = np.asarray(data.outcome, dtype=float)
+    p_first = np.clip(np.asarray(p_first, dtype=float), 0.0, 1.0)  # sums of weights round
     p_error = np.where(outcome == 1.0, 1.0 - p_first, p_first)
-    p_error = np.where(tie, np.nan, p_error)
+    p_error = np.where(outcome == 0.5, np.nan, p_error)
     items = np.asarray(data.items, dtype=object)
     judges = np.asarray(data.judges, dtype=object)
     return pd.DataFrame(
         {
             "row": np.asarray(data.row, dtype=np.int64),
-            "judge": judges[vjudge],
-            "first": items[first],
-            "second": items[second],
+            "judge": judges[np.asarray(data.judge, dtype=np.int64)],
+            "first": items[np.asarray(data.first, dtype=np.int64)],
+            "second": items[np.asarray(data.second, dtype=np.int64)],
             "outcome": outcome,
             "p_error": p_error,
             "p_first_better": p_first,
