@@ -148,20 +148,26 @@ def _check_loo_unit(name: str, model: Any) -> None:
         )
 
 
-def _same_observations(fits: Mapping[str, Any]) -> str:
-    """The fits' common observation unit (``"wins"`` or ``"contexts"``); DesignError where
-    the units or the observations differ."""
-    units = {name: m.observed_name for name, m in fits.items()}
+def _one_unit(units: Mapping[str, str], what: str) -> str:
+    """The one observation unit of the compared models (``"wins"`` or ``"contexts"``);
+    DesignError naming each model's where they differ."""
     if len(set(units.values())) > 1:
         said = ", ".join(
             f"{n} per {'context' if u == 'contexts' else 'pair row'}" for n, u in units.items()
         )
         raise DesignError(
-            f"the models score different observation units ({said}): their pointwise "
-            "log-likelihoods are not comparable; compare the order models with each other and "
-            "the strength models with each other"
+            f"the models score different observation units ({said}): their {what} are not "
+            "comparable; compare the order models with each other and the strength models "
+            "with each other"
         )
-    unit = next(iter(units.values()))
+    return next(iter(units.values()))
+
+
+def _same_observations(fits: Mapping[str, Any]) -> str:
+    """The fits' common observation unit (``"wins"`` or ``"contexts"``); DesignError where
+    the units or the observations differ."""
+    units = {name: m.observed_name for name, m in fits.items()}
+    unit = _one_unit(units, "pointwise log-likelihoods")
     if unit == "wins":
         observed = [np.asarray(m.idata_.observed_data["wins"]) for m in fits.values()]
     else:
@@ -651,16 +657,7 @@ def compare_models_kfold(
                 "cannot be scored"
             )
         units[name] = unit
-    if len(set(units.values())) > 1:
-        said = ", ".join(
-            f"{n} per {'context' if u == 'contexts' else 'pair row'}" for n, u in units.items()
-        )
-        raise DesignError(
-            f"the models score different units ({said}): their held-out scores are not "
-            "comparable; compare the order models with each other and the strength models "
-            "with each other"
-        )
-    unit = next(iter(units.values()))
+    unit = _one_unit(units, "held-out scores")
     by_context = unit == "contexts"
     unit_name = "contexts" if by_context else "(judge, pair) rows"
     n_rows = int(_unit_of_verdicts(data, unit).max()) + 1

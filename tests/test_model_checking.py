@@ -716,7 +716,25 @@ def test_sbc_results_file_records_the_spec(tmp_path, monkeypatch):
 
 
 # ============================================================================ K-fold
-def test_kfold_scores_each_held_out_row_by_its_textbook_likelihood(small_log, mock_sampler):
+def _record_models(monkeypatch) -> list:
+    """Record every (spec, model) compare_models_kfold makes (a list filled as it runs)."""
+    import bayes_pairwise.model_checking as mc
+
+    made = []
+    new = mc._new_model
+
+    def record(spec, sampler):
+        m = new(spec, sampler)
+        made.append((spec, m))
+        return m
+
+    monkeypatch.setattr(mc, "_new_model", record)
+    return made
+
+
+def test_kfold_scores_each_held_out_row_by_its_textbook_likelihood(
+    small_log, mock_sampler, monkeypatch
+):
     """compare_models_kfold: every (judge, pair) row is held out exactly once; the refit of
     its fold saw none of its verdicts (their counts are 0 in the fit's data); and its score is
     log mean_s p(row | draw s) of that refit's draws, recomputed here from the likelihood's
@@ -727,19 +745,10 @@ def test_kfold_scores_each_held_out_row_by_its_textbook_likelihood(small_log, mo
     import bayes_pairwise.model_checking as mc
     from bayes_pairwise.matrices import pair_counts
 
-    made = []
-    new = mc._new_model
-
-    def record(spec, sampler):
-        m = new(spec, sampler)
-        made.append((spec, m))
-        return m
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(mc, "_new_model", record)
-        t = mc.compare_models_kfold(
-            small_log.data, ["uniform", "positional"], k=3, draws=30, chains=2, random_seed=4
-        )
+    made = _record_models(monkeypatch)
+    t = mc.compare_models_kfold(
+        small_log.data, ["uniform", "positional"], k=3, draws=30, chains=2, random_seed=4
+    )
     assert t.columns.tolist() == list(mc.KFOLD_COLUMNS)
     pc = pair_counts(small_log.data)
     fold = t.attrs["fold"]
@@ -788,7 +797,8 @@ def test_kfold_refusals(small_log, mock_sampler):
         compare_models_kfold(data, ["uniform"])
     with pytest.raises(DesignError, match="k must be between 2 and the 15 pair rows, got 16"):
         compare_models_kfold(data, k=16)
-    with pytest.raises(DesignError, match=r"score different units \(uniform per pair row, "):
+    mixed = r"different observation units \(uniform per pair row, .*held-out scores"
+    with pytest.raises(DesignError, match=mixed):
         compare_models_kfold(data, ["uniform", "positional_order"])
     with pytest.raises(DesignError, match="over contexts needs at least 2; this log has 1"):
         compare_models_kfold(data, ["uniform_order", "positional_order"], k=2)
@@ -817,7 +827,7 @@ def _context_log(seed: int, sizes=(4, 3, 5, 3, 4, 2)) -> pd.DataFrame:
 
 
 def test_kfold_over_contexts_scores_each_held_out_context_by_every_order(
-    tmp_path, mock_sampler, capsys
+    tmp_path, mock_sampler, capsys, monkeypatch
 ):
     """The order models' K-fold: the folds are contexts; each refit saw none of its fold's
     verdicts (their pair counts are 0 in the fit's tables); and a held-out context's score is
@@ -832,19 +842,10 @@ def test_kfold_over_contexts_scores_each_held_out_context_by_every_order(
 
     frame = _context_log(5)
     data = bp.load_comparisons(frame, context="q", judge="judge")
-    made = []
-    new = mc._new_model
-
-    def record(spec, sampler):
-        m = new(spec, sampler)
-        made.append((spec, m))
-        return m
-
     models = ["uniform_order", "positional_order"]
     kw = {"k": 3, "draws": 10, "chains": 2, "random_seed": 2}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(mc, "_new_model", record)
-        t = mc.compare_models_kfold(data, models, **kw)
+    made = _record_models(monkeypatch)
+    t = mc.compare_models_kfold(data, models, **kw)
     assert t.attrs["unit"] == "context" and t.attrs["unit_text"].startswith("one context")
     fold = t.attrs["fold"]
     assert fold.shape == (6,) and np.bincount(fold).tolist() == [2, 2, 2]

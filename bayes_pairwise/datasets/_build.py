@@ -108,51 +108,39 @@ def _prd_texts(shared: Path) -> tuple[bytes, dict[str, str]]:
     return text.encode("utf-8"), sources
 
 
+def _entry(
+    raw: bytes, sources: dict[str, str], *, verbatim: bool = True, compression: str | None = "gzip"
+) -> dict:
+    """A manifest entry: the digest and size of the uncompressed content, and its origin."""
+    return {
+        "sha256": _sha256(raw),
+        "bytes": len(raw),
+        "verbatim": verbatim,
+        "compression": compression,
+        "sources": sources,
+    }
+
+
 def build(shared: Path, out: Path = DATA_DIR) -> dict[str, dict]:
     """Write every bundled file under ``out`` and return the manifest."""
     manifest: dict[str, dict] = {}
     for bundled, original in VERBATIM:
         raw = (shared / original).read_bytes()
         _write_gzip(out / bundled, raw)
-        manifest[bundled] = {
-            "sha256": _sha256(raw),
-            "bytes": len(raw),
-            "verbatim": True,
-            "compression": "gzip",
-            "sources": {original: _sha256(raw)},
-        }
+        manifest[bundled] = _entry(raw, {original: _sha256(raw)})
     for bundled, original in VERBATIM_GZIP:
         packed = (shared / original).read_bytes()
         (out / bundled).parent.mkdir(parents=True, exist_ok=True)
         (out / bundled).write_bytes(packed)
-        raw = gzip.decompress(packed)
-        manifest[bundled] = {
-            "sha256": _sha256(raw),
-            "bytes": len(raw),
-            "verbatim": True,
-            "compression": "gzip",
-            "sources": {original: _sha256(packed)},
-        }
+        manifest[bundled] = _entry(gzip.decompress(packed), {original: _sha256(packed)})
     raw, sources = _prd_texts(shared)
     _write_gzip(out / PRD_TEXTS, raw)
-    manifest[PRD_TEXTS] = {
-        "sha256": _sha256(raw),
-        "bytes": len(raw),
-        "verbatim": False,
-        "compression": "gzip",
-        "sources": sources,
-    }
+    manifest[PRD_TEXTS] = _entry(raw, sources, verbatim=False)
     for bundled, original in LICENCES:
         (out / bundled).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(shared / original, out / bundled)
         raw = (out / bundled).read_bytes()
-        manifest[bundled] = {
-            "sha256": _sha256(raw),
-            "bytes": len(raw),
-            "verbatim": True,
-            "compression": None,
-            "sources": {original: _sha256(raw)},
-        }
+        manifest[bundled] = _entry(raw, {original: _sha256(raw)}, compression=None)
     manifest = dict(sorted(manifest.items()))
     (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest
