@@ -44,11 +44,6 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-LOG = Path("data") / "qlora_oa_gpt4" / "qlora_oa_gpt4_long.csv.gz"
-QLORA = next(
-    (p / "shared" / LOG for p in HERE.parents[1:4] if (p / "shared" / LOG).is_file()),
-    HERE.parents[1] / "shared" / LOG,
-)
 EPS_PLUS, EPS_MINUS = 0.0246, 0.138
 K = 7
 
@@ -77,12 +72,12 @@ def perfect_log(n_contexts: int) -> dict[str, np.ndarray]:
 def real_log(n_contexts: int) -> tuple[dict[str, np.ndarray], int]:
     """The first ``n_contexts`` QLoRA contexts, those with K answers kept, each context's items
     renumbered by Copeland score (best first)."""
-    import pandas as pd
 
+    from bayes_pairwise import datasets
     from bayes_pairwise.data import load_comparisons
     from bayes_pairwise.matrices import pair_counts
 
-    df = pd.read_csv(QLORA)
+    df = datasets.load_frame("qlora_oa_gpt4")[["first", "second", "outcome", "context", "judge"]]
     df = df[df["context"].isin(df["context"].unique()[:n_contexts])].reset_index(drop=True)
     data = load_comparisons(df, context="context", judge="judge", ties="model")
     pc = pair_counts(data)

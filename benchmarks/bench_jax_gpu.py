@@ -42,11 +42,12 @@ EPS_REF = {"eps_plus": 0.0246, "eps_minus": 0.1384}
 
 
 def qlora(path: str | None):
-    from bench_real_logs import QLORA
-
+    from bayes_pairwise import datasets
     from bayes_pairwise.data import load_comparisons
 
-    return load_comparisons(path or QLORA, context="context", judge="judge", ties="model")
+    if path is None:  # the bundled copy of ../shared/data/qlora_oa_gpt4
+        return datasets.load("qlora_oa_gpt4", ties="model")
+    return load_comparisons(path, context="context", judge="judge", ties="model")
 
 
 def round_robin(n_items: int):

@@ -13,7 +13,8 @@ What is timed, in this process, one after the other (the same machine, the same 
 * ``synthetic`` (the reference, as in ``bench_speed.py --only qlora``): the positional model,
   default settings, on 950 round robins of 7 with a soft truth (strengths N(0, 1.5)), 12% ties;
 * ``real``: the positional model with ties modelled, default settings, on the QLoRA GPT-4 log in
-  ``../shared/data/qlora_oa_gpt4/`` (38,544 verdicts, 953 round robins of 7 answers, 14.6% ties)
+  ``../shared/data/qlora_oa_gpt4/``, bundled as ``qlora_oa_gpt4`` (38,544 verdicts, 953 round
+  robins of 7 answers, 14.6% ties)
   — the model and data of ``fit … --context-column context --judge-column judge --ties model
   --model positional``;
 * ``order``: the same log and settings with ``--model positional_order``, the hard-truth limit
@@ -49,21 +50,17 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-LOG = Path("data") / "qlora_oa_gpt4" / "qlora_oa_gpt4_long.csv.gz"
-# ``../shared`` beside the repository (CI), or further up (a git worktree in a subfolder)
-QLORA = next(
-    (p / "shared" / LOG for p in HERE.parents[1:4] if (p / "shared" / LOG).is_file()),
-    HERE.parents[1] / "shared" / LOG,
-)
+#: the bundled copy of ``../shared/data/qlora_oa_gpt4/`` (bayes_pairwise.datasets)
+QLORA = "qlora_oa_gpt4"
 TARGET_S = 60.0
 REPORT_TARGET_S = 120.0
 EPS_REF = {"eps_plus": 0.0246, "eps_minus": 0.1384}
 
 
 def real_log():
-    from bayes_pairwise.data import load_comparisons
+    from bayes_pairwise import datasets
 
-    return load_comparisons(QLORA, context="context", judge="judge", ties="model")
+    return datasets.load(QLORA, ties="model")
 
 
 def synthetic_log():
