@@ -2147,6 +2147,8 @@ def _write_verdicts(path: str, model: Any, data: Any) -> None:
 
 
 def _cmd_compare_models(args: argparse.Namespace) -> int:
+    if args.results is not None and args.kfold is not None:  # before any refit
+        check_writable(args.results, what="--results")
     _check_data_args(args)
     from bayes_pairwise.model_checking import (
         compare_models,
@@ -2168,12 +2170,18 @@ def _cmd_compare_models(args: argparse.Namespace) -> int:
                 random_seed=args.seed,
                 progress=not args.json,
                 client=client,
+                results_file=args.results,
                 **_sampler_kwargs(args),
             )
     else:
         if args.scheduler is not None:
             raise BayesPairwiseError(
                 "--scheduler runs the refits of --kfold; PSIS-LOO fits each model once, here"
+            )
+        if args.results is not None:
+            raise BayesPairwiseError(
+                "--results keeps the refits of --kfold so that a run can resume; PSIS-LOO "
+                "fits each model once"
             )
         _info(f"comparing {', '.join(names)} by PSIS-LOO on {data!r} …")
         table = compare_models(
@@ -2556,6 +2564,13 @@ def build_parser() -> argparse.ArgumentParser:
         "((judge, pair) rows for the strength models, contexts for the order models): each "
         "model refitted K times without one fold, scored on it (what settles a LOO comparison "
         "with Pareto k of 0.7 or more)",
+    )
+    p.add_argument(
+        "--results",
+        default=None,
+        metavar="FILE.jsonl",
+        help="with --kfold: keep each finished refit in this JSON-lines file and resume from "
+        "it (a run stopped half way refits only what is missing)",
     )
     scheduler_arg(p)
     sampler_args(p)

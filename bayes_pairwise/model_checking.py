@@ -556,6 +556,7 @@ def compare_models_kfold(
     progress: bool = False,
     sigma: float = 2.0,
     client: Any = None,
+    results_file: str | os.PathLike[str] | None = None,
 ) -> pd.DataFrame:
     """Compare error models by K-fold cross-validation over (judge, pair) rows, or over
     contexts for the order models.
@@ -594,6 +595,11 @@ def compare_models_kfold(
     sigma : float
     client : distributed.Client, optional
         Run the ``k`` × models refits on this Dask cluster (:mod:`bayes_pairwise.distributed`).
+    results_file : path, optional
+        JSON-lines file: a header with the settings (models, ``k``, seed, sampler, a digest of
+        the log) and the model specs, then one line per finished refit (its units' scores).
+        An existing file with the same settings is resumed: its refits are not run again, and
+        the table is the one an uninterrupted run gives.
 
     Returns
     -------
@@ -608,7 +614,8 @@ def compare_models_kfold(
     DesignError
         Fewer than two models, models on different units, a per-verdict model, a model
         without a written-out log-density or whose fit refuses weights (``tie_dispersion``),
-        a weighted log, or ``k`` out of range.
+        a weighted log, ``k`` out of range, or a results file written with other settings
+        or another version of a model spec.
 
     Examples
     --------
@@ -674,32 +681,61 @@ def compare_models_kfold(
     seq = np.random.SeedSequence(int(random_seed))
     fold_seed, *model_seeds = seq.spawn(1 + len(names))
     fold = np.random.default_rng(fold_seed).permutation(n_rows) % k
-    tasks = []
+    tasks, keys = [], []
     for name, ms in zip(names, model_seeds, strict=True):
         for f, fs in enumerate(ms.spawn(k)):
             seed = int(fs.generate_state(1)[0] & 0x7FFFFFFF)
             tasks.append((name, data, np.flatnonzero(fold == f), sampler, seed, unit))
+            keys.append((name, f))
+    path = Path(results_file) if results_file is not None else None
+    done: dict[tuple[str, int], dict[str, Any]] = {}
+    if path is not None:
+        settings = {
+            "kind": "kfold",
+            "models": names,
+            "k": k,
+            "random_seed": int(random_seed),
+            "sampler": dict(sampler),
+            "data": _data_digest(data),
+        }
+        specs = {name: _spec_record(name.split("+")[0]) for name in names}
+        done = _read_kfold_results(path, settings, specs)
+        if not path.exists() or path.stat().st_size == 0:
+            _append(path, {"settings": settings, "spec": specs})
+    todo = [n for n, key in enumerate(keys) if key not in done]
     tick = Ticker(len(tasks), label="[kfold] refits done", on=progress)
-    done = {"n": 0}
 
-    def on_done(_index: int, _result: Any) -> None:
-        done["n"] += 1
-        tick(done["n"])
+    def on_done(index: int, result: dict[str, Any]) -> None:
+        name, f = keys[todo[index]]
+        rec = {
+            "model": name,
+            "fold": f,
+            "rows": [int(r) for r in result["rows"]],
+            "lpd": [float(v) for v in result["lpd"]],
+            "divergences": int(result["divergences"]),
+            "n_parameters": int(result["n_parameters"]),
+        }
+        done[(name, f)] = rec
+        if path is not None:
+            _append(path, rec)
+        tick(len(done))
 
     if progress:
+        resumed = f", {len(done)} of them read from {path}" if done else ""
         print(
             f"[kfold] {len(names)} models × {k} folds of {n_rows:,} {unit_name}: "
-            f"{len(tasks)} NUTS refits",
+            f"{len(tasks)} NUTS refits{resumed}",
             file=sys.stderr,
             flush=True,
         )
-    results = run_tasks(_kfold_task, tasks, client=client, on_done=on_done)
+    run_tasks(_kfold_task, [tasks[n] for n in todo], client=client, on_done=on_done)
     pointwise: dict[str, np.ndarray] = {}
     info: dict[str, dict[str, int]] = {}
-    for (name, *_), res in zip(tasks, results, strict=True):
-        lpd = pointwise.setdefault(name, np.full(n_rows, np.nan))
-        lpd[res["rows"]] = res["lpd"]
-        got = info.setdefault(name, {"divergences": 0, "n_parameters": res["n_parameters"]})
+    for key in keys:
+        res = done[key]
+        lpd = pointwise.setdefault(key[0], np.full(n_rows, np.nan))
+        lpd[np.asarray(res["rows"], dtype=np.int64)] = res["lpd"]
+        got = info.setdefault(key[0], {"divergences": 0, "n_parameters": res["n_parameters"]})
         got["divergences"] += res["divergences"]
     elpd = {n: float(v.sum()) for n, v in pointwise.items()}
     best = max(elpd, key=elpd.get)
@@ -1143,24 +1179,52 @@ def _spec_record(model: str) -> dict[str, Any]:
     return json.loads(json.dumps({"priors": spec.priors, "sampler": sampler}))
 
 
-def _read_results(
-    path: Path, settings: dict[str, Any], spec: dict[str, Any]
-) -> dict[int, dict[str, Any]]:
-    done: dict[int, dict[str, Any]] = {}
+def _results_lines(
+    path: Path, settings: dict[str, Any], what: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """A resumable results file's header and records (``None`` when it is missing or empty);
+    DesignError where it is not a regular file or was written with other ``settings``. A
+    line cut by an interrupted run is skipped."""
     if not path.exists():
-        return done
+        return None
     if not path.is_file():  # a FIFO or a device would block or never end
-        raise DesignError(f"the SBC results file {path} is not a regular file")
+        raise DesignError(f"the {what} results file {path} is not a regular file")
     with open(path, encoding="utf-8") as fh:
         lines = [ln for ln in fh.read().splitlines() if ln.strip()]
     if not lines:
-        return done
+        return None
     header = json.loads(lines[0])
     if header.get("settings") != json.loads(json.dumps(settings)):
         raise DesignError(
-            f"the SBC results file {path} was written with other settings "
+            f"the {what} results file {path} was written with other settings "
             f"({header.get('settings')}); use another file or the same settings"
         )
+    records = []
+    for ln in lines[1:]:
+        try:
+            records.append(json.loads(ln))
+        except json.JSONDecodeError:  # a line cut by an interrupted run
+            continue
+    return header, records
+
+
+def _spec_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The priors and sampler settings in which two :func:`_spec_record` records differ."""
+    return sorted(
+        f"{part}.{k}"
+        for part in ("priors", "sampler")
+        for k in set(old.get(part, {})) | set(new[part])
+        if old.get(part, {}).get(k) != new[part].get(k)
+    )
+
+
+def _read_results(
+    path: Path, settings: dict[str, Any], spec: dict[str, Any]
+) -> dict[int, dict[str, Any]]:
+    read = _results_lines(path, settings, "SBC")
+    if read is None:
+        return {}
+    header, records = read
     if "spec" not in header:  # written before the spec was recorded
         warnings.warn(
             f"the SBC results file {path} does not record the model spec it was written with: "
@@ -1168,23 +1232,44 @@ def _read_results(
             stacklevel=3,
         )
     elif header["spec"] != spec:
-        changed = sorted(
-            f"{part}.{k}"
-            for part in ("priors", "sampler")
-            for k in set(header["spec"].get(part, {})) | set(spec[part])
-            if header["spec"].get(part, {}).get(k) != spec[part].get(k)
-        )
+        changed = _spec_changes(header["spec"], spec)
         raise DesignError(
             f"the SBC results file {path} was written with another version of the model spec "
             f"{settings['model']!r} (changed: {', '.join(changed)}); use another file"
         )
-    for ln in lines[1:]:
-        try:
-            rec = json.loads(ln)
-        except json.JSONDecodeError:  # a line cut by an interrupted run
-            continue
-        done[int(rec["sim"])] = rec
-    return done
+    return {int(rec["sim"]): rec for rec in records}
+
+
+def _read_kfold_results(
+    path: Path, settings: dict[str, Any], specs: dict[str, dict[str, Any]]
+) -> dict[tuple[str, int], dict[str, Any]]:
+    """The finished refits of a K-fold results file, by (model, fold)."""
+    read = _results_lines(path, settings, "K-fold")
+    if read is None:
+        return {}
+    header, records = read
+    for name, spec in specs.items():
+        old = header.get("spec", {}).get(name)
+        if old != spec:
+            raise DesignError(
+                f"the K-fold results file {path} was written with another version of the "
+                f"model spec of {name!r} (changed: {', '.join(_spec_changes(old or {}, spec))})"
+                "; use another file"
+            )
+    return {(str(r["model"]), int(r["fold"])): r for r in records}
+
+
+def _data_digest(data: Comparisons) -> str:
+    """SHA-256 of what a log's K-fold refits read: its verdicts, items, contexts and judges."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for arr in (data.first, data.second, data.outcome, data.judge, data.item_context):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    if data.truth is not None:
+        h.update(np.ascontiguousarray(data.truth).tobytes())
+    h.update(json.dumps([list(data.items), list(data.judges), list(data.contexts)]).encode())
+    return h.hexdigest()
 
 
 def _append(path: Path, obj: dict[str, Any]) -> None:

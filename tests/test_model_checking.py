@@ -890,6 +890,58 @@ def test_kfold_over_contexts_scores_each_held_out_context_by_every_order(
     assert t.attrs["message"] in cap.out and "unit: one context" in cap.out
 
 
+def test_kfold_results_file_resumes_and_refuses_other_settings(
+    tmp_path, small_log, mock_sampler, capsys
+):
+    """compare_models_kfold(results_file=…): every finished refit is a line; a second run
+    refits nothing and gives the same table; a run cut after two refits (its last line half
+    written) refits only the other four and still gives the same table; other settings, or
+    another log, are refused by name. The CLI's --results is the same file."""
+    import json as _json
+
+    from bayes_pairwise.cli import main
+    from bayes_pairwise.model_checking import compare_models_kfold
+
+    kw = {"k": 3, "draws": 20, "chains": 1, "random_seed": 5}
+    want = compare_models_kfold(small_log.data, **kw)
+    path = tmp_path / "kfold.jsonl"
+    mock_sampler.clear()
+    first = compare_models_kfold(small_log.data, results_file=path, **kw)
+    pd.testing.assert_frame_equal(first, want)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 7 and len(mock_sampler) == 6
+    header = _json.loads(lines[0])
+    assert header["settings"]["models"] == ["uniform", "positional"]
+    assert set(header["spec"]) == {"uniform", "positional"}
+    mock_sampler.clear()
+    again = compare_models_kfold(small_log.data, results_file=path, **kw)
+    pd.testing.assert_frame_equal(again, want)
+    assert mock_sampler == []
+    path.write_text("\n".join([*lines[:3], lines[3][:20]]) + "\n")  # cut mid-line
+    mock_sampler.clear()
+    resumed = compare_models_kfold(small_log.data, results_file=path, progress=True, **kw)
+    pd.testing.assert_frame_equal(resumed, want)
+    assert len(mock_sampler) == 4
+    assert "6 NUTS refits, 2 of them read from" in capsys.readouterr().err
+    with pytest.raises(DesignError, match="written with other settings"):
+        compare_models_kfold(small_log.data, results_file=path, **{**kw, "k": 4})
+    other = bp.simulate_round_robin(6, eps=0.1, repeats=2, random_seed=1).data
+    with pytest.raises(DesignError, match="written with other settings"):
+        compare_models_kfold(other, results_file=path, **kw)
+    frame_path = tmp_path / "d.csv"
+    small_log.frame.to_csv(frame_path, index=False)
+    args = ["compare-models", str(frame_path), "--draws", "20", "--chains", "1", "--seed", "5"]
+    cli_file = tmp_path / "cli.jsonl"
+    assert main([*args, "--kfold", "3", "--results", str(cli_file), "--json"]) == 0
+    out = _json.loads(capsys.readouterr().out)
+    assert [m["elpd_kfold"] for m in out["models"]] == pytest.approx(
+        want["elpd_kfold"].tolist(), rel=1e-9
+    )
+    assert len(cli_file.read_text().splitlines()) == 7
+    assert main([*args, "--results", str(cli_file)]) == 2
+    assert "--results keeps the refits of --kfold" in capsys.readouterr().err
+
+
 def test_a_context_weighted_zero_is_a_context_left_out():
     """What the order models' K-fold rests on: the written-out density of the log with one
     context's verdicts weighted 0 is that of the log without the context, value and gradient
