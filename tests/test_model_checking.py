@@ -928,6 +928,20 @@ def test_kfold_results_file_resumes_and_refuses_other_settings(
     other = bp.simulate_round_robin(6, eps=0.1, repeats=2, random_seed=1).data
     with pytest.raises(DesignError, match="written with other settings"):
         compare_models_kfold(other, results_file=path, **kw)
+    import bayes_pairwise.model_checking as mc
+
+    spec_of = mc._spec_record
+
+    def edited(model):
+        rec = spec_of(model)
+        if model == "uniform":
+            rec["sampler"]["target_accept"] = 0.99
+        return rec
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mc, "_spec_record", edited)
+        with pytest.raises(DesignError, match=r"spec of 'uniform' \(changed: sampler\.target"):
+            compare_models_kfold(small_log.data, results_file=path, **kw)
     frame_path = tmp_path / "d.csv"
     small_log.frame.to_csv(frame_path, index=False)
     args = ["compare-models", str(frame_path), "--draws", "20", "--chains", "1", "--seed", "5"]
