@@ -2027,11 +2027,6 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     if data is None:
         data = _load_data(args)
     if args.context is not None:
-        if not hasattr(data, "for_context"):
-            raise BayesPairwiseError(
-                "--context picks one context of a pairwise log; this ranking log's lists are "
-                "proposed as a whole"
-            )
         if args.context not in data.contexts:
             raise BayesPairwiseError(
                 f"--context: unknown context {args.context!r}; the log's contexts are "
@@ -2041,12 +2036,8 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     elif data.n_contexts > 1:
         raise BayesPairwiseError(
             f"the log holds {data.n_contexts:,} contexts ({name_list(data.contexts, quote=True)}"
-            "), and a list must not mix texts of different contexts: "
-            + (
-                "propose for one of them with --context NAME"
-                if hasattr(data, "for_context")
-                else "propose from the lists of one context at a time (a file per context)"
-            )
+            "), and a list must not mix texts of different contexts: propose for one of "
+            "them with --context NAME"
         )
     if args.eps_plus + args.eps_minus >= 1.0:
         raise BayesPairwiseError("--eps-plus + --eps-minus must be below 1")

@@ -191,6 +191,40 @@ class Rankings:
         out = self._take(idx, judges=(self.judges[j],))
         return replace(out, judge=_readonly(np.zeros(idx.size, dtype=np.int64)))
 
+    def for_context(self, context: str | int) -> Rankings:
+        """The lists and items of one context, re-indexed to that context's items (as
+        :meth:`Comparisons.for_context <bayes_pairwise.data.Comparisons.for_context>`).
+
+        Examples
+        --------
+        >>> df = pd.DataFrame({"list": [1, 1, 2, 2, 2], "item": ["a", "b", "a", "b", "c"],
+        ...                    "rank": [1, 2, 3, 1, 2], "q": ["x", "x", "y", "y", "y"]})
+        >>> one = load_rankings(df, context="q").for_context("y")
+        >>> one.items, one.ranked.tolist()
+        (('y::a', 'y::b', 'y::c'), [[1, 2, 0]])
+        """
+        if isinstance(context, int | np.integer) and not isinstance(context, bool):
+            c = int(context)
+            if not 0 <= c < self.n_contexts:
+                raise KeyError(f"context index {c} out of range (0..{self.n_contexts - 1})")
+        elif str(context) in self.contexts:
+            c = self.contexts.index(str(context))
+        else:
+            raise KeyError(f"unknown context {context!r}")
+        keep_items = np.flatnonzero(self.item_context == c)
+        remap = np.full(self.n_items, -1, dtype=np.int64)
+        remap[keep_items] = np.arange(keep_items.size)
+        out = self._take(np.flatnonzero(self.item_context[self.ranked[:, 0]] == c))
+        ranked = np.where(out.ranked >= 0, remap[np.maximum(out.ranked, 0)], -1)
+        return replace(
+            out,
+            items=tuple(self.items[i] for i in keep_items),
+            item_names=tuple(self.item_names[i] for i in keep_items),
+            item_context=_readonly(np.zeros(keep_items.size, dtype=np.int64)),
+            contexts=(self.contexts[c],),
+            ranked=_readonly(ranked),
+        )
+
     def pool_judges(self, label: str = "all judges pooled") -> Rankings:
         """Every list as one judge's, named ``label``."""
         return replace(

@@ -230,6 +230,39 @@ def test_cli_leaderboard_and_propose_on_a_ranking_log(capsys):
     assert rc == 0 and [len(x) for x in json.loads(out)["lists"]] == [5, 5]
 
 
+def test_for_context_and_cli_propose_on_a_ranking_log_with_contexts(capsys, tmp_path):
+    """A ranking log of two contexts: for_context keeps one context's lists with its items
+    re-indexed (each list the same names in the same order); `propose` refuses the whole log
+    and, with --context, gives propose_lists' lists on that context, by name."""
+    import json
+
+    from bayes_pairwise.strategies.policies import propose_lists
+
+    df = pd.read_csv(DATA / "pl_400x5.csv")
+    df["q"] = np.where(df["list"].str[1:].astype(int) < 200, "q0", "q1")
+    log = load_rankings(df, context="q")
+    one = log.for_context("q1")
+    assert one.n_lists == 200 and one.contexts == ("q1",) and set(one.items) <= set(log.items)
+    assert np.all(one.item_context == 0)
+    mine = df[df["q"] == "q1"].sort_values(["list", "rank"])
+    names = [
+        [one.item_names[i] for i in row[:n]] for row, n in zip(one.ranked, one.length, strict=True)
+    ]
+    assert names == mine.groupby("list", sort=True)["item"].apply(list).tolist()
+    with pytest.raises(KeyError, match="unknown context 'q9'"):
+        log.for_context("q9")
+    path = tmp_path / "ctx.csv"
+    df.to_csv(path, index=False)
+    args = ["propose", str(path), "--context-column", "q", "--lists", "2", "--k", "4"]
+    rc, _, err = _cli(capsys, args)
+    assert rc == 2 and "the log holds 2 contexts" in err and "--context NAME" in err
+    rc, out, _ = _cli(capsys, [*args, "--context", "q1", "--json"])
+    assert rc == 0
+    want = propose_lists(one, 2, k=4, random_seed=0)
+    by_name = dict(zip(one.items, one.item_names, strict=True))
+    assert json.loads(out)["lists"] == [[by_name[i] for i in lst] for lst in want.lists]
+
+
 def test_cli_ranking_log_errors_are_one_line(capsys, tmp_path):
     path = str(DATA / "pl_400x5.csv")
     rc, _, err = _cli(capsys, ["fit", path])
