@@ -395,6 +395,8 @@ def _hedge(
     True
     >>> "1 of these rows has k" in _hedge({"u": np.r_[np.zeros(9), 0.8]}, 0.7, "u")
     True
+    >>> "of the contexts), so" in _hedge(k, 0.7, "p", "context")
+    True
     >>> "--kfold" in _hedge(k, 0.7, "positional"), "--kfold" in _hedge(k, 0.7, "p", "context")
     (True, True)
     >>> "refit with more draws" in _hedge({"u": np.r_[np.zeros(9), 0.68]}, 0.67, "u")
@@ -402,6 +404,7 @@ def _hedge(
     >>> _hedge({"uniform": np.zeros(100)}, 0.7, "uniform")
     ''
     """
+    rows = "pair rows" if unit == LOO_UNIT else "contexts"
     worst = []
     over = 0
     for m, k in ks.items():
@@ -414,10 +417,11 @@ def _hedge(
     if over:
         refit = (
             "K-fold cross-validation (compare-models --kfold 10, compare_models_kfold), which "
-            f"refits each model without each fold of the {unit} rows"
+            f"refits each model without each fold of the {rows}"
         )
         how = (
-            f"{over:,} of these rows {'has' if over == 1 else 'have'} k ≥ {PSIS_K_CAP:.1f}, "
+            f"{over:,} of these {rows.split()[-1]} {'has' if over == 1 else 'have'} k ≥ "
+            f"{PSIS_K_CAP:.1f}, "
             "where more draws do not help "
             "(the PSIS estimate's bias dominates there at any number of draws): each is "
             "influential enough that leaving it out moves the posterior. To settle it, score "
@@ -431,7 +435,7 @@ def _hedge(
         )
     return (
         f" HEDGED: PSIS-LOO is unreliable here (Pareto k > {good_k:.3g} for {', '.join(worst)}"
-        f" of the {unit} rows), so the elpd values and their SE may be off and "
+        f" of the {rows}), so the elpd values and their SE may be off and "
         f"'{pref} is preferred' is tentative. {how}"
     )
 
