@@ -101,16 +101,29 @@ def test_cli_sbc_scheduler_local(capsys) -> None:
     assert out["settings"]["sims"] == 4 and "Dask cluster" in cap.err
 
 
-def test_kfold_on_a_cluster_equals_the_serial_run(client, mock_sampler) -> None:
+@pytest.mark.parametrize(
+    ("models", "contexts"),
+    [(("uniform", "positional"), 1), (("uniform_order", "positional_order"), 6)],
+)
+def test_kfold_on_a_cluster_equals_the_serial_run(client, mock_sampler, models, contexts) -> None:
     """compare_models_kfold's refits as Dask tasks (a thread worker: the mocked sampler
-    applies there too): the same folds, seeds and scores as in this process."""
+    applies there too): the same folds, seeds and scores as in this process, over pair rows
+    and, for the order models, over contexts."""
     import bayes_pairwise as bp
     from bayes_pairwise.model_checking import compare_models_kfold
 
-    sim = bp.simulate_round_robin(6, eps_plus=0.05, eps_minus=0.3, repeats=2, random_seed=0)
+    sim = bp.simulate_round_robin(
+        6 if contexts == 1 else 4,
+        eps_plus=0.05,
+        eps_minus=0.3,
+        repeats=2,
+        n_contexts=contexts,
+        random_seed=0,
+    )
     kw = dict(k=3, draws=20, chains=1, random_seed=5)
-    here = compare_models_kfold(sim.data, **kw)
-    there = compare_models_kfold(sim.data, client=client, **kw)
+    here = compare_models_kfold(sim.data, list(models), **kw)
+    there = compare_models_kfold(sim.data, list(models), client=client, **kw)
+    assert here.attrs["unit"] == ("pair" if contexts == 1 else "context")
     pd.testing.assert_frame_equal(here, there)
     for m in here["model"]:
         np.testing.assert_array_equal(here.attrs["pointwise"][m], there.attrs["pointwise"][m])
