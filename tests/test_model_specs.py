@@ -47,7 +47,7 @@ def test_spec_content(name):
     cls_name, lik = EXPECTED[name]
     assert (spec.name, spec.model_class, spec.likelihood) == (name, cls_name, lik)
     # the pair-difficulty models' two-state posterior: longer runs (their spec files measure it)
-    long_runs = {"positional_difficulty": (4000, 2000), "uniform_difficulty": (2000, 2000)}
+    long_runs = {"positional_difficulty": (4000, 2000), "uniform_difficulty": (3000, 2000)}
     draws, tune = long_runs.get(name, (1000, 1000))
     assert spec.own_sampler == (
         {"draws": draws, "tune": tune, "target_accept": 0.95}
