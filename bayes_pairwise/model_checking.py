@@ -488,11 +488,16 @@ def _sampler(
     return {k: v for k, v in given.items() if v is not None}
 
 
-def _new_model(spec: str, sampler: Mapping[str, Any]) -> Any:
+def _new_model(spec: Any, sampler: Mapping[str, Any]) -> Any:
     """An unfitted model from a spec name with optional ``+`` tie forms: fit's --tie-… flags,
-    a form taking a value after "=" (``positional_order+tie_dispersion=pair``)."""
+    a form taking a value after "=" (``positional_order+tie_dispersion=pair``); or from a
+    ``(class, settings)`` pair, a model object's :meth:`get_params` (the sampler settings
+    given override its own)."""
     from bayes_pairwise.pymc_models import get_model
 
+    if not isinstance(spec, str):
+        cls, params = spec
+        return cls(**{**params, **sampler})
     base, *flags = spec.split("+")
     forms = dict((*f.split("=", 1), True)[:2] for f in flags)
     unknown = [f for f in forms if f not in TIE_FORMS]
@@ -514,8 +519,32 @@ def _unit_of_verdicts(data: Comparisons, unit: str) -> np.ndarray:
     return pair_row_of(data)
 
 
+def _kfold_specs(models: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+    """K-fold's models: each one's name in the table (a second one of a name gets ``#i``, as
+    in :func:`compare_models`) and what its refits are made from (a spec name, or a model
+    object's class and settings; an object's fit, if any, is not used: every refit starts
+    anew)."""
+    from bayes_pairwise.pymc_models import BayesianPairwiseModel
+
+    names: list[str] = []
+    specs: dict[str, Any] = {}
+    for m in models:
+        if isinstance(m, str):
+            name, spec = m, m
+        elif isinstance(m, BayesianPairwiseModel):
+            name = m.name + "".join(_form_name(f, getattr(m, f, False)) for f in TIE_FORMS)
+            spec = (type(m), m.get_params())
+        else:
+            raise TypeError(f"models must be names or model objects, got {type(m).__name__}")
+        if name in specs:  # as compare_models names a second model of one name
+            name = f"{name}#{len(names)}"
+        names.append(name)
+        specs[name] = spec
+    return names, specs
+
+
 def _kfold_task(
-    spec: str,
+    spec: Any,
     data: Comparisons,
     held: np.ndarray,
     sampler: Mapping[str, Any],
@@ -580,9 +609,10 @@ def compare_models_kfold(
     ----------
     data : Comparisons
         A log without per-row weights.
-    models : sequence of str
-        Names of models scored on one unit, each with optional tie forms after ``+``: the
-        strength error models (per pair row: ``uniform``, ``positional``, their
+    models : sequence of str or model objects
+        Names of models scored on one unit, each with optional tie forms after ``+``, or
+        model objects (their settings, priors included, are refitted; a fit they hold is not
+        used): the strength error models (per pair row: ``uniform``, ``positional``, their
         ``_difficulty`` and ``_hierarchical`` variants) or the order models (per context:
         ``uniform_order``, ``positional_order``, not with ``tie_dispersion``).
     k : int
@@ -632,11 +662,9 @@ def compare_models_kfold(
     """
     from bayes_pairwise.distributed import run_tasks
 
-    names = [str(m) for m in models]
+    names, specs_of = _kfold_specs(models)
     if len(names) < 2:
         raise DesignError("a K-fold comparison needs at least two models")
-    if len(set(names)) < len(names):
-        raise DesignError(f"a model is named twice in {names}")
     if data.has_weights:
         raise DesignError(
             "K-fold cross-validation leaves units out by giving their verdicts weight 0; the "
@@ -645,7 +673,7 @@ def compare_models_kfold(
     sampler = _sampler(draws, tune, chains, nuts_sampler)
     units: dict[str, str] = {}
     for name in names:
-        model = _new_model(name, sampler)
+        model = _new_model(specs_of[name], sampler)
         unit = getattr(model, "observed_name", "")
         if unit not in ("wins", "contexts"):
             raise DesignError(
@@ -689,7 +717,7 @@ def compare_models_kfold(
     for name, ms in zip(names, model_seeds, strict=True):
         for f, fs in enumerate(ms.spawn(k)):
             seed = int(fs.generate_state(1)[0] & 0x7FFFFFFF)
-            tasks.append((name, data, np.flatnonzero(fold == f), sampler, seed, unit))
+            tasks.append((specs_of[name], data, np.flatnonzero(fold == f), sampler, seed, unit))
             keys.append((name, f))
     path = Path(results_file) if results_file is not None else None
     done: dict[tuple[str, int], dict[str, Any]] = {}
@@ -703,6 +731,9 @@ def compare_models_kfold(
             "data": _data_digest(data),
         }
         specs = {name: _spec_record(name.split("+")[0]) for name in names}
+        objects = {n: v[1] for n, v in specs_of.items() if not isinstance(v, str)}
+        if objects:  # a model object's own settings (priors, tie forms …) are settings too
+            settings["params"] = json.loads(json.dumps(objects, sort_keys=True, default=str))
         done = _read_kfold_results(path, settings, specs)
         if not path.exists() or path.stat().st_size == 0:
             _append(path, {"settings": settings, "spec": specs})

@@ -956,6 +956,42 @@ def test_kfold_results_file_resumes_and_refuses_other_settings(
     assert "--results keeps the refits of --kfold" in capsys.readouterr().err
 
 
+def test_kfold_takes_model_objects_with_their_settings(tmp_path, mock_sampler, monkeypatch):
+    """Model objects instead of names: named as compare_models names them, refitted from
+    their settings (the object itself stays unfitted), the same table as the names give; an
+    object's own priors reach every refit and the results file's settings."""
+    import json as _json
+
+    from bayes_pairwise.model_checking import compare_models_kfold
+
+    data = bp.load_comparisons(_context_log(5), context="q", judge="judge")
+    kw = {"k": 3, "draws": 10, "chains": 2, "random_seed": 2}
+    objs = [bp.UniformOrder(), bp.PositionalOrder(tie_positional=True)]
+    by_obj = compare_models_kfold(data, objs, **kw)
+    by_name = compare_models_kfold(data, ["uniform_order", "positional_order+tie_positional"], **kw)
+    pd.testing.assert_frame_equal(by_obj, by_name)
+    assert not any(hasattr(o, "idata_") for o in objs)
+    prior = {"eps": {"dist": "Uniform", "lower": 0.0, "upper": 0.2}}
+    mock_sampler.clear()
+    path = tmp_path / "k.jsonl"
+    made = _record_models(monkeypatch)
+    compare_models_kfold(
+        data, [bp.UniformOrder(priors=prior), "positional_order"], results_file=path, **kw
+    )
+    assert len(mock_sampler) == 6
+    refits = [m for _, m in made if hasattr(m, "idata_") and isinstance(m, bp.UniformOrder)]
+    assert len(refits) == 3
+    for m in refits:  # the prior draws of the mocked sampler: inside the object's prior
+        assert float(m.idata_.posterior["eps"].max()) <= 0.2
+    header = _json.loads(path.read_text().splitlines()[0])
+    assert header["settings"]["params"]["uniform_order"]["priors"] == prior
+    # two of one name (a prior choice compared): the second is numbered, as compare_models does
+    two = compare_models_kfold(data, [bp.UniformOrder(), bp.UniformOrder(priors=prior)], **kw)
+    assert sorted(two["model"]) == ["uniform_order", "uniform_order#1"]
+    with pytest.raises(TypeError, match="names or model objects"):
+        compare_models_kfold(data, [1, 2], **kw)
+
+
 def test_a_context_weighted_zero_is_a_context_left_out():
     """What the order models' K-fold rests on: the written-out density of the log with one
     context's verdicts weighted 0 is that of the log without the context, value and gradient
