@@ -1877,7 +1877,7 @@ def sampler_settings(
     >>> sampler_settings("uniform", {"draws": 500}, {"draws": None})
     {'draws': 500}
     >>> sampler_settings("uniform_difficulty", {"draws": 500}, {"draws": None})
-    {'draws': 2000}
+    {'draws': 3000}
     """
     from bayes_pairwise.model_specs import available_models, load_spec
 
