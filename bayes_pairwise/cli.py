@@ -2027,6 +2027,11 @@ def _cmd_propose(args: argparse.Namespace) -> int:
     if data is None:
         data = _load_data(args)
     if args.context is not None:
+        if not data.has_contexts:
+            raise BayesPairwiseError(
+                "--context: this log has no contexts (read a context column with "
+                "--context-column COL), so its texts are proposed as one set: drop --context"
+            )
         if args.context not in data.contexts:
             raise BayesPairwiseError(
                 f"--context: unknown context {args.context!r}; the log's contexts are "

@@ -684,6 +684,10 @@ def test_cli_propose_picks_one_context_of_a_log_with_several(tmp_path, capsys) -
     np.testing.assert_allclose(out["value"], want.value, rtol=1e-12)
     assert main([*args, "--context", "nope"]) == 2
     assert "unknown context 'nope'; the log's contexts are" in capsys.readouterr().err
+    plain = tmp_path / "plain.csv"
+    frame.drop(columns="context").iloc[:30].to_csv(plain, index=False)
+    assert main(["propose", str(plain), "--lists", "1", "--k", "3", "--context", "c0"]) == 2
+    assert "this log has no contexts" in capsys.readouterr().err
 
 
 # ------------------------------------------------------- Plackett–Luce posterior (issue 30)
