@@ -519,28 +519,30 @@ def _unit_of_verdicts(data: Comparisons, unit: str) -> np.ndarray:
     return pair_row_of(data)
 
 
-def _kfold_specs(models: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+def _kfold_specs(models: Sequence[Any]) -> tuple[list[str], dict[str, Any], dict[str, str]]:
     """K-fold's models: each one's name in the table (a second one of a name gets ``#i``, as
-    in :func:`compare_models`) and what its refits are made from (a spec name, or a model
+    in :func:`compare_models`), what its refits are made from (a spec name, or a model
     object's class and settings; an object's fit, if any, is not used: every refit starts
-    anew)."""
+    anew) and the name of its model spec."""
     from bayes_pairwise.pymc_models import BayesianPairwiseModel
 
     names: list[str] = []
     specs: dict[str, Any] = {}
+    bases: dict[str, str] = {}
     for m in models:
         if isinstance(m, str):
-            name, spec = m, m
+            name, spec, base = m, m, m.split("+")[0]
         elif isinstance(m, BayesianPairwiseModel):
             name = m.name + "".join(_form_name(f, getattr(m, f, False)) for f in TIE_FORMS)
-            spec = (type(m), m.get_params())
+            spec, base = (type(m), m.get_params()), m.name
         else:
             raise TypeError(f"models must be names or model objects, got {type(m).__name__}")
         if name in specs:  # as compare_models names a second model of one name
             name = f"{name}#{len(names)}"
         names.append(name)
         specs[name] = spec
-    return names, specs
+        bases[name] = base
+    return names, specs, bases
 
 
 def _kfold_task(
@@ -662,7 +664,7 @@ def compare_models_kfold(
     """
     from bayes_pairwise.distributed import run_tasks
 
-    names, specs_of = _kfold_specs(models)
+    names, specs_of, base_of = _kfold_specs(models)
     if len(names) < 2:
         raise DesignError("a K-fold comparison needs at least two models")
     if data.has_weights:
@@ -730,7 +732,7 @@ def compare_models_kfold(
             "sampler": dict(sampler),
             "data": _data_digest(data),
         }
-        specs = {name: _spec_record(name.split("+")[0]) for name in names}
+        specs = {name: _spec_record(base_of[name]) for name in names}
         objects = {n: v[1] for n, v in specs_of.items() if not isinstance(v, str)}
         if objects:  # a model object's own settings (priors, tie forms …) are settings too
             settings["params"] = json.loads(json.dumps(objects, sort_keys=True, default=str))

@@ -986,8 +986,15 @@ def test_kfold_takes_model_objects_with_their_settings(tmp_path, mock_sampler, m
     header = _json.loads(path.read_text().splitlines()[0])
     assert header["settings"]["params"]["uniform_order"]["priors"] == prior
     # two of one name (a prior choice compared): the second is numbered, as compare_models does
-    two = compare_models_kfold(data, [bp.UniformOrder(), bp.UniformOrder(priors=prior)], **kw)
+    two = compare_models_kfold(
+        data,
+        [bp.UniformOrder(), bp.UniformOrder(priors=prior)],
+        results_file=tmp_path / "two.jsonl",
+        **kw,
+    )
     assert sorted(two["model"]) == ["uniform_order", "uniform_order#1"]
+    header = _json.loads((tmp_path / "two.jsonl").read_text().splitlines()[0])
+    assert header["spec"]["uniform_order#1"] == header["spec"]["uniform_order"]
     with pytest.raises(TypeError, match="names or model objects"):
         compare_models_kfold(data, [1, 2], **kw)
 
